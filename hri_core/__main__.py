@@ -1,0 +1,7 @@
+"""Entry point of ``python -m hri_core``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

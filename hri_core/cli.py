@@ -1,0 +1,109 @@
+"""``python -m hri_core``: pure scoring from the command line (no database).
+
+    python -m hri_core score INPUT [--profile FILE] [--as-of ISO_TIME]
+
+INPUT is JSON Lines (``.jsonl``/``.json``) or a flat CSV claim table (``.csv``); ``-`` reads JSON
+Lines from standard input. One JSON object per scored response goes to stdout; every invalid record
+is reported on stderr with its line and field, every valid one is still scored, and the exit code is
+2 when any record was invalid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import HRIError, ProfileError
+from .models import parse_response
+from .profile import ScoringProfile, default_profile, profile_from_dict
+from .readers import iter_csv, iter_jsonl
+from .scoring import score_response
+
+EXIT_OK, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 2, 64
+
+
+def _parse_as_of(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now(timezone.utc)
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def load_profile_file(path: str | None) -> ScoringProfile:
+    """Read a (possibly partial) profile JSON file; the paper's defaults fill what it leaves out."""
+    if path is None:
+        return default_profile()
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ProfileError(f"{path}: malformed JSON at line {error.lineno}: {error.msg}") from error
+    return profile_from_dict(data)
+
+
+def report(error: HRIError, where: str, stream) -> None:
+    """The single place that renders a record error for the terminal."""
+    for problem in error.problems:
+        field = problem.loc or "(record)"
+        print(f"{where}: {field}: {problem.message}", file=stream)
+
+
+def _records(path: str):
+    if path == "-":
+        for line, raw, record in iter_jsonl(sys.stdin):
+            yield f"line {line}", record
+        return
+    suffix = Path(path).suffix.lower()
+    with open(path, encoding="utf-8", newline="") as handle:
+        if suffix == ".csv":
+            for rows, raw, record in iter_csv(handle):
+                yield ("row " if len(rows) == 1 else "rows ") + ",".join(map(str, rows)), record
+        else:
+            for line, raw, record in iter_jsonl(handle):
+                yield f"line {line}", record
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    profile = load_profile_file(args.profile)
+    as_of = _parse_as_of(args.as_of)
+    invalid = scored = 0
+    for where, record in _records(args.input):
+        try:
+            if isinstance(record, HRIError):
+                raise record
+            response = parse_response(record)
+        except HRIError as error:
+            invalid += 1
+            rid = record.get("response_id") if isinstance(record, dict) else None
+            report(error, f"{args.input}:{where}" + (f" (response_id={rid})" if rid else ""), sys.stderr)
+            continue
+        print(json.dumps(score_response(response, profile, as_of).to_output()))
+        scored += 1
+    print(f"scored {scored} response(s), {invalid} invalid record(s)", file=sys.stderr)
+    return EXIT_INVALID_RECORDS if invalid else EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m hri_core", description="Hallucination Risk Index scoring")
+    sub = parser.add_subparsers(dest="command", required=True)
+    score = sub.add_parser("score", help="score responses from a JSON Lines or flat CSV file")
+    score.add_argument("input", help="JSON Lines (.jsonl), flat CSV (.csv), or - for JSON Lines on stdin")
+    score.add_argument("--profile", help="profile JSON file (partial files override only what they name)")
+    score.add_argument("--as-of", help="scoring time, ISO 8601 (default: now); fixes feedback decay")
+    score.set_defaults(func=cmd_score)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except HRIError as error:
+        report(error, getattr(args, "profile", None) or "error", sys.stderr)
+        return EXIT_USAGE
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,38 @@
+"""Validated human feedback: time decay of the H dimension (paper section V.A).
+
+Only validated feedback reaches these functions; pending and rejected feedback never changes a score.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def age_days(validated_at: datetime, as_of: datetime) -> float:
+    """Age of a feedback event in days at the scoring time ``as_of`` (both timezone-aware)."""
+    return (as_of - validated_at).total_seconds() / SECONDS_PER_DAY
+
+
+def decay_factor(validated_at: datetime | None, as_of: datetime, decay_lambda: float) -> float:
+    """exp(-lambda * age). Unknown validation time counts as fresh (factor 1: fail closed);
+    feedback validated after ``as_of`` did not exist yet at that time and counts 0."""
+    if validated_at is None:
+        return 1.0
+    age = age_days(validated_at, as_of)
+    if age < 0:
+        return 0.0
+    return math.exp(-decay_lambda * age)
+
+
+def scope_feedback_score(events: list[tuple[float, datetime]], n_reviewed: int, as_of: datetime,
+                         decay_lambda: float) -> float:
+    """Scope-level s_H = sum_j q_j exp(-lambda dt_j) / max(1, N_reviewed), capped at 1.
+
+    ``events`` are (severity q_j in [0, 1], validation time) of the scope's validated feedback in the
+    evaluation window; events after ``as_of`` are ignored.
+    """
+    total = math.fsum(q * decay_factor(at, as_of, decay_lambda) for q, at in events)
+    return min(1.0, total / max(1, n_reviewed))

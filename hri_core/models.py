@@ -1,0 +1,172 @@
+"""Response and claim records: the interchange format of the console (JSON Lines, one response a line).
+
+``parse_response`` turns one decoded JSON object into a validated ``Response`` or raises a
+``RecordError`` naming every offending field. Both the CLI and the register's importer call it, so a
+record is valid or invalid in exactly the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import FieldProblem, RecordError
+from .vocabulary import Dimension, Label
+
+
+def _normalise_token(value: Any) -> Any:
+    """Accept labels and dimensions in any case and with surrounding spaces ("contradicted ")."""
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+def ensure_utc(moment: datetime) -> datetime:
+    """Naive timestamps are read as UTC; aware ones are converted to UTC."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+class Claim(BaseModel):
+    """One atomic, independently checkable statement of a response, with its verdict."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    claim_id: str | None = None
+    text: str | None = None
+    labels: tuple[Label, ...] = Field(min_length=1)
+    dimensions: tuple[Dimension, ...] | None = None
+    criticality: int = Field(default=1, ge=1)
+    source_id: str | None = None
+    span: str | None = None
+    feedback_at: datetime | None = None
+    feedback_count: int | None = Field(default=None, ge=0)
+    feedback_resolved: bool | None = None
+
+    @field_validator("labels", "dimensions", mode="before")
+    @classmethod
+    def _tokens(cls, value: Any) -> Any:
+        if isinstance(value, str):  # "CONTRADICTED" or "F,C" from flat tables
+            value = [part for part in value.replace(";", ",").split(",") if part.strip()]
+        if isinstance(value, (list, tuple)):
+            return [_normalise_token(v) for v in value]
+        return value
+
+    @field_validator("criticality", "feedback_count", mode="before")
+    @classmethod
+    def _no_bools(cls, value: Any) -> Any:
+        # pydantic reads True as 1; a boolean criticality is a data error, not "default".
+        if isinstance(value, bool):
+            raise ValueError(f"must be an integer, got {value!r}")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _distinct_labels(cls, value: tuple[Label, ...]) -> tuple[Label, ...]:
+        # A label repeated on one claim is counted once: contributions take the max per dimension.
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("dimensions")
+    @classmethod
+    def _distinct_dimensions(cls, value: tuple[Dimension, ...] | None) -> tuple[Dimension, ...] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("must name at least one dimension, or be left out to use the profile defaults")
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("feedback_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else ensure_utc(value)
+
+
+class Response(BaseModel):
+    """One AI answer to one request, decomposed into claims."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    response_id: str = Field(min_length=1)
+    use_case: str | None = None
+    model: str | None = None
+    created_at: datetime | None = None
+    question: str | None = None
+    answer: str | None = None
+    stakes: str | None = None
+    claims: tuple[Claim, ...]
+
+    @field_validator("response_id", mode="before")
+    @classmethod
+    def _strip_id(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else ensure_utc(value)
+
+    @model_validator(mode="after")
+    def _claim_ids(self) -> "Response":
+        """Give every claim an id (``<response_id>-<n>``) and refuse duplicates within a response."""
+        seen: dict[str, int] = {}
+        claims = []
+        for index, claim in enumerate(self.claims):
+            claim_id = claim.claim_id or f"{self.response_id}-{index + 1}"
+            if claim_id in seen:
+                raise ValueError(
+                    f"claims[{index}].claim_id: duplicate claim id {claim_id!r} "
+                    f"(already used by claims[{seen[claim_id]}])"
+                )
+            seen[claim_id] = index
+            claims.append(claim if claim.claim_id else claim.model_copy(update={"claim_id": claim_id}))
+        object.__setattr__(self, "claims", tuple(claims))
+        return self
+
+
+def _loc(parts: tuple) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def problems_from_validation(error: ValidationError) -> list[FieldProblem]:
+    """Translate pydantic's errors into field problems with dotted paths (``claims[2].criticality``).
+
+    Model-level validators report ``"<loc>: <message>"`` parts joined by `` | ``; each part becomes
+    its own problem with its own location.
+    """
+    problems = []
+    for item in error.errors():
+        loc = _loc(tuple(p for p in item["loc"] if p != "[key]"))
+        message = item["msg"]
+        if item["type"] == "enum":
+            problems.append(FieldProblem(loc, f"unknown value {item.get('input')!r}; expected one of {item['ctx']['expected']}"))
+            continue
+        if message.startswith("Value error, "):
+            message = message[len("Value error, "):]
+        for part in message.split(" | "):
+            part_loc = loc
+            if not loc and ": " in part:
+                part_loc, part = part.split(": ", 1)
+            problems.append(FieldProblem(part_loc, part))
+    # "labels: at least 1 item" after its only item was refused repeats the item's own error
+    return [p for p in problems
+            if not (p.message.startswith("Tuple should have at least")
+                    and any(q.loc.startswith(p.loc + "[") for q in problems))]
+
+
+def parse_response(data: Any, *, record: str | None = None) -> Response:
+    """Validate one decoded record; raise ``RecordError`` listing every problem found."""
+    if not isinstance(data, dict):
+        raise RecordError([FieldProblem("", f"expected a JSON object, got {type(data).__name__}")], record=record)
+    try:
+        return Response.model_validate(data)
+    except ValidationError as error:
+        rid = data.get("response_id")
+        where = record or (f"response_id={rid}" if isinstance(rid, str) and rid else None)
+        raise RecordError(problems_from_validation(error), record=where) from error

@@ -1,0 +1,238 @@
+"""Scoring profiles: every number the HRI uses (weights, contributions, floors, bands, decay).
+
+A profile is the single home of the paper's *provisional design parameters*. Code never holds a
+weight or a threshold of its own: the scorer, the register's SQL scorer and the pages all read them
+from a ``ScoringProfile``. ``default_profile()`` returns the paper's values (Tables III, IV, VI and
+DOMAIN.md section 3); ``profile_from_dict`` applies a partial override (``{"weights": {...}}``) on top
+of the defaults and validates the result, naming every problem at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import FieldProblem, ProfileError
+from .models import problems_from_validation
+from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
+
+WEIGHT_SUM_TOLERANCE = 1e-9
+ACTIONS = ("release", "caution", "review", "block")
+
+
+class FloorRule(BaseModel):
+    """A claim-level safety floor phi(c_i) (paper Table IV).
+
+    Fires for a claim that carries ``label`` with ``min_criticality <= v_i <= max_criticality``.
+    With ``condition="repeated_or_unresolved"`` (the feedback floor) it also needs the claim's
+    feedback count >= ``min_feedback_count`` or its feedback not marked resolved.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rule_id: str = Field(min_length=1)
+    label: Label
+    min_criticality: int = Field(default=1, ge=1)
+    max_criticality: int | None = Field(default=None, ge=1)
+    condition: Literal["criticality", "repeated_or_unresolved"] = "criticality"
+    min_feedback_count: int = Field(default=2, ge=1)
+    value: float = Field(ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _range(self) -> "FloorRule":
+        if self.max_criticality is not None and self.max_criticality < self.min_criticality:
+            raise ValueError("max_criticality: must be >= min_criticality")
+        return self
+
+    def describe(self) -> str:
+        """Human wording of the condition, e.g. ``CONTRADICTED with criticality >= 3``."""
+        if self.condition == "repeated_or_unresolved":
+            return f"{self.label.value} repeated (count >= {self.min_feedback_count}) or unresolved"
+        if self.max_criticality == self.min_criticality:
+            crit = f"criticality = {self.min_criticality}"
+        elif self.max_criticality is None:
+            crit = f"criticality >= {self.min_criticality}"
+        else:
+            crit = f"criticality {self.min_criticality}-{self.max_criticality}"
+        return f"{self.label.value} with {crit}"
+
+
+class Band(BaseModel):
+    """A risk band: scores up to ``upper`` (inclusive, on the 0-100 scale) get ``name`` and ``action``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    upper: float = Field(ge=0.0, le=100.0)
+    action: Literal["release", "caution", "review", "block"]
+
+
+def _default_contributions() -> dict[Label, float]:
+    return {
+        Label.SUPPORTED: 0.0,
+        Label.PARTIAL: 0.5,
+        Label.UNSUPPORTED: 0.75,
+        Label.CONTRADICTED: 1.0,
+        Label.OUTDATED: 0.75,
+        Label.OUT_OF_SCOPE: 0.75,
+        Label.ACCESS_GAP: 0.6,
+        Label.VALIDATED_NEGATIVE_FEEDBACK: 1.0,
+    }
+
+
+def _default_dimensions() -> dict[Label, tuple[Dimension, ...]]:
+    return {
+        Label.SUPPORTED: (),
+        Label.PARTIAL: (Dimension.U,),
+        Label.UNSUPPORTED: (Dimension.U,),
+        Label.CONTRADICTED: (Dimension.F,),
+        Label.OUTDATED: (Dimension.O,),
+        Label.OUT_OF_SCOPE: (Dimension.S,),
+        Label.ACCESS_GAP: (Dimension.P,),
+        Label.VALIDATED_NEGATIVE_FEEDBACK: (Dimension.H,),
+    }
+
+
+def _default_floors() -> tuple[FloorRule, ...]:
+    return (
+        FloorRule(rule_id="contradicted-high", label=Label.CONTRADICTED, min_criticality=3, value=0.70),
+        FloorRule(rule_id="contradicted-medium", label=Label.CONTRADICTED, min_criticality=2,
+                  max_criticality=2, value=0.50),
+        FloorRule(rule_id="access-gap-high", label=Label.ACCESS_GAP, min_criticality=3, value=0.55),
+        FloorRule(rule_id="out-of-scope-high", label=Label.OUT_OF_SCOPE, min_criticality=3, value=0.55),
+        FloorRule(rule_id="feedback-repeated-or-unresolved", label=Label.VALIDATED_NEGATIVE_FEEDBACK,
+                  condition="repeated_or_unresolved", min_feedback_count=2, value=0.50),
+    )
+
+
+def _default_bands() -> tuple[Band, ...]:
+    return (
+        Band(name="Low", upper=20, action="release"),
+        Band(name="Medium", upper=50, action="caution"),
+        Band(name="High", upper=75, action="review"),
+        Band(name="Critical", upper=100, action="block"),
+    )
+
+
+class ScoringProfile(BaseModel):
+    """The versioned set of parameters that turns claim labels into an HRI score."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "paper-provisional"
+    version: int = Field(default=1, ge=1)
+    weights: dict[Dimension, float] = Field(
+        default_factory=lambda: {
+            Dimension.F: 0.25, Dimension.C: 0.20, Dimension.U: 0.15, Dimension.O: 0.10,
+            Dimension.S: 0.10, Dimension.P: 0.10, Dimension.H: 0.10,
+        }
+    )
+    contributions: dict[Label, float] = Field(default_factory=_default_contributions)
+    default_dimensions: dict[Label, tuple[Dimension, ...]] = Field(default_factory=_default_dimensions)
+    floors: tuple[FloorRule, ...] = Field(default_factory=_default_floors)
+    bands: tuple[Band, ...] = Field(default_factory=_default_bands)
+    feedback_half_life_days: float = Field(default=30.0, gt=0.0)
+    # A response with no claims cannot be judged: it is flagged and routed here, never silently released.
+    no_claims_action: Literal["release", "caution", "review", "block"] = "review"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ScoringProfile":
+        problems: list[str] = []
+        missing = [d.value for d in DIMENSIONS if d not in self.weights]
+        if missing:
+            problems.append(f"weights: missing dimension(s) {', '.join(missing)}")
+        for dim, weight in self.weights.items():
+            if not (weight >= 0.0) or math.isinf(weight):
+                problems.append(f"weights.{dim.value}: must be a finite number >= 0, got {weight}")
+        total = math.fsum(self.weights.values())
+        if not missing and abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+            problems.append(f"weights: must sum to 1 (tolerance {WEIGHT_SUM_TOLERANCE:g}), got {total:.12g}")
+        for label in LABELS:
+            if label not in self.contributions:
+                problems.append(f"contributions.{label.value}: missing")
+            elif not (0.0 <= self.contributions[label] <= 1.0):
+                problems.append(f"contributions.{label.value}: must be in [0, 1], got {self.contributions[label]}")
+            if label not in self.default_dimensions:
+                problems.append(f"default_dimensions.{label.value}: missing")
+        ids = [f.rule_id for f in self.floors]
+        for i, rule_id in enumerate(ids):
+            if ids.index(rule_id) != i:
+                problems.append(f"floors[{i}].rule_id: duplicate rule id {rule_id!r}")
+        if not self.bands:
+            problems.append("bands: at least one band is required")
+        else:
+            uppers = [b.upper for b in self.bands]
+            for i in range(1, len(uppers)):
+                if uppers[i] <= uppers[i - 1]:
+                    problems.append(f"bands[{i}].upper: must be greater than bands[{i - 1}].upper ({uppers[i - 1]})")
+            if uppers[-1] != 100:
+                problems.append(f"bands[{len(uppers) - 1}].upper: the last band must end at 100 to cover 0-100")
+            names = [b.name for b in self.bands]
+            for i, name in enumerate(names):
+                if names.index(name) != i:
+                    problems.append(f"bands[{i}].name: duplicate band name {name!r}")
+        if problems:
+            raise ValueError(" | ".join(problems))
+        return self
+
+    # --- derived values -------------------------------------------------------------------
+
+    @property
+    def decay_lambda(self) -> float:
+        """Decay rate per day: ln 2 / half-life."""
+        return math.log(2) / self.feedback_half_life_days
+
+    def band_for(self, score: float) -> Band:
+        """Band of a 0-100 score. Bounds are inclusive and compared at 9 decimals (20.000000000000004 is Low)."""
+        rounded = round(score, 9)
+        for band in self.bands:
+            if rounded <= band.upper:
+                return band
+        return self.bands[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (the format of profile files and of the register's profile rows)."""
+        return self.model_dump(mode="json")
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical JSON of the parameters (name and version excluded)."""
+        payload = self.model_dump(mode="json", exclude={"name", "version"})
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def default_profile() -> ScoringProfile:
+    """The paper's provisional parameters (Tables III, IV, VI; default weights of DOMAIN.md)."""
+    return ScoringProfile()
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Mappings merge key by key (so ``{"weights": {"F": 0.3, "C": 0.15}}`` keeps U..H); lists replace."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def profile_from_dict(data: dict[str, Any], base: ScoringProfile | None = None) -> ScoringProfile:
+    """Build a profile from a (possibly partial) mapping laid over ``base`` (default: the paper's).
+
+    Raises ``ProfileError`` listing every problem, each with its field path.
+    """
+    if not isinstance(data, dict):
+        raise ProfileError(f"a profile must be a JSON object, got {type(data).__name__}")
+    unknown_top = sorted(set(data) - set(ScoringProfile.model_fields))
+    if unknown_top:
+        raise ProfileError([FieldProblem(k, "unknown profile field") for k in unknown_top])
+    base_dict = (base or default_profile()).to_dict()
+    try:
+        return ScoringProfile.model_validate(_merge(base_dict, data))
+    except ValidationError as error:
+        raise ProfileError(problems_from_validation(error)) from error

@@ -1,0 +1,109 @@
+"""Decode interchange files into raw response records, keeping every failure with its line.
+
+Pure functions over already-open text (no file system access of their own): the CLI and the
+register's importer both call them. Each function yields ``(line, raw_text, record_or_failure)``
+so a caller can validate the record and, on failure, keep the raw text verbatim for quarantine.
+
+Flat claim tables (CSV, or Parquet read by the register) have one row per claim with the response
+fields repeated; rows are grouped by ``response_id`` in order of first appearance. A row whose claim
+columns are all empty stands for a response with no claims.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .errors import FieldProblem, RecordError
+
+RESPONSE_FIELDS = ("response_id", "use_case", "model", "created_at", "question", "answer", "stakes")
+CLAIM_FIELDS = ("claim_id", "text", "labels", "dimensions", "criticality", "source_id", "span",
+                "feedback_at", "feedback_count", "feedback_resolved")
+FLAT_REQUIRED_COLUMNS = ("response_id", "labels")
+FLAT_COLUMNS = RESPONSE_FIELDS + CLAIM_FIELDS
+
+
+def iter_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, str, dict | RecordError]]:
+    """One JSON object per non-blank line; a line that is not valid JSON yields a RecordError."""
+    for number, line in enumerate(lines, start=1):
+        text = line.rstrip("\r\n")
+        if not text.strip():
+            continue
+        try:
+            yield number, text, json.loads(text)
+        except json.JSONDecodeError as error:
+            yield number, text, RecordError(
+                [FieldProblem("", f"malformed JSON at column {error.colno}: {error.msg}")],
+                record=f"line {number}",
+            )
+
+
+def _clean(value: Any) -> Any:
+    """Empty cells are missing values; NaN from dataframes too."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value != value:  # NaN
+        return None
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def missing_flat_columns(columns: Iterable[str]) -> list[str]:
+    """Required flat-table columns absent from a header."""
+    present = {c.strip() for c in columns}
+    return [c for c in FLAT_REQUIRED_COLUMNS if c not in present]
+
+
+def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[list[int], str, dict | RecordError]]:
+    """Group flat rows (row number, mapping) into response records.
+
+    Yields ``(row_numbers, raw_json, record)``; ``raw_json`` is the JSON of the rows themselves so that
+    a quarantined response keeps exactly what the user sent. Rows are buffered per response id, so a
+    file whose rows of one response are scattered still groups correctly.
+    """
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    orphans: list[tuple[int, dict[str, Any]]] = []
+    for number, row in rows:
+        row = {k.strip(): _clean(v) for k, v in row.items() if k is not None}
+        rid = row.get("response_id")
+        if rid is None:
+            orphans.append((number, row))
+            continue
+        groups.setdefault(str(rid).strip(), []).append((number, row))
+    for number, row in orphans:
+        yield [number], json.dumps(row, default=str), RecordError(
+            [FieldProblem("response_id", "Field required")], record=f"row {number}")
+    for rid, members in groups.items():
+        first = members[0][1]
+        record: dict[str, Any] = {"response_id": rid}
+        for name in RESPONSE_FIELDS[1:]:
+            if first.get(name) is not None:
+                record[name] = first[name]
+        claims = []
+        for _, row in members:
+            claim = {name: row[name] for name in CLAIM_FIELDS if row.get(name) is not None}
+            if claim:
+                claims.append(claim)
+        record["claims"] = claims
+        raw = json.dumps([row for _, row in members], default=str)
+        yield [n for n, _ in members], raw, record
+
+
+def iter_csv(lines: Iterable[str]) -> Iterator[tuple[list[int], str, dict | RecordError]]:
+    """Flat CSV claim table -> response records. Row numbers count the header as row 1."""
+    reader = csv.DictReader(lines)
+    header = reader.fieldnames or []
+    missing = missing_flat_columns(header)
+    if missing:
+        rows = list(reader)
+        error = RecordError([FieldProblem(c, "required column is missing from the file") for c in missing],
+                            record="header")
+        if not rows:
+            yield [1], ",".join(header), error
+        for offset, row in enumerate(rows, start=2):
+            yield [offset], json.dumps(row, default=str), RecordError(error.problems, record=f"row {offset}")
+        return
+    yield from group_flat_rows((n, row) for n, row in enumerate(reader, start=2))

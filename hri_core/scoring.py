@@ -1,0 +1,184 @@
+"""The Hallucination Risk Index of one response (paper sections IV-VIII, DOMAIN.md section 3).
+
+    s_k   = sum_i v_i m_ik / sum_i v_i                 (k in F, C, U, O, S, P, H)
+    add   = min(1, sum_k w_k s_k)
+    hri   = max(add, max_i phi(c_i))                   (safety floors)
+    score = 100 hri -> band -> action
+
+``score_response`` is the reference implementation: the register's bulk SQL scorer must agree with
+it to 1e-9 on every response (a property test holds them to that).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from .feedback import decay_factor
+from .models import Claim, Response, ensure_utc
+from .profile import FloorRule, ScoringProfile
+from .vocabulary import DIMENSIONS, Dimension, Label
+
+
+class ClaimScore(BaseModel):
+    """What one claim adds to each dimension (m_ik) and which floors it fires."""
+
+    model_config = ConfigDict(frozen=True)
+
+    claim_id: str
+    criticality: int
+    labels: tuple[Label, ...]
+    dimensions: tuple[Dimension, ...]  # the dimensions actually used (explicit or profile default)
+    contributions: dict[Dimension, float]  # m_ik for every dimension (0 where the claim adds nothing)
+    floor: float  # phi(c_i): 0 when no floor fires
+
+
+class FiredFloor(BaseModel):
+    """A safety floor that fired: which claim, which rule, which value."""
+
+    model_config = ConfigDict(frozen=True)
+
+    claim_id: str
+    rule_id: str
+    label: Label
+    criticality: int
+    value: float
+    description: str
+
+
+class ScoreResult(BaseModel):
+    """Everything the console shows about a score, and enough to reproduce it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    response_id: str
+    profile_name: str
+    profile_version: int
+    as_of: datetime
+    dimensions: dict[Dimension, float]
+    hri_add: float
+    hri: float
+    score: float
+    band: str
+    action: str
+    floors: tuple[FiredFloor, ...]
+    decisive_floor: FiredFloor | None  # the floor that set HRI*, if it exceeded the additive score
+    claims: tuple[ClaimScore, ...]
+    no_claims: bool
+    total_criticality: int
+
+    def to_output(self) -> dict:
+        """The CLI / export form: flat numbers, dimension letters as keys."""
+        return {
+            "response_id": self.response_id,
+            "hri_add": self.hri_add,
+            "hri": self.hri,
+            "score": self.score,
+            "band": self.band,
+            "action": self.action,
+            "no_claims": self.no_claims,
+            "dimensions": {d.value: v for d, v in self.dimensions.items()},
+            "floors": [
+                {"claim_id": f.claim_id, "rule_id": f.rule_id, "label": f.label.value, "value": f.value}
+                for f in self.floors
+            ],
+            "decisive_floor": self.decisive_floor.claim_id if self.decisive_floor else None,
+            "profile": {"name": self.profile_name, "version": self.profile_version},
+            "as_of": self.as_of.isoformat(),
+        }
+
+
+def claim_dimensions(claim: Claim, label: Label, profile: ScoringProfile) -> tuple[Dimension, ...]:
+    """Dimensions a label of this claim hits: the claim's explicit list, else the profile default."""
+    if label == Label.SUPPORTED:
+        return ()
+    return claim.dimensions if claim.dimensions is not None else profile.default_dimensions[label]
+
+
+def label_contribution(claim: Claim, label: Label, profile: ScoringProfile, as_of: datetime) -> float:
+    """m for one label; validated negative feedback decays with its age at ``as_of``."""
+    value = profile.contributions[label]
+    if label == Label.VALIDATED_NEGATIVE_FEEDBACK:
+        value *= decay_factor(claim.feedback_at, as_of, profile.decay_lambda)
+    return value
+
+
+def floor_fires(rule: FloorRule, claim: Claim, as_of: datetime) -> bool:
+    """Whether a floor rule applies to a claim."""
+    if rule.label not in claim.labels:
+        return False
+    v = claim.criticality
+    if v < rule.min_criticality or (rule.max_criticality is not None and v > rule.max_criticality):
+        return False
+    if rule.condition == "repeated_or_unresolved":
+        if claim.feedback_at is not None and claim.feedback_at > as_of:
+            return False  # not validated yet at the scoring time
+        repeated = (claim.feedback_count or 0) >= rule.min_feedback_count
+        unresolved = claim.feedback_resolved is not True  # unknown counts as unresolved: fail closed
+        return repeated or unresolved
+    return True
+
+
+def score_claim(claim: Claim, profile: ScoringProfile, as_of: datetime) -> tuple[ClaimScore, list[FiredFloor]]:
+    """m_ik of one claim (the max over its labels per dimension) and the floors it fires."""
+    m = {d: 0.0 for d in DIMENSIONS}
+    used: dict[Dimension, None] = {}
+    for label in claim.labels:
+        value = label_contribution(claim, label, profile, as_of)
+        for dim in claim_dimensions(claim, label, profile):
+            used[dim] = None
+            m[dim] = max(m[dim], value)
+    fired = [
+        FiredFloor(claim_id=claim.claim_id or "", rule_id=rule.rule_id, label=rule.label,
+                   criticality=claim.criticality, value=rule.value, description=rule.describe())
+        for rule in profile.floors
+        if floor_fires(rule, claim, as_of)
+    ]
+    phi = max((f.value for f in fired), default=0.0)
+    return (
+        ClaimScore(claim_id=claim.claim_id or "", criticality=claim.criticality, labels=claim.labels,
+                   dimensions=tuple(used), contributions=m, floor=phi),
+        fired,
+    )
+
+
+def score_response(response: Response, profile: ScoringProfile, as_of: datetime) -> ScoreResult:
+    """Score one response under ``profile`` at time ``as_of`` (needed to decay feedback reproducibly)."""
+    as_of = ensure_utc(as_of)
+    claim_scores: list[ClaimScore] = []
+    fired: list[FiredFloor] = []
+    for claim in response.claims:
+        claim_score, claim_fired = score_claim(claim, profile, as_of)
+        claim_scores.append(claim_score)
+        fired.extend(claim_fired)
+
+    total_v = sum(c.criticality for c in response.claims)
+    if total_v:
+        dims = {d: math.fsum(c.criticality * c.contributions[d] for c in claim_scores) / total_v for d in DIMENSIONS}
+    else:
+        dims = {d: 0.0 for d in DIMENSIONS}
+    hri_add = min(1.0, math.fsum(profile.weights[d] * dims[d] for d in DIMENSIONS))
+    top_floor = max(fired, key=lambda f: f.value, default=None)
+    hri = max(hri_add, top_floor.value if top_floor else 0.0)
+    score = 100.0 * hri
+    band = profile.band_for(score)
+    no_claims = not response.claims
+    return ScoreResult(
+        response_id=response.response_id,
+        profile_name=profile.name,
+        profile_version=profile.version,
+        as_of=as_of,
+        dimensions=dims,
+        hri_add=hri_add,
+        hri=hri,
+        score=score,
+        band=band.name,
+        action=profile.no_claims_action if no_claims else band.action,
+        floors=tuple(fired),
+        decisive_floor=top_floor if top_floor and top_floor.value > hri_add else None,
+        claims=tuple(claim_scores),
+        no_claims=no_claims,
+        total_criticality=total_v,
+    )
