@@ -1,0 +1,122 @@
+"""Writing validated responses and claims: revisions instead of silent overwrites.
+
+``insert_responses`` takes a chunk of validated ``hri_core.Response`` records (with the raw text the
+user sent) and stores them set-based: the chunk is staged as an Arrow table and merged with three
+SQL statements. A response whose canonical content is unchanged is left alone (re-importing a file
+is idempotent); a changed one becomes a new revision and the old revision stops being current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+import pyarrow as pa
+
+from hri_core import Response
+from hri_core.vocabulary import dimension_mask, label_mask
+
+
+def content_hash(response: Response) -> str:
+    """SHA-256 of the canonical validated record: formatting and key order do not create revisions."""
+    canonical = json.dumps(response.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class MergeCounts:
+    new_responses: int
+    new_revisions: int
+    unchanged: int
+
+
+_TS = pa.timestamp("us", tz="UTC")
+
+
+def _stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
+    r_cols: dict[str, list] = {k: [] for k in (
+        "response_id", "content_hash", "use_case", "model", "created_at", "question", "answer", "stakes",
+        "claim_count", "raw")}
+    c_cols: dict[str, list] = {k: [] for k in (
+        "response_id", "claim_idx", "claim_id", "text", "labels", "label_mask", "dimensions", "dim_mask",
+        "criticality", "source_id", "span", "feedback_at", "feedback_count", "feedback_resolved")}
+    for response, raw in responses:
+        rid = response.response_id
+        for key, value in (("response_id", rid), ("content_hash", content_hash(response)),
+                           ("use_case", response.use_case), ("model", response.model),
+                           ("created_at", response.created_at), ("question", response.question),
+                           ("answer", response.answer), ("stakes", response.stakes),
+                           ("claim_count", len(response.claims)), ("raw", raw)):
+            r_cols[key].append(value)
+        for idx, claim in enumerate(response.claims):
+            dims = None if claim.dimensions is None else [d.value for d in claim.dimensions]
+            for key, value in (("response_id", rid), ("claim_idx", idx), ("claim_id", claim.claim_id),
+                               ("text", claim.text), ("labels", [lab.value for lab in claim.labels]),
+                               ("label_mask", label_mask(claim.labels)), ("dimensions", dims),
+                               ("dim_mask", None if dims is None else dimension_mask(dims)),
+                               ("criticality", claim.criticality), ("source_id", claim.source_id),
+                               ("span", claim.span), ("feedback_at", claim.feedback_at),
+                               ("feedback_count", claim.feedback_count),
+                               ("feedback_resolved", claim.feedback_resolved)):
+                c_cols[key].append(value)
+    r_schema = pa.schema([("response_id", pa.string()), ("content_hash", pa.string()), ("use_case", pa.string()),
+                          ("model", pa.string()), ("created_at", _TS), ("question", pa.string()),
+                          ("answer", pa.string()), ("stakes", pa.string()), ("claim_count", pa.int32()),
+                          ("raw", pa.string())])
+    c_schema = pa.schema([("response_id", pa.string()), ("claim_idx", pa.int32()), ("claim_id", pa.string()),
+                          ("text", pa.string()), ("labels", pa.list_(pa.string())), ("label_mask", pa.int32()),
+                          ("dimensions", pa.list_(pa.string())), ("dim_mask", pa.int32()),
+                          ("criticality", pa.int32()), ("source_id", pa.string()), ("span", pa.string()),
+                          ("feedback_at", _TS), ("feedback_count", pa.int32()), ("feedback_resolved", pa.bool_())])
+    return pa.table(r_cols, schema=r_schema), pa.table(c_cols, schema=c_schema)
+
+
+def insert_responses(cur, batch_id: int, imported_at: datetime, responses: list[tuple[Response, str]]) -> MergeCounts:
+    """Merge a chunk of validated responses (unique ids within the chunk) into the register."""
+    if not responses:
+        return MergeCounts(0, 0, 0)
+    staged_r, staged_c = _stage(responses)
+    cur.register("_staged_r", staged_r)
+    cur.register("_staged_c", staged_c)
+    try:
+        cur.execute("""
+            CREATE OR REPLACE TEMP TABLE _plan AS
+            SELECT s.response_id, s.content_hash,
+                   cur.revision AS current_revision,
+                   CASE WHEN cur.revision IS NULL THEN 'new'
+                        WHEN cur.content_hash = s.content_hash THEN 'unchanged'
+                        ELSE 'revised' END AS outcome,
+                   coalesce(mx.max_revision, 0) + 1 AS next_revision
+            FROM _staged_r s
+            LEFT JOIN responses cur ON cur.response_id = s.response_id AND cur.is_current
+            LEFT JOIN (SELECT response_id, max(revision) AS max_revision FROM responses
+                       WHERE response_id IN (SELECT response_id FROM _staged_r) GROUP BY response_id) mx
+                   ON mx.response_id = s.response_id
+        """)
+        cur.execute("""
+            UPDATE responses SET is_current = false
+            WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
+        """)
+        cur.execute("""
+            INSERT INTO responses (response_id, revision, is_current, content_hash, batch_id, imported_at, use_case,
+                                   model, created_at, question, answer, stakes, claim_count, raw)
+            SELECT s.response_id, p.next_revision, true, s.content_hash, $batch, $at, s.use_case, s.model,
+                   s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
+            FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
+        """, {"batch": batch_id, "at": imported_at})
+        cur.execute("""
+            INSERT INTO claims (response_id, revision, claim_idx, claim_id, text, labels, label_mask, dimensions,
+                                dim_mask, criticality, source_id, span, feedback_at, feedback_count, feedback_resolved)
+            SELECT c.response_id, p.next_revision, c.claim_idx, c.claim_id, c.text, c.labels, c.label_mask,
+                   c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at, c.feedback_count,
+                   c.feedback_resolved
+            FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
+        """)
+        counts = dict(cur.execute("SELECT outcome, count(*) FROM _plan GROUP BY outcome").fetchall())
+        cur.execute("DROP TABLE _plan")
+    finally:
+        cur.unregister("_staged_r")
+        cur.unregister("_staged_c")
+    return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))
