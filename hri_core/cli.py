@@ -1,11 +1,17 @@
 """``python -m hri_core``: pure scoring from the command line (no database).
 
     python -m hri_core score INPUT [--profile FILE] [--as-of ISO_TIME]
+    python -m hri_core ahp MATRIX.json
 
 INPUT is JSON Lines (``.jsonl``/``.json``) or a flat CSV claim table (``.csv``); ``-`` reads JSON
 Lines from standard input. One JSON object per scored response goes to stdout; every invalid record
 is reported on stderr with its line and field, every valid one is still scored, and the exit code is
 2 when any record was invalid.
+
+``ahp`` reads ``{"matrix": [[...], ...]}``, a 7x7 pairwise comparison matrix over F, C, U, O, S, P, H
+(Saaty's 1-9 scale), and prints one JSON object with the eigenvector ``weights``, ``lambda_max``,
+``ci``, ``cr``, ``acceptable`` (CR <= 0.10) and the most ``inconsistent`` judgements when not
+acceptable. An invalid matrix is reported on stderr cell by cell, with exit code 2.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import HRIError, ProfileError
+from .ahp import analyse_matrix, weights_to_profile_dict
+from .errors import FieldProblem, HRIError, ProfileError
 from .models import parse_response
 from .profile import ScoringProfile, default_profile, profile_from_dict
 from .readers import iter_csv, iter_jsonl
@@ -85,6 +92,34 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_INVALID_RECORDS if invalid else EXIT_OK
 
 
+def cmd_ahp(args: argparse.Namespace) -> int:
+    """Weights and consistency of one expert's AHP matrix over the seven dimensions."""
+    text = Path(args.matrix).read_text(encoding="utf-8")
+    try:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise HRIError([FieldProblem(f"line {error.lineno}", f"malformed JSON: {error.msg}")]) from error
+        if not isinstance(data, dict) or "matrix" not in data:
+            raise HRIError([FieldProblem("matrix", 'expected a JSON object {"matrix": [[...], ...]}')])
+        result = analyse_matrix(data["matrix"])
+    except HRIError as error:
+        report(error, args.matrix, sys.stderr)
+        return EXIT_INVALID_RECORDS
+    output = {
+        "weights": result.weights,
+        "cr": result.cr,
+        "ci": result.ci,
+        "ri": result.ri,
+        "lambda_max": result.lambda_max,
+        "acceptable": result.acceptable,
+        "inconsistent": [j.to_dict() for j in result.inconsistent],
+        "profile": weights_to_profile_dict(result.weights),
+    }
+    print(json.dumps(output))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hri_core", description="Hallucination Risk Index scoring")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -93,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--profile", help="profile JSON file (partial files override only what they name)")
     score.add_argument("--as-of", help="scoring time, ISO 8601 (default: now); fixes feedback decay")
     score.set_defaults(func=cmd_score)
+    ahp = sub.add_parser("ahp", help="AHP weights and consistency ratio of a 7x7 pairwise comparison matrix")
+    ahp.add_argument("matrix", help='JSON file {"matrix": [[...], ...]} over F, C, U, O, S, P, H')
+    ahp.set_defaults(func=cmd_ahp)
     return parser
 
 

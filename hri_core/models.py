@@ -7,6 +7,7 @@ record is valid or invalid in exactly the same way everywhere.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -124,6 +125,9 @@ class Response(BaseModel):
         return self
 
 
+_FIELD_PATH = re.compile(r"[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*")
+
+
 def _loc(parts: tuple) -> str:
     out = ""
     for part in parts:
@@ -151,8 +155,12 @@ def problems_from_validation(error: ValidationError) -> list[FieldProblem]:
             message = message[len("Value error, "):]
         for part in message.split(" | "):
             part_loc = loc
-            if not loc and ": " in part:
-                part_loc, part = part.split(": ", 1)
+            head, sep, tail = part.partition(": ")
+            if sep and not loc:
+                part_loc, part = head, tail
+            elif sep and item["type"] == "value_error" and _FIELD_PATH.fullmatch(head):
+                # a nested model's own validator names its field ("max_criticality: ...")
+                part_loc, part = f"{loc}.{head}", tail
             problems.append(FieldProblem(part_loc, part))
     # "labels: at least 1 item" after its only item was refused repeats the item's own error
     return [p for p in problems

@@ -228,11 +228,22 @@ def profile_from_dict(data: dict[str, Any], base: ScoringProfile | None = None) 
     """
     if not isinstance(data, dict):
         raise ProfileError(f"a profile must be a JSON object, got {type(data).__name__}")
-    unknown_top = sorted(set(data) - set(ScoringProfile.model_fields))
-    if unknown_top:
-        raise ProfileError([FieldProblem(k, "unknown profile field") for k in unknown_top])
+    problems = [FieldProblem(k, "unknown profile field") for k in sorted(set(data) - set(ScoringProfile.model_fields))]
     base_dict = (base or default_profile()).to_dict()
+    merged = _merge(base_dict, {k: v for k, v in data.items() if k in ScoringProfile.model_fields})
     try:
-        return ScoringProfile.model_validate(_merge(base_dict, data))
+        profile = ScoringProfile.model_validate(merged)
     except ValidationError as error:
-        raise ProfileError(problems_from_validation(error)) from error
+        problems += problems_from_validation(error)
+        # pydantic skips the cross-field checks once any field fails; run them again with the base's
+        # (valid) values standing in for the failed fields, so every problem is named at once.
+        failed = {item["loc"][0] for item in error.errors() if item["loc"]}
+        if failed:
+            try:
+                ScoringProfile.model_validate({k: base_dict[k] if k in failed else v for k, v in merged.items()})
+            except ValidationError as second:
+                problems += problems_from_validation(second)
+        raise ProfileError(problems) from error
+    if problems:
+        raise ProfileError(problems)
+    return profile

@@ -95,7 +95,9 @@ def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tupl
 def iter_csv(lines: Iterable[str]) -> Iterator[tuple[list[int], str, dict | RecordError]]:
     """Flat CSV claim table -> response records. Row numbers count the header as row 1."""
     reader = csv.DictReader(lines)
-    header = reader.fieldnames or []
+    if reader.fieldnames is None:  # an empty file: no header, no rows, nothing to report
+        return
+    header = reader.fieldnames
     missing = missing_flat_columns(header)
     if missing:
         rows = list(reader)

@@ -88,28 +88,30 @@ def insert_responses(cur, batch_id: int, imported_at: datetime, responses: list[
                    CASE WHEN cur.revision IS NULL THEN 'new'
                         WHEN cur.content_hash = s.content_hash THEN 'unchanged'
                         ELSE 'revised' END AS outcome,
-                   coalesce(mx.max_revision, 0) + 1 AS next_revision
+                   coalesce(mx.max_revision, 0) + 1 AS next_revision,
+                   nextval('seq_response_key') AS response_key
             FROM _staged_r s
             LEFT JOIN responses cur ON cur.response_id = s.response_id AND cur.is_current
             LEFT JOIN (SELECT response_id, max(revision) AS max_revision FROM responses
                        WHERE response_id IN (SELECT response_id FROM _staged_r) GROUP BY response_id) mx
                    ON mx.response_id = s.response_id
         """)
+        for table in ("responses", "claims"):  # allow-listed identifiers
+            cur.execute(f"""
+                UPDATE {table} SET is_current = false
+                WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
+            """)
         cur.execute("""
-            UPDATE responses SET is_current = false
-            WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
-        """)
-        cur.execute("""
-            INSERT INTO responses (response_id, revision, is_current, content_hash, batch_id, imported_at, use_case,
+            INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id, imported_at, use_case,
                                    model, created_at, question, answer, stakes, claim_count, raw)
-            SELECT s.response_id, p.next_revision, true, s.content_hash, $batch, $at, s.use_case, s.model,
+            SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case, s.model,
                    s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
             FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """, {"batch": batch_id, "at": imported_at})
         cur.execute("""
-            INSERT INTO claims (response_id, revision, claim_idx, claim_id, text, labels, label_mask, dimensions,
+            INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels, label_mask, dimensions,
                                 dim_mask, criticality, source_id, span, feedback_at, feedback_count, feedback_resolved)
-            SELECT c.response_id, p.next_revision, c.claim_idx, c.claim_id, c.text, c.labels, c.label_mask,
+            SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels, c.label_mask,
                    c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at, c.feedback_count,
                    c.feedback_resolved
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'

@@ -38,117 +38,166 @@ class _Params:
         return f"${name}"
 
 
-def _claim_terms(profile: ScoringProfile, as_of: datetime, p: _Params) -> tuple[dict, str, str]:
-    """SQL expressions per claim: m_ik per dimension, phi, and the decisive rule of that claim."""
-    vnf = Label.VALIDATED_NEGATIVE_FEEDBACK
-    decay = (f"(CASE WHEN feedback_at IS NULL THEN 1.0 WHEN feedback_at > {p(as_of)}::TIMESTAMPTZ THEN 0.0 "
-             f"ELSE exp(-{p(profile.decay_lambda)} * (epoch_us({p(as_of)}::TIMESTAMPTZ) - epoch_us(feedback_at)) "
-             f"/ 86400000000.0) END)")
-    m_exprs = {}
-    for dim in DIMENSIONS:
-        terms = []
-        for label in Label:
-            if label == Label.SUPPORTED:
-                continue  # a supported claim adds nothing, whatever its dimensions
-            has_label = f"(label_mask & {LABEL_BIT[label]}) <> 0"
-            explicit = f"(dim_mask & {DIMENSION_BIT[dim]}) <> 0"
-            applies = f"(dim_mask IS NULL OR {explicit})" if dim in profile.default_dimensions[label] else explicit
-            value = p(profile.contributions[label])
-            if label == vnf:
-                value = f"{value} * {decay}"
-            terms.append(f"CASE WHEN {has_label} AND {applies} THEN {value} ELSE 0.0 END")
-        m_exprs[dim] = f"greatest(0.0, {', '.join(terms)})"
+def _m_expr(profile: ScoringProfile, dim, labels, value_of) -> str:
+    """m_ik for one dimension: the largest contribution among the claim's labels that hit it."""
+    terms = []
+    for label in labels:
+        has_label = f"(label_mask & {LABEL_BIT[label]}) <> 0"
+        explicit = f"(dim_mask & {DIMENSION_BIT[dim]}) <> 0"
+        applies = f"(dim_mask IS NULL OR {explicit})" if dim in profile.default_dimensions[label] else explicit
+        terms.append(f"CASE WHEN {has_label} AND {applies} THEN {value_of(label)} ELSE 0.0 END")
+    return f"greatest(0.0, {', '.join(terms)})" if terms else "0.0"
 
-    floor_terms, fired_terms = [], []
+
+def _floor_condition(rule, as_of_param: str, p: _Params) -> str:
+    cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
+    if rule.max_criticality is not None:
+        cond.append(f"criticality <= {p(rule.max_criticality)}")
+    if rule.condition == "repeated_or_unresolved":
+        cond.append(f"(feedback_at IS NULL OR feedback_at <= {as_of_param})")
+        cond.append(f"(coalesce(feedback_count, 0) >= {p(rule.min_feedback_count)} "
+                    f"OR feedback_resolved IS DISTINCT FROM true)")
+    return " AND ".join(cond)
+
+
+def _scope(p: _Params, batch_id: int | None, alias: str) -> str:
+    """Rows of current responses, optionally of one import batch (claims reach it via response_key)."""
+    if batch_id is None:
+        return f"{alias}.is_current"
+    batch = p(batch_id)
+    if alias == "r":
+        return f"r.is_current AND r.batch_id = {batch}"
+    return (f"{alias}.is_current AND {alias}.response_key IN "
+            f"(SELECT response_key FROM responses WHERE is_current AND batch_id = {batch})")
+
+
+def _floor_label_mask(profile: ScoringProfile) -> int:
+    mask = 0
     for rule in profile.floors:
-        cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
-        if rule.max_criticality is not None:
-            cond.append(f"criticality <= {p(rule.max_criticality)}")
-        if rule.condition == "repeated_or_unresolved":
-            cond.append(f"(feedback_at IS NULL OR feedback_at <= {p(as_of)}::TIMESTAMPTZ)")
-            cond.append(f"(coalesce(feedback_count, 0) >= {p(rule.min_feedback_count)} "
-                        f"OR feedback_resolved IS DISTINCT FROM true)")
-        condition = " AND ".join(cond)
-        floor_terms.append((condition, rule))
-    phi = "0.0"
-    if floor_terms:
-        phi = "greatest(0.0, " + ", ".join(
-            f"CASE WHEN {c} THEN {p(r.value)} ELSE 0.0 END" for c, r in floor_terms) + ")"
-        fired_terms = [f"CASE WHEN {c} THEN {{'claim_id': claim_id, 'rule_id': {p(r.rule_id)}, "
-                       f"'value': {p(r.value)}::DOUBLE}} END" for c, r in floor_terms]
-    fired = f"list_filter([{', '.join(fired_terms)}], lambda x: x IS NOT NULL)" if fired_terms else "[]"
-    return m_exprs, phi, fired
+        mask |= LABEL_BIT[rule.label]
+    return mask
 
 
-def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None,
-                response_ids_table: str | None = None) -> tuple[str, dict[str, Any]]:
+def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
 
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, floors (list of structs).
+    total_criticality, floors_fired, decisive_claim_id, decisive_rule_id.
+
+    Shape of the computation (why it is fast): a claim's contributions depend only on its label mask,
+    dimension mask and criticality, except for validated negative feedback, which decays per claim.
+    So m_ik is computed once per distinct claim shape (tens of rows), joined back to the claims on one
+    integer key, and only feedback claims get per-row work; grouping is on an integer response key.
+    Floors are evaluated only on claims carrying a label that some floor rule names (a small scan).
     """
     as_of = ensure_utc(as_of)
     p = _Params()
-    m_exprs, phi, fired = _claim_terms(profile, as_of, p)
-    scope = "r.is_current"
-    if batch_id is not None:
-        scope += f" AND r.batch_id = {p(batch_id)}"  # the same named parameter serves both uses
-    claim_cols = ",\n        ".join(f"{m_exprs[d]} AS m_{d.value.lower()}" for d in DIMENSIONS)
-    sums = ",\n        ".join(f"sum(criticality * m_{d.value.lower()}) AS n_{d.value.lower()}" for d in DIMENSIONS)
-    dims = ",\n    ".join(
-        f"coalesce(a.n_{d.value.lower()} / a.tv, 0.0) AS {DIM_COLUMNS[d]}" for d in DIMENSIONS)
-    weighted = " + ".join(f"{p(profile.weights[d])} * coalesce(a.n_{d.value.lower()} / a.tv, 0.0)"
-                          for d in DIMENSIONS)
+    at = p(as_of) + "::TIMESTAMPTZ"
+    vnf = Label.VALIDATED_NEGATIVE_FEEDBACK
+    static_labels = [lab for lab in Label if lab not in (Label.SUPPORTED, vnf)]
+    shape_m = {d: _m_expr(profile, d, static_labels, lambda lab: p(profile.contributions[lab])) for d in DIMENSIONS}
+    decay = (f"(CASE WHEN feedback_at IS NULL THEN 1.0 WHEN feedback_at > {at} THEN 0.0 "
+             f"ELSE exp(-{p(profile.decay_lambda)} * (epoch_us({at}) - epoch_us(feedback_at)) / 86400000000.0) END)")
+    vnf_value = f"{p(profile.contributions[vnf])} * {decay}"
+    vnf_m = {d: _m_expr(profile, d, [vnf], lambda lab: vnf_value) for d in DIMENSIONS}
+
+    low = {d: d.value.lower() for d in DIMENSIONS}
+    vnf_bit = LABEL_BIT[vnf]
+    shape_key = "(label_mask::BIGINT + 256 * coalesce(dim_mask, 255) + 65536 * criticality::BIGINT)"
+    shape_cols = ", ".join(f"{shape_m[d]} AS m_{low[d]}" for d in DIMENSIONS)
+    claim_m = ", ".join(
+        f"CASE WHEN (label_mask & {vnf_bit}) <> 0 THEN greatest(k.m_{low[d]}, {vnf_m[d]}) ELSE k.m_{low[d]} END "
+        f"AS m_{low[d]}" for d in DIMENSIONS)
+    sums = ", ".join(f"sum(criticality * m_{low[d]}) AS n_{low[d]}" for d in DIMENSIONS)
+    dims = ",\n    ".join(f"coalesce(a.n_{low[d]} / a.tv, 0.0) AS {DIM_COLUMNS[d]}" for d in DIMENSIONS)
+    weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
+
+    # floors: phi per claim, the number of rules fired, and the decisive rule (first in profile order
+    # among those with the claim's top value) -- only over claims that carry a floor label
+    rules = [(rule, _floor_condition(rule, at, p), p(rule.value), p(rule.rule_id)) for rule in profile.floors]
+    if rules:
+        phi = "greatest(" + ", ".join(f"CASE WHEN {c} THEN {v} ELSE 0.0 END" for _, c, v, _ in rules) + ")"
+        fired_count = " + ".join(f"({c})::INTEGER" for _, c, _, _ in rules)
+        rule_of = "CASE " + " ".join(f"WHEN ({c}) AND {v} = phi THEN {rid}" for _, c, v, rid in rules) + " END"
+        floors_cte = f"""
+, fc AS (
+    SELECT response_key, claim_idx, claim_id, {phi} AS phi, {fired_count} AS n_fired,
+           label_mask, dim_mask, criticality, feedback_at, feedback_count, feedback_resolved
+    FROM claims cl WHERE {_scope(p, batch_id, "cl")} AND (label_mask & {p(_floor_label_mask(profile))}) <> 0
+), fa AS (
+    SELECT response_key, max(phi) AS phi, sum(n_fired) AS n_fired,
+           arg_max({{'claim_id': claim_id, 'rule_id': {rule_of}}}, [phi, -claim_idx]) AS top
+    FROM fc WHERE phi > 0 GROUP BY response_key
+)"""
+    else:
+        floors_cte = ", fa AS (SELECT NULL::BIGINT AS response_key, 0.0 AS phi, 0 AS n_fired, " \
+                     "NULL::STRUCT(claim_id VARCHAR, rule_id VARCHAR) AS top WHERE false)"
     bands = profile.bands
     band_case = "CASE " + " ".join(
         f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.name)}" for b in bands[:-1]) + \
-        f" ELSE {p(bands[-1].name)} END" if len(bands) > 1 else p(bands[0].name)
+        f" ELSE {p(bands[-1].name)} END"
     action_case = "CASE " + " ".join(
         f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) + \
-        f" ELSE {p(bands[-1].action)} END" if len(bands) > 1 else p(bands[0].action)
-    no_claims_action = p(profile.no_claims_action)
+        f" ELSE {p(bands[-1].action)} END"
     sql = f"""
-WITH c AS (
-    SELECT cl.response_id, cl.revision, cl.claim_idx, cl.claim_id, cl.criticality, cl.label_mask,
-           cl.dim_mask, cl.feedback_at, cl.feedback_count, cl.feedback_resolved
-    FROM claims cl JOIN responses r ON r.response_id = cl.response_id AND r.revision = cl.revision
-    WHERE {scope}
-), m AS (
-    SELECT response_id, revision, claim_idx, claim_id, criticality,
-        {claim_cols},
-        {phi} AS phi,
-        CASE WHEN {phi} > 0 THEN {fired} END AS fired
-    FROM c
+WITH shapes AS (
+    SELECT shape_key, {shape_cols}
+    FROM (SELECT DISTINCT {shape_key} AS shape_key, label_mask, dim_mask, criticality
+          FROM claims cl WHERE {_scope(p, batch_id, "cl")})
 ), a AS (
-    SELECT response_id, revision, sum(criticality) AS tv,
-        {sums},
-        max(phi) AS phi,
-        arg_max(fired, [phi, -claim_idx]) AS top_fired,
-        flatten(list(fired ORDER BY claim_idx) FILTER (WHERE phi > 0)) AS floors
-    FROM m GROUP BY response_id, revision
-), s AS (
+    SELECT response_key, sum(criticality) AS tv, {sums}
+    FROM (SELECT cl.response_key, cl.criticality, {claim_m}
+          FROM claims cl JOIN shapes k ON k.shape_key = {shape_key.replace("label_mask", "cl.label_mask")
+                                                        .replace("dim_mask", "cl.dim_mask")
+                                                        .replace("criticality", "cl.criticality")}
+          WHERE {_scope(p, batch_id, "cl")})
+    GROUP BY response_key
+){floors_cte}, s AS (
     SELECT r.response_id, r.revision,
     {dims},
-    least(1.0, {weighted}) AS hri_add,
-    coalesce(a.phi, 0.0) AS phi,
+    coalesce(fa.phi, 0.0) AS phi,
     coalesce(a.tv, 0) AS total_criticality,
     a.tv IS NULL AS no_claims,
-    coalesce(a.floors, []) AS floors,
-    a.top_fired
-    FROM responses r LEFT JOIN a ON a.response_id = r.response_id AND a.revision = r.revision
-    WHERE {scope}
+    coalesce(fa.n_fired, 0) AS floors_fired,
+    fa.top
+    FROM responses r
+    LEFT JOIN a ON a.response_key = r.response_key
+    LEFT JOIN fa ON fa.response_key = r.response_key
+    WHERE {_scope(p, batch_id, "r")}
 ), h AS (
-    SELECT *, greatest(hri_add, phi) AS hri FROM s
+    SELECT *, least(1.0, {weighted}) AS hri_add FROM s
+), g AS (
+    SELECT *, greatest(hri_add, phi) AS hri FROM h
 )
 SELECT response_id, revision, {', '.join(DIM_COLUMNS.values())}, hri_add, hri, 100.0 * hri AS score,
     {band_case} AS band,
-    CASE WHEN no_claims THEN {no_claims_action} ELSE {action_case} END AS action,
-    no_claims, total_criticality::INTEGER AS total_criticality, len(floors)::INTEGER AS floors_fired,
-    CASE WHEN phi > hri_add THEN list_filter(top_fired, lambda x: x.value = phi)[1].claim_id END AS decisive_claim_id,
-    CASE WHEN phi > hri_add THEN list_filter(top_fired, lambda x: x.value = phi)[1].rule_id END AS decisive_rule_id,
-    floors
-FROM h
+    CASE WHEN no_claims THEN {p(profile.no_claims_action)} ELSE {action_case} END AS action,
+    no_claims, total_criticality::INTEGER AS total_criticality, floors_fired::INTEGER AS floors_fired,
+    CASE WHEN phi > hri_add THEN top.claim_id END AS decisive_claim_id,
+    CASE WHEN phi > hri_add THEN top.rule_id END AS decisive_rule_id
+FROM g
 """
+    return sql, p.values
+
+
+def fired_floors_query(profile: ScoringProfile, as_of: datetime, *,
+                       batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
+    """SELECT of every floor that fires: response_id, revision, claim_idx, claim_id, rule_id, label,
+    criticality, value (one row per claim and rule, in claim then profile order)."""
+    as_of = ensure_utc(as_of)
+    p = _Params()
+    at = p(as_of) + "::TIMESTAMPTZ"
+    if not profile.floors:
+        return ("SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::INTEGER AS claim_idx, "
+                "NULL::VARCHAR AS claim_id, NULL::VARCHAR AS rule_id, NULL::VARCHAR AS label, "
+                "NULL::INTEGER AS criticality, NULL::DOUBLE AS value WHERE false", {})
+    branches = " UNION ALL ".join(
+        f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
+        f"{p(rule.label.value)} AS label, criticality, {p(rule.value)}::DOUBLE AS value, {i} AS rule_order "
+        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)}"
+        for i, rule in enumerate(profile.floors))
+    sql = (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value "
+           f"FROM ({branches}) ORDER BY response_id, revision, claim_idx, rule_order")
     return sql, p.values
 
 
@@ -179,10 +228,13 @@ def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datet
         cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                     "(SELECT response_id FROM _new_scores)")
         cur.execute(
-            "INSERT INTO scores SELECT $run_id, response_id, revision, $version, $as_of, true, s_f, s_c, s_u, s_o, s_s, s_p, s_h, "
-            "hri_add, hri, score, band, action, no_claims, total_criticality, floors_fired, decisive_claim_id, "
-            "decisive_rule_id, to_json(floors) FROM _new_scores",
+            "INSERT INTO scores SELECT $run_id, response_id, revision, $version, $as_of, true, s_f, s_c, s_u, s_o, "
+            "s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, floors_fired, "
+            "decisive_claim_id, decisive_rule_id FROM _new_scores",
             {"run_id": run_id, "version": profile.version, "as_of": as_of})
+        floors_sql, floors_params = fired_floors_query(profile, as_of, batch_id=batch_id)
+        cur.execute(f"INSERT INTO score_floors SELECT $run_id, * FROM ({floors_sql})",
+                    {**floors_params, "run_id": run_id})
         count = cur.execute("SELECT count(*) FROM _new_scores").fetchone()[0]
         cur.execute("DROP TABLE _new_scores")
         cur.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])

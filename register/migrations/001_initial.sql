@@ -6,6 +6,7 @@ CREATE SEQUENCE IF NOT EXISTS seq_batch START 1;
 CREATE SEQUENCE IF NOT EXISTS seq_quarantine START 1;
 CREATE SEQUENCE IF NOT EXISTS seq_score_run START 1;
 CREATE SEQUENCE IF NOT EXISTS seq_audit START 1;
+CREATE SEQUENCE IF NOT EXISTS seq_response_key START 1;
 
 CREATE TABLE IF NOT EXISTS import_batches (
     batch_id        INTEGER PRIMARY KEY,
@@ -26,6 +27,7 @@ CREATE TABLE IF NOT EXISTS import_batches (
 CREATE TABLE IF NOT EXISTS responses (
     response_id   VARCHAR NOT NULL,
     revision      INTEGER NOT NULL,
+    response_key  BIGINT NOT NULL,             -- surrogate key of (response_id, revision): integer joins
     is_current    BOOLEAN NOT NULL,
     content_hash  VARCHAR NOT NULL,            -- sha256 of the canonical validated record
     batch_id      INTEGER NOT NULL,
@@ -43,7 +45,9 @@ CREATE TABLE IF NOT EXISTS responses (
 CREATE TABLE IF NOT EXISTS claims (
     response_id       VARCHAR NOT NULL,
     revision          INTEGER NOT NULL,
+    response_key      BIGINT NOT NULL,
     claim_idx         INTEGER NOT NULL,        -- position in the response, 0-based
+    is_current        BOOLEAN NOT NULL,        -- copy of responses.is_current: scoring scans claims only
     claim_id          VARCHAR NOT NULL,
     text              VARCHAR,
     labels            VARCHAR[] NOT NULL,
@@ -117,8 +121,20 @@ CREATE TABLE IF NOT EXISTS scores (
     total_criticality INTEGER NOT NULL,
     floors_fired      INTEGER NOT NULL,
     decisive_claim_id VARCHAR,                 -- the floor that set HRI*, when it beat HRI_add
-    decisive_rule_id  VARCHAR,
-    floors            JSON                      -- every fired floor: [{claim_id, rule_id, value}]
+    decisive_rule_id  VARCHAR
+);
+
+-- Every floor that fired, one row per (claim, rule): which claim, which rule, which value.
+CREATE TABLE IF NOT EXISTS score_floors (
+    run_id        INTEGER NOT NULL,
+    response_id   VARCHAR NOT NULL,
+    revision      INTEGER NOT NULL,
+    claim_idx     INTEGER NOT NULL,
+    claim_id      VARCHAR NOT NULL,
+    rule_id       VARCHAR NOT NULL,
+    label         VARCHAR NOT NULL,
+    criticality   INTEGER NOT NULL,
+    value         DOUBLE NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS quarantine (

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install everything the tests need (pinned Python packages; Debian's Chromium for the browser
+# tests) and run the whole suite. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/env.sh requirements-dev.txt
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+  echo "==> installing Chromium for the browser tests"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,131 @@
+"""Hypothesis strategies shared by the test suite: random responses and random scoring profiles.
+
+``responses()`` draws batches of response records in the interchange format (plain dicts, exactly
+what a user's JSON Lines file holds), ``profiles()`` draws valid ``ScoringProfile`` objects. The core
+property tests use them, and so does the property test that holds the register's SQL scorer to
+``hri_core.score_response``. Feedback times are drawn around the fixed ``AS_OF`` so that a score is
+reproducible: pass ``AS_OF`` as the scoring time.
+
+Imported as ``hs`` everywhere (``st`` means Streamlit in this project).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import strategies as hs
+
+from hri_core import DIMENSIONS, LABELS, Band, FloorRule, ScoringProfile
+
+AS_OF = datetime(2026, 12, 1, 12, 0, 0, tzinfo=timezone.utc)
+FEEDBACK_WINDOW = timedelta(days=120)
+ACTIONS = ("release", "caution", "review", "block")
+
+LABEL_VALUES = tuple(label.value for label in LABELS)
+DIMENSION_VALUES = tuple(dim.value for dim in DIMENSIONS)
+
+_unit = hs.floats(min_value=0.0, max_value=1.0, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 with a ``Z`` suffix, as users write it."""
+    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+@hs.composite
+def feedback_times(draw) -> str:
+    """A validation time within +-120 days of ``AS_OF`` (after it too: such feedback counts 0)."""
+    seconds = int(FEEDBACK_WINDOW.total_seconds())
+    return iso(AS_OF + timedelta(seconds=draw(hs.integers(-seconds, seconds))))
+
+
+@hs.composite
+def claim_bodies(draw, labels=None) -> dict:
+    """One claim without its id: 1-3 distinct labels, optional dimensions, criticality 1-5, optional feedback."""
+    claim: dict = {
+        "labels": list(draw(labels if labels is not None
+                            else hs.lists(hs.sampled_from(LABEL_VALUES), min_size=1, max_size=3, unique=True))),
+        "criticality": draw(hs.integers(1, 5)),
+    }
+    if draw(hs.booleans()):
+        claim["dimensions"] = draw(hs.lists(hs.sampled_from(DIMENSION_VALUES), min_size=1, max_size=3, unique=True))
+    if draw(hs.booleans()):
+        claim["feedback_at"] = draw(feedback_times())
+    if draw(hs.booleans()):
+        claim["feedback_count"] = draw(hs.integers(0, 5))
+    if draw(hs.booleans()):
+        claim["feedback_resolved"] = draw(hs.booleans())
+    return claim
+
+
+@hs.composite
+def response_dicts(draw, response_id: str | None = None, min_claims: int = 0, max_claims: int = 8) -> dict:
+    """One response record; claim ids are ``<response_id>-c<n>``, unique within (and across) responses."""
+    rid = response_id if response_id is not None else f"r-{draw(hs.integers(0, 10**6))}"
+    bodies = draw(hs.lists(claim_bodies(), min_size=min_claims, max_size=max_claims))
+    record = {"response_id": rid, "use_case": draw(hs.sampled_from(["supplier-contracts", "hr-policy", "it-support"])),
+              "model": draw(hs.sampled_from(["rag-v3", "rag-v4"])), "claims": []}
+    for n, body in enumerate(bodies, start=1):
+        record["claims"].append({"claim_id": f"{rid}-c{n}", **body})
+    return record
+
+
+def responses(min_size: int = 1, max_size: int = 6, min_claims: int = 0, max_claims: int = 8):
+    """A batch of response records with distinct response ids (``r-0``, ``r-1``, ...)."""
+    return hs.integers(min_size, max_size).flatmap(
+        lambda n: hs.tuples(*(response_dicts(f"r-{i}", min_claims, max_claims) for i in range(n))).map(list)
+    )
+
+
+@hs.composite
+def weight_maps(draw) -> dict[str, float]:
+    """Random non-negative weights normalised to sum 1 (at least one positive)."""
+    raw = draw(hs.lists(_unit, min_size=len(DIMENSIONS), max_size=len(DIMENSIONS)))
+    if sum(raw) == 0.0:
+        raw[draw(hs.integers(0, len(raw) - 1))] = 1.0
+    total = sum(raw)
+    return {dim: value / total for dim, value in zip(DIMENSION_VALUES, raw)}
+
+
+@hs.composite
+def floor_rules(draw, rule_id: str) -> FloorRule:
+    """A floor on a random label: a criticality range, or (sometimes) the repeated-or-unresolved condition."""
+    low = draw(hs.integers(1, 5))
+    high = draw(hs.none() | hs.integers(low, 6))
+    return FloorRule(
+        rule_id=rule_id,
+        label=draw(hs.sampled_from(LABELS)),
+        min_criticality=low,
+        max_criticality=high,
+        condition=draw(hs.sampled_from(["criticality", "repeated_or_unresolved"])),
+        min_feedback_count=draw(hs.integers(1, 4)),
+        value=draw(_unit),
+    )
+
+
+@hs.composite
+def band_lists(draw) -> tuple[Band, ...]:
+    """1-5 bands with strictly increasing uppers, the last one ending at 100."""
+    inner = draw(hs.lists(hs.floats(min_value=0.0, max_value=99.99, allow_nan=False, allow_subnormal=False),
+                          max_size=4, unique=True))
+    uppers = sorted(inner) + [100.0]
+    return tuple(Band(name=f"band-{i}", upper=upper, action=draw(hs.sampled_from(ACTIONS)))
+                 for i, upper in enumerate(uppers))
+
+
+@hs.composite
+def profiles(draw) -> ScoringProfile:
+    """A valid profile: random weights, contributions in [0, 1], default dimensions, floors, bands, decay."""
+    n_floors = draw(hs.integers(0, 5))
+    return ScoringProfile(
+        name="random",
+        version=draw(hs.integers(1, 50)),
+        weights=draw(weight_maps()),
+        contributions={label: draw(_unit) for label in LABEL_VALUES},
+        default_dimensions={label: tuple(draw(hs.lists(hs.sampled_from(DIMENSION_VALUES), max_size=3, unique=True)))
+                            for label in LABEL_VALUES},
+        floors=tuple(draw(floor_rules(f"floor-{i}")) for i in range(n_floors)),
+        bands=draw(band_lists()),
+        feedback_half_life_days=draw(hs.floats(min_value=0.5, max_value=365.0, allow_nan=False)),
+        no_claims_action=draw(hs.sampled_from(ACTIONS)),
+    )
