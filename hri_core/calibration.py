@@ -327,7 +327,10 @@ def cost_optimal_threshold(pairs: Iterable[Any], cost_miss: float, cost_review: 
     costs = tuple(ThresholdCost(threshold=float(t), false_negatives=int(a), false_positives=int(b),
                                 flagged=int(np.sum(scores > t)), total_cost=float(c), expected_cost=float(c) / n)
                   for t, a, b, c in zip(candidates, fn, fp, totals))
-    best = int(np.argmin(totals))  # first minimum = lowest threshold among ties
+    # first minimum = lowest threshold among ties; costs equal up to float rounding count as ties
+    # (c*2 + c*1 and c*1 + c*2 may differ in the last bit)
+    tie = totals.min() * (1 + 1e-12) + 1e-12
+    best = int(np.flatnonzero(totals <= tie)[0])
     upper = float(candidates[best + 1]) if best + 1 < len(candidates) else 100.0
     return CostThreshold(best=costs[best], interval_upper=upper, candidates=costs,
                          cost_miss=c_miss, cost_review=c_review)

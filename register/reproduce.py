@@ -1,0 +1,85 @@
+"""Recompute stored scores exactly: the response as stored, the profile version and as-of time the
+score recorded, through the reference scorer ``hri_core.score_response``.
+
+Used by the response detail page ("recomputed: matches") and by the reproducibility check of the
+pre-submission checklist.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from hri_core import Response, ScoreResult, parse_response, score_response
+from hri_core.vocabulary import DIMENSIONS
+
+from .errors import NotFound
+from .profiles import get_profile
+from .store import Store
+
+TOLERANCE = 1e-9
+
+
+def load_response(store: Store, response_id: str, revision: int | None = None) -> Response:
+    """The stored response (current revision unless one is named) as an ``hri_core.Response``."""
+    if revision is None:
+        row = store.query_one("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
+        if row is None:
+            raise NotFound(f"response {response_id!r} does not exist")
+        revision = row[0]
+    head = store.query_one(
+        "SELECT use_case, model, created_at, question, answer, stakes FROM responses "
+        "WHERE response_id = ? AND revision = ?", [response_id, revision])
+    if head is None:
+        raise NotFound(f"response {response_id!r} has no revision {revision}")
+    claims = store.query(
+        "SELECT claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, feedback_count, "
+        "feedback_resolved FROM claims WHERE response_id = ? AND revision = ? ORDER BY claim_idx",
+        [response_id, revision])
+    keys = ("claim_id", "text", "labels", "dimensions", "criticality", "source_id", "span", "feedback_at",
+            "feedback_count", "feedback_resolved")
+    record = dict(zip(("use_case", "model", "created_at", "question", "answer", "stakes"), head))
+    record["response_id"] = response_id
+    record["claims"] = [{k: v for k, v in zip(keys, c) if v is not None} for c in claims]
+    return parse_response(record)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A stored score next to its recomputation, and whether they agree (to 1e-9, same band/action)."""
+
+    response_id: str
+    revision: int
+    run_id: int
+    stored: dict
+    recomputed: ScoreResult
+    matches: bool
+    differences: tuple[str, ...]
+
+
+def reproduce(store: Store, response_id: str, run_id: int | None = None) -> Reproduction:
+    """Recompute one stored score (the current one unless ``run_id`` is given)."""
+    cols = ("run_id", "revision", "profile_version", "as_of", "hri_add", "hri", "score", "band", "action",
+            "no_claims", "decisive_claim_id", "decisive_rule_id") + tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
+    where = "run_id = ?" if run_id is not None else "is_current"
+    params = [response_id] + ([run_id] if run_id is not None else [])
+    row = store.query_one(f"SELECT {', '.join(cols)} FROM scores WHERE response_id = ? AND {where}", params)
+    if row is None:
+        raise NotFound(f"no stored score for response {response_id!r}")
+    stored = dict(zip(cols, row))
+    response = load_response(store, response_id, stored["revision"])
+    result = score_response(response, get_profile(store, stored["profile_version"]), stored["as_of"])
+    diffs = []
+    for name, value in (("hri_add", result.hri_add), ("hri", result.hri), ("score", result.score)):
+        if not math.isclose(stored[name], value, rel_tol=0, abs_tol=TOLERANCE * (100 if name == "score" else 1)):
+            diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
+    for d in DIMENSIONS:
+        key = f"s_{d.value.lower()}"
+        if not math.isclose(stored[key], result.dimensions[d], rel_tol=0, abs_tol=TOLERANCE):
+            diffs.append(f"{key}: stored {stored[key]!r}, recomputed {result.dimensions[d]!r}")
+    for name, value in (("band", result.band), ("action", result.action), ("no_claims", result.no_claims),
+                        ("decisive_claim_id", result.decisive_floor.claim_id if result.decisive_floor else None),
+                        ("decisive_rule_id", result.decisive_floor.rule_id if result.decisive_floor else None)):
+        if stored[name] != value:
+            diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
+    return Reproduction(response_id, stored["revision"], stored["run_id"], stored, result, not diffs, tuple(diffs))

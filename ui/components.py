@@ -1,0 +1,43 @@
+"""Small display components shared by the pages: the one error renderer, empty states, the user."""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from hri_core import HRIError
+from register import Actor, RegisterError
+
+
+def current_actor() -> Actor:
+    """The acting user. Until identity and roles land, one local reviewer named by ``HRI_ACTOR``."""
+    return Actor(name=os.environ.get("HRI_ACTOR", "local-reviewer"), role="reviewer")
+
+
+def show_error(error: Exception) -> None:
+    """The single place that renders errors on a page: a title and what to do."""
+    if isinstance(error, HRIError):
+        problems = "; ".join(f"{p['field'] or 'record'}: {p['message']}" for p in error.as_dict()["problems"])
+        st.error(f"**{error.title}** — {problems}", icon=":material/error:")
+    elif isinstance(error, RegisterError):
+        st.error(f"**{error.title}** — {error}", icon=":material/error:")
+    else:
+        st.error(f"**Unexpected error** — {type(error).__name__}: {error}", icon=":material/error:")
+
+
+def empty_state(what: str) -> None:
+    """Explain what to do when there is nothing to show yet."""
+    st.info(
+        f"{what}\n\nImport claim-labelled answers with `python -m register import answers.jsonl` "
+        "(JSON Lines, CSV or Parquet; see the README), or load the demo set with `python -m register demo`.",
+        icon=":material/inbox:",
+    )
+
+
+MARKDOWN_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
+
+
+def escape_markdown(text: str) -> str:
+    """User text shown through st.markdown is escaped so it can neither format nor link."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch for ch in text)

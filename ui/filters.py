@@ -1,0 +1,79 @@
+"""The console's shared filters: one sidebar, the same selection on every page, kept in the URL.
+
+On the first run of a session the widgets start from the query string (so a shared link reopens the
+same view); after that the widgets own the state and every run writes it back to the query string.
+Only the filter keys are touched: other parameters (e.g. ``response_id``) are left alone.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import streamlit as st
+
+from register.queries import Filters
+
+_KEYS = {"from": "flt_from", "to": "flt_to", "uc": "flt_use_cases", "model": "flt_models",
+         "band": "flt_bands", "pv": "flt_profile_version"}
+CURRENT = "current"
+
+
+def _parse_date(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None  # a malformed link falls back to "all dates" rather than failing the page
+
+
+def _seed_from_url(options: dict) -> None:
+    qp = st.query_params
+    st.session_state["flt_dates"] = tuple(d for d in (_parse_date(qp.get("from")), _parse_date(qp.get("to"))) if d)
+    st.session_state[_KEYS["uc"]] = [v for v in qp.get_all("uc") if v in options["use_cases"]]
+    st.session_state[_KEYS["model"]] = [v for v in qp.get_all("model") if v in options["models"]]
+    st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in options["bands"]]
+    pv = qp.get("pv")
+    st.session_state[_KEYS["pv"]] = int(pv) if pv and pv.isdigit() and int(pv) in options["profile_versions"] else CURRENT
+    st.session_state["flt_seeded"] = True
+
+
+def _write_to_url(f: Filters) -> None:
+    wanted = {
+        "from": f.date_from.isoformat() if f.date_from else None,
+        "to": f.date_to.isoformat() if f.date_to else None,
+        "uc": list(f.use_cases) or None,
+        "model": list(f.models) or None,
+        "band": list(f.bands) or None,
+        "pv": str(f.profile_version) if f.profile_version is not None else None,
+    }
+    for key, value in wanted.items():
+        if value is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get_all(key) != (value if isinstance(value, list) else [value]):
+            st.query_params[key] = value
+
+
+def sidebar_filters(options: dict) -> Filters:
+    """Render the shared filters in the sidebar and return the selection."""
+    if not st.session_state.get("flt_seeded"):
+        _seed_from_url(options)
+    with st.sidebar:
+        st.subheader("Filters")
+        dates = st.date_input("Created between", key="flt_dates", min_value=options.get("date_min"),
+                              max_value=options.get("date_max"), format="YYYY-MM-DD",
+                              help="Leave empty for all dates; pick a start and an end day (inclusive).")
+        use_cases = st.multiselect("Use case", options["use_cases"], key=_KEYS["uc"], placeholder="All use cases")
+        models = st.multiselect("Model", options["models"], key=_KEYS["model"], placeholder="All models")
+        bands = st.multiselect("Band", options["bands"], key=_KEYS["band"], placeholder="All bands")
+        versions = [CURRENT] + list(options["profile_versions"])
+        version = st.selectbox("Profile version", versions, key=_KEYS["pv"],
+                               format_func=lambda v: "Current scores" if v == CURRENT else f"Version {v}")
+    dates = tuple(dates) if isinstance(dates, (tuple, list)) else ((dates,) if dates else ())
+    filters = Filters(
+        date_from=dates[0] if len(dates) >= 1 else None,
+        date_to=dates[1] if len(dates) == 2 else (dates[0] if len(dates) == 1 else None),
+        use_cases=tuple(use_cases), models=tuple(models), bands=tuple(bands),
+        profile_version=None if version == CURRENT else int(version),
+    )
+    _write_to_url(filters)
+    return filters
