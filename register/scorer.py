@@ -127,18 +127,19 @@ def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | Non
 ), fa AS (
     SELECT response_key, max(phi) AS phi, sum(n_fired) AS n_fired,
            arg_max({{'claim_id': claim_id, 'rule_id': {rule_of}}}, [phi, -claim_idx]) AS top
-    FROM fc WHERE phi > 0 GROUP BY response_key
+    FROM fc WHERE n_fired > 0 GROUP BY response_key  -- a floor of value 0 still fires (and is counted)
 )"""
     else:
         floors_cte = ", fa AS (SELECT NULL::BIGINT AS response_key, 0.0 AS phi, 0 AS n_fired, " \
                      "NULL::STRUCT(claim_id VARCHAR, rule_id VARCHAR) AS top WHERE false)"
     bands = profile.bands
-    band_case = "CASE " + " ".join(
-        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.name)}" for b in bands[:-1]) + \
-        f" ELSE {p(bands[-1].name)} END"
-    action_case = "CASE " + " ".join(
-        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) + \
-        f" ELSE {p(bands[-1].action)} END"
+    # a one-band profile is valid: "CASE ELSE x END" is not SQL, so it is the band's value itself
+    band_case = ("CASE " + " ".join(
+        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.name)}" for b in bands[:-1]) +
+        f" ELSE {p(bands[-1].name)} END") if len(bands) > 1 else p(bands[0].name)
+    action_case = ("CASE " + " ".join(
+        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) +
+        f" ELSE {p(bands[-1].action)} END") if len(bands) > 1 else p(bands[0].action)
     sql = f"""
 WITH shapes AS (
     SELECT shape_key, {shape_cols}
@@ -186,7 +187,8 @@ def fired_floors_query(profile: ScoringProfile, as_of: datetime, *,
     criticality, value (one row per claim and rule, in claim then profile order)."""
     as_of = ensure_utc(as_of)
     p = _Params()
-    at = p(as_of) + "::TIMESTAMPTZ"
+    # only the feedback floor reads the as-of time: an unused named parameter is an error in DuckDB
+    at = p(as_of) + "::TIMESTAMPTZ" if any(r.condition == "repeated_or_unresolved" for r in profile.floors) else ""
     if not profile.floors:
         return ("SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::INTEGER AS claim_idx, "
                 "NULL::VARCHAR AS claim_id, NULL::VARCHAR AS rule_id, NULL::VARCHAR AS label, "

@@ -1,21 +1,22 @@
 """The app's one Store per process and its cached reads.
 
 The Store is a Streamlit resource (one DuckDB read-write connection per process, as DuckDB
-requires); read results are cached per query and cleared after every write.
+requires); read results are cached per query and arguments (``Filters`` is a frozen dataclass) and
+cleared after every write (``after_write``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from register import SYSTEM, Store, queries
-from register.profiles import ensure_default_profile
+from register import SYSTEM, Store, queries, review
+from register.profiles import active_profile, ensure_default_profile
 from register.store import database_path_from_env
 
 
 @st.cache_resource(show_spinner=False)
 def get_store() -> Store:
-    """Open (and on first start migrate and seed) the database named by ``HRI_DB``."""
+    """Open (and on first start migrate) the database named by ``HRI_DB``."""
     store = Store(database_path_from_env())
     ensure_default_profile(store, SYSTEM)
     return store
@@ -34,13 +35,74 @@ def seed_if_empty(store: Store) -> bool:
 
     seed_demo(store, SYSTEM, synthetic=2000, progress=progress)
     bar.empty()
-    st.cache_data.clear()
+    after_write()
     return True
 
 
+def after_write() -> None:
+    """Every write invalidates the cached reads."""
+    st.cache_data.clear()
+
+
 @st.cache_data(show_spinner=False)
-def scored_responses(limit: int = 500):
-    return queries.scored_responses(get_store(), limit=limit)
+def profile():
+    return active_profile(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def filter_options() -> dict:
+    return queries.filter_options(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def kpis(f: queries.Filters) -> dict:
+    return queries.kpis(get_store(), f)
+
+
+@st.cache_data(show_spinner=False)
+def band_mix_by_week(f: queries.Filters):
+    return queries.band_mix_by_week(get_store(), f)
+
+
+@st.cache_data(show_spinner=False)
+def score_histogram(f: queries.Filters):
+    return queries.score_histogram(get_store(), f)
+
+
+@st.cache_data(show_spinner=False)
+def dimension_contributions(f: queries.Filters, weights: tuple[tuple[str, float], ...]):
+    return queries.dimension_contributions(get_store(), f, dict(weights))
+
+
+@st.cache_data(show_spinner=False)
+def high_share_by(f: queries.Filters, by: str, bands: tuple[str, ...]):
+    return queries.high_share_by(get_store(), f, by, bands)
+
+
+@st.cache_data(show_spinner=False)
+def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int):
+    return queries.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
+                                  limit=limit, offset=offset)
+
+
+@st.cache_data(show_spinner=False)
+def export_rows(f: queries.Filters, search: str | None):
+    return queries.export_rows(get_store(), f, search=search)
+
+
+@st.cache_data(show_spinner=False)
+def response_detail(response_id: str, revision: int | None = None):
+    return queries.response_detail(get_store(), response_id, revision)
+
+
+@st.cache_data(show_spinner=False)
+def review_queue(f: queries.Filters, limit: int, offset: int):
+    return review.review_queue(get_store(), f, limit=limit, offset=offset)
+
+
+@st.cache_data(show_spinner=False)
+def decisions_for(response_id: str):
+    return review.decisions_for(get_store(), response_id)
 
 
 @st.cache_data(show_spinner=False)
@@ -49,5 +111,21 @@ def totals() -> dict[str, int]:
 
 
 @st.cache_data(show_spinner=False)
-def band_counts() -> dict[str, int]:
-    return queries.band_counts(get_store())
+def get_profile(version: int):
+    from register.profiles import get_profile as _get
+
+    return _get(get_store(), version)
+
+
+@st.cache_data(show_spinner=False)
+def load_response(response_id: str, revision: int | None = None):
+    from register.reproduce import load_response as _load
+
+    return _load(get_store(), response_id, revision)
+
+
+def record_decision(actor, response_id: str, revision: int, decision: str, reason: str) -> int:
+    """Record a review decision (a write: clears the cached reads)."""
+    decision_id = review.record_decision(get_store(), actor, response_id, revision, decision, reason)
+    after_write()
+    return decision_id

@@ -1,8 +1,9 @@
 """The console's shared filters: one sidebar, the same selection on every page, kept in the URL.
 
 On the first run of a session the widgets start from the query string (so a shared link reopens the
-same view); after that the widgets own the state and every run writes it back to the query string.
-Only the filter keys are touched: other parameters (e.g. ``response_id``) are left alone.
+same view). Streamlit forgets a widget's state when a page switch runs without it, so the selection
+is also kept under separate, non-widget keys and restored into the widgets on every page. Every run
+writes the selection back to the query string; other parameters (e.g. ``response_id``) are left alone.
 """
 
 from __future__ import annotations
@@ -53,20 +54,42 @@ def _write_to_url(f: Filters) -> None:
             st.query_params[key] = value
 
 
+_WIDGET_KEYS = ("flt_dates", "flt_use_cases", "flt_models", "flt_bands", "flt_profile_version")
+
+
+def _restore() -> None:
+    # Widget ids include the page, so the same key on another page starts as a new widget: re-assign
+    # the kept value on every run (Streamlit's documented way to carry widget state across pages).
+    for key in _WIDGET_KEYS:
+        if f"_kept_{key}" in st.session_state:
+            st.session_state[key] = st.session_state[f"_kept_{key}"]
+
+
+def _keep() -> None:
+    for key in _WIDGET_KEYS:
+        st.session_state[f"_kept_{key}"] = st.session_state.get(key)
+
+
+def _kept(key: str) -> dict:
+    """Widget arguments that copy a change into the kept value before the rerun restores it."""
+    return {"key": key, "on_change": lambda: st.session_state.__setitem__(f"_kept_{key}", st.session_state[key])}
+
+
 def sidebar_filters(options: dict) -> Filters:
     """Render the shared filters in the sidebar and return the selection."""
     if not st.session_state.get("flt_seeded"):
         _seed_from_url(options)
+    _restore()
     with st.sidebar:
         st.subheader("Filters")
-        dates = st.date_input("Created between", key="flt_dates", min_value=options.get("date_min"),
+        dates = st.date_input("Created between", **_kept("flt_dates"), min_value=options.get("date_min"),
                               max_value=options.get("date_max"), format="YYYY-MM-DD",
                               help="Leave empty for all dates; pick a start and an end day (inclusive).")
-        use_cases = st.multiselect("Use case", options["use_cases"], key=_KEYS["uc"], placeholder="All use cases")
-        models = st.multiselect("Model", options["models"], key=_KEYS["model"], placeholder="All models")
-        bands = st.multiselect("Band", options["bands"], key=_KEYS["band"], placeholder="All bands")
+        use_cases = st.multiselect("Use case", options["use_cases"], **_kept(_KEYS["uc"]), placeholder="All use cases")
+        models = st.multiselect("Model", options["models"], **_kept(_KEYS["model"]), placeholder="All models")
+        bands = st.multiselect("Band", options["bands"], **_kept(_KEYS["band"]), placeholder="All bands")
         versions = [CURRENT] + list(options["profile_versions"])
-        version = st.selectbox("Profile version", versions, key=_KEYS["pv"],
+        version = st.selectbox("Profile version", versions, **_kept(_KEYS["pv"]),
                                format_func=lambda v: "Current scores" if v == CURRENT else f"Version {v}")
     dates = tuple(dates) if isinstance(dates, (tuple, list)) else ((dates,) if dates else ())
     filters = Filters(
@@ -75,5 +98,6 @@ def sidebar_filters(options: dict) -> Filters:
         use_cases=tuple(use_cases), models=tuple(models), bands=tuple(bands),
         profile_version=None if version == CURRENT else int(version),
     )
+    _keep()
     _write_to_url(filters)
     return filters

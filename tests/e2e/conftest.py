@@ -42,10 +42,17 @@ def app_server(tmp_path):
     from register import Store
 
     seeded = Store(db)  # count independently before the server takes the file (one writer per file)
+    from register import review
+
+
     expected = {
         "responses": seeded.query_one("SELECT count(*) FROM responses WHERE is_current")[0],
         "high": seeded.query_one("SELECT count(*) FROM scores WHERE is_current AND band = 'High'")[0],
+        "queue": review.queue_stats(seeded)["size"],
+        "first_by_score": seeded.query_one(
+            "SELECT response_id FROM scores WHERE is_current ORDER BY score DESC, response_id LIMIT 1")[0],
     }
+
     seeded.close()
     port = _free_port()
     log = open(tmp_path / "streamlit.log", "w")
@@ -78,7 +85,7 @@ def page():
     executable = _chromium()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context = browser.new_context(viewport={"width": 1400, "height": 2000})
         pg = context.new_page()
         yield pg
         context.close()

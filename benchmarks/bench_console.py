@@ -1,0 +1,155 @@
+"""Benchmark: the console's read queries (overview, responses, detail, review queue) at scale.
+
+    .venv/bin/python benchmarks/bench_console.py [--responses 1000000] [--db PATH] [--repeat 5]
+
+Builds a register with N synthetic responses (``hri_core.synthetic.generate_responses``, seed 7;
+about 6 claims each) written to a JSON Lines file and loaded through the real importer
+(``register.importer.import_path``: validation, revisions, quarantine bookkeeping, then the bulk
+scorer under the active profile) -- the same path a user's file takes, so the database has the
+shape the app sees. At 1,000,000 responses that takes several minutes; pass ``--db PATH`` to keep
+the database and reuse it on the next run (a database that already holds responses is not rebuilt).
+
+Then times each query function the pages call, median of ``--repeat`` runs (no cache: the figures
+are what a cache miss costs), and prints a table of per-function medians and per-page totals
+against the targets: overview and responses pages < 1 s, detail < 0.3 s, filter change < 0.5 s.
+Prints figures; asserts nothing (tests never time anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hri_core.synthetic import generate_responses  # noqa: E402
+from register import SYSTEM, Store  # noqa: E402
+from register import queries, review  # noqa: E402
+from register.importer import import_path  # noqa: E402
+from register.profiles import active_profile, ensure_default_profile  # noqa: E402
+
+SEED = 7
+TARGETS = {"overview page": 1.0, "responses page": 1.0, "responses page + search": 1.0, "detail page": 0.3,
+           "review queue page": 1.0, "filter change": 0.5}
+
+
+def build(store: Store, n: int, work: Path, chunk_size: int) -> None:
+    source = work / f"synthetic-{n}.jsonl"
+    start = time.perf_counter()
+    with source.open("w", encoding="utf-8") as handle:
+        for record in generate_responses(n, seed=SEED):
+            handle.write(json.dumps(record) + "\n")
+    print(f"generated {n:,} responses in {time.perf_counter() - start:,.1f} s -> {source}", flush=True)
+    start = time.perf_counter()
+    last = [0.0]
+
+    def progress(done: int, total: int | None, message: str) -> None:
+        if time.perf_counter() - last[0] > 30:
+            last[0] = time.perf_counter()
+            print(f"  import {done:,}/{total or 0:,} ({time.perf_counter() - start:,.0f} s)", flush=True)
+
+    # the file is larger than the importer's default upload limit: raise the limit for this file
+    report = import_path(store, SYSTEM, source, chunk_size=chunk_size, progress=progress,
+                         max_bytes=source.stat().st_size + 1)
+    print(f"imported and scored {report.accepted:,} responses in {time.perf_counter() - start:,.1f} s "
+          f"({report.quarantined} quarantined)", flush=True)
+    source.unlink()
+
+
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
+    runs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs), runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--responses", type=int, default=1_000_000)
+    parser.add_argument("--db", type=Path, help="database file to build or reuse (default: a temp file)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--chunk-size", type=int, default=20_000)
+    parser.add_argument("--search", default="notice period", help="search text for the responses page")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="hri-bench-console-"))
+    db = args.db or work / "console.duckdb"
+    store = Store(db)
+    ensure_default_profile(store, SYSTEM)
+    existing = store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
+    if existing:
+        print(f"reusing {db}: {existing:,} current responses")
+    else:
+        build(store, args.responses, db.parent if args.db else work, args.chunk_size)
+    responses, claims = store.query_one("SELECT count(*), sum(claim_count) FROM responses WHERE is_current")
+    scores = store.query_one("SELECT count(*) FROM scores")[0]
+    print(f"database: {responses:,} current responses, {claims:,} claims, {scores:,} score rows, "
+          f"{db.stat().st_size / 1e9:,.2f} GB")
+
+    profile = active_profile(store)
+    bands = tuple(b.name for b in profile.bands)
+    everything = queries.Filters()
+    options = queries.filter_options(store)
+    one_use_case = queries.Filters(use_cases=(options["use_cases"][0],))
+    first_page, _ = queries.responses_page(store, everything, limit=1)
+    detail_id = first_page.response_id[0]
+
+    def charts(f: queries.Filters) -> None:
+        queries.band_mix_by_week(store, f)
+        queries.score_histogram(store, f)
+        queries.dimension_contributions(store, f, profile.weights)
+        queries.high_share_by(store, f, "use_case", bands)
+        queries.high_share_by(store, f, "model", bands)
+
+    pages: dict[str, list[tuple[str, Callable[[], object]]]] = {
+        "overview page": [
+            ("filter_options", lambda: queries.filter_options(store)),
+            ("kpis", lambda: queries.kpis(store, everything)),
+            ("band_mix_by_week", lambda: queries.band_mix_by_week(store, everything)),
+            ("score_histogram", lambda: queries.score_histogram(store, everything)),
+            ("dimension_contributions", lambda: queries.dimension_contributions(store, everything, profile.weights)),
+            ("high_share_by use_case", lambda: queries.high_share_by(store, everything, "use_case", bands)),
+            ("high_share_by model", lambda: queries.high_share_by(store, everything, "model", bands)),
+        ],
+        "responses page": [
+            ("responses_page (first page)", lambda: queries.responses_page(store, everything)),
+        ],
+        "responses page + search": [
+            (f"responses_page search={args.search!r}",
+             lambda: queries.responses_page(store, everything, search=args.search)),
+        ],
+        "detail page": [
+            (f"response_detail {detail_id}", lambda: queries.response_detail(store, detail_id)),
+        ],
+        "review queue page": [
+            ("review_queue (first page)", lambda: review.review_queue(store, everything)),
+        ],
+        "filter change": [
+            (f"kpis use_case={one_use_case.use_cases[0]}", lambda: queries.kpis(store, one_use_case)),
+            ("charts (5 queries) same filter", lambda: charts(one_use_case)),
+        ],
+    }
+    print(f"\nmedian of {args.repeat} runs, seconds\n")
+    print(f"{'page / function':<52}{'median':>9}{'min':>9}{'max':>9}   target")
+    for page, functions in pages.items():
+        total = 0.0
+        for name, fn in functions:
+            median, runs = timed(fn, args.repeat)
+            total += median
+            print(f"  {name:<50}{median:>9.3f}{min(runs):>9.3f}{max(runs):>9.3f}", flush=True)
+        target = TARGETS[page]
+        verdict = "ok" if total < target else "MISSED"
+        print(f"{page + ' total':<52}{total:>9.3f}{'':>18}   < {target:g} s  {verdict}\n", flush=True)
+    store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Overview: where the risk is. KPIs and charts for the shared filters."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import data, figures
+from ui.shell import page_frame
+from ui.components import empty_state
+
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def render_kpis(k: dict, profile) -> None:
+    row = st.columns(7)
+    row[0].metric("Responses", f"{k['responses']:,}")
+    row[1].metric("Claims", f"{k['claims']:,}")
+    row[2].metric("Median HRI", "—" if k["median_score"] is None else f"{k['median_score']:.1f}")
+    row[3].metric("95th pct HRI", "—" if k["p95_score"] is None else f"{k['p95_score']:.1f}")
+    row[4].metric("Set by a floor", f"{k['floors_fired']:,}", help="Responses whose HRI a safety floor set")
+    row[5].metric("No claims", f"{k['no_claims']:,}", help="Cannot be judged; routed to review")
+    age = k["queue_oldest_age_days"]
+    row[6].metric("Review queue", f"{k['queue_size']:,}",
+                  delta=None if age is None else f"oldest {age:.0f} d", delta_color="off", delta_arrow="off")
+    total = max(1, k["responses"])
+    bands = st.columns(len(profile.bands))
+    for col, band in zip(bands, profile.bands):
+        n = k["band_counts"].get(band.name, 0)
+        col.metric(f"{band.name} → {band.action}", f"{n:,}", delta=f"{100 * n / total:.1f}% of responses", delta_color="off",
+                   delta_arrow="off")
+
+
+def main() -> None:
+    f = page_frame()
+    profile = data.profile()
+    st.title("Overview")
+    st.caption(f"Scores under {'the current profile' if f.profile_version is None else f'profile version {f.profile_version}'}"
+               f" · bands and weights from **{profile.name} v{profile.version}** (provisional design parameters)")
+    k = data.kpis(f)
+    if not k["responses"]:
+        empty_state("No scored responses match these filters.")
+        return
+    render_kpis(k, profile)
+    band_names = tuple(b.name for b in profile.bands)
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.band_mix_figure(data.band_mix_by_week(f), band_names), config=PLOT_CONFIG)
+        weights = tuple((d.value, w) for d, w in profile.weights.items())
+        st.plotly_chart(figures.dimension_contribution_figure(data.dimension_contributions(f, weights)),
+                        config=PLOT_CONFIG)
+    with right:
+        st.plotly_chart(figures.score_histogram_figure(data.score_histogram(f), profile.bands), config=PLOT_CONFIG)
+        by = st.segmented_control("High + Critical share by", ["use_case", "model"], default="use_case",
+                                  format_func=lambda v: v.replace("_", " "), key="overview_share_by")
+        by = by or "use_case"
+        st.plotly_chart(figures.high_share_figure(data.high_share_by(f, by, band_names), by.replace("_", " ")),
+                        config=PLOT_CONFIG)
+
+
+main()

@@ -1,0 +1,71 @@
+"""Responses: the scored responses under the shared filters, searched, sorted and paged in DuckDB."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import data
+from ui.shell import page_frame
+from ui.components import empty_state
+from ui.exports import to_csv_bytes, to_excel_bytes
+
+PAGE_SIZE = 50
+SORTS = {"score": "HRI score", "created_at": "Created", "response_id": "Response id", "use_case": "Use case",
+         "model": "Model", "hri_add": "Additive HRI"}
+COLUMNS = {
+    "response_id": st.column_config.TextColumn("Response"),
+    "revision": st.column_config.NumberColumn("Rev."),
+    "use_case": st.column_config.TextColumn("Use case"),
+    "model": st.column_config.TextColumn("Model"),
+    "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
+    "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
+    "band": st.column_config.TextColumn("Band"),
+    "action": st.column_config.TextColumn("Action"),
+    "hri_add": st.column_config.NumberColumn("HRI add.", format="%.4f"),
+    "hri": st.column_config.NumberColumn("HRI*", format="%.4f"),
+    "floors_fired": st.column_config.NumberColumn("Floors"),
+    "decisive_claim_id": st.column_config.TextColumn("Floor set by claim"),
+    "no_claims": st.column_config.CheckboxColumn("No claims"),
+    "claim_count": st.column_config.NumberColumn("Claims"),
+    "profile_version": st.column_config.NumberColumn("Profile v."),
+    "as_of": st.column_config.DatetimeColumn("Scored as of", format="YYYY-MM-DD HH:mm"),
+}
+
+
+def main() -> None:
+    f = page_frame()
+    st.title("Responses")
+    top = st.columns([3, 2, 1, 1])
+    search = top[0].text_input("Search question, answer and claims", key="responses_search",
+                               placeholder="e.g. ISO 27001").strip() or None
+    sort_by = top[1].selectbox("Sort by", list(SORTS), format_func=SORTS.get, key="responses_sort")
+    descending = top[2].toggle("Descending", value=True, key="responses_desc")
+    page = top[3].number_input("Page", min_value=1, step=1, key="responses_page")
+    frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1))
+    pages = max(1, -(-total // PAGE_SIZE))
+    if total and page > pages:
+        st.warning(f"There are only {pages} page(s) for this view; showing none. Go back to page {pages}.")
+    if not total:
+        empty_state("No responses match these filters" + (f" and the search {search!r}." if search else "."))
+        return
+    st.caption(f"{total:,} responses · page {page} of {pages} · select a row to open its detail")
+    event = st.dataframe(frame, hide_index=True, column_config=COLUMNS, on_select="rerun",
+                         selection_mode="single-row", key="responses_table")
+    selected = event.selection.rows if event and event.selection else []
+    if selected:
+        st.switch_page("pages/response_detail.py",
+                       query_params={"response_id": str(frame.iloc[selected[0]]["response_id"])})
+    left, right, _ = st.columns([1, 1, 4])
+    with left:
+        if st.button("Prepare export", help="Export the current filtered view (up to 100,000 rows)"):
+            with st.spinner("Preparing the export..."):
+                st.session_state["responses_export"] = (f, search, data.export_rows(f, search))
+    prepared = st.session_state.get("responses_export")
+    if prepared is not None and prepared[:2] == (f, search):  # never offer an export of another view
+        export = prepared[2]
+        left.download_button("Download CSV", to_csv_bytes(export), "hri-responses.csv", "text/csv")
+        right.download_button("Download Excel", to_excel_bytes(export), "hri-responses.xlsx",
+                              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+
+
+main()

@@ -1,0 +1,84 @@
+"""Review queue: responses whose action is review or block, or that have no claims, oldest first.
+
+A reviewer records a decision with a required reason; the decision is audited, the response leaves
+the queue, and the decision is kept as a known outcome for calibration.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from register import RegisterError
+from register.review import DECISIONS
+from ui import data
+from ui.shell import page_frame
+from ui.components import current_actor, empty_state, show_error
+
+PAGE_SIZE = 25
+DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
+                   "send_back": "Send back for revision", "escalate": "Escalate"}
+
+
+def decision_form(response_id: str, revision: int) -> None:
+    with st.form("review_decision", clear_on_submit=True, enter_to_submit=False):
+        st.markdown(f"**Decision on `{response_id}` (revision {revision})**")
+        decision = st.radio("Decision", DECISIONS, format_func=DECISION_LABELS.get, horizontal=True,
+                            key="review_decision_choice")
+        reason = st.text_area("Reason (required)", key="review_reason", max_chars=2000,
+                              placeholder="Why this decision? It is stored with your name in the audit trail.")
+        submitted = st.form_submit_button("Record decision", type="primary")
+    if submitted:
+        try:
+            data.record_decision(current_actor(), response_id, revision, decision, reason)
+        except (RegisterError, ValueError) as error:
+            show_error(error)
+            return
+        st.session_state.pop("queue_table", None)
+        st.toast(f"Recorded: {DECISION_LABELS[decision]} for {response_id}", icon=":material/check:")
+        st.rerun()
+
+
+def main() -> None:
+    f = page_frame()
+    st.title("Review queue")
+    page = st.session_state.get("queue_page", 1)
+    frame, total = data.review_queue(f, PAGE_SIZE, PAGE_SIZE * (page - 1))
+    if not total:
+        empty_state("The review queue is empty for these filters: nothing needs a human decision.")
+        return
+    stats = st.columns(3)
+    stats[0].metric("In queue", f"{total:,}")
+    stats[1].metric("Oldest", f"{frame['age_days'].max():.0f} days" if page == 1 else "—")
+    pages = max(1, -(-total // PAGE_SIZE))
+    stats[2].number_input("Page", min_value=1, max_value=pages, step=1, key="queue_page")
+    st.caption("Oldest first. Select a response to decide on it.")
+    event = st.dataframe(
+        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="queue_table",
+        column_order=("response_id", "why", "age_days", "score", "band", "action", "use_case", "model",
+                      "created_at", "revision"),
+        column_config={
+            "response_id": st.column_config.TextColumn("Response"),
+            "why": st.column_config.TextColumn("Why in queue"),
+            "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
+            "band": st.column_config.TextColumn("Band"),
+            "action": st.column_config.TextColumn("Action"),
+            "use_case": st.column_config.TextColumn("Use case"),
+            "model": st.column_config.TextColumn("Model"),
+            "age_days": st.column_config.NumberColumn("Age (days)", format="%.1f"),
+            "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
+            "revision": st.column_config.NumberColumn("Rev."),
+        })
+    rows = event.selection.rows if event and event.selection else []
+    ids = list(frame["response_id"])
+    if rows:  # a table selection drives the picker; the picker alone works from the keyboard
+        st.session_state["queue_pick"] = ids[rows[0]]
+    if st.session_state.get("queue_pick") not in ids:
+        st.session_state["queue_pick"] = ids[0]
+    pick = st.selectbox("Response to decide on", ids, key="queue_pick")
+    row = frame[frame["response_id"] == pick].iloc[0]
+    st.page_link("pages/response_detail.py", label=f"Open the detail of {row['response_id']}",
+                 icon=":material/open_in_new:", query_params={"response_id": str(row["response_id"])})
+    decision_form(str(row["response_id"]), int(row["revision"]))
+
+
+main()

@@ -1,0 +1,84 @@
+"""The demo data set, loaded through the ordinary import path.
+
+Called by ``python -m register demo`` and by the app's first start (``ui.data.seed_if_empty``). Loads
+``data/table_v_supplier_contract.jsonl`` (the paper's worked example), every ``data/demo/*.jsonl``
+(real data converted by ``scripts/``, licences beside them) and, when asked, ``synthetic`` responses
+from ``hri_core.synthetic.generate_responses`` (seeded, so the same number gives the same records),
+written to a temporary JSON Lines file and imported like any user file.
+
+Idempotent: a source whose SHA-256 matches a finished import batch is skipped, so running the demo
+again adds no batch, no response and no audit event.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .importer import ProgressFn, import_path, scan_file
+from .profiles import ensure_default_profile
+from .store import Actor, Store
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+SYNTHETIC_SEED = 42
+
+def demo_sources() -> list[Path]:
+    """The shipped demo files, in load order."""
+    files = [DATA_DIR / "table_v_supplier_contract.jsonl"]
+    files += sorted((DATA_DIR / "demo").glob("*.jsonl"))
+    return [f for f in files if f.is_file()]
+
+
+def _write_synthetic(n: int, folder: Path) -> Path | None:
+    """Synthetic responses as JSON Lines; None when ``hri_core.synthetic`` is not available."""
+    try:
+        from hri_core.synthetic import generate_responses
+    except ImportError:
+        return None
+    path = folder / f"synthetic-{n}.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for record in generate_responses(n, seed=SYNTHETIC_SEED):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped."""
+    ensure_default_profile(store, actor)
+    summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
+                               "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
+    loaded = {row[0] for row in store.query(
+        "SELECT source_sha256 FROM import_batches WHERE finished_at IS NOT NULL AND source_sha256 IS NOT NULL")}
+    with tempfile.TemporaryDirectory(prefix="hri-demo-") as tmp:
+        sources = demo_sources()
+        if synthetic > 0:
+            path = _write_synthetic(synthetic, Path(tmp))
+            if path is None:
+                summary["notes"].append(f"hri_core.synthetic is not available: {synthetic} synthetic responses skipped")
+            else:
+                sources.append(path)
+        pending = []
+        total = 0
+        for source in sources:
+            sha256, lines = scan_file(source, "jsonl")
+            if sha256 in loaded:
+                summary["files_already_loaded"] += 1
+            else:
+                pending.append(source)
+                total += lines or 0
+        offset = 0
+        for source in pending:
+            def forward(done: int, _total: int | None, message: str, _offset: int = offset) -> None:
+                if progress:
+                    progress(_offset + done, total, message)
+
+            report = import_path(store, actor, source, progress=forward)
+            offset += report.records
+            summary["files_imported"] += 1
+            for name in ("records", "new_responses", "new_revisions", "quarantined"):
+                summary[name] += getattr(report, name)
+            if source.parent == Path(tmp):
+                summary["synthetic"] = report.accepted
+    return summary

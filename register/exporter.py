@@ -1,0 +1,131 @@
+"""Export current scores (CSV, Parquet, JSON Lines) and the open quarantine (JSON Lines, to fix and re-import).
+
+Called by the CLI (``python -m register export`` / ``quarantine export``) and the pages' download
+buttons. Scores are written by DuckDB itself (``COPY (SELECT ...) TO``), so an export of millions of
+rows never passes through Python. CSV is opened by spreadsheets, which run a cell starting with
+``= + - @`` (or a tab / carriage return) as a formula: every text cell starting so is prefixed with a
+single quote, in the SELECT itself (a CASE per text column), so the export stays one vectorised
+statement. Parquet and JSON Lines keep values exactly (typed numbers, no prefix).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hri_core.readers import group_flat_rows
+
+from .errors import RegisterError
+from .importer import QUARANTINE_KEY
+from .store import Store
+
+__all__ = ["EXPORT_COLUMNS", "EXPORT_FORMATS", "export_format", "export_quarantine", "export_scores"]
+
+EXPORT_FORMATS = {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
+
+# (column, SQL expression, kind): the allow-list of what an export holds, in order.
+EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("response_id", "r.response_id", "text"),
+    ("revision", "r.revision", "number"),
+    ("use_case", "r.use_case", "text"),
+    ("model", "r.model", "text"),
+    ("created_at", "r.created_at", "time"),
+    ("hri_add", "s.hri_add", "number"),
+    ("hri", "s.hri", "number"),
+    ("score", "s.score", "number"),
+    ("band", "s.band", "text"),
+    ("action", "s.action", "text"),
+    *((f"s_{d}", f"s.s_{d}", "number") for d in "fcuosph"),
+    ("floors_fired", "s.floors_fired", "number"),
+    ("decisive_claim_id", "s.decisive_claim_id", "text"),
+    ("decisive_rule_id", "s.decisive_rule_id", "text"),
+    ("profile_version", "s.profile_version", "number"),
+    ("as_of", "s.as_of", "time"),
+)
+
+# Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
+_FORMULA_START = "('=', '+', '-', '@', chr(9), chr(13))"
+
+
+def _sql_literal(text: str) -> str:
+    """A string literal for the one place SQL cannot take a parameter: COPY's file name."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def export_format(path: str | Path, fmt: str | None = None) -> str:
+    """The export format: as given, else from the file extension."""
+    if fmt:
+        if fmt not in set(EXPORT_FORMATS.values()):
+            raise RegisterError(f"unknown export format {fmt!r}; expected csv, parquet or jsonl")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix not in EXPORT_FORMATS:
+        raise RegisterError(f"cannot tell the export format from {Path(path).name!r}; "
+                            "use a .csv, .parquet or .jsonl name, or give the format")
+    return EXPORT_FORMATS[suffix]
+
+
+def _select(fmt: str) -> str:
+    columns = []
+    for name, expr, kind in EXPORT_COLUMNS:
+        if fmt == "csv" and kind == "text":
+            expr = f"CASE WHEN left({expr}, 1) IN {_FORMULA_START} THEN '''' || {expr} ELSE {expr} END"
+        elif fmt != "parquet" and kind == "time":  # ISO 8601 in UTC for text formats
+            expr = f"strftime({expr} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')"
+        columns.append(f"{expr} AS {name}")
+    return (f"SELECT {', '.join(columns)} FROM scores s JOIN responses r "
+            "ON r.response_id = s.response_id AND r.revision = s.revision "
+            "WHERE s.is_current AND r.is_current AND ($batch IS NULL OR r.batch_id = $batch) "
+            "ORDER BY r.response_id")
+
+
+def export_scores(store: Store, path: str | Path, *, fmt: str | None = None, batch_id: int | None = None) -> int:
+    """Write the current score of every current response (or one batch's) to ``path``; return the row count."""
+    fmt = export_format(path, fmt)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    options = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl": "FORMAT json"}[fmt]
+    with store.cursor() as cur:
+        row = cur.execute(f"COPY ({_select(fmt)}) TO {_sql_literal(str(path))} ({options})",
+                          {"batch": batch_id}).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _fixable_line(quarantine_id: int, source_name: str, location: str, response_id: str | None, raw: str,
+                  reasons, created_at) -> dict:
+    """One quarantine row as a JSON Lines record the user can correct and import again.
+
+    The ``_quarantine`` key says what was wrong (and which row a fixed line resolves); the other keys
+    are the record itself when its raw text was a JSON object or a flat table's rows. A record whose
+    raw text is not JSON at all keeps it verbatim under ``_quarantine.raw``.
+    """
+    meta = {"quarantine_id": quarantine_id, "source_name": source_name, "location": location,
+            "response_id": response_id, "reasons": json.loads(reasons) if isinstance(reasons, str) else reasons,
+            "created_at": created_at.isoformat() if created_at else None}
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
+        grouped = [record for _, _, record in group_flat_rows(enumerate(data, start=1))]
+        data = grouped[0] if len(grouped) == 1 and isinstance(grouped[0], dict) else None
+    if isinstance(data, dict):
+        data.pop(QUARANTINE_KEY, None)
+        return {QUARANTINE_KEY: meta, **data}
+    return {QUARANTINE_KEY: {**meta, "raw": raw}}
+
+
+def export_quarantine(store: Store, path: str | Path, *, include_resolved: bool = False) -> int:
+    """Write the open quarantine rows (or all rows) as JSON Lines to fix and re-import; return the row count."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    where = "" if include_resolved else "WHERE status = 'open'"
+    count = 0
+    with store.cursor() as cur, path.open("w", encoding="utf-8") as handle:
+        cur.execute("SELECT quarantine_id, source_name, location, response_id, raw, reasons, created_at "
+                    f"FROM quarantine {where} ORDER BY quarantine_id")
+        while rows := cur.fetchmany(1000):
+            for row in rows:
+                handle.write(json.dumps(_fixable_line(*row), ensure_ascii=False, default=str) + "\n")
+                count += 1
+    return count

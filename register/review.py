@@ -1,0 +1,142 @@
+"""The review queue and reviewers' decisions.
+
+Called by the review-queue and response-detail pages (through ``ui`` helpers) and by scripts. A
+response is queued when its selected score's action asks for a person (``queries.QUEUE_ACTIONS``:
+review or block) or it has no claims, and nobody has decided on that revision yet. A decision binds
+to one revision, copies the score it was made on, and is written through ``Store.write`` with an
+audit event ``review.decide``; the ``known_outcomes`` view (migration 002) turns decisions into
+good/bad outcomes for calibration. A new revision of a decided response is a new answer: it is
+queued again when its action asks for review.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pandas as pd
+
+from .errors import NotFound, RegisterError, StaleEdit
+from .queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, queue_condition, scored_set
+from .queries import queue_stats as _queue_stats
+from .store import Actor, Change, Store, utc_now
+
+__all__ = ["DECISIONS", "InvalidDecision", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats", "record_decision",
+           "review_queue"]
+
+DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
+# what each decision says about the answer, for calibration (the view known_outcomes says the same)
+OUTCOMES = {"release": "good", "release_with_caution": "good", "block": "bad", "send_back": "bad",
+            "escalate": "bad"}
+
+QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
+                 "no_claims", "age_days", "why")
+
+
+class InvalidDecision(RegisterError, ValueError):
+    """A decision that cannot be recorded as given; ``field`` names the input to fix."""
+
+    title = "Decision not recorded"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None = None) -> dict:
+    """``{"size": int, "oldest_age_days": float | None}`` of the queue (all of it unless ``f``).
+
+    The same SQL as ``queries.kpis``' queue numbers, so the overview and the queue page agree.
+    """
+    return _queue_stats(store, f, now=now)
+
+
+def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
+                 now: datetime | None = None) -> tuple[pd.DataFrame, int]:
+    """One page of the queue, oldest first (creation time, else import time), and the queue's size.
+
+    Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
+    age_days (from creation, else import, to now), why ("no claims" or "action <action>").
+    """
+    _check_window(limit, offset)
+    now = now or utc_now()
+    p = _Params()
+    moment = "coalesce(fr.created_at, fr.imported_at)"
+    frame = store.query_df(f"""
+        WITH fr AS ({scored_set(f, p)})
+        SELECT fr.response_id, fr.revision, fr.use_case, fr.model, fr.created_at, fr.score, fr.band, fr.action,
+               fr.no_claims, {age_days_expr(p, now, moment)} AS age_days,
+               CASE WHEN fr.no_claims THEN 'no claims' ELSE 'action ' || fr.action END AS why
+        FROM fr WHERE {queue_condition(p)}
+        ORDER BY {moment}, fr.imported_at, fr.response_id
+        LIMIT {p(limit)} OFFSET {p(offset)}""", p.values)
+    return frame, _queue_stats(store, f, now=now)["size"]
+
+
+def _validate(decision: str, reason: str | None, revision) -> str:
+    if decision not in DECISIONS:
+        raise InvalidDecision("decision", f"{decision!r} is not a decision; choose one of {', '.join(DECISIONS)}")
+    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
+        raise InvalidDecision("revision", f"must be a revision number >= 1, got {revision!r}")
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidDecision("reason", "a reason is required for every review decision")
+    return reason.strip()
+
+
+def record_decision(store: Store, actor: Actor, response_id: str, revision: int, decision: str, reason: str) -> int:
+    """Record a reviewer's decision on one revision of a response; returns its decision_id.
+
+    Refused with ``InvalidDecision`` (a ``ValueError``) for an unknown decision or an empty reason,
+    ``NotFound`` for an unknown response or revision, and ``StaleEdit`` when the revision was already
+    decided or is no longer the current one (the page shows old data: reload).
+    """
+    reason = _validate(decision, reason, revision)
+
+    def fn(cur) -> Change:
+        existing = cur.execute(
+            "SELECT decided_by, decided_role, decided_at, decision FROM review_decisions "
+            "WHERE response_id = ? AND revision = ?", [response_id, revision]).fetchone()
+        if existing is not None:
+            by, role, at, previous = existing
+            raise StaleEdit(f"{response_id} revision {revision} was already decided by {by} ({role}) at "
+                            f"{at:%Y-%m-%d %H:%M:%S} UTC ({previous}), reload")
+        current = cur.execute("SELECT revision FROM responses WHERE response_id = ? AND is_current",
+                              [response_id]).fetchone()
+        if current is None:
+            raise NotFound(f"response {response_id!r} does not exist")
+        if current[0] != revision:
+            known = cur.execute("SELECT 1 FROM responses WHERE response_id = ? AND revision = ?",
+                                [response_id, revision]).fetchone()
+            if known is None:
+                raise NotFound(f"response {response_id!r} has no revision {revision}")
+            raise StaleEdit(f"{response_id} revision {revision} is no longer current (revision {current[0]} is), "
+                            "reload")
+        score = cur.execute(
+            "SELECT score, band, action, profile_version, run_id, no_claims FROM scores "
+            "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]).fetchone()
+        score_at, band, action, version, run_id, no_claims = score if score else (None,) * 6
+        decision_id = cur.execute("SELECT nextval('seq_review_decision')").fetchone()[0]
+        decided_at = utc_now()
+        cur.execute(
+            "INSERT INTO review_decisions (decision_id, response_id, revision, decision, reason, decided_by, "
+            "decided_role, decided_at, score_at_decision, band_at_decision, action_at_decision, profile_version, "
+            "run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [decision_id, response_id, revision, decision, reason, actor.name, actor.role, decided_at, score_at,
+             band, action, version, run_id])
+        state = {"response_id": response_id, "revision": revision, "score": score_at, "band": band,
+                 "action": action, "profile_version": version, "run_id": run_id}
+        before = {**state, "decision": None,
+                  "queued": bool(action in QUEUE_ACTIONS or no_claims) if score else None}
+        after = {**state, "decision_id": decision_id, "decision": decision, "outcome": OUTCOMES[decision],
+                 "reason": reason, "decided_by": actor.name, "decided_role": actor.role,
+                 "decided_at": decided_at.isoformat()}
+        return Change("review_decision", str(decision_id), before, after, result=decision_id)
+
+    return store.write(actor, "review.decide", fn)
+
+
+def decisions_for(store: Store, response_id: str) -> pd.DataFrame:
+    """Every decision on any revision of a response, oldest first."""
+    return store.query_df(
+        "SELECT decision_id, response_id, revision, decision, reason, decided_by, decided_role, decided_at, "
+        "score_at_decision, band_at_decision, action_at_decision, profile_version, run_id "
+        "FROM review_decisions WHERE response_id = ? ORDER BY decided_at, decision_id", [response_id])
