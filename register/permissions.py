@@ -1,0 +1,95 @@
+"""Roles and permissions, enforced in the register's service functions (not only by hiding buttons).
+
+Roles (cumulative): viewer reads; annotator labels claims and submits feedback; reviewer records
+review decisions, validates feedback and signs checklists; admin edits profiles, rules and users.
+``system`` is the role of command-line and start-up jobs run by whoever operates the machine.
+
+``authorize`` raises ``PermissionDenied`` and writes nothing but a "denied" audit event;
+``require_other_person`` enforces four eyes (the author of a change cannot approve it).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from .errors import RegisterError
+
+ROLES = ("viewer", "annotator", "reviewer", "admin")
+SYSTEM_ROLE = "system"
+
+
+class Permission(str, Enum):
+    READ = "read"
+    IMPORT = "import"                      # bring data in, fix quarantined records
+    LABEL = "label"                        # label claims
+    FEEDBACK_SUBMIT = "feedback.submit"
+    FEEDBACK_VALIDATE = "feedback.validate"
+    REVIEW_DECIDE = "review.decide"
+    REGISTER_EDIT = "register.edit"        # source register and claims register rows
+    CHECKLIST_RUN = "checklist.run"
+    CHECKLIST_SIGN = "checklist.sign"
+    RULES_EDIT = "rules.edit"              # minimum evidence rules
+    PROFILE_EDIT = "profile.edit"          # drafts, elicitation
+    PROFILE_PUBLISH = "profile.publish"
+    RESCORE = "scores.rescore"
+    USERS_MANAGE = "users.manage"
+
+
+_MINIMUM_ROLE = {
+    Permission.READ: "viewer",
+    Permission.IMPORT: "annotator",
+    Permission.LABEL: "annotator",
+    Permission.FEEDBACK_SUBMIT: "annotator",
+    Permission.FEEDBACK_VALIDATE: "reviewer",
+    Permission.REVIEW_DECIDE: "reviewer",
+    Permission.REGISTER_EDIT: "reviewer",
+    Permission.CHECKLIST_RUN: "reviewer",
+    Permission.CHECKLIST_SIGN: "reviewer",
+    Permission.RULES_EDIT: "admin",
+    Permission.PROFILE_EDIT: "admin",
+    Permission.PROFILE_PUBLISH: "admin",
+    Permission.RESCORE: "admin",
+    Permission.USERS_MANAGE: "admin",
+}
+
+
+class PermissionDenied(RegisterError):
+    title = "Not allowed"
+
+
+class FourEyesViolation(PermissionDenied):
+    title = "Needs a second person"
+
+
+def allowed(role: str, permission: Permission) -> bool:
+    """Whether a role holds a permission (roles are cumulative; ``system`` holds all)."""
+    if role == SYSTEM_ROLE:
+        return True
+    if role not in ROLES:
+        return False
+    return ROLES.index(role) >= ROLES.index(_MINIMUM_ROLE[permission])
+
+
+def _deny(store, actor, permission: Permission, entity_type: str, entity_id, reason: str, error_type):
+    from .store import Change
+
+    store.write(actor, "denied", lambda cur: Change(
+        entity_type, None if entity_id is None else str(entity_id), None,
+        {"permission": permission.value, "reason": reason}))
+    raise error_type(reason)
+
+
+def authorize(store, actor, permission: Permission, *, entity_type: str, entity_id=None) -> None:
+    """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this."""
+    if not allowed(actor.role, permission):
+        _deny(store, actor, permission, entity_type, entity_id,
+              f"{actor.name} ({actor.role}) may not {permission.value}", PermissionDenied)
+
+
+def require_other_person(store, actor, author: str | None, permission: Permission, *, entity_type: str,
+                         entity_id=None, what: str = "this change") -> None:
+    """Four eyes: the author of ``what`` cannot be the one who approves it."""
+    if author is not None and author == actor.name:
+        _deny(store, actor, permission, entity_type, entity_id,
+              f"{actor.name} authored {what} and cannot also approve it: a second person must",
+              FourEyesViolation)
