@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import data
+from ui import auth, data
 
 st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
 
@@ -20,12 +20,30 @@ PAGES = {
                 url_path="response"),
         st.Page("pages/review_queue.py", title="Review queue", icon=":material/rule:", url_path="review"),
     ],
+    "Scoring": [
+        st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),
+        st.Page("pages/elicitation.py", title="Weight elicitation", icon=":material/groups:",
+                url_path="elicitation"),
+        st.Page("pages/calibration.py", title="Calibration", icon=":material/monitoring:", url_path="calibration"),
+    ],
+    "Governance": [
+        st.Page("pages/sources.py", title="Source register", icon=":material/library_books:", url_path="sources"),
+        st.Page("pages/claims_register.py", title="Claims register", icon=":material/checklist:", url_path="claims"),
+        st.Page("pages/evidence_rules.py", title="Evidence rules", icon=":material/gavel:", url_path="evidence-rules"),
+        st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
+                url_path="checklist"),
+    ],
+    "Admin": [
+        st.Page("pages/audit.py", title="Audit trail", icon=":material/history:", url_path="audit"),
+        st.Page("pages/users.py", title="Users", icon=":material/manage_accounts:", url_path="users"),
+    ],
 }
 
 
 def main() -> None:
     data.seed_if_empty(data.get_store())  # before any page: the first start loads the demo set
-    st.navigation(PAGES).run()  # each page renders the shared sidebar itself (ui.shell.page_frame)
+    # expanded: with more than ten pages Streamlit would hide the rest behind "View more"
+    st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
 
 
 main()

@@ -10,7 +10,8 @@ from register.errors import NotFound
 from register.reproduce import reproduce
 from ui import data, figures
 from ui.shell import page_frame
-from ui.components import escape_markdown, show_error
+from register.access import RESTRICTED_NOTE
+from ui.components import current_actor, escape_markdown, show_error
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Streamlit's markdown colour names, by label (claims are highlighted in the colour of their worst label)
@@ -87,12 +88,16 @@ def main() -> None:
         f":{MARKDOWN_COLOURS[label]}-background[{label}]" for label in present))
 
     st.subheader("Claims")
+    claims = data.claims_for_role(claims, current_actor().role)  # restricted sources: span withheld
+    if (claims["source_access"] == RESTRICTED_NOTE).any():
+        st.caption(":material/lock: Some claims rest on a restricted source: you see that the source exists, "
+                   "not what it says.")
     table = claims.assign(
         contribution=[max(by_id[c].contributions.values()) for c in claims["claim_id"]],
         floor=[by_id[c].floor or None for c in claims["claim_id"]],
     )
     st.dataframe(table[["claim_id", "text", "labels", "dimensions", "criticality", "contribution", "floor",
-                        "source_id", "span"]], hide_index=True,
+                        "source_id", "source_access", "span"]], hide_index=True,
                  column_config={"contribution": st.column_config.NumberColumn("Max m_ik", format="%.3f"),
                                 "floor": st.column_config.NumberColumn("Floor", format="%.2f")})
     left, right = st.columns(2)

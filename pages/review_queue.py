@@ -12,7 +12,8 @@ from register import RegisterError
 from register.review import DECISIONS
 from ui import data
 from ui.shell import page_frame
-from ui.components import current_actor, empty_state, show_error
+from register.permissions import Permission
+from ui.components import can, current_actor, empty_state, show_error
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
@@ -78,7 +79,11 @@ def main() -> None:
     row = frame[frame["response_id"] == pick].iloc[0]
     st.page_link("pages/response_detail.py", label=f"Open the detail of {row['response_id']}",
                  icon=":material/open_in_new:", query_params={"response_id": str(row["response_id"])})
-    decision_form(str(row["response_id"]), int(row["revision"]))
+    if can(Permission.REVIEW_DECIDE):
+        decision_form(str(row["response_id"]), int(row["revision"]))
+    else:
+        st.info(f"Your role ({current_actor().role}) can read the queue; recording a decision needs the reviewer "
+                "or admin role.", icon=":material/lock:")
 
 
 main()

@@ -81,3 +81,62 @@ def verify_chain(store) -> ChainReport:
             return ChainReport(False, len(rows), seq, f"event {seq} content does not match its hash (edited)")
         prev_hash, expected_seq = stored_hash, seq + 1
     return ChainReport(True, len(rows))
+
+
+# --- reading the trail (the audit page, its export) --------------------------------------------
+
+EVENT_COLUMNS = ("seq", "occurred_at", "actor_name", "actor_role", "action", "entity_type", "entity_id", "before",
+                 "after", "hash")
+
+
+@dataclass(frozen=True)
+class EventFilter:
+    """What the audit page filters on; every value reaches SQL as a bound parameter."""
+
+    actor: str | None = None          # part of the actor's name, any case
+    actions: tuple[str, ...] = ()     # exact action names (any of)
+    entity_type: str | None = None
+    entity_id: str | None = None      # exact
+    since: datetime | None = None     # inclusive
+    until: datetime | None = None     # exclusive
+
+
+def _event_where(f: EventFilter) -> tuple[str, list[Any]]:
+    conditions, params = ["true"], []
+    if f.actor:
+        conditions.append("strpos(lower(actor_name), lower(?)) > 0")
+        params.append(f.actor)
+    if f.actions:
+        conditions.append("list_contains(?, action)")
+        params.append(list(f.actions))
+    if f.entity_type:
+        conditions.append("entity_type = ?")
+        params.append(f.entity_type)
+    if f.entity_id:
+        conditions.append("entity_id = ?")
+        params.append(f.entity_id)
+    if f.since is not None:
+        conditions.append("occurred_at >= ?")
+        params.append(f.since)
+    if f.until is not None:
+        conditions.append("occurred_at < ?")
+        params.append(f.until)
+    return " AND ".join(conditions), params
+
+
+def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
+    """Events matching ``f``, newest first, as a DataFrame, and how many match in all."""
+    if not (0 < int(limit) <= 100_000) or int(offset) < 0:
+        raise ValueError("limit must be 1..100000 and offset >= 0")
+    where, params = _event_where(f)
+    frame = store.query_df(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
+                           "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
+    total = store.query_one(f"SELECT count(*) FROM audit_events WHERE {where}", params)[0]
+    return frame, total
+
+
+def event_options(store) -> dict[str, list[str]]:
+    """Distinct actions and entity types, for the filter pickers."""
+    return {"actions": [a for (a,) in store.query("SELECT DISTINCT action FROM audit_events ORDER BY action")],
+            "entity_types": [e for (e,) in store.query(
+                "SELECT DISTINCT entity_type FROM audit_events ORDER BY entity_type")]}

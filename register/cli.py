@@ -10,14 +10,24 @@
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
     demo [--synthetic N]               load the demo set (idempotent), plus N synthetic responses
     export FILE [--format F] [--batch N]  current scores as csv, parquet or jsonl (default: from FILE's extension)
-    audit verify                       recompute the hash chain of the audit trail
+    audit verify                       recompute the hash chain of the audit trail; exit 1 naming the
+                                       first broken event
+    users bootstrap [--username NAME]  first start: create an admin with a one-time password (printed
+                                       once) when no account exists
+    users list | add NAME --role R | reset-password NAME | set-role NAME ROLE | disable NAME | enable NAME
     status                             counts of responses, claims, scores, open quarantine; active profile
+    checklist run [--fail-on violations] [--claims FILE [--sources FILE]] [--record] [--json]
+                                       the pre-submission checklist's automated checks (paper Table IX);
+                                       with --fail-on violations the exit code is 1 when any check fails.
+                                       --claims/--sources check register files (CSV/Excel) in a temp database
+    governance import KIND FILE        import a sources or claims register file (CSV/Excel; updates by key)
+    governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
 
 Acting user: every write is recorded in the audit trail as
-``Actor(name=$HRI_ACTOR or the login name, role="admin")``.
+``Actor(name=$HRI_ACTOR or the login name, role="system")``.
 
 Exit codes: 0 success; 1 the command failed (the error is printed once, as ``title: message``) or
 the audit trail does not verify; 2 an import finished but quarantined at least one record;
@@ -37,20 +47,22 @@ from pathlib import Path
 from hri_core import HRIError
 
 from .errors import AuditChainBroken, RegisterError
+from .permissions import SYSTEM_ROLE
 from .store import Actor, Store, database_path_from_env
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 
 
 def cli_actor() -> Actor:
-    """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role admin."""
+    """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role ``system`` (whoever runs
+    commands against the database file operates the machine: every permission, no four-eyes check)."""
     name = os.environ.get("HRI_ACTOR")
     if not name:
         try:
             name = getpass.getuser()
         except (OSError, KeyError):  # no login name in some containers
             name = "unknown"
-    return Actor(name=name, role="admin")
+    return Actor(name=name, role=SYSTEM_ROLE)
 
 
 def render_error(error: BaseException, stream=None) -> None:
@@ -213,6 +225,60 @@ def cmd_audit_verify(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_users_bootstrap(store: Store, args) -> int:
+    from .identity import bootstrap_admin
+
+    password = bootstrap_admin(store, cli_actor(), args.username)
+    if password is None:
+        print("accounts exist: nothing to do")
+        return EXIT_OK
+    print(f"created the first admin account {args.username!r}. One-time password (shown only now; it must be "
+          f"changed at the first login):\n\n    {password}\n")
+    return EXIT_OK
+
+
+def cmd_users_list(store: Store, args) -> int:
+    from .identity import list_users
+
+    for u in list_users(store):
+        state = "disabled" if u.disabled else ("locked" if u.locked_until and u.locked_until > datetime.now(
+            timezone.utc) else "active")
+        print(f"{u.username}\t{u.role}\t{state}\t{u.display_name}")
+    return EXIT_OK
+
+
+def cmd_users_add(store: Store, args) -> int:
+    from .identity import create_user
+
+    password = create_user(store, cli_actor(), args.username, args.role, args.name)
+    print(f"created {args.username!r} ({args.role}). One-time password (shown only now):\n\n    {password}\n")
+    return EXIT_OK
+
+
+def cmd_users_reset_password(store: Store, args) -> int:
+    from .identity import reset_password
+
+    password = reset_password(store, cli_actor(), args.username)
+    print(f"new one-time password of {args.username!r} (shown only now):\n\n    {password}\n")
+    return EXIT_OK
+
+
+def cmd_users_set_role(store: Store, args) -> int:
+    from .identity import set_role
+
+    set_role(store, cli_actor(), args.username, args.role)
+    print(f"{args.username}: role {args.role}")
+    return EXIT_OK
+
+
+def cmd_users_disable(store: Store, args) -> int:
+    from .identity import set_disabled
+
+    set_disabled(store, cli_actor(), args.username, args.command_name == "disable")
+    print(f"{args.username}: {args.command_name}d")
+    return EXIT_OK
+
+
 def cmd_status(store: Store, args) -> int:
     from .errors import NotFound
     from .profiles import active_profile
@@ -236,6 +302,66 @@ def cmd_status(store: Store, args) -> int:
     print(f"database: {store.path}")
     for key, value in status.items():
         print(f"{key}: {value if value is not None else 'none (run init)'}")
+    return EXIT_OK
+
+
+def cmd_checklist_run(store: Store, args) -> int:
+    """The CI gate: run the automated checks and print a readable summary."""
+    import tempfile
+
+    from . import checklist, governance
+
+    rejected: list[str] = []
+    if args.claims or args.sources:
+        with tempfile.TemporaryDirectory(prefix="hri-checklist-") as tmp:
+            temp = Store(Path(tmp) / "register.duckdb")
+            try:
+                governance.ensure_default_rules(temp, cli_actor())
+                for kind, path in (("sources", args.sources), ("claims", args.claims)):
+                    if path:
+                        frame = governance.read_upload(Path(path).name, Path(path).read_bytes())
+                        result = governance.import_register(temp, cli_actor(), kind, frame)
+                        rejected += [f"{path}: {p}" for p in result.rejected]
+                results = checklist.run_checks(temp)
+            finally:
+                temp.close()
+    else:
+        results = checklist.run_checks(store)
+        if args.record:
+            run_id = checklist.record_run(store, cli_actor(), results=results)
+            print(f"recorded as checklist run {run_id}", file=sys.stderr)
+    failed, text = checklist.gate_summary(results)
+    if args.json:
+        print(json.dumps({**results, "rejected_rows": rejected}, indent=2, default=str))
+    else:
+        print(text)
+        for line in rejected:
+            print(f"  rejected row: {line}")
+    if args.fail_on == "violations" and (failed or rejected):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_governance(store: Store, args) -> int:
+    from . import governance
+
+    path = Path(args.file)
+    if args.governance_command == "import":
+        frame = governance.read_upload(path.name, path.read_bytes())
+        result = governance.import_register(store, cli_actor(), args.kind, frame)
+        print(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, {result.unchanged} unchanged, "
+              f"{result.rejected_rows} rejected" + (f", {result.sources_created} sources created"
+                                                   if result.sources_created else ""))
+        for problem in result.rejected:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_QUARANTINED if result.rejected else EXIT_OK
+    frame = governance.export_sources(store) if args.kind == "sources" else governance.export_claims(store)
+    frame = governance.formula_escaped(frame)
+    if path.suffix.lower() == ".xlsx":
+        frame.to_excel(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    print(f"{len(frame)} rows written to {path}")
     return EXIT_OK
 
 
@@ -283,7 +409,51 @@ def build_parser() -> argparse.ArgumentParser:
     asub = aud.add_subparsers(dest="audit_command", required=True)
     asub.add_parser("verify", help="recompute the hash chain").set_defaults(func=cmd_audit_verify)
 
+    from .permissions import ROLES
+
+    usr = sub.add_parser("users", help="local accounts of the embedded login")
+    usub = usr.add_subparsers(dest="users_command", required=True)
+    boot = usub.add_parser("bootstrap", help="create the first admin (one-time password) when no account exists")
+    boot.add_argument("--username", default="admin")
+    boot.set_defaults(func=cmd_users_bootstrap)
+    usub.add_parser("list", help="accounts, roles and states").set_defaults(func=cmd_users_list)
+    uadd = usub.add_parser("add", help="add an account (prints its one-time password)")
+    uadd.add_argument("username")
+    uadd.add_argument("--role", choices=ROLES, required=True)
+    uadd.add_argument("--name", help="display name (default: the username)")
+    uadd.set_defaults(func=cmd_users_add)
+    ureset = usub.add_parser("reset-password", help="new one-time password (also lifts a lock)")
+    ureset.add_argument("username")
+    ureset.set_defaults(func=cmd_users_reset_password)
+    urole = usub.add_parser("set-role", help="change an account's role")
+    urole.add_argument("username")
+    urole.add_argument("role", choices=ROLES)
+    urole.set_defaults(func=cmd_users_set_role)
+    for name in ("disable", "enable"):
+        toggle = usub.add_parser(name, help=f"{name} an account")
+        toggle.add_argument("username")
+        toggle.set_defaults(func=cmd_users_disable, command_name=name)
+
     sub.add_parser("status", help="counts and the active profile").set_defaults(func=cmd_status)
+
+    chk = sub.add_parser("checklist", help="the pre-submission claim-verification checklist")
+    csub = chk.add_subparsers(dest="checklist_command", required=True)
+    crun = csub.add_parser("run", help="run the automated checks (the CI gate)")
+    crun.add_argument("--fail-on", choices=("violations", "never"), default="never",
+                      help="violations: exit 1 when any check fails or an imported row is rejected")
+    crun.add_argument("--claims", metavar="FILE", help="check this claims register file (CSV/Excel) instead of the database")
+    crun.add_argument("--sources", metavar="FILE", help="with --claims: the sources register file it refers to")
+    crun.add_argument("--record", action="store_true", help="store the run in the database (to sign it in the console)")
+    crun.add_argument("--json", action="store_true", help="print the results as JSON")
+    crun.set_defaults(func=cmd_checklist_run)
+
+    gov = sub.add_parser("governance", help="import or export the source and claims registers")
+    gsub = gov.add_subparsers(dest="governance_command", required=True)
+    for name in ("import", "export"):
+        g = gsub.add_parser(name, help=f"{name} a register file (.csv or .xlsx)")
+        g.add_argument("kind", choices=("sources", "claims"))
+        g.add_argument("file")
+        g.set_defaults(func=cmd_governance)
     return parser
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .importer import ProgressFn, import_path, scan_file
+from .governance import seed_paper_register
 from .profiles import ensure_default_profile
 from .store import Actor, Store
 
@@ -47,6 +48,7 @@ def _write_synthetic(n: int, folder: Path) -> Path | None:
 def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped."""
     ensure_default_profile(store, actor)
+    seed_paper_register(store, actor)  # the paper's Table VII and Table VIII as the example governance register
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(

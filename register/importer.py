@@ -62,6 +62,7 @@ from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell"
 
 from . import scorer
 from .errors import ImportRejected, NotFound, RegisterError
+from .permissions import Permission, authorize
 from .profiles import active_profile
 from .records import insert_responses
 from .store import Actor, Change, Store, utc_now
@@ -779,7 +780,7 @@ def _score_unscored(store: Store, actor: Actor, profile, batch: BatchReport) -> 
         ANTI JOIN scores s ON s.response_id = r.response_id AND s.revision = r.revision AND s.is_current
         WHERE r.is_current ORDER BY r.batch_id""")]
     for batch_id in batches:
-        summary = scorer.rescore(store, actor, profile, batch_id=batch_id)
+        summary = scorer.score_imported(store, actor, profile, batch_id=batch_id)
         if batch_id == batch.batch_id:
             batch.score_run_id, batch.scored = summary.run_id, summary.responses_scored
         else:
@@ -798,6 +799,7 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
     added responses or revisions is rescored under the active profile. Raises ``ImportRejected`` (before
     anything is written) when a file is refused, ``NotFound`` when there is no active profile to score with.
     """
+    authorize(store, actor, Permission.IMPORT, entity_type="import", entity_id=str(path))
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     path = Path(path)
@@ -858,6 +860,7 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
     list of its rows as the quarantine row shows them. Still invalid: the row stays open with the new
     raw text and reasons (audit event ``quarantine.fix_failed``) and ``RecordError`` is raised.
     """
+    authorize(store, actor, Permission.IMPORT, entity_type="quarantine", entity_id=quarantine_id)
     row = store.query_one("SELECT status, source_name, location, raw, reasons FROM quarantine WHERE quarantine_id = ?",
                           [quarantine_id])
     if row is None:

@@ -33,6 +33,7 @@ class Permission(str, Enum):
     PROFILE_PUBLISH = "profile.publish"
     RESCORE = "scores.rescore"
     USERS_MANAGE = "users.manage"
+    AUDIT_READ = "audit.read"              # the audit trail page and its export
 
 
 _MINIMUM_ROLE = {
@@ -50,6 +51,7 @@ _MINIMUM_ROLE = {
     Permission.PROFILE_PUBLISH: "admin",
     Permission.RESCORE: "admin",
     Permission.USERS_MANAGE: "admin",
+    Permission.AUDIT_READ: "reviewer",
 }
 
 

@@ -12,6 +12,7 @@ import json
 from hri_core import ScoringProfile, default_profile, profile_from_dict
 
 from .errors import NotFound, RegisterError
+from .permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
 from .store import Actor, Change, Store, utc_now
 
 
@@ -66,6 +67,7 @@ def ensure_default_profile(store: Store, actor: Actor) -> int:
     existing = store.query_one("SELECT min(profile_version) FROM scoring_profiles")[0]
     if existing is not None:
         return existing
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
 
     def fn(cur) -> Change:
         version = _insert(cur, default_profile(), "active", actor, None,
@@ -78,6 +80,7 @@ def ensure_default_profile(store: Store, actor: Actor) -> int:
 def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int | None = None,
                  name: str | None = None) -> int:
     """A new draft from a (partial) parameter mapping laid over ``based_on`` (default: the active profile)."""
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile", entity_id=based_on)
     base = get_profile(store, based_on) if based_on else active_profile(store)
     profile = profile_from_dict(overrides, base=base)
     if name:
@@ -92,9 +95,18 @@ def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int |
 
 
 def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
-    """Make a draft the active profile (the previous active one is archived). Rescoring is separate."""
+    """Make a draft the active profile (the previous active one is archived). Rescoring is separate.
+
+    Four eyes: the draft's creator cannot publish it (command-line jobs of the ``system`` role, run by
+    whoever operates the machine, are exempt).
+    """
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
+    author = store.query_one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
+    if author is not None and actor.role != SYSTEM_ROLE:
+        require_other_person(store, actor, author[0], Permission.PROFILE_PUBLISH, entity_type="scoring_profile",
+                             entity_id=version, what=f"draft profile version {version}")
 
     def fn(cur) -> Change:
         row = cur.execute("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version]).fetchone()
@@ -110,3 +122,67 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
                       {"status": "active", "reason": reason.strip()})
 
     store.write(actor, "profile.publish", fn)
+
+
+def profile_meta(store: Store, version: int) -> dict:
+    """Status and provenance of one stored version (status, created_by, published_by, reason, based_on ...)."""
+    row = store.query_one(
+        "SELECT profile_version, name, status, fingerprint, based_on, created_at, created_by, published_at, "
+        "published_by, reason FROM scoring_profiles WHERE profile_version = ?", [version])
+    if row is None:
+        raise NotFound(f"scoring profile version {version} does not exist")
+    keys = ("profile_version", "name", "status", "fingerprint", "based_on", "created_at", "created_by",
+            "published_at", "published_by", "reason")
+    return dict(zip(keys, row))
+
+
+def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None, progress=None):
+    """Publish a draft (four eyes, reason required) and rescore every current response under it.
+
+    The old scores are kept; each new score row records the run, the profile version and the as-of
+    time (``register.scorer.rescore``). ``progress(step, total, message)`` is called between the steps
+    so that a page can show where it is. Returns the ``RescoreSummary``.
+    """
+    from .scorer import rescore
+
+    def tick(step: int, message: str) -> None:
+        if progress is not None:
+            progress(step, 3, message)
+
+    tick(0, f"Publishing profile version {version}...")
+    authorize(store, actor, Permission.RESCORE, entity_type="scoring_profile", entity_id=version)
+    activate(store, actor, version, reason)
+    tick(1, f"Rescoring every current response under version {version}...")
+    summary = rescore(store, actor, get_profile(store, version), as_of=as_of)
+    tick(3, f"Rescored {summary.responses_scored:,} responses under version {version} (run {summary.run_id}).")
+    return summary
+
+
+def _flatten(value, prefix: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        out = {}
+        for k, item in enumerate(value):
+            tag = item.get("rule_id") or item.get("name") or str(k)
+            out.update(_flatten(item, f"{prefix}[{tag}]"))
+        return out
+    if isinstance(value, list):
+        return {prefix: ", ".join(map(str, value)) if value else "(none)"}
+    return {prefix: value}
+
+
+def profile_diff(a: ScoringProfile, b: ScoringProfile) -> list[dict]:
+    """Every parameter that differs between two profiles: ``[{"parameter", "a", "b"}]`` in a stable order.
+
+    Floors and bands are keyed by rule id and band name, so that a changed value reads as one change
+    (and an added or removed rule as a value against "(absent)").
+    """
+    left = _flatten(a.model_dump(mode="json", exclude={"name", "version"}))
+    right = _flatten(b.model_dump(mode="json", exclude={"name", "version"}))
+    keys = list(left) + [k for k in right if k not in left]
+    return [{"parameter": k, "a": left.get(k, "(absent)"), "b": right.get(k, "(absent)")}
+            for k in keys if left.get(k, "(absent)") != right.get(k, "(absent)")]

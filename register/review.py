@@ -16,12 +16,13 @@ from datetime import datetime
 import pandas as pd
 
 from .errors import NotFound, RegisterError, StaleEdit
-from .queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, queue_condition, scored_set
+from .permissions import Permission, authorize
+from .queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, filtered_scores, flag_queued
 from .queries import queue_stats as _queue_stats
 from .store import Actor, Change, Store, utc_now
 
-__all__ = ["DECISIONS", "InvalidDecision", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats", "record_decision",
-           "review_queue"]
+__all__ = ["DECISIONS", "InvalidDecision", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
+           "record_decision", "review_queue"]
 
 DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
 # what each decision says about the answer, for calibration (the view known_outcomes says the same)
@@ -60,14 +61,14 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     _check_window(limit, offset)
     now = now or utc_now()
     p = _Params()
-    moment = "coalesce(fr.created_at, fr.imported_at)"
+    moment = "coalesce(created_at, imported_at)"
     frame = store.query_df(f"""
-        WITH fr AS ({scored_set(f, p)})
-        SELECT fr.response_id, fr.revision, fr.use_case, fr.model, fr.created_at, fr.score, fr.band, fr.action,
-               fr.no_claims, {age_days_expr(p, now, moment)} AS age_days,
-               CASE WHEN fr.no_claims THEN 'no claims' ELSE 'action ' || fr.action END AS why
-        FROM fr WHERE {queue_condition(p)}
-        ORDER BY {moment}, fr.imported_at, fr.response_id
+        WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p)})
+        SELECT response_id, revision, use_case, model, created_at, score, band, action, no_claims,
+               {age_days_expr(p, now, moment)} AS age_days,
+               CASE WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
+        FROM q WHERE queued
+        ORDER BY {moment}, imported_at, response_id
         LIMIT {p(limit)} OFFSET {p(offset)}""", p.values)
     return frame, _queue_stats(store, f, now=now)["size"]
 
@@ -89,6 +90,7 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
     ``NotFound`` for an unknown response or revision, and ``StaleEdit`` when the revision was already
     decided or is no longer the current one (the page shows old data: reload).
     """
+    authorize(store, actor, Permission.REVIEW_DECIDE, entity_type="response", entity_id=response_id)
     reason = _validate(decision, reason, revision)
 
     def fn(cur) -> Change:

@@ -7,8 +7,9 @@ dimension by default, which floor rules exist); every *number* (contributions, w
 values, band bounds, decay rate, as-of time) is a bound parameter.
 
 Labels and explicit dimensions are stored as bit masks (``hri_core.vocabulary.LABEL_BIT``), so a
-claim's contribution to a dimension is a handful of integer tests and one GREATEST, and the whole
-score is one GROUP BY over the claims.
+claim's contribution to a dimension is a handful of integer tests and one GREATEST, computed once per
+distinct claim shape; the score is one GROUP BY of the claims for the dimensions and one of the few
+claims that can fire a floor (see ``score_query``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hri_core import DIMENSIONS, Label, ScoringProfile
 from hri_core.models import ensure_utc
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 
+from .permissions import Permission, authorize
 from .store import Actor, Change, Store, utc_now
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -31,22 +33,18 @@ class _Params:
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
+        self._names: dict[tuple[type, Any], str] = {}
 
     def __call__(self, value: Any) -> str:
+        """The parameter's placeholder; an equal scalar of the same type reuses its placeholder."""
+        key = (type(value), value) if isinstance(value, (bool, int, float, str, datetime)) else None
+        if key is not None and key in self._names:
+            return f"${self._names[key]}"
         name = f"p{len(self.values) + 1}"
         self.values[name] = value
+        if key is not None:
+            self._names[key] = name
         return f"${name}"
-
-
-def _m_expr(profile: ScoringProfile, dim, labels, value_of) -> str:
-    """m_ik for one dimension: the largest contribution among the claim's labels that hit it."""
-    terms = []
-    for label in labels:
-        has_label = f"(label_mask & {LABEL_BIT[label]}) <> 0"
-        explicit = f"(dim_mask & {DIMENSION_BIT[dim]}) <> 0"
-        applies = f"(dim_mask IS NULL OR {explicit})" if dim in profile.default_dimensions[label] else explicit
-        terms.append(f"CASE WHEN {has_label} AND {applies} THEN {value_of(label)} ELSE 0.0 END")
-    return f"greatest(0.0, {', '.join(terms)})" if terms else "0.0"
 
 
 def _floor_condition(rule, as_of_param: str, p: _Params) -> str:
@@ -78,104 +76,180 @@ def _floor_label_mask(profile: ScoringProfile) -> int:
     return mask
 
 
+_CLAIM_IDX_SPAN = 2 ** 31  # claim_idx is a non-negative INTEGER: 31 bits
+
+
+def _floor_keys(profile: ScoringProfile) -> tuple[list[float], list[str], int, int]:
+    """The decisive-floor ordering as exact integers (see ``score_query``).
+
+    Returns the sorted distinct floor values (rank r is values[r - 1], r >= 1), the rule ids in profile
+    order, the rule-position span R (a power of two > the number of rules) and the rank multiplier
+    B = 2^31 * R. A fired (rule, claim) pair has the key rank * B + (2^31 - 1 - claim_idx) * R + (R - 1 - pos):
+    larger value first, then the earlier claim, then the earlier rule -- what ``max(fired, key=value)``
+    picks in ``hri_core.score_response``.
+    """
+    values = sorted({rule.value for rule in profile.floors})
+    span = 1
+    while span <= len(profile.floors):
+        span *= 2
+    if (len(values) + 1) * _CLAIM_IDX_SPAN * span >= 2 ** 63:  # the key is a BIGINT: ~32,000 rules
+        raise ValueError(f"too many floor rules for the bulk scorer: {len(profile.floors)}")
+    return values, [rule.rule_id for rule in profile.floors], span, _CLAIM_IDX_SPAN * span
+
+
 def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
 
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
     total_criticality, floors_fired, decisive_claim_id, decisive_rule_id.
 
-    Shape of the computation (why it is fast): a claim's contributions depend only on its label mask,
-    dimension mask and criticality, except for validated negative feedback, which decays per claim.
-    So m_ik is computed once per distinct claim shape (tens of rows), joined back to the claims on one
-    integer key, and only feedback claims get per-row work; grouping is on an integer response key.
-    Floors are evaluated only on claims carrying a label that some floor rule names (a small scan).
+    Shape of the computation (why it is fast): what a claim contributes -- v_i * m_ik for the seven
+    dimensions, the floor rules it fires and the best of them -- depends only on its label mask,
+    dimension mask and criticality, except for what reads the claim's feedback (the decay of validated
+    negative feedback, the repeated-or-unresolved floors). So it is computed once per distinct claim
+    shape (tens of rows, ``k``) and joined back to the claims; only claims with a feedback-dependent
+    label get per-row work. The dimension sums are one GROUP BY on the integer response key over
+    claims that read nothing but four integer columns (``a``). Floors are aggregated only over claims
+    whose shape can fire one (``f``): the number fired, and the decisive floor as the max of an exact
+    integer key (value rank, then the earliest claim, then the earliest rule: ``_floor_keys``) with
+    arg_max for its claim id; the rank maps back to the floor value and the rule position to its id
+    through two bound lists.
     """
     as_of = ensure_utc(as_of)
     p = _Params()
     at = p(as_of) + "::TIMESTAMPTZ"
     vnf = Label.VALIDATED_NEGATIVE_FEEDBACK
     static_labels = [lab for lab in Label if lab not in (Label.SUPPORTED, vnf)]
-    shape_m = {d: _m_expr(profile, d, static_labels, lambda lab: p(profile.contributions[lab])) for d in DIMENSIONS}
-    decay = (f"(CASE WHEN feedback_at IS NULL THEN 1.0 WHEN feedback_at > {at} THEN 0.0 "
-             f"ELSE exp(-{p(profile.decay_lambda)} * (epoch_us({at}) - epoch_us(feedback_at)) / 86400000000.0) END)")
-    vnf_value = f"{p(profile.contributions[vnf])} * {decay}"
-    vnf_m = {d: _m_expr(profile, d, [vnf], lambda lab: vnf_value) for d in DIMENSIONS}
-
     low = {d: d.value.lower() for d in DIMENSIONS}
-    vnf_bit = LABEL_BIT[vnf]
-    shape_key = "(label_mask::BIGINT + 256 * coalesce(dim_mask, 255) + 65536 * criticality::BIGINT)"
-    shape_cols = ", ".join(f"{shape_m[d]} AS m_{low[d]}" for d in DIMENSIONS)
-    claim_m = ", ".join(
-        f"CASE WHEN (label_mask & {vnf_bit}) <> 0 THEN greatest(k.m_{low[d]}, {vnf_m[d]}) ELSE k.m_{low[d]} END "
-        f"AS m_{low[d]}" for d in DIMENSIONS)
-    sums = ", ".join(f"sum(criticality * m_{low[d]}) AS n_{low[d]}" for d in DIMENSIONS)
+
+    def applies(dim, labels, value: str) -> str:
+        """m_ik of a claim whose labels ``labels`` contribute ``value`` (its max over them): an explicit
+        dimension list applies to every label but SUPPORTED; else the labels' profile defaults do."""
+        default = [lab for lab in labels if dim in profile.default_dimensions[lab]]
+        return (f"CASE WHEN dim_mask IS NULL THEN {value if default else '0.0'} "
+                f"WHEN (dim_mask & {DIMENSION_BIT[dim]}) <> 0 THEN {value} ELSE 0.0 END")
+
+    # --- per shape: max contribution of the static labels (one per default-dimension group)
+    def max_of(labels) -> str:
+        terms = [f"CASE WHEN (label_mask & {LABEL_BIT[lab]}) <> 0 THEN {p(profile.contributions[lab])} END"
+                 for lab in labels]
+        return f"coalesce(greatest({', '.join(terms)}), 0.0)" if terms else "0.0"
+
+    shape_max = {"mx": max_of(static_labels)}
+    shape_vm = {}
+    for d in DIMENSIONS:
+        default = [lab for lab in static_labels if d in profile.default_dimensions[lab]]
+        name = "mx" if default == static_labels else f"md_{low[d]}"
+        shape_max.setdefault(name, max_of(default))
+        shape_vm[d] = (f"criticality * CASE WHEN dim_mask IS NULL THEN {name} "
+                       f"WHEN (dim_mask & {DIMENSION_BIT[d]}) <> 0 THEN mx ELSE 0.0 END")
+    values, rule_ids, span, rank_mult = _floor_keys(profile)
+    static_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition != "repeated_or_unresolved"]
+    dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition == "repeated_or_unresolved"]
+    rank_p = p(rank_mult) + "::BIGINT" if profile.floors else ""  # no unused parameter without floors
+
+    def part(i: int, rule) -> str:  # rank * B + (R - 1 - pos): the claim-independent part of the key
+        return f"({p(values.index(rule.value) + 1)}::BIGINT * {rank_p} + {p(span - 1 - i)})"
+
+    fired = {f"f{i}": _floor_condition(r, at, p) for i, r in static_rules}
+    shape_nf = " + ".join(f"f{i}::INTEGER" for i, _ in static_rules) or "0"
+    shape_part = ("greatest(" + ", ".join(f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules) + ")"
+                  if static_rules else "NULL::BIGINT")
+
+    # --- per row, only for claims with a feedback-dependent label
+    dyn_mask = LABEL_BIT[vnf]
+    for _, rule in dynamic_rules:
+        dyn_mask |= LABEL_BIT[rule.label]
+    vnf_value = (f"CASE WHEN (label_mask & {LABEL_BIT[vnf]}) = 0 THEN 0.0 WHEN feedback_at IS NULL THEN 1.0 "
+                 f"WHEN feedback_at > {at} THEN 0.0 ELSE exp(-{p(profile.decay_lambda)} * "
+                 f"(epoch_us({at}) - epoch_us(feedback_at)) / 86400000000.0) END * {p(profile.contributions[vnf])}")
+    row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb')}) AS vm_{low[d]}"
+                       for d in DIMENSIONS).replace("dim_mask", "c.dim_mask")
+    static_vm = ", ".join(f"k.vm_{low[d]}" for d in DIMENSIONS)
+    dyn_fired = [(i, r, _floor_condition(r, at, p)) for i, r in dynamic_rules]
+    is_dyn = f"(cl.label_mask & {dyn_mask}) <> 0"
+    if dyn_fired:
+        row_nf = (f"CASE WHEN {is_dyn} THEN k.k_nf + " + " + ".join(f"({c})::INTEGER" for _, _, c in dyn_fired) +
+                  " ELSE k.k_nf END")
+        row_part = (f"CASE WHEN {is_dyn} THEN greatest(k.k_part, " +
+                    ", ".join(f"CASE WHEN {c} THEN {part(i, r)} END" for i, r, c in dyn_fired) + ") ELSE k.k_part END")
+    else:
+        row_nf, row_part = "k.k_nf", "k.k_part"
+    if profile.floors:
+        # a claim carrying a label of mask M has label_mask >= the lowest bit of M: a filter DuckDB
+        # pushes into the scan, so claim ids and feedback columns are read only for candidate claims
+        floor_mask = dyn_mask | _floor_label_mask(profile)
+        row_key = f"{row_part} + ({p(_CLAIM_IDX_SPAN - 1)}::BIGINT - cl.claim_idx) * {p(span)}"
+        values_p, rules_p = f"({p(values)}::DOUBLE[])", f"({p(rule_ids)}::VARCHAR[])"
+        floors_cte = f"""
+    SELECT response_key, n_fired, {values_p}[(top_key // {rank_p})::BIGINT] AS phi, top_claim,
+           {rules_p}[({p(span)} - top_key % {p(span)})::BIGINT] AS top_rule
+    FROM (SELECT response_key, sum(n_fired) AS n_fired, max(key) AS top_key, arg_max(claim_id, key) AS top_claim
+          FROM (SELECT cl.response_key, cl.claim_id, {row_nf} AS n_fired, {row_key} AS key
+                FROM claims cl JOIN k ON k.k_label = cl.label_mask AND k.k_crit = cl.criticality
+                     AND k.k_dim IS NOT DISTINCT FROM cl.dim_mask AND (k.k_part IS NOT NULL OR k.k_dyn)
+                WHERE {_scope(p, batch_id, "cl")} AND cl.label_mask >= {floor_mask & -floor_mask})
+          WHERE n_fired > 0  -- a floor of value 0 still fires (and is counted)
+          GROUP BY response_key)"""
+    else:
+        floors_cte = ("SELECT NULL::BIGINT AS response_key, 0 AS n_fired, NULL::DOUBLE AS phi, "
+                      "NULL::VARCHAR AS top_claim, NULL::VARCHAR AS top_rule WHERE false")
+    sums = ", ".join(f"sum(vm_{low[d]}) AS n_{low[d]}" for d in DIMENSIONS)
     dims = ",\n    ".join(f"coalesce(a.n_{low[d]} / a.tv, 0.0) AS {DIM_COLUMNS[d]}" for d in DIMENSIONS)
     weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
-
-    # floors: phi per claim, the number of rules fired, and the decisive rule (first in profile order
-    # among those with the claim's top value) -- only over claims that carry a floor label
-    rules = [(rule, _floor_condition(rule, at, p), p(rule.value), p(rule.rule_id)) for rule in profile.floors]
-    if rules:
-        phi = "greatest(" + ", ".join(f"CASE WHEN {c} THEN {v} ELSE 0.0 END" for _, c, v, _ in rules) + ")"
-        fired_count = " + ".join(f"({c})::INTEGER" for _, c, _, _ in rules)
-        rule_of = "CASE " + " ".join(f"WHEN ({c}) AND {v} = phi THEN {rid}" for _, c, v, rid in rules) + " END"
-        floors_cte = f"""
-, fc AS (
-    SELECT response_key, claim_idx, claim_id, {phi} AS phi, {fired_count} AS n_fired,
-           label_mask, dim_mask, criticality, feedback_at, feedback_count, feedback_resolved
-    FROM claims cl WHERE {_scope(p, batch_id, "cl")} AND (label_mask & {p(_floor_label_mask(profile))}) <> 0
-), fa AS (
-    SELECT response_key, max(phi) AS phi, sum(n_fired) AS n_fired,
-           arg_max({{'claim_id': claim_id, 'rule_id': {rule_of}}}, [phi, -claim_idx]) AS top
-    FROM fc WHERE n_fired > 0 GROUP BY response_key  -- a floor of value 0 still fires (and is counted)
-)"""
-    else:
-        floors_cte = ", fa AS (SELECT NULL::BIGINT AS response_key, 0.0 AS phi, 0 AS n_fired, " \
-                     "NULL::STRUCT(claim_id VARCHAR, rule_id VARCHAR) AS top WHERE false)"
     bands = profile.bands
     # a one-band profile is valid: "CASE ELSE x END" is not SQL, so it is the band's value itself
     band_case = ("CASE " + " ".join(
-        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.name)}" for b in bands[:-1]) +
+        f"WHEN score9 <= {p(b.upper)} THEN {p(b.name)}" for b in bands[:-1]) +
         f" ELSE {p(bands[-1].name)} END") if len(bands) > 1 else p(bands[0].name)
     action_case = ("CASE " + " ".join(
-        f"WHEN round(100.0 * hri, 9) <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) +
+        f"WHEN score9 <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) +
         f" ELSE {p(bands[-1].action)} END") if len(bands) > 1 else p(bands[0].action)
+    shape_cols = ", ".join(f"{shape_vm[d]} AS vm_{low[d]}" for d in DIMENSIONS)
+    shape_base = ", ".join([*(f"{expr} AS {name}" for name, expr in shape_max.items()),
+                            *(f"{cond} AS {name}" for name, cond in fired.items())])
+    scope_cl = _scope(p, batch_id, "cl")
     sql = f"""
-WITH shapes AS (
-    SELECT shape_key, {shape_cols}
-    FROM (SELECT DISTINCT {shape_key} AS shape_key, label_mask, dim_mask, criticality
-          FROM claims cl WHERE {_scope(p, batch_id, "cl")})
+WITH k AS (
+    SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, {shape_cols},
+           {shape_nf} AS k_nf, {shape_part} AS k_part, (label_mask & {dyn_mask}) <> 0 AS k_dyn
+    FROM (SELECT label_mask, dim_mask, criticality, {shape_base}
+          FROM (SELECT DISTINCT label_mask, dim_mask, criticality FROM claims cl WHERE {scope_cl}))
 ), a AS (
     SELECT response_key, sum(criticality) AS tv, {sums}
-    FROM (SELECT cl.response_key, cl.criticality, {claim_m}
-          FROM claims cl JOIN shapes k ON k.shape_key = {shape_key.replace("label_mask", "cl.label_mask")
-                                                        .replace("dim_mask", "cl.dim_mask")
-                                                        .replace("criticality", "cl.criticality")}
-          WHERE {_scope(p, batch_id, "cl")})
+    FROM (SELECT cl.response_key, cl.criticality, {static_vm}
+          FROM claims cl JOIN k ON k.k_label = cl.label_mask AND k.k_crit = cl.criticality
+               AND k.k_dim IS NOT DISTINCT FROM cl.dim_mask AND NOT k.k_dyn
+          WHERE {scope_cl}
+          UNION ALL
+          SELECT c.response_key, c.criticality, {row_vm}
+          FROM (SELECT response_key, criticality, label_mask, dim_mask, {vnf_value} AS fb
+                FROM claims cl WHERE {scope_cl} AND cl.label_mask >= {dyn_mask & -dyn_mask}) c
+               JOIN k ON k.k_label = c.label_mask AND k.k_crit = c.criticality
+               AND k.k_dim IS NOT DISTINCT FROM c.dim_mask AND k.k_dyn)
     GROUP BY response_key
-){floors_cte}, s AS (
+), f AS ({floors_cte}
+), s AS (
     SELECT r.response_id, r.revision,
     {dims},
-    coalesce(fa.phi, 0.0) AS phi,
+    coalesce(f.phi, 0.0) AS phi,
     coalesce(a.tv, 0) AS total_criticality,
     a.tv IS NULL AS no_claims,
-    coalesce(fa.n_fired, 0) AS floors_fired,
-    fa.top
-    FROM responses r
-    LEFT JOIN a ON a.response_key = r.response_key
-    LEFT JOIN fa ON fa.response_key = r.response_key
+    coalesce(f.n_fired, 0) AS floors_fired,
+    f.top_claim, f.top_rule
+    FROM responses r LEFT JOIN a ON a.response_key = r.response_key LEFT JOIN f ON f.response_key = r.response_key
     WHERE {_scope(p, batch_id, "r")}
 ), h AS (
     SELECT *, least(1.0, {weighted}) AS hri_add FROM s
 ), g AS (
-    SELECT *, greatest(hri_add, phi) AS hri FROM h
+    SELECT *, greatest(hri_add, phi) AS hri, round(100.0 * greatest(hri_add, phi), 9) AS score9 FROM h
 )
 SELECT response_id, revision, {', '.join(DIM_COLUMNS.values())}, hri_add, hri, 100.0 * hri AS score,
     {band_case} AS band,
     CASE WHEN no_claims THEN {p(profile.no_claims_action)} ELSE {action_case} END AS action,
     no_claims, total_criticality::INTEGER AS total_criticality, floors_fired::INTEGER AS floors_fired,
-    CASE WHEN phi > hri_add THEN top.claim_id END AS decisive_claim_id,
-    CASE WHEN phi > hri_add THEN top.rule_id END AS decisive_rule_id
+    CASE WHEN phi > hri_add THEN top_claim END AS decisive_claim_id,
+    CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id
 FROM g
 """
     return sql, p.values
@@ -196,7 +270,8 @@ def fired_floors_query(profile: ScoringProfile, as_of: datetime, *,
     branches = " UNION ALL ".join(
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
         f"{p(rule.label.value)} AS label, criticality, {p(rule.value)}::DOUBLE AS value, {i} AS rule_order "
-        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)}"
+        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)} "
+        f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
     sql = (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value "
            f"FROM ({branches}) ORDER BY response_id, revision, claim_idx, rule_order")
@@ -216,8 +291,16 @@ def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datet
     """Score current responses (all, or one batch) under ``profile`` in one transaction.
 
     Earlier scores are kept; the new rows become the current scores of their responses, recording
-    the run, the profile version and the as-of time.
+    the run, the profile version and the as-of time. Needs ``Permission.RESCORE``.
     """
+    authorize(store, actor, Permission.RESCORE, entity_type="score_run")
+    return score_imported(store, actor, profile, as_of=as_of, batch_id=batch_id)
+
+
+def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None = None,
+                   batch_id: int | None = None) -> RescoreSummary:
+    """The scoring step of an import the caller already authorised (``Permission.IMPORT``): new data
+    is scored under the active profile as part of bringing it in. Everyone else calls ``rescore``."""
     as_of = ensure_utc(as_of or utc_now())
     select_sql, params = score_query(profile, as_of, batch_id=batch_id)
     scope = "all" if batch_id is None else f"batch:{batch_id}"
@@ -226,19 +309,22 @@ def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datet
         run_id = cur.execute("SELECT nextval('seq_score_run')").fetchone()[0]
         cur.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
                     "VALUES (?, ?, ?, ?, ?, ?)", [run_id, profile.version, as_of, utc_now(), actor.name, scope])
-        cur.execute(f"CREATE OR REPLACE TEMP TABLE _new_scores AS {select_sql}", params)
-        cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                    "(SELECT response_id FROM _new_scores)")
-        cur.execute(
+        # the responses score_query scores (current, of the batch if any) lose their current score, then
+        # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
+        if batch_id is None:
+            cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                        "(SELECT response_id FROM responses WHERE is_current)")
+        else:
+            cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                        "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
+        count = cur.execute(
             "INSERT INTO scores SELECT $run_id, response_id, revision, $version, $as_of, true, s_f, s_c, s_u, s_o, "
             "s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, floors_fired, "
-            "decisive_claim_id, decisive_rule_id FROM _new_scores",
-            {"run_id": run_id, "version": profile.version, "as_of": as_of})
+            f"decisive_claim_id, decisive_rule_id FROM ({select_sql}) AS new_scores",
+            {**params, "run_id": run_id, "version": profile.version, "as_of": as_of}).fetchone()[0]
         floors_sql, floors_params = fired_floors_query(profile, as_of, batch_id=batch_id)
         cur.execute(f"INSERT INTO score_floors SELECT $run_id, * FROM ({floors_sql})",
                     {**floors_params, "run_id": run_id})
-        count = cur.execute("SELECT count(*) FROM _new_scores").fetchone()[0]
-        cur.execute("DROP TABLE _new_scores")
         cur.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         summary = RescoreSummary(run_id, profile.version, as_of, count)
         return Change("score_run", str(run_id), None,

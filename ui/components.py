@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from hri_core import HRIError
@@ -11,8 +9,21 @@ from register import Actor, RegisterError
 
 
 def current_actor() -> Actor:
-    """The acting user. Until identity and roles land, one local reviewer named by ``HRI_ACTOR``."""
-    return Actor(name=os.environ.get("HRI_ACTOR", "local-reviewer"), role="reviewer")
+    """The logged-in user (``ui.auth``; ``page_frame()`` stops every page run before login)."""
+    from ui.auth import current_actor as _logged_in
+
+    actor = _logged_in()
+    if actor is None:
+        raise RuntimeError("nobody is logged in: call ui.shell.page_frame() first")
+    return actor
+
+
+def can(permission) -> bool:
+    """Whether the logged-in user holds ``permission`` (pages show only what the role may do)."""
+    from register.permissions import allowed
+
+    actor = current_actor()
+    return allowed(actor.role, permission)
 
 
 def show_error(error: Exception) -> None:

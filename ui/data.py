@@ -129,3 +129,31 @@ def record_decision(actor, response_id: str, revision: int, decision: str, reaso
     decision_id = review.record_decision(get_store(), actor, response_id, revision, decision, reason)
     after_write()
     return decision_id
+
+
+@st.cache_data(show_spinner=False)
+def audit_events(f, limit: int, offset: int):
+    from register.audit import search_events
+
+    return search_events(get_store(), f, limit=limit, offset=offset)
+
+
+@st.cache_data(show_spinner=False)
+def audit_options() -> dict:
+    from register.audit import event_options
+
+    return event_options(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def audit_chain():
+    from register.audit import verify_chain
+
+    return verify_chain(get_store())
+
+
+def claims_for_role(claims, role: str):
+    """The claims with the spans of sources this role may not read withheld (never cached)."""
+    from register.access import mask_restricted_claims
+
+    return mask_restricted_claims(get_store(), claims, role)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -32,49 +33,138 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def app_server(tmp_path):
-    """Seed a database with the CLI, then serve app.py on it; yields the base URL."""
-    db = tmp_path / "e2e.duckdb"
-    env = {**os.environ, "HRI_DB": str(db)}
-    subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
-                   cwd=REPO_ROOT, env=env, check=True, capture_output=True)
-    from register import Store
-
-    seeded = Store(db)  # count independently before the server takes the file (one writer per file)
-    from register import review
+E2E_PASSWORD = "e2e password for tests only"  # accounts created by the fixture; never an app default
+E2E_ACCOUNTS = {"e2e-viewer": "viewer", "e2e-reviewer": "reviewer", "e2e-admin": "admin"}
 
 
-    expected = {
-        "responses": seeded.query_one("SELECT count(*) FROM responses WHERE is_current")[0],
-        "high": seeded.query_one("SELECT count(*) FROM scores WHERE is_current AND band = 'High'")[0],
-        "queue": review.queue_stats(seeded)["size"],
-        "first_by_score": seeded.query_one(
-            "SELECT response_id FROM scores WHERE is_current ORDER BY score DESC, response_id LIMIT 1")[0],
-    }
-
-    seeded.close()
-    port = _free_port()
-    log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+def _wait_healthy(url: str, proc, log_path: Path, what: str, path: str = "/_stcore/health") -> None:
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
+            if urllib.request.urlopen(url + path, timeout=2).status == 200:
+                return
         except OSError:
             time.sleep(0.3)
-    else:
+    proc.terminate()
+    raise RuntimeError(f"{what} did not become healthy: " + log_path.read_text())
+
+
+def create_accounts(store, accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> None:
+    """Local accounts with a known password (the one-time-password step done), before the server starts."""
+    from register import SYSTEM, Actor
+    from register.identity import change_own_password, create_user, get_user
+
+    for username, role in accounts.items():
+        if get_user(store, username) is None:
+            change_own_password(store, Actor(username, role), create_user(store, SYSTEM, username, role,
+                                                                        f"E2E {role}"), password)
+
+
+@pytest.fixture
+def start_app(tmp_path):
+    """``start_app(env=None, args=(), imports=(), port=None)``: seed a database with the CLI (plus ``imports``), create
+    the E2E_ACCOUNTS, then serve app.py on it; returns {"url", "db", "expected"}. Stopped at teardown."""
+    procs = []
+
+    def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None) -> dict:
+        db = tmp_path / f"e2e{len(procs)}.duckdb"
+        full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
+        subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
+                       cwd=REPO_ROOT, env=full_env, check=True, capture_output=True)
+        for path in imports:
+            subprocess.run([sys.executable, "-m", "register", "--db", str(db), "import", str(path)],
+                           cwd=REPO_ROOT, env=full_env, check=True, capture_output=True)
+        from register import Store, review
+
+        seeded = Store(db)  # count independently before the server takes the file (one writer per file)
+        expected = {
+            "responses": seeded.query_one("SELECT count(*) FROM responses WHERE is_current")[0],
+            "high": seeded.query_one("SELECT count(*) FROM scores WHERE is_current AND band = 'High'")[0],
+            "queue": review.queue_stats(seeded)["size"],
+            "first_by_score": seeded.query_one(
+                "SELECT response_id FROM scores WHERE is_current ORDER BY score DESC, response_id LIMIT 1")[0],
+        }
+        create_accounts(seeded)
+        seeded.close()
+        port = port or _free_port()
+        log_path = tmp_path / f"streamlit{len(procs)}.log"
+        log = open(log_path, "w")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+             *args],
+            cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+        procs.append((proc, log))
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, proc, log_path, "streamlit")
+        return {"url": url, "db": db, "expected": expected, "port": port, "log": log_path}
+
+    yield _start
+    for proc, log in procs:
         proc.terminate()
-        raise RuntimeError("streamlit did not become healthy: " + (tmp_path / "streamlit.log").read_text())
-    yield {"url": url, "db": db, "expected": expected}
+        proc.wait(timeout=20)
+        log.close()
+
+
+@pytest.fixture
+def app_server(start_app):
+    """The console on a seeded database with the E2E_ACCOUNTS; yields {"url", "db", "expected"}."""
+    return start_app()
+
+
+def browser_login(page, url: str, username: str, password: str = E2E_PASSWORD) -> None:
+    """Log in through the login form with the keyboard (Enter submits) and wait for the overview."""
+    page.goto(url)
+    page.get_by_role("textbox", name="Username").fill(username)
+    password_box = page.get_by_role("textbox", name="Password")
+    password_box.fill(password)
+    password_box.press("Enter")
+    page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
+
+
+def browser_logout(page) -> None:
+    page.get_by_role("button", name="Log out").click()
+    page.get_by_role("heading", name="HRI console — log in").wait_for(timeout=30_000)
+
+
+@pytest.fixture
+def oidc_provider(tmp_path):
+    """A local OpenID Connect provider (PyPI ``oidc-provider-mock``) with predefined users; yields its URL."""
+    users = [{"sub": "carol", "email": "carol@example.com", "email_verified": True, "name": "Carol Admin"},
+             {"sub": "dan", "email": "dan@example.com", "email_verified": True, "name": "Dan Viewer"},
+             {"sub": "eve", "email": "eve@elsewhere.invalid", "email_verified": True, "name": "Eve Unknown"}]
+    port = _free_port()
+    log_path = tmp_path / "oidc.log"
+    log = open(log_path, "w")
+    args = [sys.executable, "-m", "oidc_provider_mock", "--port", str(port)]
+    for user in users:
+        args += ["--user-claims", json.dumps(user)]
+    proc = subprocess.Popen(args, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    _wait_healthy(url, proc, log_path, "oidc-provider-mock", "/.well-known/openid-configuration")
+    yield url
     proc.terminate()
     proc.wait(timeout=20)
     log.close()
+
+
+@pytest.fixture
+def sso_app_server(start_app, oidc_provider, tmp_path):
+    """The console with st.login configured against the local provider (secrets file in tmp_path, never
+    in the repository) and a roles file mapping carol -> admin, example.com -> viewer."""
+    port = _free_port()
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+        f'cookie_secret = "{os.urandom(16).hex()}"\n'
+        'client_id = "hri-console-e2e"\n'
+        'client_secret = "e2e-client-secret"\n'
+        f'server_metadata_url = "{oidc_provider}/.well-known/openid-configuration"\n')
+    roles = tmp_path / "roles.toml"
+    roles.write_text('[emails]\n"carol@example.com" = "admin"\n[domains]\n"example.com" = "viewer"\n')
+    server = start_app(env={"HRI_ROLES_FILE": str(roles)}, args=("--secrets.files", str(secrets)), port=port)
+    return {**server, "oidc": oidc_provider}
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .conftest import screenshot
+from .conftest import browser_login, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -35,8 +35,7 @@ def _wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:
 def test_overview_filter_open_response_and_decide(app_server, page):
     expected = app_server["expected"]
     url = app_server["url"]
-    page.goto(url)
-    page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
+    browser_login(page, url, "e2e-reviewer")
     _wait_metric(page, "Responses", f"{expected['responses']:,}")
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() == 4

@@ -45,7 +45,7 @@ def test_init_twice_is_idempotent_and_audit_verifies(run):
     assert verify.returncode == 0 and "audit trail verifies: 1 events" in verify.stdout
     assert query(run.db, "SELECT count(*), min(status) FROM scoring_profiles") == [(1, "active")]
     assert query(run.db, "SELECT actor_name, actor_role, action FROM audit_events") == \
-        [("Casey CLI", "admin", "profile.create_default")]
+        [("Casey CLI", "system", "profile.create_default")]
 
 
 def test_import_prints_the_report_and_exits_2_when_records_are_quarantined(run):

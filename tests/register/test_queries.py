@@ -24,7 +24,7 @@ from register.importer import import_path
 from register.profiles import activate, active_profile, create_draft, get_profile
 from register.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_counts, band_mix_by_week,
                               dimension_contributions, export_rows, filter_options, high_share_by, kpis,
-                              like_pattern, response_detail, responses_page, score_histogram, scored_responses,
+                              response_detail, responses_page, score_histogram, scored_responses,
                               totals)
 from register.scorer import rescore
 
@@ -427,8 +427,13 @@ def test_search_over_question_answer_and_claims_with_filters(loaded):
     assert responses_page(store, Filters(), search="   ")[1] == len(rows)  # blank search: no filter
 
 
-def test_like_pattern_escapes_wildcards():
-    assert like_pattern("50%_off\\") == "%50\\%\\_off\\\\%"
+@pytest.mark.parametrize("text", ["%", "_", "\\", "%%", "99.5%"])
+def test_wildcard_characters_alone_are_searched_literally(loaded, text):
+    store, rows = loaded
+    want = _search(rows, text)
+    assert want == set() if text == "%%" else 0 < len(want) < len(rows)  # unescaped, "%%" would match all
+    frame, total = responses_page(store, Filters(), search=text, limit=1000)
+    assert set(frame["response_id"]) == want and total == len(want)
 
 
 def test_export_rows_are_the_filtered_view_with_texts(loaded):

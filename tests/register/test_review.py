@@ -23,7 +23,7 @@ from tests.register.test_queries import (_claim, dataset, expected_rows, handmad
                                          write_jsonl)
 
 REVIEWER = Actor("Rita Reviewer", "reviewer")
-LEAD = Actor("Lars Lead", "review lead")
+LEAD = Actor("Lars Lead", "admin")
 NOW = datetime(2027, 2, 1, 12, 0, tzinfo=timezone.utc)
 
 

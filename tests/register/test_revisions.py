@@ -12,7 +12,7 @@ from register import Actor, Store
 from register.records import MergeCounts, content_hash, insert_responses
 from register.store import Change, utc_now
 
-ANALYST = Actor("Dana Analyst", "analyst")
+ANALYST = Actor("Dana Analyst", "admin")
 
 ORIGINAL = {
     "response_id": "r-001", "use_case": "supplier-contracts", "model": "rag-v3",

@@ -27,7 +27,7 @@ from tests.strategies import AS_OF, profiles, responses
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_V_FILE = ROOT / "data" / "table_v_supplier_contract.jsonl"
 TOLERANCE = 1e-9
-ANALYST = Actor("Dana Analyst", "analyst")
+ANALYST = Actor("Dana Analyst", "admin")
 
 SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "hri", "score", "band", "action",
                  "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id")
@@ -259,7 +259,7 @@ def test_rescoring_one_batch_leaves_the_other_batches_scores_alone(store):
     assert run_1.responses_scored == 5
     batch_1_before = stored_scores(store, "is_current AND response_id LIKE 'b1-%'")
 
-    v2 = get_profile(store, create_draft(store, ANALYST, {"weights": {"F": 0.5, "C": 0.5, "U": 0.0, "O": 0.0,
+    v2 = get_profile(store, create_draft(store, SYSTEM, {"weights": {"F": 0.5, "C": 0.5, "U": 0.0, "O": 0.0,
                                                                         "S": 0.0, "P": 0.0, "H": 0.0}}))
     as_of_2 = as_of_1 + timedelta(days=10)
     run_2 = rescore(store, ANALYST, v2, as_of=as_of_2, batch_id=batch_2)
@@ -308,7 +308,7 @@ def test_a_rescore_is_one_audited_write(store):
     assert len(rows) == 1
     name, role, action, entity_type, entity_id, after = rows[0]
     assert (name, role, action, entity_type, entity_id) == (
-        "Dana Analyst", "analyst", "scores.rescore", "score_run", str(summary.run_id))
+        "Dana Analyst", "admin", "scores.rescore", "score_run", str(summary.run_id))
     assert json.loads(after) == {"profile_version": 1, "as_of": AS_OF.isoformat(), "scope": "all",
                                  "responses_scored": 1}
 

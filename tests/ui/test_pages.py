@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from .conftest import REPO_ROOT
+from .conftest import REPO_ROOT, login
 
 APP = str(REPO_ROOT / "app.py")
 
@@ -23,8 +23,10 @@ def _count(store, where: str = "true", params=()):
         f"s.revision = r.revision AND s.is_current WHERE r.is_current AND {where}", list(params))[0]
 
 
-def _app():
-    return AppTest.from_file(APP, default_timeout=60)
+def _app(role: str = "reviewer"):
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, role)
+    return at
 
 
 def test_overview_kpis_equal_independent_counts(seeded_db):
@@ -113,7 +115,7 @@ def test_review_decision_leaves_the_queue_and_is_audited(seeded_db):
     assert pick not in list(at.dataframe[0].value["response_id"]) or in_queue - 1 > 25
     event = seeded_db.query_one("SELECT actor_name, actor_role, after FROM audit_events "
                                 "WHERE action = 'review.decide' ORDER BY seq DESC LIMIT 1")
-    assert event[0] == "local-reviewer" and event[1] == "reviewer"
+    assert event[0] == "test-reviewer" and event[1] == "reviewer"
     assert f'"response_id":"{pick}"' in event[2] and '"decision":"block"' in event[2]
 
 
@@ -129,7 +131,9 @@ def test_review_decision_without_reason_is_refused(seeded_db):
 
 
 def test_empty_database_is_seeded_on_first_start():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=120)
+    login(at, "viewer")
+    at.run()
     assert not at.exception, at.exception
     assert int(_metrics(at)["Responses"].replace(",", "")) > 2000  # Table V + demo files + 2,000 synthetic
-    assert any("Login and roles are not built yet" in c.value for c in at.sidebar.caption)
+    assert any("Logged in as" in c.value and "(viewer" in c.value for c in at.sidebar.caption)

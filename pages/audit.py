@@ -1,0 +1,67 @@
+"""Audit trail: who did what, when, to which record; whether the hash chain verifies; CSV export.
+
+Filters run in SQL with bound parameters (``register.audit.search_events``). Reviewers and admins
+(``Permission.AUDIT_READ``) may open it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta, timezone
+
+import streamlit as st
+
+from register.audit import EventFilter
+from register.permissions import Permission
+from ui import data
+from ui.components import can, current_actor
+from ui.exports import to_csv_bytes
+from ui.shell import page_frame
+
+LIMIT = 500
+
+
+def chain_status() -> None:
+    report = data.audit_chain()
+    if report.ok:
+        st.success(f"The audit chain verifies: {report.events:,} events, each linked to the previous one's hash.",
+                   icon=":material/verified:")
+    else:
+        st.error(f"The audit chain does NOT verify: first broken event {report.first_bad_seq} — {report.reason}",
+                 icon=":material/gpp_bad:")
+
+
+def read_filter(options: dict) -> EventFilter:
+    cols = st.columns([2, 3, 2, 2, 3])
+    actor = cols[0].text_input("Actor contains", key="audit_actor").strip() or None
+    actions = cols[1].multiselect("Action", options["actions"], key="audit_actions", placeholder="All actions")
+    entity_type = cols[2].selectbox("Entity type", [None] + options["entity_types"], key="audit_entity_type",
+                                    format_func=lambda v: "All types" if v is None else v)
+    entity_id = cols[3].text_input("Entity id (exact)", key="audit_entity_id").strip() or None
+    days = cols[4].date_input("Between (UTC days, inclusive)", value=(), key="audit_days", format="YYYY-MM-DD")
+    days = tuple(days) if isinstance(days, (tuple, list)) else ((days,) if days else ())
+    since = datetime.combine(days[0], time.min, tzinfo=timezone.utc) if days else None
+    until = datetime.combine(days[-1], time.min, tzinfo=timezone.utc) + timedelta(days=1) if days else None
+    return EventFilter(actor=actor, actions=tuple(actions), entity_type=entity_type, entity_id=entity_id,
+                       since=since, until=until)
+
+
+def main() -> None:
+    page_frame()
+    st.title("Audit trail")
+    if not can(Permission.AUDIT_READ):
+        st.info(f"Your role ({current_actor().role}) cannot open the audit trail: it needs the reviewer or admin "
+                "role.", icon=":material/lock:")
+        return
+    chain_status()
+    f = read_filter(data.audit_options())
+    frame, total = data.audit_events(f, LIMIT, 0)
+    st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"
+                                               if total > LIMIT else ""))
+    st.dataframe(frame, hide_index=True, key="audit_table", column_config={
+        "occurred_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm:ss"),
+        "hash": st.column_config.TextColumn("Hash", width="small")})
+    export, _ = data.audit_events(f, 100_000, 0) if total > LIMIT else (frame, total)
+    st.download_button("Download CSV", to_csv_bytes(export), "hri-audit.csv", "text/csv", key="audit_csv")
+
+
+main()

@@ -1,0 +1,111 @@
+"""Calibration: how well the HRI separates bad answers from good ones, and where the bands should be.
+
+Known outcomes come from the review queue's decisions and from imported CSV files of
+``response_id,outcome``; each is compared with the response's current score. Shows ROC and
+precision-recall curves with their areas, the observed bad-answer rate per score bin, and the
+cost-optimal review threshold for the costs the user sets, which can become a draft profile.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from hri_core import HRIError, calibration
+from register import RegisterError
+from register import calibration as reg
+from ui import data, scoring
+from register.permissions import Permission
+from ui.components import can, current_actor, show_error
+from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
+from ui.shell import page_frame
+
+SOURCE_LABELS = {"review": "Review decisions", "import": "Imported outcomes (CSV)"}
+
+
+def upload_section() -> None:
+    with st.expander("Import outcomes from a CSV file (response_id,outcome)"):
+        st.caption(f"Outcome is bad or good (or 1 / 0). At most {reg.MAX_OUTCOME_BYTES / 1e6:g} MB. Bad rows "
+                   "are reported with their row number; every valid row is kept.")
+        upload = st.file_uploader("Outcomes CSV", type=["csv"], key="cal_upload")
+        if upload is not None and st.button("Import outcomes", key="cal_import",
+                                            disabled=not can(Permission.IMPORT)):
+            try:
+                report = scoring.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name)
+            except (RegisterError, HRIError) as error:
+                show_error(error)
+            else:
+                st.session_state["cal_report"] = report
+        report = st.session_state.get("cal_report")
+        if report is not None:
+            st.success(f"{report.accepted:,} of {report.rows_total:,} row(s) imported; "
+                       f"{report.rejected:,} row(s) refused.", icon=":material/upload:")
+            if report.problems:
+                st.dataframe(pd.DataFrame(report.problems), hide_index=True, key="cal_problems")
+
+
+def main() -> None:
+    page_frame()
+    st.title("Calibration")
+    upload_section()
+    sources = st.multiselect("Outcome sources", list(SOURCE_LABELS), default=list(SOURCE_LABELS),
+                             format_func=SOURCE_LABELS.get, key="cal_sources")
+    frame = scoring.outcome_pairs(tuple(sources))
+    profile = data.profile()
+    bad = int(frame["bad"].sum()) if len(frame) else 0
+    cols = st.columns(4)
+    cols[0].metric("Known outcomes", f"{len(frame):,}")
+    cols[1].metric("Bad answers", f"{bad:,}")
+    if len(frame) == 0 or bad in (0, len(frame)):
+        st.info("Calibration needs known outcomes of both kinds (bad and good): decide on responses in the "
+                "review queue or import outcomes above.", icon=":material/info:")
+        return
+    pairs = list(zip(frame["score"].astype(float), frame["bad"].astype(bool)))
+    roc = calibration.roc_curve(pairs)
+    pr = calibration.precision_recall_curve(pairs)
+    cols[2].metric("ROC AUC", f"{roc.auc:.3f}")
+    cols[3].metric("Average precision", f"{pr.average_precision:.3f}")
+    left, right = st.columns(2)
+    left.plotly_chart(roc_figure(roc), key="cal_roc")
+    right.plotly_chart(pr_figure(pr), key="cal_pr")
+
+    binning = st.radio("Calibration bins", ["profile bands", "10 equal bins"], horizontal=True, key="cal_bins")
+    bins = [b.upper for b in profile.bands] if binning == "profile bands" else 10
+    table = calibration.calibration_table(pairs, bins)
+    st.plotly_chart(calibration_figure(table, [b.name for b in profile.bands] if binning == "profile bands" else ()),
+                    key="cal_plot")
+    st.dataframe(pd.DataFrame([b.to_dict() for b in table]), hide_index=True, key="cal_table")
+
+    st.subheader("Cost-sensitive review threshold")
+    c1, c2 = st.columns(2)
+    cost_miss = c1.number_input("Cost of a missed bad answer", min_value=0.0, value=10.0, step=1.0, key="cal_miss")
+    cost_review = c2.number_input("Cost of a needless review", min_value=0.0, value=1.0, step=1.0, key="cal_review")
+    try:
+        best = calibration.cost_optimal_threshold(pairs, cost_miss, cost_review)
+        suggestion = calibration.suggest_bands(pairs, cost_miss, cost_review, profile)
+    except HRIError as error:
+        show_error(error)
+        return
+    m = st.columns(4)
+    m[0].metric("Suggested review threshold", f"{best.threshold:g}")
+    m[1].metric("Missed bad answers", f"{best.best.false_negatives:,}")
+    m[2].metric("Needless reviews", f"{best.best.false_positives:,}")
+    m[3].metric("Expected cost per response", f"{best.best.expected_cost:.3f}")
+    st.caption(f"Flag for review when the score is above {best.threshold:g} (any threshold up to "
+               f"{best.interval_upper:g} costs the same on these outcomes).")
+    compare = pd.DataFrame({"band": [b.name for b in profile.bands], "action": [b.action for b in profile.bands],
+                            f"upper now (v{profile.version})": [b.upper for b in profile.bands],
+                            "suggested upper": [b["upper"] for b in suggestion["bands"]]})
+    st.dataframe(compare, hide_index=True, key="cal_bands")
+    if st.button("Create a draft profile with the suggested bands", key="cal_save", type="primary",
+                 disabled=not can(Permission.PROFILE_EDIT)):
+        try:
+            version, record = scoring.write(reg.save_band_suggestion, current_actor(), pairs, cost_miss, cost_review)
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+        else:
+            st.success(f"Draft version {version} created with calibration record #{record}. Preview and "
+                       "publish it on the Scoring profiles page.", icon=":material/save:")
+
+
+main()

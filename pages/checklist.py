@@ -1,0 +1,112 @@
+"""Pre-submission claim-verification checklist (paper Table IX): run, review, sign, report.
+
+Each of the seven checks runs automatically against the register and lists its offending rows with a
+link to fix them. A reviewer records pass / fail / waived-with-reason per item and signs; the
+sign-off is bound to a hash of exactly what was checked and shows as stale once a checked record
+changes. The signer cannot be the last editor of the checked records (four eyes).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from register import RegisterError
+from register.checklist import CHECKS, DECISIONS
+from register.governance import ValidationFailed
+from ui import governance as gov
+from ui.components import current_actor, show_error
+from ui.shell import page_frame
+
+FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
+             "response": "pages/response_detail.py"}
+FIX_PARAM = {"register_claim": "focus", "source": "focus", "response": "response_id"}
+
+
+def findings(run: dict) -> None:
+    for check in run["results"]["checks"]:
+        failed = check["status"] == "fail"
+        icon = ":material/cancel:" if failed else ":material/check_circle:"
+        with st.expander(f"{check['no']}. {check['title']} — {check['status'].upper()} "
+                         f"({len(check['offending'])} offending)", icon=icon, expanded=failed):
+            st.caption(check["note"])
+            for i, f in enumerate(check["offending"][:50]):
+                left, right = st.columns([4, 1])
+                left.text(f"{f['entity_type']} {f['entity_id']}: {f['reason']}")
+                right.page_link(FIX_PAGES[f["entity_type"]], label="Fix", icon=":material/edit:",
+                                query_params={FIX_PARAM[f["entity_type"]]: f["entity_id"]})
+            if len(check["offending"]) > 50:
+                st.caption(f"... and {len(check['offending']) - 50} more (see the report)")
+
+
+def sign_form(actor, run: dict) -> None:
+    status = {c["no"]: c["status"] for c in run["results"]["checks"]}
+    with st.form(f"sign_{run['run_id']}", enter_to_submit=False):
+        st.markdown(f"**Sign run {run['run_id']}** as {actor.name} ({actor.role})")
+        decisions = {}
+        for no, title in CHECKS:
+            left, right = st.columns([2, 3])
+            default = 0 if status[no] == "pass" else 1
+            decision = left.radio(f"Item {no}", DECISIONS, index=default, horizontal=True, key=f"sign_{no}",
+                                  help=title)
+            reason = right.text_input(f"Reason for item {no} (required when waived)", key=f"reason_{no}")
+            decisions[no] = {"decision": decision, "reason": reason}
+        submitted = st.form_submit_button("Sign", type="primary")
+    if submitted:
+        try:
+            gov.sign(actor, run["run_id"], decisions)
+        except ValidationFailed as error:
+            gov.show_problems(error)
+            return
+        except RegisterError as error:
+            show_error(error)
+            return
+        st.toast(f"Run {run['run_id']} signed", icon=":material/draw:")
+        st.rerun()
+
+
+def main() -> None:
+    page_frame()
+    actor = current_actor()
+    st.title("Pre-submission checklist")
+    if st.button("Run the checklist now", type="primary"):
+        try:
+            st.session_state["checklist_run"] = gov.record_run(actor)
+        except RegisterError as error:
+            show_error(error)
+    history = gov.checklist_history()
+    if history.empty:
+        st.info("No checklist run yet: run it to check the claims and source registers against Table IX.")
+        return
+    runs = history["run_id"].tolist()
+    chosen = st.session_state.get("checklist_run", runs[0])
+    run_id = st.selectbox("Run", runs, index=runs.index(chosen) if chosen in runs else 0, key="checklist_pick")
+    run = gov.run_detail(int(run_id))
+    failed = run["results"]["summary"]["failed_checks"]
+    stats = st.columns(4)
+    stats[0].metric("Automated outcome", run["outcome"].upper())
+    stats[1].metric("Checks failed", f"{len(failed)} of {len(CHECKS)}")
+    stats[2].metric("Rule version", run["rule_version"])
+    stats[3].metric("Sign-offs", len(run["signoffs"]))
+    if run["stale"]:
+        st.warning("Stale: a checked record or the evidence rules changed since this run. Its sign-offs no longer "
+                   "cover the register; run the checklist again.", icon=":material/history:")
+    st.caption(f"Run by {run['run_by']} at {run['run_at']:%Y-%m-%d %H:%M UTC}; content hash "
+               f"{run['content_hash'][:16]}…")
+    findings(run)
+    for so in run["signoffs"]:
+        st.text(f"Signed by {so['signed_by']} ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
+                f"{so['outcome']}" + (" — STALE" if so["stale"] else ""))
+    if not run["stale"]:
+        sign_form(actor, run)
+    pdf, markdown = gov.report_files(int(run_id))
+    left, right = st.columns(2)
+    left.download_button("Release report (PDF)", pdf, f"checklist-run-{run_id}.pdf", "application/pdf")
+    right.download_button("Release report (Markdown)", markdown, f"checklist-run-{run_id}.md", "text/markdown")
+    st.subheader("History")
+    st.dataframe(history, hide_index=True)
+
+
+try:
+    main()
+except RegisterError as error:
+    show_error(error)

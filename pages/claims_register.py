@@ -1,0 +1,104 @@
+"""Claims register (paper Table VII): every claim, its type, sources and verification status.
+
+Edit in the grid (dropdowns for the vocabularies, dates as dates) and save: every failure is listed
+before anything is written, a row changed by someone else meanwhile is refused, every change is
+audited. Delete is soft (restore below). Import and export as CSV or Excel.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from register import RegisterError
+from register.governance import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, ValidationFailed, export_claims
+from ui import data
+from ui import governance as gov
+from ui.components import current_actor, escape_markdown, show_error
+from ui.shell import page_frame
+
+
+def column_config(source_ids: list[str]) -> dict:
+    cc = st.column_config
+    return {
+        "claim_key": cc.TextColumn("Claim id", disabled=True, help="Stable key; re-import updates by it"),
+        "statement": cc.TextColumn("Statement", required=True, width="large"),
+        "claim_type": cc.SelectboxColumn("Claim type", options=CLAIM_TYPES, required=True),
+        "source_ids": cc.MultiselectColumn("Sources", options=source_ids, help="Ids from the source register"),
+        "verification_status": cc.SelectboxColumn("Verification status", options=STATUSES, required=True),
+        "reviewer": cc.TextColumn("Reviewer"),
+        "reviewed_on": cc.DateColumn("Reviewed on", format="YYYY-MM-DD"),
+        "notes": cc.TextColumn("Notes", width="medium"),
+        "row_version": cc.NumberColumn("Version", disabled=True),
+        "updated_by": cc.TextColumn("Last edited by", disabled=True),
+    }
+
+
+def add_form(actor) -> None:
+    with st.form("add_claim", clear_on_submit=True, enter_to_submit=False):
+        statement = st.text_area("Statement", max_chars=2000)
+        left, right = st.columns(2)
+        claim_type = left.selectbox("Claim type", CLAIM_TYPES)
+        status = right.selectbox("Verification status", STATUSES)
+        sources = st.multiselect("Sources", gov.sources()["source_id"].tolist())
+        reviewer = left.text_input("Reviewer")
+        reviewed_on = right.date_input("Reviewed on", value=None)
+        notes = st.text_input("Notes")
+        submitted = st.form_submit_button("Add claim")
+    if submitted:
+        try:
+            gov.save("claims", actor, RowChanges(inserts=[{"values": {
+                "statement": statement, "claim_type": claim_type, "source_ids": sources, "verification_status": status,
+                "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes}, "row": 1}]))
+        except ValidationFailed as error:
+            gov.show_problems(error)
+            return
+        except RegisterError as error:
+            show_error(error)
+            return
+        st.session_state.pop("claims_snapshot", None)
+        st.toast("Claim added", icon=":material/check:")
+        st.rerun()
+
+
+def main() -> None:
+    page_frame()
+    actor = current_actor()
+    st.title("Claims register")
+    st.caption("Paper Table VII: each claim linked to its sources, with its verification status. Checked against "
+               "the minimum evidence rules in force (Evidence rules page).")
+    frame = gov.claims()
+    evaluation = gov.evaluation()
+    stats = st.columns(3)
+    stats[0].metric("Claims", f"{len(frame):,}")
+    stats[1].metric("Rule violations", f"{int((evaluation['outcome'] == 'violation').sum()):,}")
+    stats[2].metric("Sources", f"{len(gov.sources()):,}")
+    focus = st.query_params.get("focus")
+    if focus:
+        hit = evaluation[evaluation["claim_key"] == focus]
+        if hit.empty:
+            st.warning("The claim named in the link is not in the register (deleted?).")
+        else:
+            row = hit.iloc[0]
+            text = f"Fix claim {row['claim_key']}: {row['outcome']} — {row['reason']}" + (
+                f" (required handling: {row['required_handling']})" if row["required_handling"] else "")
+            st.info(escape_markdown(text), icon=":material/my_location:")
+    source_ids = gov.sources()["source_id"].tolist()
+    edit, add, io_tab, deleted = st.tabs(["Edit", "Add one claim", "Import / export", "Deleted"])
+    with edit:
+        gov.register_editor(
+            "claims", frame, key_col="claim_key", columns=CLAIM_COLUMNS, column_config=column_config(source_ids),
+            column_order=CLAIM_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="register_claim")
+        st.subheader("Recent changes")
+        gov.recent_changes("register_claim")
+    with add:
+        add_form(actor)
+    with io_tab:
+        gov.import_export("claims", actor, export_claims(data.get_store()))
+    with deleted:
+        gov.deleted_rows("claims", gov.claims(include_deleted=True), "claim_key", "statement", actor)
+
+
+try:
+    main()
+except RegisterError as error:
+    show_error(error)

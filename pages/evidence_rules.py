@@ -1,0 +1,91 @@
+"""Minimum evidence rules (paper Table VIII) as versioned data, and the claims that violate them.
+
+Each claim type names the source types that are acceptable evidence and the handling required when
+that evidence is missing. Saving writes a new rule version (old ones are kept); every register claim
+is evaluated against the version in force.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from register import RegisterError
+from register.governance import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, ValidationFailed
+from ui import governance as gov
+from ui.components import current_actor, escape_markdown, show_error
+from ui.shell import page_frame
+
+
+def violations(evaluation: pd.DataFrame) -> None:
+    bad = evaluation[evaluation["outcome"] == "violation"]
+    st.subheader(f"Violations ({len(bad)})")
+    if bad.empty:
+        st.success("Every register claim complies with the rules in force.", icon=":material/verified:")
+    else:
+        st.dataframe(bad[["claim_key", "statement", "claim_type", "verification_status", "reason", "required_handling"]],
+                     hide_index=True, column_config={"claim_key": "Claim", "required_handling": "Required handling"})
+        for key in bad["claim_key"]:
+            st.page_link("pages/claims_register.py", label=escape_markdown(f"Fix {key}"), icon=":material/edit:",
+                         query_params={"focus": key})
+    with st.expander(f"Compliant claims ({int((evaluation['outcome'] == 'compliant').sum())})"):
+        st.dataframe(evaluation[evaluation["outcome"] == "compliant"][["claim_key", "statement", "reason"]],
+                     hide_index=True)
+
+
+def editor(actor, version: int | None) -> None:
+    current = gov.rules(version).drop(columns="rule_version").reset_index(drop=True)
+    for col in ("acceptable_source_types", "handling"):
+        current[col] = current[col].map(lambda v: list(v) if v is not None else [])
+    cc = st.column_config
+    gen = st.session_state.setdefault("rules_gen", 0)
+    edited = st.data_editor(current, key=f"rules_editor_{gen}", hide_index=True, num_rows="dynamic", width="stretch",
+                            column_config={
+                                "claim_type": cc.SelectboxColumn("Claim type", options=CLAIM_TYPES, required=True),
+                                "acceptable_source_types": cc.MultiselectColumn("Acceptable source types",
+                                                                                options=SOURCE_TYPES),
+                                "handling": cc.MultiselectColumn("Required handling if missing", options=HANDLINGS),
+                                "guidance": cc.TextColumn("Guidance (the rule's wording)", width="large")})
+    reason = st.text_input("Why change the rules? (required; recorded with the new version)", key="rules_reason")
+    if st.button("Save as new rule version", type="primary"):
+        try:
+            new = gov.save_rules(actor, edited.to_dict("records"), reason)
+        except ValidationFailed as error:
+            gov.show_problems(error)
+            return
+        except RegisterError as error:
+            show_error(error)
+            return
+        st.session_state["rules_gen"] = gen + 1
+        st.toast(f"Rule version {new} is now in force", icon=":material/check:")
+        st.rerun()
+
+
+def main() -> None:
+    page_frame()
+    actor = current_actor()
+    st.title("Minimum evidence rules")
+    versions = gov.rule_versions()
+    if versions.empty:
+        st.info("No evidence rules yet: load the demo set (`python -m register demo`) to start from the paper's "
+                "Table VIII.")
+        return
+    current = int(versions["rule_version"].iloc[0])
+    evaluation = gov.evaluation()
+    stats = st.columns(3)
+    stats[0].metric("Rule version in force", current)
+    stats[1].metric("Claims evaluated", f"{len(evaluation):,}")
+    stats[2].metric("Violations", f"{int((evaluation['outcome'] == 'violation').sum()):,}")
+    violations(evaluation)
+    st.subheader(f"Rules (version {current}, in force)")
+    editor(actor, current)
+    with st.expander(f"Version history ({len(versions)})"):
+        st.dataframe(versions, hide_index=True)
+        older = st.selectbox("Show version", versions["rule_version"].tolist(), key="rules_show_version")
+        st.dataframe(gov.rules(int(older)), hide_index=True)
+
+
+try:
+    main()
+except RegisterError as error:
+    show_error(error)

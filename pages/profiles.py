@@ -1,0 +1,245 @@
+"""Scoring profiles: versions, the editor (a new draft), side-by-side diff, impact preview, publishing.
+
+A published version is never edited: editing starts from any version and saves a new draft. A draft
+is published with a reason by a second person (four eyes, enforced in ``register.profiles``), and
+publishing rescores every current response under it (old scores kept).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict
+from hri_core.profile import ACTIONS
+from register import RegisterError
+from register.profiles import profile_diff
+from ui import data, scoring
+from register.permissions import Permission
+from ui.components import can, current_actor, show_error
+from ui.figures import dimension_label
+from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
+from ui.shell import page_frame
+
+DIMS = [d.value for d in DIMENSIONS]
+
+
+def _normalise(prefix: str) -> None:
+    keys = {d: f"{prefix}w_{d}" for d in DIMS}
+    values = scoring.normalised({d: st.session_state.get(k, 0.0) for d, k in keys.items()})
+    for d, key in keys.items():
+        st.session_state[key] = values[d]
+
+
+def render_impact(preview, band_names, prefix: str) -> None:
+    """The impact of a profile against the active one: counts, transitions, distribution, changed rows."""
+    cols = st.columns(4)
+    cols[0].metric("Responses compared", f"{preview.total:,}")
+    cols[1].metric("Band changes", f"{preview.band_changes:,}")
+    cols[2].metric("Action changes", f"{preview.action_changes:,}")
+    mean_shift = (preview.mean_new or 0.0) - (preview.mean_old or 0.0)
+    cols[3].metric("Mean HRI score", f"{preview.mean_new or 0:.1f}", delta=f"{mean_shift:+.2f}",
+                   delta_color="inverse")
+    lines = preview.transition_lines()
+    st.markdown("**Band transitions:** " + ("; ".join(lines) if lines else "no response changes band"))
+    st.caption(f"Compared with {preview.baseline}, both scored as of {preview.as_of:%Y-%m-%d %H:%M} UTC.")
+    left, right = st.columns(2)
+    left.plotly_chart(transition_heatmap(preview.transitions, band_names), key=f"{prefix}_heat")
+    right.plotly_chart(distribution_shift_figure(preview.histogram), key=f"{prefix}_dist")
+    st.dataframe(transition_matrix(preview.transitions, band_names), key=f"{prefix}_matrix")
+    st.markdown(f"**Changed responses** ({preview.score_changes:,} in all; largest score change first)")
+    st.dataframe(preview.changed, hide_index=True, key=f"{prefix}_changed", column_config={
+        "old_score": st.column_config.NumberColumn("Old score", format="%.2f"),
+        "new_score": st.column_config.NumberColumn("New score", format="%.2f"),
+        "delta": st.column_config.NumberColumn("Change", format="%+.2f")})
+
+
+def editor(versions: pd.DataFrame) -> None:
+    st.subheader("Edit: a new draft from any version")
+    choices = list(versions.profile_version)
+    active = int(versions[versions.status == "active"].profile_version.max())
+    base_version = st.selectbox("Start from version", choices, index=choices.index(active), key="pe_base",
+                                format_func=lambda v: f"v{v} · {scoring.profile_meta(v)['name']} "
+                                                      f"({scoring.profile_meta(v)['status']})")
+    base = data.get_profile(int(base_version))
+    p = f"pe{base_version}_"
+    weights_in = {}
+    st.markdown("**Weights** (must sum to 1)")
+    cols = st.columns(len(DIMS))
+    for col, dim in zip(cols, DIMENSIONS):
+        weights_in[dim.value] = col.number_input(dimension_label(dim.value), min_value=0.0, max_value=1.0,
+                                                 step=0.01, format="%.4f", key=f"{p}w_{dim.value}",
+                                                 value=float(base.weights[dim]))
+    total = math.fsum(weights_in.values())
+    sum_col, button_col = st.columns([1, 3])
+    sum_col.metric("Weight sum", f"{total:.4f}")
+    button_col.button("Normalise weights to sum 1", on_click=_normalise, args=(p,), key=f"{p}normalise")
+    if abs(total - 1.0) > 1e-9:
+        button_col.caption(f"The weights sum to {total:.4f}, not 1: normalise them or adjust by hand.")
+
+    with st.expander("Contributions and default dimensions per label", expanded=False):
+        contributions, default_dims = {}, {}
+        for label in LABELS:
+            c1, c2 = st.columns([1, 2])
+            contributions[label.value] = c1.number_input(
+                f"{label.value} contribution", min_value=0.0, max_value=1.0, step=0.05, format="%.2f",
+                key=f"{p}c_{label.value}", value=float(base.contributions[label]))
+            default_dims[label.value] = c2.multiselect(
+                f"{label.value} default dimensions", DIMS, key=f"{p}d_{label.value}",
+                default=[d.value for d in base.default_dimensions[label]])
+    st.markdown("**Safety floors** (label, criticality condition, value)")
+    floors = st.data_editor(scoring.floors_frame(base), num_rows="dynamic", key=f"{p}floors", hide_index=True,
+                            column_config={
+                                "label": st.column_config.SelectboxColumn("Label", options=[x.value for x in LABELS]),
+                                "condition": st.column_config.SelectboxColumn(
+                                    "Condition", options=["criticality", "repeated_or_unresolved"]),
+                                "value": st.column_config.NumberColumn("Floor", min_value=0.0, max_value=1.0,
+                                                                       format="%.2f")})
+    st.markdown("**Bands** (upper bound inclusive, 0-100) **and actions**")
+    bands = st.data_editor(scoring.bands_frame(base), num_rows="dynamic", key=f"{p}bands", hide_index=True,
+                           column_config={"action": st.column_config.SelectboxColumn("Action", options=list(ACTIONS)),
+                                          "upper": st.column_config.NumberColumn("Upper", format="%.2f")})
+    c1, c2, c3 = st.columns(3)
+    half_life = c1.number_input("Feedback half-life (days)", min_value=0.0, step=1.0, key=f"{p}half_life",
+                                value=float(base.feedback_half_life_days))
+    no_claims = c2.selectbox("Action for responses with no claims", ACTIONS, key=f"{p}no_claims",
+                             index=list(ACTIONS).index(base.no_claims_action))
+    name = c3.text_input("Draft name", key=f"{p}name", value=base.name, max_chars=80)
+    mapping = {"weights": weights_in, "contributions": contributions, "default_dimensions": default_dims,
+               "floors": scoring.floors_from_frame(floors), "bands": scoring.bands_from_frame(bands),
+               "feedback_half_life_days": half_life, "no_claims_action": no_claims}
+    try:
+        candidate = profile_from_dict(mapping, base=base)
+    except HRIError as error:
+        show_error(error)
+        candidate = None
+    else:
+        changes = profile_diff(base, candidate)
+        st.success(f"Valid profile: {len(changes)} parameter(s) differ from version {base_version}.",
+                   icon=":material/check_circle:")
+    preview_col, save_col = st.columns(2)
+    if preview_col.button("Preview impact of these edits", key="pe_preview", disabled=candidate is None):
+        st.session_state["pe_impact"] = scoring.preview(candidate)
+    if not can(Permission.PROFILE_EDIT):
+        save_col.caption("Only an admin can save a draft profile.")
+    if save_col.button("Save as draft", key="pe_save", type="primary",
+                       disabled=candidate is None or not can(Permission.PROFILE_EDIT)):
+        try:
+            version = scoring.create_draft(current_actor(), mapping, based_on=int(base_version), name=name or None)
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+        else:
+            st.session_state["pe_saved"] = version
+            st.session_state.pop("pe_impact", None)
+            st.rerun()
+    if st.session_state.get("pe_saved"):
+        st.success(f"Saved draft version {st.session_state['pe_saved']}. A second person publishes it below.",
+                   icon=":material/save:")
+    if st.session_state.get("pe_impact") is not None and candidate is not None:
+        render_impact(st.session_state["pe_impact"], [b.name for b in candidate.bands], "pei")
+
+
+def show_version(versions: pd.DataFrame) -> None:
+    st.subheader("A version and its elicitation record")
+    choices = list(versions.profile_version)
+    version = st.selectbox("Version", choices, index=len(choices) - 1, key="pv_version")
+    profile, meta = data.get_profile(int(version)), scoring.profile_meta(int(version))
+    st.caption(f"v{version} · {meta['name']} · {meta['status']} · created by {meta['created_by']}"
+               + (f" · published by {meta['published_by']}: {meta['reason']}" if meta["published_by"] else ""))
+    st.dataframe(pd.DataFrame({"dimension": [dimension_label(d) for d in DIMS],
+                               "weight": [profile.weights[d] for d in DIMENSIONS]}), hide_index=True,
+                 key="pv_weights")
+    records = scoring.elicitations_for(int(version))
+    if not records:
+        st.caption("No elicitation record is attached to this version.")
+    for rec in records:
+        body = rec["record"]
+        summary = {"ahp": lambda b: f"AHP by {', '.join(e['expert'] for e in b['experts'])}; CR {b['cr']:.3f}",
+                   "delphi": lambda b: f"Delphi '{b['title']}' with {', '.join(b['experts'])}; "
+                                       f"{len(b['rounds'])} round(s); converged: {b['converged']}",
+                   "calibration": lambda b: f"Calibration on {b['outcomes']} outcomes; threshold "
+                                            f"{b['threshold']:g}; AUC {b['auc']:.3f}"}[rec["method"]](body)
+        with st.expander(f"Elicitation record #{rec['elicitation_id']} ({rec['method']}, {body.get('date')}): "
+                         f"{summary}"):
+            st.json(body, expanded=False)
+
+
+def diff_section(versions: pd.DataFrame) -> None:
+    st.subheader("Compare two versions side by side")
+    choices = list(versions.profile_version)
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("Version A", choices, index=0, key="pd_a")
+    b = c2.selectbox("Version B", choices, index=len(choices) - 1, key="pd_b")
+    pa, pb = data.get_profile(int(a)), data.get_profile(int(b))
+    rows = profile_diff(pa, pb)
+    if not rows:
+        st.info(f"Versions {a} and {b} have the same parameters.")
+        return
+    frame = pd.DataFrame(rows).astype(str).rename(columns={"a": f"v{a}", "b": f"v{b}"})
+    st.dataframe(frame, hide_index=True, key="pd_table")
+    st.plotly_chart(weights_figure(pb.weights, pa.weights, names=(f"v{b}", f"v{a}")), key="pd_weights")
+
+
+def publish_section(versions: pd.DataFrame) -> None:
+    st.subheader("Preview and publish a draft")
+    if st.session_state.get("pp_done"):
+        st.success(st.session_state["pp_done"], icon=":material/publish:")
+    drafts = list(versions[versions.status == "draft"].profile_version)
+    if not drafts:
+        st.info("No draft to publish: save one with the editor, or from the elicitation and calibration pages.")
+        return
+    version = int(st.selectbox("Draft", drafts, index=len(drafts) - 1, key="pp_version"))
+    meta = scoring.profile_meta(version)
+    draft = data.get_profile(version)
+    actor = current_actor()
+    st.caption(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}.")
+    if meta["created_by"] == actor.name:
+        st.warning("You created this draft: a second person must publish it (four eyes).", icon=":material/group:")
+    if st.button("Preview impact", key="pp_preview"):
+        st.session_state["pp_impact"] = (version, scoring.preview(draft))
+    stored = st.session_state.get("pp_impact")
+    if stored and stored[0] == version:
+        render_impact(stored[1], [b.name for b in draft.bands], "ppi")
+    with st.form("pp_form", enter_to_submit=False):
+        reason = st.text_area("Reason for publishing (required)", key="pp_reason", max_chars=2000)
+        go = st.form_submit_button("Publish and rescore", type="primary",
+                                   disabled=not can(Permission.PROFILE_PUBLISH))
+    if go:
+        bar = st.progress(0.0, text="Starting...")
+
+        def progress(step, total, message):
+            bar.progress(step / total, text=message)
+
+        try:
+            summary = scoring.publish(actor, version, reason, progress=progress)
+        except (RegisterError, HRIError) as error:
+            bar.empty()
+            show_error(error)
+        else:
+            st.session_state["pp_done"] = (f"Published v{version} and rescored {summary.responses_scored:,} "
+                                           f"responses (run {summary.run_id}); the old scores are kept.")
+            st.session_state.pop("pp_impact", None)
+            st.rerun()
+
+
+def main() -> None:
+    page_frame()
+    st.title("Scoring profiles")
+    versions = scoring.profiles_table()
+    st.dataframe(versions, hide_index=True, key="pv_table",
+                 column_order=("profile_version", "name", "status", "created_by", "created_at", "published_by",
+                               "published_at", "reason"))
+    tab_edit, tab_view, tab_diff, tab_publish = st.tabs(["Editor", "Version", "Compare", "Impact & publish"])
+    with tab_edit:
+        editor(versions)
+    with tab_view:
+        show_version(versions)
+    with tab_diff:
+        diff_section(versions)
+    with tab_publish:
+        publish_section(versions)
+
+
+main()

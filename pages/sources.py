@@ -1,0 +1,107 @@
+"""Source register (paper section XI): every source with its type, authority, access date and validity.
+
+Web and other mutable sources need an access date. Restricted sources are shown only to the roles
+named. Edit in the grid, add one by form, import / export CSV or Excel, restore deleted rows.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from register import RegisterError
+from register.governance import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges, ValidationFailed
+from register.governance import export_sources
+from register.permissions import ROLES
+from ui import data
+from ui import governance as gov
+from ui.components import current_actor, escape_markdown, show_error
+from ui.shell import page_frame
+
+
+def column_config() -> dict:
+    cc = st.column_config
+    return {
+        "source_id": cc.TextColumn("Source id", required=True, help="Stable key; claims link to it"),
+        "title": cc.TextColumn("Title", required=True, width="large"),
+        "ref": cc.TextColumn("URL or reference", width="medium"),
+        "source_type": cc.SelectboxColumn("Source type", options=SOURCE_TYPES, required=True),
+        "authority_tier": cc.NumberColumn("Authority tier", min_value=1, max_value=5, step=1,
+                                          help="1 strongest (primary, peer reviewed) to 5 weakest"),
+        "publisher": cc.TextColumn("Publisher"),
+        "access_date": cc.DateColumn("Access date", format="YYYY-MM-DD",
+                                     help="Required for " + ", ".join(MUTABLE_SOURCE_TYPES)),
+        "valid_until": cc.DateColumn("Valid until", format="YYYY-MM-DD"),
+        "superseded_by": cc.TextColumn("Superseded by"),
+        "archive_url": cc.LinkColumn("Archive link"),
+        "content_hash": cc.TextColumn("Content hash"),
+        "restricted_to": cc.MultiselectColumn("Restricted to roles", options=ROLES),
+        "notes": cc.TextColumn("Notes"),
+        "row_version": cc.NumberColumn("Version", disabled=True),
+        "updated_by": cc.TextColumn("Last edited by", disabled=True),
+    }
+
+
+def add_form(actor) -> None:
+    with st.form("add_source", clear_on_submit=True, enter_to_submit=False):
+        left, right = st.columns(2)
+        source_id = left.text_input("Source id (blank: derived from the reference)", key="src_id")
+        title = right.text_input("Title", key="src_title")
+        ref = left.text_input("URL or reference", key="src_ref")
+        source_type = right.selectbox("Source type", SOURCE_TYPES, key="src_type")
+        publisher = left.text_input("Publisher")
+        tier = right.number_input("Authority tier (1 strongest)", min_value=1, max_value=5, value=3)
+        access_date = left.date_input("Access date", value=None, key="src_access")
+        valid_until = right.date_input("Valid until", value=None)
+        restricted = st.multiselect("Restricted to roles (blank: everyone)", ROLES)
+        submitted = st.form_submit_button("Add source")
+    if submitted:
+        try:
+            gov.save("sources", actor, RowChanges(inserts=[{"values": {
+                "source_id": source_id, "title": title, "ref": ref, "source_type": source_type, "publisher": publisher,
+                "authority_tier": tier, "access_date": access_date, "valid_until": valid_until,
+                "restricted_to": restricted}, "row": 1}]))
+        except ValidationFailed as error:
+            gov.show_problems(error)
+            return
+        except RegisterError as error:
+            show_error(error)
+            return
+        st.session_state.pop("sources_snapshot", None)
+        st.toast("Source added", icon=":material/check:")
+        st.rerun()
+
+
+def main() -> None:
+    page_frame()
+    actor = current_actor()
+    st.title("Source register")
+    st.caption("Every source a claim rests on, classified by type (peer-reviewed publication, official framework, "
+               "vendor documentation, repository, original proposal, ...). Mutable sources carry access dates.")
+    frame = gov.sources(actor.role)
+    stats = st.columns(3)
+    stats[0].metric("Sources", f"{len(frame):,}")
+    stats[1].metric("Mutable without access date",
+                    f"{int((frame['source_type'].isin(MUTABLE_SOURCE_TYPES) & frame['access_date'].isna()).sum()):,}")
+    stats[2].metric("Restricted", f"{int(frame['restricted_to'].map(lambda v: v is not None and len(v) > 0).sum()):,}")
+    focus = st.query_params.get("focus")
+    if focus:
+        st.info(escape_markdown(f"Fix source {focus}: see its row below."), icon=":material/my_location:")
+    edit, add, io_tab, deleted = st.tabs(["Edit", "Add one source", "Import / export", "Deleted"])
+    with edit:
+        gov.register_editor(
+            "sources", frame, key_col="source_id", columns=SOURCE_COLUMNS, column_config=column_config(),
+            column_order=SOURCE_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="source")
+        st.subheader("Recent changes")
+        gov.recent_changes("source")
+    with add:
+        add_form(actor)
+    with io_tab:
+        gov.import_export("sources", actor, export_sources(data.get_store(), role=actor.role))
+    with deleted:
+        gov.deleted_rows("sources", gov.sources(actor.role, include_deleted=True), "source_id", "title", actor)
+
+
+try:
+    main()
+except RegisterError as error:
+    show_error(error)

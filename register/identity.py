@@ -1,0 +1,363 @@
+"""Identity: local accounts (the embedded login), login throttling, and roles for company SSO users.
+
+Called by the UI's login gate (``ui.auth``), the users page and ``python -m register users ...``.
+Passwords are stored only as argon2id hashes. A failed login says only "Invalid username or
+password" whatever went wrong (unknown name, wrong password, disabled or locked account); after
+``FREE_ATTEMPTS`` failures an account is locked for an exponentially growing time, recorded in the
+database and audited. Account management needs ``Permission.USERS_MANAGE`` and is audited; one-time
+passwords are returned once and never stored in clear.
+
+Company identity provider (OIDC through ``st.login``): users are not stored here; their role comes
+from ``config/roles.toml`` (``role_for_identity``), and a user the file does not map is refused
+unless the file sets ``default_role``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from .errors import NotFound, RegisterError, StaleEdit
+from .permissions import ROLES, Permission, authorize
+from .store import Actor, Change, Store, utc_now
+
+FREE_ATTEMPTS = 3            # failures before the first lock
+MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
+MIN_PASSWORD_LENGTH = 12
+USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
+LOGIN_FAILED_MESSAGE = "Invalid username or password"
+DEFAULT_ROLES_FILE = Path(__file__).resolve().parents[1] / "config" / "roles.toml"
+
+_hasher = PasswordHasher()
+_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for unknown names: same timing
+
+_USER_FIELDS = ("username", "display_name", "role", "disabled", "must_change_password", "failed_attempts",
+                "locked_until", "last_login_at", "created_at", "created_by", "updated_at", "updated_by",
+                "row_version")
+
+
+class LoginFailed(RegisterError):
+    """Any failed login. The message never says which part was wrong."""
+
+    title = "Login failed"
+
+    def __init__(self) -> None:
+        super().__init__(LOGIN_FAILED_MESSAGE)
+
+
+class InvalidAccount(RegisterError, ValueError):
+    """A username, role or password that cannot be accepted (says which and why)."""
+
+    title = "Invalid account data"
+
+
+@dataclass(frozen=True)
+class User:
+    username: str
+    display_name: str
+    role: str
+    disabled: bool
+    must_change_password: bool
+    failed_attempts: int
+    locked_until: datetime | None
+    last_login_at: datetime | None
+    created_at: datetime
+    created_by: str
+    updated_at: datetime
+    updated_by: str
+    row_version: int
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.username, self.role)
+
+
+# --- passwords ---------------------------------------------------------------------------------
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def verify_password(password_hash: str, password: str) -> bool:
+    try:
+        return _hasher.verify(password_hash, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def one_time_password() -> str:
+    """A random password shown once (about 96 bits); the user must change it at first login."""
+    return secrets.token_urlsafe(12)
+
+
+def check_new_password(username: str, password: str) -> None:
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidAccount(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
+    if password.strip().lower() == username.strip().lower():
+        raise InvalidAccount("the password must not be the username")
+
+
+def lock_seconds(failed_attempts: int) -> int:
+    """Seconds an account stays locked after this many consecutive failures (0 below the threshold)."""
+    if failed_attempts < FREE_ATTEMPTS:
+        return 0
+    return min(MAX_LOCK_SECONDS, 2 ** (failed_attempts - FREE_ATTEMPTS) * 5)
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+def get_user(store: Store, username: str) -> User | None:
+    row = store.query_one(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username])
+    return None if row is None else User(*row)
+
+
+def list_users(store: Store) -> list[User]:
+    return [User(*row) for row in store.query(f"SELECT {', '.join(_USER_FIELDS)} FROM users ORDER BY username")]
+
+
+def count_users(store: Store) -> int:
+    return store.query_one("SELECT count(*) FROM users")[0]
+
+
+def _public(user_row: dict[str, Any]) -> dict[str, Any]:
+    """What an audit event records about an account (never the hash)."""
+    return {k: v for k, v in user_row.items() if k != "password_hash"}
+
+
+def _row(cur, username: str) -> dict[str, Any] | None:
+    row = cur.execute(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username]).fetchone()
+    return None if row is None else dict(zip(_USER_FIELDS, row))
+
+
+# --- login -------------------------------------------------------------------------------------
+
+
+def authenticate(store: Store, username: str, password: str, *, now: datetime | None = None) -> User:
+    """Check a local login; return the user or raise ``LoginFailed`` (audited either way)."""
+    now = now or utc_now()
+    username = (username or "").strip()[:100]
+    row = store.query_one("SELECT password_hash, disabled, locked_until, role FROM users WHERE username = ?",
+                          [username])
+    if row is None:
+        verify_password(_DUMMY_HASH, password or "")  # same work as a real check: no timing oracle
+        store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda cur: Change(
+            "user", username or None, None, {"reason": "unknown username"}))
+        raise LoginFailed()
+    password_hash, disabled, locked_until, role = row
+    if locked_until is not None and locked_until > now:
+        store.write(Actor(username, role), "login.refused_locked", lambda cur: Change(
+            "user", username, None, {"locked_until": locked_until.isoformat()}))
+        raise LoginFailed()
+    ok = verify_password(password_hash, password or "")
+    if ok and not disabled:
+        def success(cur) -> Change:
+            cur.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL, last_login_at = ? "
+                        "WHERE username = ?", [now, username])
+            return Change("user", username, None, {"method": "local"})
+
+        store.write(Actor(username, role), "login", success)
+        return get_user(store, username)
+
+    def failure(cur) -> Change:
+        attempts = cur.execute("SELECT failed_attempts + 1 FROM users WHERE username = ?", [username]).fetchone()[0]
+        seconds = lock_seconds(attempts)
+        until = now + timedelta(seconds=seconds) if seconds else None
+        cur.execute("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE username = ?",
+                    [attempts, until, username])
+        return Change("user", username, None,
+                      {"reason": "account disabled" if disabled and ok else "wrong password",
+                       "failed_attempts": attempts, "locked_until": until.isoformat() if until else None})
+
+    store.write(Actor(username, role), "login.failed", failure)
+    raise LoginFailed()
+
+
+def record_session_event(store: Store, actor: Actor, action: str, **details: Any) -> None:
+    """Audit a session event that changes no row: ``login`` (SSO), ``logout``, ``session.expired``..."""
+    store.write(actor, action, lambda cur: Change("user", actor.name, None, details or None))
+
+
+def change_own_password(store: Store, actor: Actor, old_password: str, new_password: str) -> None:
+    """A logged-in local user changes their own password (required after a one-time password)."""
+    row = store.query_one("SELECT password_hash FROM users WHERE username = ? AND NOT disabled", [actor.name])
+    if row is None or not verify_password(row[0], old_password or ""):
+        raise InvalidAccount("the current password is not correct")
+    check_new_password(actor.name, new_password)
+    if verify_password(row[0], new_password):
+        raise InvalidAccount("the new password must differ from the current one")
+    new_hash = hash_password(new_password)
+
+    def fn(cur) -> Change:
+        cur.execute("UPDATE users SET password_hash = ?, must_change_password = false, updated_at = ?, "
+                    "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
+                    [new_hash, utc_now(), actor.name, actor.name])
+        return Change("user", actor.name, None, {"password": "changed by the user"})
+
+    store.write(actor, "user.password_change", fn)
+
+
+# --- account management (admin) ----------------------------------------------------------------
+
+
+def _check_username(username: str) -> str:
+    username = (username or "").strip()
+    if not USERNAME_PATTERN.match(username):
+        raise InvalidAccount("a username has 2-64 characters: letters, digits and . _ @ - (starting with a "
+                             "letter or digit)")
+    return username
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise InvalidAccount(f"{role!r} is not a role; choose one of {', '.join(ROLES)}")
+    return role
+
+
+def create_user(store: Store, actor: Actor, username: str, role: str, display_name: str | None = None) -> str:
+    """Add a local account; returns its one-time password (shown once, must be changed at first login)."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
+    username, role = _check_username(username), _check_role(role)
+    display_name = (display_name or "").strip()[:200] or username
+    password = one_time_password()
+    password_hash = hash_password(password)
+
+    def fn(cur) -> Change:
+        if cur.execute("SELECT 1 FROM users WHERE username = ?", [username]).fetchone():
+            raise InvalidAccount(f"the username {username!r} is taken")
+        now = utc_now()
+        cur.execute("INSERT INTO users (username, display_name, role, password_hash, disabled, must_change_password, "
+                    "created_at, created_by, updated_at, updated_by) VALUES (?, ?, ?, ?, false, true, ?, ?, ?, ?)",
+                    [username, display_name, role, password_hash, now, actor.name, now, actor.name])
+        return Change("user", username, None, _public(_row(cur, username)))
+
+    store.write(actor, "user.create", fn)
+    return password
+
+
+def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[str, Any],
+            expected_version: int | None, *, check=None) -> None:
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
+
+    def fn(cur) -> Change:
+        before = _row(cur, username)
+        if before is None:
+            raise NotFound(f"user {username!r} does not exist")
+        if expected_version is not None and before["row_version"] != expected_version:
+            raise StaleEdit(f"user {username!r} was changed by {before['updated_by']} at "
+                            f"{before['updated_at']:%Y-%m-%d %H:%M:%S} UTC, reload")
+        if check:
+            check(cur, before)
+        assignments = ", ".join(f"{column} = ?" for column in sets)  # columns: this module's own names
+        cur.execute(f"UPDATE users SET {assignments}, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
+                    "WHERE username = ?", [*sets.values(), utc_now(), actor.name, username])
+        return Change("user", username, _public(before), _public(_row(cur, username)))
+
+    store.write(actor, action, fn)
+
+
+def _keep_an_admin(cur, before: dict[str, Any]) -> None:
+    """Refuse the change that would leave no enabled admin account (nobody could manage users)."""
+    if before["role"] == "admin" and not before["disabled"]:
+        others = cur.execute("SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND username <> ?",
+                             [before["username"]]).fetchone()[0]
+        if others == 0:
+            raise InvalidAccount(f"{before['username']} is the last enabled admin; add another admin first")
+
+
+def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_version: int | None = None) -> None:
+    _check_role(role)
+    _update(store, actor, "user.set_role", username, {"role": role}, expected_version,
+            check=None if role == "admin" else _keep_an_admin)
+
+
+def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
+                 expected_version: int | None = None) -> None:
+    _update(store, actor, "user.disable" if disabled else "user.enable", username,
+            {"disabled": bool(disabled)},
+            expected_version, check=_keep_an_admin if disabled else None)
+
+
+def reset_password(store: Store, actor: Actor, username: str, *, expected_version: int | None = None) -> str:
+    """Give an account a new one-time password (returned once); it also lifts a lock."""
+    password = one_time_password()
+    _update(store, actor, "user.reset_password", username,
+            {"password_hash": hash_password(password), "must_change_password": True, "failed_attempts": 0,
+             "locked_until": None}, expected_version)
+    return password
+
+
+def bootstrap_admin(store: Store, actor: Actor, username: str = "admin") -> str | None:
+    """First start: when there is no account at all, create an admin and return its one-time password.
+
+    Returns None (and writes nothing) when any account exists. There is no built-in password: the
+    password is random, printed once by the caller, and must be changed at the first login.
+    """
+    if count_users(store):
+        return None
+    return create_user(store, actor, username, "admin", "Administrator")
+
+
+# --- company identity provider (OIDC) ----------------------------------------------------------
+
+
+def load_roles_config(path: str | Path | None = None) -> dict[str, Any]:
+    """``config/roles.toml`` (or ``HRI_ROLES_FILE``); an absent file maps nobody (everyone refused)."""
+    path = Path(path or os.environ.get("HRI_ROLES_FILE") or DEFAULT_ROLES_FILE)
+    if not path.exists():
+        return {}
+    with path.open("rb") as handle:
+        config = tomllib.load(handle)
+    for where, role in _configured_roles(config):
+        if role not in ROLES:
+            raise InvalidAccount(f"{path.name}: {where} maps to {role!r}, which is not one of {', '.join(ROLES)}")
+    return config
+
+
+def _configured_roles(config: dict[str, Any]):
+    if config.get("default_role"):
+        yield "default_role", config["default_role"]
+    for section in ("emails", "domains"):
+        for key, role in (config.get(section) or {}).items():
+            yield f"[{section}] {key}", role
+    for claim, values in (config.get("claims") or {}).items():
+        for value, role in (values or {}).items():
+            yield f"[claims.{claim}] {value}", role
+
+
+def role_for_identity(claims: dict[str, Any], config: dict[str, Any]) -> str | None:
+    """The role of an SSO user from the provider's claims; the highest role any rule grants.
+
+    Rules: ``[emails]`` exact address, ``[domains]`` the address' domain, ``[claims.<name>]`` a claim
+    value (a string or any element of a list claim such as ``groups``), then ``default_role``. An
+    address counts only when the provider says it is verified (``email_verified`` absent or true).
+    None: the user is refused.
+    """
+    granted: list[str] = []
+    email = str(claims.get("email") or "").strip().lower()
+    if email and claims.get("email_verified", True) is not False:
+        emails = {k.lower(): v for k, v in (config.get("emails") or {}).items()}
+        domains = {k.lower(): v for k, v in (config.get("domains") or {}).items()}
+        if email in emails:
+            granted.append(emails[email])
+        if "@" in email and email.rsplit("@", 1)[1] in domains:
+            granted.append(domains[email.rsplit("@", 1)[1]])
+    for claim, values in (config.get("claims") or {}).items():
+        value = claims.get(claim)
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if item is not None and str(item) in (values or {}):
+                granted.append(values[str(item)])
+    if not granted and config.get("default_role"):
+        granted.append(config["default_role"])
+    granted = [r for r in granted if r in ROLES]
+    return max(granted, key=ROLES.index) if granted else None

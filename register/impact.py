@@ -1,0 +1,146 @@
+"""Impact preview: what a draft profile would change if it were published.
+
+Called by the profiles page (through ``ui`` helpers) and ``benchmarks/bench_impact.py``. Every current
+response is scored under the draft and under a baseline -- the active profile scored at the same
+as-of time (default, like for like), or the stored current scores -- in one set-based statement
+(two ``scorer.score_query`` SELECTs joined on the response), materialised once in a temp table of
+the operation's cursor; the band transition matrix, the action changes, the changed responses and
+the score distributions are aggregates over that table. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+
+from hri_core import ScoringProfile
+from hri_core.models import ensure_utc
+
+from .errors import RegisterError
+from .scorer import score_query
+from .store import Store, utc_now
+
+__all__ = ["ImpactPreview", "impact_preview"]
+
+_PARAM = re.compile(r"\$p(\d+)\b")
+
+
+@dataclass(frozen=True)
+class ImpactPreview:
+    """The comparison of a draft with its baseline over every current response.
+
+    ``transitions``: old_band, new_band, responses (every non-empty cell of the matrix);
+    ``action_transitions``: old_action, new_action, responses; ``changed``: the responses whose band,
+    action or score changed, largest score change first (at most ``changed_limit`` rows);
+    ``histogram``: bin_lower, bin_upper, old, new (counts per score bin).
+    """
+
+    draft_version: int
+    baseline: str
+    as_of: datetime
+    total: int
+    transitions: pd.DataFrame
+    action_transitions: pd.DataFrame
+    band_changes: int
+    action_changes: int
+    score_changes: int
+    changed: pd.DataFrame
+    histogram: pd.DataFrame
+    mean_old: float | None
+    mean_new: float | None
+    median_old: float | None
+    median_new: float | None
+
+    def matrix(self) -> dict[tuple[str, str], int]:
+        """``{(old_band, new_band): responses}``."""
+        return {(o, n): int(c) for o, n, c in self.transitions.itertuples(index=False)}
+
+    def transition_lines(self) -> list[str]:
+        """Sentences such as ``"312 Medium -> High"`` for every band change, largest first."""
+        moved = self.transitions[self.transitions.old_band != self.transitions.new_band]
+        moved = moved.sort_values(["responses", "old_band", "new_band"], ascending=[False, True, True])
+        return [f"{int(c):,} {o} -> {n}" for o, n, c in moved.itertuples(index=False)]
+
+
+def _rename(sql: str, params: dict, prefix: str) -> tuple[str, dict]:
+    """Give one score_query's parameters their own names so that two can share a statement."""
+    return _PARAM.sub(lambda m: f"${prefix}{m.group(1)}", sql), {
+        f"{prefix}{name[1:]}": value for name, value in params.items()}
+
+
+def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | None = None,
+                   baseline: ScoringProfile | None | str = "active", changed_limit: int = 200,
+                   bin_width: float = 5.0) -> ImpactPreview:
+    """Compare ``draft`` with ``baseline`` over every current response (see the module docstring).
+
+    ``baseline``: a profile (scored at ``as_of`` like the draft), ``"active"`` (the active profile,
+    the default) or ``"stored"`` (the current stored scores, whatever profile and as-of produced them).
+    """
+    from .profiles import active_profile
+
+    if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
+        raise RegisterError("changed_limit must be an integer between 0 and 100000")
+    if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
+        raise RegisterError("bin_width must be a number in (0, 100]")
+    as_of = ensure_utc(as_of or utc_now())
+    new_sql, params = _rename(*score_query(draft, as_of), "n")
+    if isinstance(baseline, str) and baseline == "stored":
+        old_sql = ("SELECT response_id, revision, score, band, action FROM scores WHERE is_current")
+        label = "stored current scores"
+    else:
+        base = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
+        if not isinstance(base, ScoringProfile):
+            raise RegisterError("baseline must be a profile, 'active' or 'stored'")
+        old_sql, old_params = _rename(*score_query(base, as_of), "o")
+        params = {**params, **old_params}
+        label = f"version {base.version} ({base.name})"
+    table = f"_impact_{uuid.uuid4().hex[:12]}"  # generated here, never user text
+    create = f"""
+CREATE TEMP TABLE {table} AS
+SELECT n.response_id, n.revision, o.score AS old_score, n.score AS new_score, o.band AS old_band,
+       n.band AS new_band, o.action AS old_action, n.action AS new_action
+FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.revision = n.revision"""
+    changed_where = ("old_band <> new_band OR old_action <> new_action "
+                     "OR abs(new_score - old_score) > 1e-9")
+    with store.cursor() as cur:
+        cur.execute(create, params)
+        try:
+            total, band_changes, action_changes, score_changes, mean_old, mean_new, median_old, median_new = \
+                cur.execute(
+                    f"SELECT count(*), count(*) FILTER (old_band <> new_band), "
+                    f"count(*) FILTER (old_action <> new_action), count(*) FILTER ({changed_where}), "
+                    f"avg(old_score), avg(new_score), median(old_score), median(new_score) FROM {table}").fetchone()
+            transitions = cur.execute(
+                f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
+                f"GROUP BY ALL ORDER BY old_band, new_band").df()
+            action_transitions = cur.execute(
+                f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
+                f"GROUP BY ALL ORDER BY old_action, new_action").df()
+            changed = cur.execute(
+                f"SELECT response_id, revision, old_score, new_score, new_score - old_score AS delta, old_band, "
+                f"new_band, old_action, new_action FROM {table} WHERE {changed_where} "
+                f"ORDER BY abs(new_score - old_score) DESC, response_id LIMIT $limit",
+                {"limit": changed_limit}).df()
+            bins = max(1, int(round(100.0 / bin_width)))
+            histogram = cur.execute(
+                f"""WITH b AS (SELECT range AS k FROM range($bins)),
+                    o AS (SELECT least($bins - 1, floor(old_score / $w))::BIGINT AS k, count(*) AS c
+                          FROM {table} GROUP BY ALL),
+                    n AS (SELECT least($bins - 1, floor(new_score / $w))::BIGINT AS k, count(*) AS c
+                          FROM {table} GROUP BY ALL)
+                SELECT b.k * $w AS bin_lower, least(100.0, (b.k + 1) * $w) AS bin_upper,
+                       coalesce(o.c, 0)::BIGINT AS old, coalesce(n.c, 0)::BIGINT AS new
+                FROM b LEFT JOIN o USING (k) LEFT JOIN n USING (k) ORDER BY b.k""",
+                {"bins": bins, "w": float(bin_width)}).df()
+        finally:
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+    return ImpactPreview(
+        draft_version=draft.version, baseline=label, as_of=as_of, total=int(total),
+        transitions=transitions, action_transitions=action_transitions, band_changes=int(band_changes),
+        action_changes=int(action_changes), score_changes=int(score_changes), changed=changed,
+        histogram=histogram, mean_old=mean_old, mean_new=mean_new, median_old=median_old,
+        median_new=median_new)

@@ -1,0 +1,178 @@
+"""The release report of one checklist run: PDF (fpdf2) and Markdown with the same content.
+
+Called by the checklist page (download buttons) and by tests that render the PDF to PNG. Content:
+the run (who, when, rule version, automated outcome, stale or not), each check with its offending
+rows, the register summary, the rule violations, the sign-offs, and one chart: offending rows per
+check, drawn with fpdf2's own rectangles (no browser or plotting stack is needed to build a report;
+the Markdown version carries the same numbers as a table).
+
+The PDF uses fpdf2's built-in Helvetica, which covers Latin-1: other characters are replaced.
+"""
+
+from __future__ import annotations
+
+from .checklist import run_detail
+from .governance import evaluate_rules
+from .store import Store
+
+__all__ = ["report_markdown", "report_pdf"]
+
+
+def _data(store: Store, run_id: int) -> dict:
+    run = run_detail(store, run_id)
+    ev = evaluate_rules(store, run["rule_version"])
+    violations = ev[ev["outcome"] == "violation"][["claim_key", "claim_type", "verification_status", "required_handling"]]
+    return {"run": run, "violations": violations}
+
+
+def _md_cell(text) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def report_markdown(store: Store, run_id: int) -> str:
+    d = _data(store, run_id)
+    run, results = d["run"], d["run"]["results"]
+    s = results["summary"]
+    out = [f"# Release report: checklist run {run_id}", "",
+           f"- Run by **{_md_cell(run['run_by'])}** ({run['run_role']}) at {run['run_at']:%Y-%m-%d %H:%M UTC}",
+           f"- Evidence rule version {run['rule_version']}; automated outcome **{run['outcome']}**",
+           f"- Content hash `{run['content_hash'][:16]}...`: "
+           + ("**STALE** - the checked records changed since this run" if run["stale"] else "current"), "",
+           "## Register summary", "",
+           f"{s['claims']} claims ({s['claims_deleted']} deleted), {s['sources']} sources, "
+           f"{s['violations']} minimum-evidence violations.", "",
+           "| verification status | claims |", "| --- | ---: |"]
+    out += [f"| {_md_cell(k)} | {v} |" for k, v in s["by_status"].items()]
+    out += ["", "## Checks (paper Table IX)", "", "| no. | check | automated | offending rows |", "| ---: | --- | --- | ---: |"]
+    out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |" for c in results["checks"]]
+    for c in results["checks"]:
+        if c["offending"]:
+            out += ["", f"### Check {c['no']}: offending rows", ""]
+            out += [f"- {f['entity_type']} `{_md_cell(f['entity_id'])}`: {_md_cell(f['reason'])}" for f in c["offending"]]
+    out += ["", "## Minimum evidence rule violations", ""]
+    if d["violations"].empty:
+        out.append("None.")
+    else:
+        out += ["| claim | type | status | required handling |", "| --- | --- | --- | --- |"]
+        out += [f"| {_md_cell(r.claim_key)} | {_md_cell(r.claim_type)} | {_md_cell(r.verification_status)} | "
+                f"{_md_cell(r.required_handling)} |" for r in d["violations"].itertuples()]
+    out += ["", "## Sign-offs", ""]
+    if not run["signoffs"]:
+        out.append("Not signed.")
+    for so in run["signoffs"]:
+        out.append(f"- **{_md_cell(so['signed_by'])}** ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
+                   f"{so['outcome']}{' (STALE)' if so['stale'] else ''}")
+        for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
+            reason = f" - {_md_cell(item['reason'])}" if item.get("reason") else ""
+            out.append(f"  - item {no}: {item['decision']}{reason}")
+    return "\n".join(out) + "\n"
+
+
+def _latin1(text) -> str:
+    text = str(text if text is not None else "")
+    text = text.replace("\u2014", "-").replace("\u2013", "-").replace("\u2019", "'").replace("\u201c", '"').replace(
+        "\u201d", '"')
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def report_pdf(store: Store, run_id: int) -> bytes:
+    from fpdf import FPDF
+
+    d = _data(store, run_id)
+    run, results = d["run"], d["run"]["results"]
+    s = results["summary"]
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.add_page()
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+
+    def heading(text: str, size: int = 13) -> None:
+        pdf.ln(2)
+        pdf.set_font("Helvetica", "B", size)
+        pdf.cell(0, 8, _latin1(text), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 9)
+
+    def para(text: str, style: str = "") -> None:
+        pdf.set_font("Helvetica", style, 9)
+        pdf.multi_cell(width, 5, _latin1(text), new_x="LMARGIN", new_y="NEXT", align="L")
+
+    heading(f"Release report: checklist run {run_id}", 16)
+    para(f"Run by {run['run_by']} ({run['run_role']}) at {run['run_at']:%Y-%m-%d %H:%M UTC}. Evidence rule version "
+         f"{run['rule_version']}. Automated outcome: {run['outcome'].upper()}.")
+    para(f"Content hash {run['content_hash'][:32]}... "
+         + ("STALE: the checked records changed since this run." if run["stale"] else "Current: nothing checked has "
+                                                                                     "changed since the run."),
+         "B" if run["stale"] else "")
+
+    heading("Register summary")
+    para(f"{s['claims']} claims ({s['claims_deleted']} deleted), {s['sources']} sources, {s['violations']} "
+         "minimum-evidence violations. Claims by verification status: "
+         + ", ".join(f"{k} {v}" for k, v in s["by_status"].items()) + ".")
+
+    heading("Offending rows per check")
+    _bar_chart(pdf, [(f"{c['no']}", len(c["offending"]), c["status"]) for c in results["checks"]], width)
+
+    heading("Checks (paper Table IX)")
+    for c in results["checks"]:
+        pdf.set_font("Helvetica", "B", 9)
+        pdf.set_text_color(170, 30, 30) if c["status"] == "fail" else pdf.set_text_color(20, 110, 50)
+        pdf.cell(14, 5, c["status"].upper())
+        pdf.set_text_color(0, 0, 0)
+        pdf.multi_cell(width - 14, 5, _latin1(f"{c['no']}. {c['title']}"), new_x="LMARGIN", new_y="NEXT", align="L")
+        pdf.set_font("Helvetica", "", 8)
+        for f in c["offending"][:40]:
+            pdf.set_x(pdf.l_margin + 14)
+            pdf.multi_cell(width - 14, 4, _latin1(f"- {f['entity_type']} {f['entity_id']}: {f['reason']}"),
+                           new_x="LMARGIN", new_y="NEXT")
+        if len(c["offending"]) > 40:
+            pdf.set_x(pdf.l_margin + 14)
+            pdf.cell(0, 4, f"... and {len(c['offending']) - 40} more", new_x="LMARGIN", new_y="NEXT")
+        if c.get("note"):
+            pdf.set_x(pdf.l_margin + 14)
+            pdf.set_text_color(90, 90, 90)
+            pdf.multi_cell(width - 14, 4, _latin1(c["note"]), new_x="LMARGIN", new_y="NEXT")
+            pdf.set_text_color(0, 0, 0)
+
+    heading("Minimum evidence rule violations")
+    if d["violations"].empty:
+        para("None: every claim complies with the rules in force.")
+    for r in d["violations"].itertuples():
+        para(f"- {r.claim_key} ({r.claim_type}, {r.verification_status}): required handling {r.required_handling}")
+
+    heading("Sign-offs")
+    if not run["signoffs"]:
+        para("Not signed.")
+    for so in run["signoffs"]:
+        para(f"{so['signed_by']} ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: {so['outcome'].upper()}"
+             + (" - STALE" if so["stale"] else ""), "B")
+        for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
+            para(f"  item {no}: {item['decision']}" + (f" - {item['reason']}" if item.get("reason") else ""))
+    return bytes(pdf.output())
+
+
+def _bar_chart(pdf, bars: list[tuple[str, int, str]], width: float) -> None:
+    """Horizontal bars drawn with rectangles: one per check, red when the check failed."""
+    label_w, row_h = 22, 6
+    top = pdf.get_y() + 1
+    biggest = max([n for _, n, _ in bars] + [1])
+    plot_w = width - label_w - 20
+    pdf.set_font("Helvetica", "", 8)
+    for i, (label, n, status) in enumerate(bars):
+        y = top + i * row_h
+        pdf.set_xy(pdf.l_margin, y)
+        pdf.cell(label_w, row_h - 1, f"check {label}", align="R")
+        length = plot_w * n / biggest if n else 0.8
+        if status == "fail":
+            pdf.set_fill_color(200, 60, 60)
+        else:
+            pdf.set_fill_color(60, 150, 90)
+        pdf.rect(pdf.l_margin + label_w + 2, y + 0.8, length, row_h - 2.6, style="F")
+        pdf.set_xy(pdf.l_margin + label_w + 4 + length, y)
+        pdf.cell(16, row_h - 1, str(n))
+    axis_y = top + len(bars) * row_h
+    pdf.set_draw_color(120, 120, 120)
+    pdf.line(pdf.l_margin + label_w + 2, top, pdf.l_margin + label_w + 2, axis_y)
+    pdf.set_xy(pdf.l_margin, axis_y + 1)
+    pdf.set_text_color(90, 90, 90)
+    pdf.cell(0, 4, "offending rows (red: check failed; green: passed)", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)

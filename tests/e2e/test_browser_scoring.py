@@ -1,0 +1,142 @@
+"""End to end in Chromium: an admin edits a weight, sees the live sum, previews the impact and saves a
+draft; publishing it herself is refused (four eyes); a second admin logs in and publishes it, which
+rescores every response. Both admins are real local accounts created in the database before the
+server starts (the server then owns the file), and both log in through the login form.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from .conftest import REPO_ROOT, _free_port, screenshot
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery staple"
+ADMINS = ("ann-admin", "bob-admin")
+
+
+@pytest.fixture
+def scoring_server(tmp_path):
+    """A demo database with two admin accounts, served by app.py; yields (url, stop, db)."""
+    db = tmp_path / "scoring.duckdb"
+    env = {**os.environ, "HRI_DB": str(db)}
+    env.pop("HRI_DEMO_MODE", None)
+    subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
+                   cwd=REPO_ROOT, env=env, check=True, capture_output=True)
+    from register import SYSTEM, Actor, Store
+    from register.identity import change_own_password, create_user
+
+    store = Store(db)
+    for name in ADMINS:
+        one_time = create_user(store, SYSTEM, name, "admin", name)
+        change_own_password(store, Actor(name, "admin"), one_time, PASSWORD)
+    store.close()
+    port = _free_port()
+    log = open(tmp_path / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.terminate()
+        raise RuntimeError("streamlit did not become healthy: " + (tmp_path / "streamlit.log").read_text())
+
+    def stop() -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+    yield url, stop, db
+    stop()
+    log.close()
+
+
+def _metric(page, label: str, value: str, timeout: float = 30_000) -> None:
+    page.wait_for_function(
+        """([label, value]) => {
+            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
+            const i = labels.findIndex(l => l.innerText.trim() === label);
+            if (i < 0) return false;
+            const v = document.querySelectorAll('[data-testid="stMetricValue"]')[i];
+            return v && v.innerText.trim() === value;
+        }""", arg=[label, value], timeout=timeout)
+
+
+def _login_and_open_profiles(page, url: str, username: str) -> None:
+    page.goto(url)
+    page.get_by_label("Username", exact=True).fill(username, timeout=60_000)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)  # logged in: the default page
+    page.get_by_role("link", name="Scoring profiles").click(timeout=30_000)
+    page.get_by_role("heading", name="Scoring profiles").wait_for(timeout=30_000)
+
+
+def _publish(page, reason: str) -> None:
+    page.get_by_role("tab", name="Impact & publish").click()
+    page.get_by_label("Reason for publishing (required)").fill(reason)
+    page.get_by_role("button", name="Publish and rescore").click()
+
+
+def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
+    url, stop, db = scoring_server
+    _login_and_open_profiles(page, url, "ann-admin")
+    _metric(page, "Weight sum", "1.0000")
+    weight_f = page.get_by_label("F — Factual inconsistency", exact=True)
+    weight_f.fill("0.35")
+    weight_f.press("Enter")
+    _metric(page, "Weight sum", "1.1000")  # the live sum
+    page.get_by_text("must sum to 1").first.wait_for(timeout=15_000)
+    page.get_by_role("button", name="Normalise weights to sum 1").click()
+    _metric(page, "Weight sum", "1.0000")
+    page.get_by_role("button", name="Preview impact of these edits").click()
+    page.get_by_test_id("stMetricLabel").filter(has_text="Band changes").first.wait_for(timeout=60_000)
+    page.get_by_text("Band transitions:").first.wait_for(timeout=15_000)
+    screenshot(page, "scoring-editor-impact")
+    page.get_by_role("button", name="Save as draft").click()
+    page.get_by_text("Saved draft version 2").wait_for(timeout=30_000)
+
+    _publish(page, "my own draft")  # four eyes: the author cannot publish
+    page.get_by_text("cannot also approve it").wait_for(timeout=30_000)
+    screenshot(page, "scoring-four-eyes")
+
+    second = page.context.browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+    try:
+        _login_and_open_profiles(second, url, "bob-admin")
+        _publish(second, "Reviewed: F weighs more for contract answers")
+        second.get_by_text("Published v2 and rescored").wait_for(timeout=60_000)
+        screenshot(second, "scoring-published")
+    finally:
+        second.context.close()
+    stop()
+
+    from register import Store
+
+    store = Store(db)
+    try:
+        version, status, created_by, published_by, weights = store.query_one(
+            "SELECT profile_version, status, created_by, published_by, params->>'$.weights.F' "
+            "FROM scoring_profiles WHERE profile_version = 2")
+        assert (version, status, created_by, published_by) == (2, "active", "ann-admin", "bob-admin")
+        assert float(weights) == pytest.approx(0.35 / 1.1, abs=1e-5)
+        current = store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
+        assert store.query_one("SELECT count(*) FROM scores WHERE is_current AND profile_version = 2")[0] == current
+        assert store.query_one("SELECT count(*) FROM scores WHERE NOT is_current AND profile_version = 1")[0] \
+            >= current  # the old scores are kept
+    finally:
+        store.close()

@@ -1,0 +1,141 @@
+"""Data helpers of the scoring pages (profiles, elicitation, calibration): cached reads and writes.
+
+Reads are cached like ``ui.data``'s; every write goes through a register service function with the
+acting user and then clears the caches (``ui.data.after_write``). Also holds the profile editor's
+small pure helpers (turning widget values into a profile mapping, normalising weights) so that the
+page stays thin and the helpers are testable without Streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from hri_core import ScoringProfile
+from register import calibration as reg_calibration
+from register import elicitation as reg_elicitation
+from register import profiles as reg_profiles
+from register.impact import ImpactPreview, impact_preview
+
+from . import data
+
+
+@st.cache_data(show_spinner=False)
+def profiles_table() -> pd.DataFrame:
+    return pd.DataFrame(reg_profiles.list_profiles(data.get_store()))
+
+
+@st.cache_data(show_spinner=False)
+def profile_meta(version: int) -> dict:
+    return reg_profiles.profile_meta(data.get_store(), version)
+
+
+@st.cache_data(show_spinner=False)
+def elicitations_for(version: int) -> list[dict]:
+    return reg_elicitation.elicitations_for(data.get_store(), version)
+
+
+@st.cache_data(show_spinner=False)
+def outcome_pairs(sources: tuple[str, ...]) -> pd.DataFrame:
+    return reg_calibration.outcome_pairs(data.get_store(), sources)
+
+
+def preview(profile: ScoringProfile) -> ImpactPreview:
+    """Impact of ``profile`` against the active profile (not cached: the user asks for it explicitly)."""
+    return impact_preview(data.get_store(), profile)
+
+
+def create_draft(actor, overrides: dict, *, based_on: int, name: str | None) -> int:
+    version = reg_profiles.create_draft(data.get_store(), actor, overrides, based_on=based_on, name=name)
+    data.after_write()
+    return version
+
+
+def publish(actor, version: int, reason: str, progress=None):
+    try:
+        return reg_profiles.publish(data.get_store(), actor, version, reason, progress=progress)
+    finally:
+        data.after_write()  # a refused attempt writes its audit event too
+
+
+def save_ahp(actor, experts, *, name: str | None) -> tuple[int, int]:
+    try:
+        return reg_elicitation.save_ahp(data.get_store(), actor, experts, name=name)
+    finally:
+        data.after_write()
+
+
+def write(fn, *args, **kwargs):
+    """Call a register write function with the store first, then clear the caches."""
+    try:
+        return fn(data.get_store(), *args, **kwargs)
+    finally:
+        data.after_write()
+
+
+def read(fn, *args, **kwargs):
+    """Call a register read function with the store first (uncached: state that changes per click)."""
+    return fn(data.get_store(), *args, **kwargs)
+
+
+# --- pure editor helpers -------------------------------------------------------------------------
+
+
+def normalised(weights: Mapping[str, float]) -> dict[str, float]:
+    """Weights scaled to sum 1, rounded to 6 decimals with the remainder on the largest weight."""
+    total = math.fsum(max(0.0, float(v)) for v in weights.values())
+    if total <= 0:
+        return {k: round(1.0 / len(weights), 6) for k in weights}
+    out = {k: round(max(0.0, float(v)) / total, 6) for k, v in weights.items()}
+    largest = max(out, key=out.get)
+    out[largest] = round(out[largest] + 1.0 - math.fsum(out.values()), 6)
+    return out
+
+
+def floors_frame(profile: ScoringProfile) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "rule_id": f.rule_id, "label": f.label.value, "condition": f.condition,
+        "min_criticality": f.min_criticality, "max_criticality": f.max_criticality,
+        "min_feedback_count": f.min_feedback_count, "value": f.value} for f in profile.floors],
+        columns=["rule_id", "label", "condition", "min_criticality", "max_criticality", "min_feedback_count",
+                 "value"])
+
+
+def bands_frame(profile: ScoringProfile) -> pd.DataFrame:
+    return pd.DataFrame([b.model_dump(mode="json") for b in profile.bands], columns=["name", "upper", "action"])
+
+
+def _clean(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def floors_from_frame(frame: pd.DataFrame) -> list[dict]:
+    """Editor rows -> floor rule mappings (empty rows dropped; blanks left out so validation names them)."""
+    rules = []
+    for row in frame.to_dict("records"):
+        row = {k: _clean(v) for k, v in row.items()}
+        if all(v in (None, "") for v in row.values()):
+            continue
+        rule = {k: v for k, v in row.items() if v not in (None, "") or k in ("rule_id", "label", "value")}
+        if rule.get("max_criticality") is not None:
+            rule["max_criticality"] = int(rule["max_criticality"])
+        for key in ("min_criticality", "min_feedback_count"):
+            if rule.get(key) is not None:
+                rule[key] = int(rule[key])
+        rules.append(rule)
+    return rules
+
+
+def bands_from_frame(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")
+            if any(_clean(v) not in (None, "") for v in row.values())]
