@@ -13,8 +13,9 @@ import streamlit as st
 from register import RegisterError
 from register.checklist import CHECKS, DECISIONS
 from register.governance import ValidationFailed
+from register.permissions import Permission
 from ui import governance as gov
-from ui.components import current_actor, show_error
+from ui.components import can, current_actor, show_error
 from ui.shell import page_frame
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
@@ -68,7 +69,7 @@ def main() -> None:
     page_frame()
     actor = current_actor()
     st.title("Pre-submission checklist")
-    if st.button("Run the checklist now", type="primary"):
+    if can(Permission.CHECKLIST_RUN) and st.button("Run the checklist now", type="primary"):
         try:
             st.session_state["checklist_run"] = gov.record_run(actor)
         except RegisterError as error:
@@ -96,7 +97,7 @@ def main() -> None:
     for so in run["signoffs"]:
         st.text(f"Signed by {so['signed_by']} ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
                 f"{so['outcome']}" + (" — STALE" if so["stale"] else ""))
-    if not run["stale"]:
+    if not run["stale"] and can(Permission.CHECKLIST_SIGN):
         sign_form(actor, run)
     pdf, markdown = gov.report_files(int(run_id))
     left, right = st.columns(2)

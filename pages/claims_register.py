@@ -11,9 +11,10 @@ import streamlit as st
 
 from register import RegisterError
 from register.governance import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, ValidationFailed, export_claims
+from register.permissions import Permission
 from ui import data
 from ui import governance as gov
-from ui.components import current_actor, escape_markdown, show_error
+from ui.components import can, current_actor, escape_markdown, show_error
 from ui.shell import page_frame
 
 
@@ -87,7 +88,8 @@ def main() -> None:
     with edit:
         gov.register_editor(
             "claims", frame, key_col="claim_key", columns=CLAIM_COLUMNS, column_config=column_config(source_ids),
-            column_order=CLAIM_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="register_claim")
+            column_order=CLAIM_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="register_claim",
+            editable=can(Permission.REGISTER_EDIT))
         st.subheader("Recent changes")
         gov.recent_changes("register_claim")
     with add:

@@ -132,14 +132,15 @@ def delphi_tab() -> None:
                        format_func=lambda i: next(f"#{s['session_id']} {s['title']} ({s['status']})"
                                                   for s in sessions if s["session_id"] == i))
     session = scoring.read(reg.delphi_session, sid)
-    st.caption(f"Facilitator {session['facilitator']} · experts {', '.join(session['experts'])} · "
-               f"threshold IQR < {session['iqr_threshold']:g}"
-               + (f" · finalised into draft v{session['profile_version']}" if session["profile_version"] else ""))
+    st.caption(escape_markdown(
+        f"Facilitator {session['facilitator']} · experts {', '.join(session['experts'])} · "
+        f"threshold IQR < {session['iqr_threshold']:g}"
+        + (f" · finalised into draft v{session['profile_version']}" if session["profile_version"] else "")))
     current = session["rounds"][-1]
     st.metric("Current round", f"{current['round']} ({current['status']})")
     if current["status"] == "open":
-        st.caption(f"Submitted so far: {', '.join(current['submitted']) or 'nobody'} (weights stay hidden "
-                   "until the facilitator closes the round)")
+        st.caption(f"Submitted so far: {escape_markdown(', '.join(current['submitted'])) or 'nobody'} (weights stay "
+                   "hidden until the facilitator closes the round)")
     if session["status"] == "open" and current["status"] == "open" and actor.name in session["experts"]:
         own = scoring.read(reg.round_submissions, actor, sid, current["round"])
         previous = own[0]["weights"] if own else {}

@@ -12,8 +12,9 @@ import streamlit as st
 
 from register import RegisterError
 from register.governance import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, ValidationFailed
+from register.permissions import Permission
 from ui import governance as gov
-from ui.components import current_actor, escape_markdown, show_error
+from ui.components import can, current_actor, escape_markdown, show_error
 from ui.shell import page_frame
 
 
@@ -78,7 +79,11 @@ def main() -> None:
     stats[2].metric("Violations", f"{int((evaluation['outcome'] == 'violation').sum()):,}")
     violations(evaluation)
     st.subheader(f"Rules (version {current}, in force)")
-    editor(actor, current)
+    if can(Permission.RULES_EDIT):
+        editor(actor, current)
+    else:
+        st.dataframe(gov.rules(current), hide_index=True)
+        st.caption(f"Read only: changing the rules needs the admin role (you are {actor.role}).")
     with st.expander(f"Version history ({len(versions)})"):
         st.dataframe(versions, hide_index=True)
         older = st.selectbox("Show version", versions["rule_version"].tolist(), key="rules_show_version")

@@ -18,7 +18,7 @@ from register import RegisterError
 from register.profiles import profile_diff
 from ui import data, scoring
 from register.permissions import Permission
-from ui.components import can, current_actor, show_error
+from ui.components import can, current_actor, escape_markdown, show_error
 from ui.figures import dimension_label
 from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
 from ui.shell import page_frame
@@ -141,17 +141,9 @@ def editor(versions: pd.DataFrame) -> None:
         render_impact(st.session_state["pe_impact"], [b.name for b in candidate.bands], "pei")
 
 
-def show_version(versions: pd.DataFrame) -> None:
-    st.subheader("A version and its elicitation record")
-    choices = list(versions.profile_version)
-    version = st.selectbox("Version", choices, index=len(choices) - 1, key="pv_version")
-    profile, meta = data.get_profile(int(version)), scoring.profile_meta(int(version))
-    st.caption(f"v{version} · {meta['name']} · {meta['status']} · created by {meta['created_by']}"
-               + (f" · published by {meta['published_by']}: {meta['reason']}" if meta["published_by"] else ""))
-    st.dataframe(pd.DataFrame({"dimension": [dimension_label(d) for d in DIMS],
-                               "weight": [profile.weights[d] for d in DIMENSIONS]}), hide_index=True,
-                 key="pv_weights")
-    records = scoring.elicitations_for(int(version))
+def show_records(version: int) -> None:
+    """The elicitation records attached to a version (AHP, Delphi or calibration), each in an expander."""
+    records = scoring.elicitations_for(version)
     if not records:
         st.caption("No elicitation record is attached to this version.")
     for rec in records:
@@ -162,8 +154,22 @@ def show_version(versions: pd.DataFrame) -> None:
                    "calibration": lambda b: f"Calibration on {b['outcomes']} outcomes; threshold "
                                             f"{b['threshold']:g}; AUC {b['auc']:.3f}"}[rec["method"]](body)
         with st.expander(f"Elicitation record #{rec['elicitation_id']} ({rec['method']}, {body.get('date')}): "
-                         f"{summary}"):
+                         f"{escape_markdown(summary)}"):
             st.json(body, expanded=False)
+
+
+def show_version(versions: pd.DataFrame) -> None:
+    st.subheader("A version and its elicitation record")
+    choices = list(versions.profile_version)
+    version = st.selectbox("Version", choices, index=len(choices) - 1, key="pv_version")
+    profile, meta = data.get_profile(int(version)), scoring.profile_meta(int(version))
+    text = f"v{version} · {meta['name']} · {meta['status']} · created by {meta['created_by']}" + (
+        f" · published by {meta['published_by']}: {meta['reason']}" if meta["published_by"] else "")
+    st.caption(escape_markdown(text))
+    st.dataframe(pd.DataFrame({"dimension": [dimension_label(d) for d in DIMS],
+                               "weight": [profile.weights[d] for d in DIMENSIONS]}), hide_index=True,
+                 key="pv_weights")
+    show_records(int(version))
 
 
 def diff_section(versions: pd.DataFrame) -> None:
@@ -194,7 +200,8 @@ def publish_section(versions: pd.DataFrame) -> None:
     meta = scoring.profile_meta(version)
     draft = data.get_profile(version)
     actor = current_actor()
-    st.caption(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}.")
+    st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
+    show_records(version)
     if meta["created_by"] == actor.name:
         st.warning("You created this draft: a second person must publish it (four eyes).", icon=":material/group:")
     if st.button("Preview impact", key="pp_preview"):

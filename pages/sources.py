@@ -11,10 +11,10 @@ import streamlit as st
 from register import RegisterError
 from register.governance import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges, ValidationFailed
 from register.governance import export_sources
-from register.permissions import ROLES
+from register.permissions import ROLES, Permission
 from ui import data
 from ui import governance as gov
-from ui.components import current_actor, escape_markdown, show_error
+from ui.components import can, current_actor, escape_markdown, show_error
 from ui.shell import page_frame
 
 
@@ -90,7 +90,8 @@ def main() -> None:
     with edit:
         gov.register_editor(
             "sources", frame, key_col="source_id", columns=SOURCE_COLUMNS, column_config=column_config(),
-            column_order=SOURCE_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="source")
+            column_order=SOURCE_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="source",
+            editable=can(Permission.REGISTER_EDIT))
         st.subheader("Recent changes")
         gov.recent_changes("source")
     with add:

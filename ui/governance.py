@@ -184,12 +184,17 @@ def recent_changes(entity_type: str, limit: int = 10) -> None:
 
 
 def register_editor(kind: str, frame: pd.DataFrame, *, key_col: str, columns: tuple[str, ...],
-                    column_config: dict, column_order: tuple[str, ...], actor, entity_type: str) -> None:
+                    column_config: dict, column_order: tuple[str, ...], actor, entity_type: str,
+                    editable: bool = True) -> None:
     """An editable grid over a snapshot of the register taken at load time: saving sends the edits with
     the row versions of that snapshot, so a row changed meanwhile is refused instead of overwritten."""
     from register import RegisterError
     from ui.components import show_error
 
+    if not editable:
+        st.dataframe(frame, hide_index=True, column_config=column_config, column_order=column_order, width="stretch")
+        st.caption(f"Read only: your role ({actor.role}) may not edit the register.")
+        return
     gen_key, snap_key = f"{kind}_editor_gen", f"{kind}_snapshot"
     gen = st.session_state.setdefault(gen_key, 0)
     if snap_key not in st.session_state:

@@ -39,21 +39,27 @@ def _login_and_open_claims(page, url: str) -> None:
     page.wait_for_timeout(1500)  # the canvas grid hydrates after the element appears
 
 
-def _edit_first_row_notes(page, text: str) -> None:
+def _edit_first_row_notes(page, text: str, old: str = "Verified in source [2]") -> None:
+    """Open the notes cell of the first row (found by its current value: where the click lands depends on
+    the grid's horizontal scroll), replace the text, confirm."""
     grid = page.get_by_test_id("stDataFrame").first
     box = grid.bounding_box()
-    for attempt in range(5):
-        page.mouse.click(box["x"] + 40, box["y"] + 35 + 18)  # first data row, first column
-        for _ in range(NOTES_COLUMN):
+    for attempt in range(12):
+        page.mouse.click(box["x"] + 40, box["y"] + 35 + 18)  # first data row, first visible column
+        for _ in range(NOTES_COLUMN + (0, -1, 1, -2, 2, -3)[attempt % 6]):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
         editor = page.locator("#portal textarea, #portal input.gdg-input").first
         try:
             editor.wait_for(timeout=3_000)
-            break
+            if editor.is_enabled() and editor.input_value().startswith(old):
+                break
         except Exception:  # noqa: BLE001 - the grid may not have hydrated yet
-            page.keyboard.press("Escape")
-            page.wait_for_timeout(1000)
+            page.wait_for_timeout(500)
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(300)
+    else:
+        raise AssertionError("could not open the notes cell of the first row")
     editor.fill(text)
     page.keyboard.press("Enter")
     page.wait_for_timeout(500)

@@ -171,3 +171,30 @@ def test_checklist_page_refuses_the_editor_as_signer_and_links_offending_rows(se
     at.get("form_submit_button")[0].click().run()
     assert any("Needs a second person" in e.value for e in at.error)
     assert seeded_db.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
+
+
+def test_a_viewer_sees_the_register_read_only(seeded_db):
+    at = _page("pages/claims_register.py", seeded_db, role="viewer")
+    assert _metrics(at)["Claims"] == "7"
+    assert not [b for b in at.button if b.key == "claims_save"]
+    assert any("Read only" in c.value for c in at.caption)
+
+
+def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
+    gov.save_claims(seeded_db, Actor("ann", "reviewer"), gov.RowChanges(inserts=[{"values": {
+        "claim_key": "w-1", "statement": "Chunking by section improves recall.", "claim_type": "scientific/methodological",
+        "source_ids": ["ref-7-galileo-index"], "verification_status": "verified"}}]))
+    at = _page("pages/evidence_rules.py", seeded_db, role="admin")
+    assert _metrics(at)["Violations"] == "1"
+    rules = gov.list_rules(seeded_db)
+    row = rules.index[rules["claim_type"] == "scientific/methodological"][0]
+    accepted = list(rules.loc[row, "acceptable_source_types"]) + ["vendor documentation"]
+    at.session_state[f"rules_editor_{at.session_state['rules_gen']}"] = {
+        "edited_rows": {int(row): {"acceptable_source_types": accepted}}, "added_rows": [], "deleted_rows": []}
+    at.text_input(key="rules_reason").set_value("vendor white papers accepted for methods (test)")
+    next(b for b in at.button if b.label == "Save as new rule version").click().run()
+    assert not at.exception, at.exception
+    assert _metrics(at)["Rule version in force"] == "2"
+    assert _metrics(at)["Violations"] == "0"
+    assert gov.current_rule_version(seeded_db) == 2
+    assert len(gov.list_rules(seeded_db, 1)) == 6  # version 1 is kept
