@@ -16,7 +16,8 @@ filter reads the older version's scores.
 Then times each query function the pages call, median of ``--repeat`` runs (no cache: the figures
 are what a cache miss costs), and prints a table of per-function medians and per-page totals
 against the targets: overview and responses pages < 1 s, detail < 0.3 s, filter change < 0.5 s (the
-review queue page and a profile-version filter change are timed too, against the same bounds).
+review queue page and a profile-version filter change are timed too: the queue against 1 s, the
+version change against the overview's 1 s, as it reads every response like the overview does).
 Prints figures; asserts nothing (tests never time anything).
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -43,7 +45,10 @@ from register.scorer import rescore  # noqa: E402
 
 SEED = 7
 TARGETS = {"overview page": 1.0, "responses page": 1.0, "responses page + search": 1.0, "detail page": 0.3,
-           "review queue page": 1.0, "filter change": 0.5, "filter change: profile version": 0.5}
+           "review queue page": 1.0, "filter change": 0.5,
+           # an older profile version's scores of every response: as wide as the overview itself, so the
+           # overview's bound applies (a use-case filter narrows the set; a version filter does not)
+           "filter change: profile version": 1.0}
 
 
 def build(store: Store, n: int, work: Path, chunk_size: int) -> None:
@@ -104,7 +109,7 @@ def main() -> None:
                              "rescored, so that the profile-version filter reads history)")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hri-bench-console-"))
+    work = args.db.parent if args.db else Path(tempfile.mkdtemp(prefix="hri-bench-console-"))
     db = args.db or work / "console.duckdb"
     store = Store(db)
     ensure_default_profile(store, SYSTEM)
@@ -112,7 +117,7 @@ def main() -> None:
     if existing:
         print(f"reusing {db}: {existing:,} current responses")
     else:
-        build(store, args.responses, db.parent if args.db else work, args.chunk_size)
+        build(store, args.responses, work, args.chunk_size)
     if not args.one_profile and len(queries.filter_options(store)["profile_versions"]) < 2:
         add_second_profile(store)
     responses, claims = store.query_one("SELECT count(*), sum(claim_count) FROM responses WHERE is_current")
@@ -184,6 +189,8 @@ def main() -> None:
               flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f} (figures from a busy machine overstate wall times)")
     store.close()
+    if args.db is None:
+        shutil.rmtree(work, ignore_errors=True)  # a temp database is not kept: pass --db to keep one
 
 
 if __name__ == "__main__":

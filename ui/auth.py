@@ -131,7 +131,8 @@ def logout() -> None:
     state = session()
     _end(data.get_store(), "logout")
     if state is not None and state["method"] == "oidc":
-        st.logout()
+        st.logout()  # redirects the browser through the provider's logout; nothing more to draw
+        st.stop()
     st.rerun()
 
 
@@ -162,7 +163,7 @@ def login_page(store, cfg: AuthSettings) -> None:
                      key="login_sso"):
             st.login()
         st.caption("Or with a local account:")
-    with st.form("login", enter_to_submit=True):
+    with st.form("login", enter_to_submit=True, clear_on_submit=True):  # the password never stays in state
         username = st.text_input("Username", key="login_username", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password",
                                  autocomplete="current-password")
@@ -195,7 +196,7 @@ def password_change_page(store) -> None:
     st.title("Choose a new password")
     st.info("You logged in with a one-time password. Choose your own password to continue "
             f"(at least {identity.MIN_PASSWORD_LENGTH} characters).", icon=":material/key:")
-    with st.form("password_change"):
+    with st.form("password_change", clear_on_submit=True):
         old = st.text_input("Current (one-time) password", type="password", key="pw_old",
                             autocomplete="current-password")
         new = st.text_input("New password", type="password", key="pw_new", autocomplete="new-password")

@@ -44,6 +44,9 @@ def test_local_login_role_pages_and_logout(app_server, page):
     page.get_by_text("Logged in as").wait_for(timeout=10_000)
     page.get_by_role("link", name="Audit trail").click()
     page.get_by_text("The audit chain verifies").wait_for(timeout=30_000)
+    page.get_by_test_id("stDataFrame").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Download CSV").wait_for(timeout=10_000)
+    page.wait_for_timeout(1500)  # the canvas grid hydrates after the element appears
     screenshot(page, "audit-trail")
     browser_logout(page)
 
