@@ -12,7 +12,6 @@ import streamlit as st
 
 from register import RegisterError
 from register.checklist import CHECKS, DECISIONS
-from register.governance import ValidationFailed
 from register.permissions import Permission
 from ui import governance as gov
 from ui.components import can, current_actor, show_error
@@ -55,10 +54,7 @@ def sign_form(actor, run: dict) -> None:
     if submitted:
         try:
             gov.sign(actor, run["run_id"], decisions)
-        except ValidationFailed as error:
-            gov.show_problems(error)
-            return
-        except RegisterError as error:
+        except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
         st.toast(f"Run {run['run_id']} signed", icon=":material/draw:")

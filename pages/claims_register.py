@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, ValidationFailed, export_claims
+from register.governance import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
 from register.permissions import Permission
 from ui import data
 from ui import governance as gov
@@ -50,10 +50,7 @@ def add_form(actor) -> None:
             gov.save("claims", actor, RowChanges(inserts=[{"values": {
                 "statement": statement, "claim_type": claim_type, "source_ids": sources, "verification_status": status,
                 "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes}, "row": 1}]))
-        except ValidationFailed as error:
-            gov.show_problems(error)
-            return
-        except RegisterError as error:
+        except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
         st.session_state.pop("claims_snapshot", None)

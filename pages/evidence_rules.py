@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register.governance import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, ValidationFailed
+from register.governance import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
 from register.permissions import Permission
 from ui import governance as gov
 from ui.components import can, current_actor, escape_markdown, show_error
@@ -51,10 +51,7 @@ def editor(actor, version: int | None) -> None:
     if st.button("Save as new rule version", type="primary"):
         try:
             new = gov.save_rules(actor, edited.to_dict("records"), reason)
-        except ValidationFailed as error:
-            gov.show_problems(error)
-            return
-        except RegisterError as error:
+        except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
         st.session_state["rules_gen"] = gen + 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges, ValidationFailed
+from register.governance import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges
 from register.governance import export_sources
 from register.permissions import ROLES, Permission
 from ui import data
@@ -60,10 +60,7 @@ def add_form(actor) -> None:
                 "source_id": source_id, "title": title, "ref": ref, "source_type": source_type, "publisher": publisher,
                 "authority_tier": tier, "access_date": access_date, "valid_until": valid_until,
                 "restricted_to": restricted}, "row": 1}]))
-        except ValidationFailed as error:
-            gov.show_problems(error)
-            return
-        except RegisterError as error:
+        except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
         st.session_state.pop("sources_snapshot", None)

@@ -28,7 +28,13 @@ def can(permission) -> bool:
 
 def show_error(error: Exception) -> None:
     """The single place that renders errors on a page: a title and what to do."""
-    if isinstance(error, HRIError):
+    from register.governance import ValidationFailed  # imported here: ui.governance imports this module
+
+    if isinstance(error, ValidationFailed):  # every refused row, one per line, as a table
+        from ui.governance import show_problems
+
+        show_problems(error)
+    elif isinstance(error, HRIError):
         problems = "; ".join(f"{p['field'] or 'record'}: {p['message']}" for p in error.as_dict()["problems"])
         st.error(f"**{error.title}** — {problems}", icon=":material/error:")
     elif isinstance(error, RegisterError):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hri_core import HRIError
-from hri_core.ahp import DIMENSION_LETTERS, analyse_matrix
+from hri_core.ahp import DIMENSION_LETTERS
 from register import Actor, StaleEdit
 from register import elicitation as el
 from register.permissions import PermissionDenied
