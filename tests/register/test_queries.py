@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from hri_core import parse_response, score_response
@@ -23,7 +24,7 @@ from register import SYSTEM, Store
 from register.importer import import_path
 from register.profiles import activate, active_profile, create_draft, get_profile
 from register.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_counts, band_mix_by_week,
-                              dimension_contributions, export_rows, filter_options, high_share_by, kpis,
+                              dimension_contributions, export_rows, filter_options, high_share_by, kpis, overview,
                               response_detail, responses_page, score_histogram, scored_responses,
                               totals)
 from register.scorer import rescore
@@ -337,6 +338,24 @@ def test_high_share_takes_the_last_two_of_the_bands_given(loaded):
 def test_high_share_by_refuses_columns_off_the_allow_list(store, by):
     with pytest.raises(ValueError, match="cannot group by"):
         high_share_by(store, Filters(), by, BAND_NAMES)
+
+
+@pytest.mark.parametrize("f", [Filters(), Filters(use_cases=("hr-policy", "claims-handling")),
+                               Filters(bands=("Low",), date_to=date(2026, 8, 31)), Filters(models=("nobody",))])
+def test_overview_in_one_pass_equals_the_one_figure_functions(loaded, f):
+    store, _ = loaded
+    weights = active_profile(store).weights
+    now = datetime(2027, 3, 1, tzinfo=timezone.utc)
+    got = overview(store, f, weights, BAND_NAMES, bin_width=10, now=now)
+    assert got["kpis"] == kpis(store, f, now=now)
+    pairs = {"band_mix_by_week": band_mix_by_week(store, f), "score_histogram": score_histogram(store, f, 10),
+             "dimension_contributions": dimension_contributions(store, f, weights),
+             "high_share_by_use_case": high_share_by(store, f, "use_case", BAND_NAMES),
+             "high_share_by_model": high_share_by(store, f, "model", BAND_NAMES)}
+    for name, alone in pairs.items():
+        pd.testing.assert_frame_equal(got[name], alone, check_dtype=False, check_index_type=False, rtol=1e-12,
+                                      obj=name)
+    assert len(got["score_histogram"]) == 10
 
 
 # --- responses page ------------------------------------------------------------------------------------------
