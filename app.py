@@ -1,14 +1,14 @@
 """HRI governance console: entry point (``streamlit run app.py``).
 
-Opens the database (seeding the demo set on first start) and runs the selected page. Pages live in
-``pages/``, one per file, and stay thin; each starts with ``ui.shell.page_frame()`` (shared filters).
+Runs the selected page. Pages live in ``pages/``, one per file, and stay thin; each starts with
+``ui.shell.page_frame()``: first-start demo seeding, the login gate and the shared filters.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import auth, data
+from ui import auth
 
 st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
 
@@ -41,7 +41,6 @@ PAGES = {
 
 
 def main() -> None:
-    data.seed_if_empty(data.get_store())  # before any page: the first start loads the demo set
     # expanded: with more than ten pages Streamlit would hide the rest behind "View more"
     st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
 

@@ -36,24 +36,26 @@ def main() -> None:
     st.title("Overview")
     st.caption(f"Scores under {'the current profile' if f.profile_version is None else f'profile version {f.profile_version}'}"
                f" · bands and weights from **{profile.name} v{profile.version}** (provisional design parameters)")
-    k = data.kpis(f)
+    band_names = tuple(b.name for b in profile.bands)
+    weights = tuple((d.value, w) for d, w in profile.weights.items())
+    figures_data = data.overview(f, weights, band_names)  # every figure of the page in one query
+    k = figures_data["kpis"]
     if not k["responses"]:
         empty_state("No scored responses match these filters.")
         return
     render_kpis(k, profile)
-    band_names = tuple(b.name for b in profile.bands)
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figures.band_mix_figure(data.band_mix_by_week(f), band_names), config=PLOT_CONFIG)
-        weights = tuple((d.value, w) for d, w in profile.weights.items())
-        st.plotly_chart(figures.dimension_contribution_figure(data.dimension_contributions(f, weights)),
+        st.plotly_chart(figures.band_mix_figure(figures_data["band_mix_by_week"], band_names), config=PLOT_CONFIG)
+        st.plotly_chart(figures.dimension_contribution_figure(figures_data["dimension_contributions"]),
                         config=PLOT_CONFIG)
     with right:
-        st.plotly_chart(figures.score_histogram_figure(data.score_histogram(f), profile.bands), config=PLOT_CONFIG)
+        st.plotly_chart(figures.score_histogram_figure(figures_data["score_histogram"], profile.bands),
+                        config=PLOT_CONFIG)
         by = st.segmented_control("High + Critical share by", ["use_case", "model"], default="use_case",
                                   format_func=lambda v: v.replace("_", " "), key="overview_share_by")
         by = by or "use_case"
-        st.plotly_chart(figures.high_share_figure(data.high_share_by(f, by, band_names), by.replace("_", " ")),
+        st.plotly_chart(figures.high_share_figure(figures_data[f"high_share_by_{by}"], by.replace("_", " ")),
                         config=PLOT_CONFIG)
 
 

@@ -31,9 +31,9 @@ from .store import Store, utc_now
 
 __all__ = [
     "EXPORT_COLUMNS", "Filters", "GROUP_COLUMNS", "PAGE_COLUMNS", "QUEUE_ACTIONS", "SORT_COLUMNS",
-    "band_counts", "band_mix_by_week", "dimension_contributions", "export_rows", "filter_options",
+    "band_mix_by_week", "dimension_contributions", "export_rows", "filter_options",
     "high_share_by", "kpis", "overview", "queue_stats", "response_detail", "responses_page", "score_histogram",
-    "scored_responses", "scored_set", "search_keys", "totals",
+    "scored_set", "search_keys",
 ]
 
 # Actions that put a response in the review queue (a response with no claims is queued too). These
@@ -575,31 +575,3 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         "ORDER BY decided_at, decision_id", [response_id])
     return {"response": response, "score": score, "claims": claims, "floors": floors, "history": history,
             "revisions": revisions, "decisions": decisions}
-
-
-# --- foundation view (app.py) -------------------------------------------------------------------------
-
-
-def scored_responses(store: Store, *, limit: int = 200, offset: int = 0) -> pd.DataFrame:
-    """Current responses with their current score, riskiest first (DataFrame)."""
-    frame, _ = responses_page(store, Filters(), limit=limit, offset=offset)
-    return frame
-
-
-def band_counts(store: Store) -> dict[str, int]:
-    """Number of current responses per band of their current score."""
-    p = _Params()
-    return dict(store.query(f"SELECT band, count(*) FROM ({scored_set(Filters(), p)}) GROUP BY band", p.values))
-
-
-def totals(store: Store) -> dict[str, int]:
-    """Headline counts: responses, claims, scored responses, open quarantine, no-claims responses."""
-    row = store.query_one("""
-        SELECT (SELECT count(*) FROM responses WHERE is_current),
-               (SELECT coalesce(sum(claim_count), 0) FROM responses WHERE is_current),
-               (SELECT count(*) FROM scores WHERE is_current),
-               (SELECT count(*) FROM quarantine WHERE status = 'open'),
-               (SELECT count(*) FROM scores WHERE is_current AND no_claims)
-    """)
-    keys = ("responses", "claims", "scored", "quarantined", "no_claims")
-    return dict(zip(keys, (int(v) for v in row)))

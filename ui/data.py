@@ -23,7 +23,13 @@ def get_store() -> Store:
 
 
 def seed_if_empty(store: Store) -> bool:
-    """Load the demo set into an empty database, with a progress bar. Returns True when it seeded."""
+    """Load the demo set into an empty database, with a progress bar. Returns True when it seeded.
+
+    Checked once per session: a database that has responses never becomes empty again.
+    """
+    if st.session_state.get("_seed_checked"):
+        return False
+    st.session_state["_seed_checked"] = True
     if store.query_one("SELECT count(*) FROM responses")[0]:
         return False
     from register.demo import seed_demo
@@ -54,29 +60,15 @@ def filter_options() -> dict:
     return queries.filter_options(get_store())
 
 
-@st.cache_data(show_spinner=False)
-def kpis(f: queries.Filters) -> dict:
-    return queries.kpis(get_store(), f)
 
 
-@st.cache_data(show_spinner=False)
-def band_mix_by_week(f: queries.Filters):
-    return queries.band_mix_by_week(get_store(), f)
+
 
 
 @st.cache_data(show_spinner=False)
-def score_histogram(f: queries.Filters):
-    return queries.score_histogram(get_store(), f)
-
-
-@st.cache_data(show_spinner=False)
-def dimension_contributions(f: queries.Filters, weights: tuple[tuple[str, float], ...]):
-    return queries.dimension_contributions(get_store(), f, dict(weights))
-
-
-@st.cache_data(show_spinner=False)
-def high_share_by(f: queries.Filters, by: str, bands: tuple[str, ...]):
-    return queries.high_share_by(get_store(), f, by, bands)
+def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...]) -> dict:
+    """Every figure of the overview page (KPIs and the five charts' data) from one query."""
+    return queries.overview(get_store(), f, dict(weights), bands)
 
 
 @st.cache_data(show_spinner=False)
@@ -104,10 +96,6 @@ def review_queue(f: queries.Filters, limit: int, offset: int):
 def decisions_for(response_id: str):
     return review.decisions_for(get_store(), response_id)
 
-
-@st.cache_data(show_spinner=False)
-def totals() -> dict[str, int]:
-    return queries.totals(get_store())
 
 
 @st.cache_data(show_spinner=False)

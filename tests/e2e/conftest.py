@@ -62,11 +62,13 @@ def create_accounts(store, accounts: dict[str, str] = E2E_ACCOUNTS, password: st
 
 @pytest.fixture
 def start_app(tmp_path):
-    """``start_app(env=None, args=(), imports=(), port=None)``: seed a database with the CLI (plus ``imports``), create
-    the E2E_ACCOUNTS, then serve app.py on it; returns {"url", "db", "expected"}. Stopped at teardown."""
+    """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD)``: seed
+    a database with the CLI (plus ``imports``), create the accounts, then serve app.py on it; returns {"url", "db",
+    "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped at teardown."""
     procs = []
 
-    def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None) -> dict:
+    def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None,
+               accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> dict:
         db = tmp_path / f"e2e{len(procs)}.duckdb"
         full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
         subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
@@ -84,7 +86,7 @@ def start_app(tmp_path):
             "first_by_score": seeded.query_one(
                 "SELECT response_id FROM scores WHERE is_current ORDER BY score DESC, response_id LIMIT 1")[0],
         }
-        create_accounts(seeded)
+        create_accounts(seeded, accounts, password)
         seeded.close()
         port = port or _free_port()
         log_path = tmp_path / f"streamlit{len(procs)}.log"
@@ -97,12 +99,19 @@ def start_app(tmp_path):
         procs.append((proc, log))
         url = f"http://127.0.0.1:{port}"
         _wait_healthy(url, proc, log_path, "streamlit")
-        return {"url": url, "db": db, "expected": expected, "port": port, "log": log_path}
+
+        def stop() -> None:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=20)
+
+        return {"url": url, "db": db, "expected": expected, "port": port, "log": log_path, "stop": stop}
 
     yield _start
     for proc, log in procs:
-        proc.terminate()
-        proc.wait(timeout=20)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=20)
         log.close()
 
 
@@ -180,6 +189,25 @@ def page():
         yield pg
         context.close()
         browser.close()
+
+
+def metrics(page) -> dict[str, str]:
+    """The st.metric values on the page, by label."""
+    labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
+    values = page.get_by_test_id("stMetricValue").all_inner_texts()
+    return {label.strip(): value.strip() for label, value in zip(labels, values)}
+
+
+def wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:
+    """Wait until the st.metric labelled ``label`` shows ``value`` (pages rerun asynchronously)."""
+    page.wait_for_function(
+        """([label, value]) => {
+            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
+            const i = labels.findIndex(l => l.innerText.trim() === label);
+            if (i < 0) return false;
+            const v = document.querySelectorAll('[data-testid="stMetricValue"]')[i];
+            return v && v.innerText.trim() === value;
+        }""", arg=[label, value], timeout=timeout)
 
 
 def screenshot(page, name: str) -> Path:

@@ -10,33 +10,16 @@ import re
 
 import pytest
 
-from .conftest import browser_login, screenshot
+from .conftest import browser_login, metrics, screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
-
-
-def _metrics(page) -> dict[str, str]:
-    labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
-    values = page.get_by_test_id("stMetricValue").all_inner_texts()
-    return {label.strip(): value.strip() for label, value in zip(labels, values)}
-
-
-def _wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:
-    page.wait_for_function(
-        """([label, value]) => {
-            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
-            const i = labels.findIndex(l => l.innerText.trim() === label);
-            if (i < 0) return false;
-            const v = document.querySelectorAll('[data-testid="stMetricValue"]')[i];
-            return v && v.innerText.trim() === value;
-        }""", arg=[label, value], timeout=timeout)
 
 
 def test_overview_filter_open_response_and_decide(app_server, page):
     expected = app_server["expected"]
     url = app_server["url"]
     browser_login(page, url, "e2e-reviewer")
-    _wait_metric(page, "Responses", f"{expected['responses']:,}")
+    wait_metric(page, "Responses", f"{expected['responses']:,}")
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() == 4
     screenshot(page, "console-overview")
@@ -46,7 +29,7 @@ def test_overview_filter_open_response_and_decide(app_server, page):
     band.locator("input").click()
     page.get_by_role("option", name="High", exact=True).click()
     page.keyboard.press("Escape")
-    _wait_metric(page, "Responses", f"{expected['high']:,}")
+    wait_metric(page, "Responses", f"{expected['high']:,}")
     assert "band=High" in page.url
     screenshot(page, "console-overview-filtered")
 
@@ -69,7 +52,7 @@ def test_overview_filter_open_response_and_decide(app_server, page):
             page.wait_for_timeout(1000)
     page.get_by_role("heading", name="Response detail").wait_for(timeout=10_000)
     assert re.search(r"response_id=", page.url)
-    shown = _metrics(page)
+    shown = metrics(page)
     assert shown["Band"] == "High"
     page.get_by_text("matches the stored score").wait_for(timeout=10_000)
     screenshot(page, "console-detail")
@@ -79,10 +62,10 @@ def test_overview_filter_open_response_and_decide(app_server, page):
     page.get_by_role("heading", name="Review queue").wait_for(timeout=30_000)
     page.get_by_test_id("stMetricLabel").filter(has_text="In queue").wait_for(timeout=30_000)
     assert "band=High" in page.url  # the filter followed the user to every page
-    before = int(_metrics(page)["In queue"].replace(",", ""))
+    before = int(metrics(page)["In queue"].replace(",", ""))
     page.get_by_text("Block", exact=True).click()
     page.get_by_label("Reason (required)").fill("Contradicts the signed contract <script>alert(1)</script>")
     page.get_by_role("button", name="Record decision").click()
-    _wait_metric(page, "In queue", f"{before - 1:,}")
+    wait_metric(page, "In queue", f"{before - 1:,}")
     page.wait_for_timeout(1000)  # let the rerun finish redrawing before the picture
     screenshot(page, "console-review-queue")

@@ -6,15 +6,10 @@ server starts (the server then owns the file), and both log in through the login
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
-from .conftest import REPO_ROOT, _free_port, screenshot
+from .conftest import screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
 
@@ -23,58 +18,10 @@ ADMINS = ("ann-admin", "bob-admin")
 
 
 @pytest.fixture
-def scoring_server(tmp_path):
+def scoring_server(start_app):
     """A demo database with two admin accounts, served by app.py; yields (url, stop, db)."""
-    db = tmp_path / "scoring.duckdb"
-    env = {**os.environ, "HRI_DB": str(db)}
-    env.pop("HRI_DEMO_MODE", None)
-    subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
-                   cwd=REPO_ROOT, env=env, check=True, capture_output=True)
-    from register import SYSTEM, Actor, Store
-    from register.identity import change_own_password, create_user
-
-    store = Store(db)
-    for name in ADMINS:
-        one_time = create_user(store, SYSTEM, name, "admin", name)
-        change_own_password(store, Actor(name, "admin"), one_time, PASSWORD)
-    store.close()
-    port = _free_port()
-    log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.terminate()
-        raise RuntimeError("streamlit did not become healthy: " + (tmp_path / "streamlit.log").read_text())
-
-    def stop() -> None:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(timeout=20)
-
-    yield url, stop, db
-    stop()
-    log.close()
-
-
-def _metric(page, label: str, value: str, timeout: float = 30_000) -> None:
-    page.wait_for_function(
-        """([label, value]) => {
-            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
-            const i = labels.findIndex(l => l.innerText.trim() === label);
-            if (i < 0) return false;
-            const v = document.querySelectorAll('[data-testid="stMetricValue"]')[i];
-            return v && v.innerText.trim() === value;
-        }""", arg=[label, value], timeout=timeout)
+    app = start_app(accounts=dict.fromkeys(ADMINS, "admin"), password=PASSWORD)
+    return app["url"], app["stop"], app["db"]
 
 
 def _login_and_open_profiles(page, url: str, username: str) -> None:
@@ -96,14 +43,14 @@ def _publish(page, reason: str) -> None:
 def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
     url, stop, db = scoring_server
     _login_and_open_profiles(page, url, "ann-admin")
-    _metric(page, "Weight sum", "1.0000")
+    wait_metric(page, "Weight sum", "1.0000")
     weight_f = page.get_by_label("F — Factual inconsistency", exact=True)
     weight_f.fill("0.35")
     weight_f.press("Enter")
-    _metric(page, "Weight sum", "1.1000")  # the live sum
+    wait_metric(page, "Weight sum", "1.1000")  # the live sum
     page.get_by_text("must sum to 1").first.wait_for(timeout=15_000)
     page.get_by_role("button", name="Normalise weights to sum 1").click()
-    _metric(page, "Weight sum", "1.0000")
+    wait_metric(page, "Weight sum", "1.0000")
     page.get_by_role("button", name="Preview impact of these edits").click()
     page.get_by_test_id("stMetricLabel").filter(has_text="Band changes").first.wait_for(timeout=60_000)
     page.get_by_text("Band transitions:").first.wait_for(timeout=15_000)

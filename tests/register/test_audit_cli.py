@@ -7,13 +7,12 @@ and are audited; the page's filters bind every value (injection strings are only
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+
+from tests.register.cli_runner import make_cli
 
 from register import SYSTEM, Actor, Store
 from register.audit import EventFilter, search_events, verify_chain
@@ -25,13 +24,8 @@ DATA = ROOT / "tests" / "data" / "import"
 
 @pytest.fixture
 def cli(tmp_path):
-    env = {**os.environ, "HRI_DB": str(tmp_path / "cli.duckdb"), "HRI_ACTOR": "Olive Operator"}
-
-    def _run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "register", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
-    _run.db = tmp_path / "cli.duckdb"
-    return _run
+    """Run ``python -m register ARGS`` on a temp database, acting as 'Olive Operator'."""
+    return make_cli(tmp_path, 'Olive Operator')
 
 
 @pytest.fixture

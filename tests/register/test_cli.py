@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.register.cli_runner import make_cli
 
 from register import Store
 
@@ -18,14 +17,8 @@ DATA = ROOT / "tests" / "data" / "import"
 
 @pytest.fixture
 def run(tmp_path):
-    """Run ``python -m register ARGS`` from the repo root with HRI_DB in tmp_path; return the process."""
-    env = {**os.environ, "HRI_DB": str(tmp_path / "cli.duckdb"), "HRI_ACTOR": "Casey CLI"}
-
-    def _run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "register", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
-    _run.db = tmp_path / "cli.duckdb"
-    return _run
+    """Run ``python -m register ARGS`` on a temp database, acting as 'Casey CLI'."""
+    return make_cli(tmp_path, 'Casey CLI')
 
 
 def query(db: Path, sql: str) -> list[tuple]:

@@ -23,10 +23,9 @@ from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
 from register.importer import import_path
 from register.profiles import activate, active_profile, create_draft, get_profile
-from register.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_counts, band_mix_by_week,
+from register.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_mix_by_week,
                               dimension_contributions, export_rows, filter_options, high_share_by, kpis, overview,
-                              response_detail, responses_page, score_histogram, scored_responses,
-                              totals)
+                              response_detail, responses_page, score_histogram)
 from register.scorer import rescore
 
 AS_OF = datetime(2027, 1, 1, tzinfo=timezone.utc)
@@ -572,16 +571,3 @@ def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):
     assert kpis(store, Filters(profile_version=1))["responses"] == len(records) - 1
     assert kpis(store, Filters(profile_version=version))["responses"] == len(records)
     assert kpis(store, Filters(profile_version=99))["responses"] == 0
-
-
-# --- the foundation view's helpers (app.py) ----------------------------------------------------------------------
-
-
-def test_foundation_helpers_still_report_the_register(loaded):
-    store, rows = loaded
-    assert totals(store) == {"responses": len(rows), "claims": sum(r.claim_count for r in rows),
-                             "scored": len(rows), "quarantined": 0, "no_claims": sum(r.no_claims for r in rows)}
-    assert band_counts(store) == dict(Counter(r.band for r in rows))
-    frame = scored_responses(store, limit=3)
-    riskiest = sorted(rows, key=lambda r: (-r.score, r.response_id))[:3]
-    assert list(frame["response_id"]) == [r.response_id for r in riskiest]

@@ -8,24 +8,14 @@ fired floor in claim order, then profile order, among those with the top value) 
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 
 from hri_core import FloorRule, default_profile, parse_response, score_response
-from register import Store
-from tests.register.test_scorer_parity import assert_matches, bulk_scores, check_parity, fired_floors, load
+from tests.register.test_scorer_parity import assert_matches, check_parity, score_in_fresh_db
 from tests.strategies import AS_OF
 
 
 def scored(records, profile):
-    with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "floors.duckdb")
-        try:
-            load(store, records)
-            rows = bulk_scores(store, profile, AS_OF)
-            floors = fired_floors(store, profile, AS_OF)
-        finally:
-            store.close()
+    rows, floors = score_in_fresh_db(records, profile, AS_OF)
     for record in records:
         assert_matches(rows[record["response_id"]], score_response(parse_response(record), profile, AS_OF))
     return rows, floors

@@ -143,15 +143,19 @@ def test_table_v_rescore_stores_the_same_numbers(store):
 # --- (b) random responses and random profiles -------------------------------------------------------
 
 
-def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
+def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime) -> tuple[dict, dict]:
+    """Load ``records`` into a throwaway register; return the bulk scorer's rows and fired floors by response."""
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "parity.duckdb")
         try:
             load(store, records)
-            rows = bulk_scores(store, profile, as_of)
-            floors = fired_floors(store, profile, as_of)
+            return bulk_scores(store, profile, as_of), fired_floors(store, profile, as_of)
         finally:
             store.close()
+
+
+def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
+    rows, floors = score_in_fresh_db(records, profile, as_of)
     assert sorted(rows) == sorted(r["response_id"] for r in records)
     for record in records:
         rid = record["response_id"]
