@@ -4,7 +4,7 @@
 
 Builds a register with N synthetic responses (``hri_core.synthetic.generate_responses``, seed 7;
 about 6 claims each) written to a JSON Lines file and loaded through the real importer
-(``register.importer.import_path``: validation, revisions, quarantine bookkeeping, then the bulk
+(``register.ingest.importer.import_path``: validation, revisions, quarantine bookkeeping, then the bulk
 scorer under the active profile) -- the same path a user's file takes, so the database has the
 shape the app sees. At 1,000,000 responses that takes several minutes; pass ``--db PATH`` to keep
 the database and reuse it on the next run (a database that already holds responses is not rebuilt).
@@ -39,10 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
-from register import queries, review  # noqa: E402
-from register.importer import import_path  # noqa: E402
-from register.profiles import activate, active_profile, create_draft, ensure_default_profile  # noqa: E402
-from register.scorer import rescore  # noqa: E402
+from register import review  # noqa: E402
+from register.console import queries
+from register.ingest.importer import import_path  # noqa: E402
+from register.scoring.profiles import activate, active_profile, create_draft, ensure_default_profile  # noqa: E402
+from register.scoring.scorer import rescore  # noqa: E402
 
 SEED = 7
 TARGETS = {"overview page": 1.0, "overview page, one pass": 1.0, "responses page": 1.0,

@@ -4,10 +4,10 @@
 
 Builds the register like ``benchmarks/bench_console.py`` (its ``build``: synthetic responses through
 the real importer; ``--db PATH`` keeps and reuses the database), then times
-``register.impact.impact_preview`` for a draft that changes weights, bands and a floor, against the
+``register.scoring.impact.impact_preview`` for a draft that changes weights, bands and a floor, against the
 active profile scored at the same as-of time (the page's default: two scorer SELECTs joined) and
 against the stored current scores (one scorer SELECT joined with the scores table). With
-``--rescore`` it also times the rescoring that publishing runs (``register.scorer.rescore``: every
+``--rescore`` it also times the rescoring that publishing runs (``register.scoring.scorer.rescore``: every
 current response, old scores kept -- this adds a score row per response to the database). Prints figures against the target (< 3 s at 1,000,000
 responses); asserts nothing (tests never time anything).
 """
@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_console import build  # noqa: E402
 from hri_core import profile_from_dict  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
-from register.impact import impact_preview  # noqa: E402
-from register.profiles import active_profile, ensure_default_profile  # noqa: E402
-from register.scorer import rescore  # noqa: E402
+from register.scoring.impact import impact_preview  # noqa: E402
+from register.scoring.profiles import active_profile, ensure_default_profile  # noqa: E402
+from register.scoring.scorer import rescore  # noqa: E402
 
 TARGET_S = 3.0
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)

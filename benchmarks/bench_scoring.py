@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hri_core import default_profile, parse_response, score_response  # noqa: E402
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
-from register.importer import import_path  # noqa: E402
-from register.profiles import active_profile, ensure_default_profile  # noqa: E402
-from register.scorer import rescore, score_query  # noqa: E402
+from register.ingest.importer import import_path  # noqa: E402
+from register.scoring.profiles import active_profile, ensure_default_profile  # noqa: E402
+from register.scoring.scorer import rescore, score_query  # noqa: E402
 
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 

@@ -1,6 +1,6 @@
 """Audit trail: who did what, when, to which record; whether the hash chain verifies; CSV export.
 
-Filters run in SQL with bound parameters (``register.audit.search_events``). Reviewers and admins
+Filters run in SQL with bound parameters (``register.db.audit.search_events``). Reviewers and admins
 (``Permission.AUDIT_READ``) may open it.
 """
 
@@ -10,8 +10,8 @@ from datetime import datetime, time, timedelta, timezone
 
 import streamlit as st
 
-from register.audit import EventFilter
-from register.permissions import Permission
+from register.db.audit import EventFilter
+from register.access.permissions import Permission
 from ui import data
 from ui.components import can, current_actor
 from ui.exports import to_csv_bytes

@@ -13,9 +13,9 @@ import streamlit as st
 
 from hri_core import HRIError, calibration
 from register import RegisterError
-from register import calibration as reg
+from register.scoring import calibration as reg
 from ui import data, scoring
-from register.permissions import Permission
+from register.access.permissions import Permission
 from ui.components import can, current_actor, show_error
 from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
 from ui.shell import page_frame

@@ -11,8 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.checklist import CHECKS, DECISIONS
-from register.permissions import Permission
+from register.governance.checklist import CHECKS, DECISIONS
+from register.access.permissions import Permission
 from ui import governance as gov
 from ui.components import can, current_actor, show_error
 from ui.shell import page_frame

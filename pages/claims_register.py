@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
-from register.permissions import Permission
+from register.governance.registers import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
+from register.access.permissions import Permission
 from ui import data
 from ui import governance as gov
 from ui.components import can, current_actor, escape_markdown, show_error

@@ -4,7 +4,7 @@ AHP: each expert compares the seven dimensions two at a time on Saaty's 1-9 scal
 the principal eigenvector, CR = CI / RI flags inconsistent judgements (named), several experts are
 combined by geometric mean. Delphi: a facilitator opens rounds, experts submit weight vectors without
 seeing each other's until the round closes, and the medians become the draft once every IQR is below
-the facilitator's threshold. The math is ``hri_core``; the records live in ``register.elicitation``.
+the facilitator's threshold. The math is ``hri_core``; the records live in ``register.scoring.elicitation``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import streamlit as st
 from hri_core import HRIError
 from hri_core.ahp import DIMENSION_LETTERS
 from register import RegisterError
-from register import elicitation as reg
+from register.scoring import elicitation as reg
 from ui import data, scoring
-from register.permissions import Permission
+from register.access.permissions import Permission
 from ui.components import can, current_actor, escape_markdown, show_error
 from ui.figures import dimension_label
 from ui.figures_scoring import delphi_spread_figure, weights_figure

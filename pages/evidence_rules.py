@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register.governance import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
-from register.permissions import Permission
+from register.governance.registers import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
+from register.access.permissions import Permission
 from ui import governance as gov
 from ui.components import can, current_actor, escape_markdown, show_error
 from ui.shell import page_frame

@@ -1,7 +1,7 @@
 """Scoring profiles: versions, the editor (a new draft), side-by-side diff, impact preview, publishing.
 
 A published version is never edited: editing starts from any version and saves a new draft. A draft
-is published with a reason by a second person (four eyes, enforced in ``register.profiles``), and
+is published with a reason by a second person (four eyes, enforced in ``register.scoring.profiles``), and
 publishing rescores every current response under it (old scores kept).
 """
 
@@ -15,9 +15,9 @@ import streamlit as st
 from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict
 from hri_core.profile import ACTIONS
 from register import RegisterError
-from register.profiles import profile_diff
+from register.scoring.profiles import profile_diff
 from ui import data, scoring
-from register.permissions import Permission
+from register.access.permissions import Permission
 from ui.components import can, current_actor, escape_markdown, show_error
 from ui.figures import dimension_label
 from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure

@@ -7,10 +7,10 @@ import streamlit as st
 
 from hri_core.explain import explain
 from register.errors import NotFound
-from register.reproduce import reproduce
+from register.scoring.reproduce import reproduce
 from ui import data, figures
 from ui.shell import page_frame
-from register.access import RESTRICTED_NOTE
+from register.access.sources import RESTRICTED_NOTE
 from ui.components import current_actor, escape_markdown, show_error
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}

@@ -9,10 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.review import DECISIONS
+from register.console.review import DECISIONS
 from ui import data
 from ui.shell import page_frame
-from register.permissions import Permission
+from register.access.permissions import Permission
 from ui.components import can, current_actor, empty_state, show_error
 
 PAGE_SIZE = 25

@@ -9,9 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges
-from register.governance import export_sources
-from register.permissions import ROLES, Permission
+from register.governance.registers import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges
+from register.governance.registers import export_sources
+from register.access.permissions import ROLES, Permission
 from ui import data
 from ui import governance as gov
 from ui.components import can, current_actor, escape_markdown, show_error

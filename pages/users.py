@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register import identity
-from register.permissions import ROLES, Permission
+from register.access import identity
+from register.access.permissions import ROLES, Permission
 from ui import data
 from ui.components import can, current_actor, show_error
 from ui.shell import page_frame

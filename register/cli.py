@@ -46,9 +46,9 @@ from pathlib import Path
 
 from hri_core import HRIError
 
-from .errors import AuditChainBroken, RegisterError
-from .permissions import SYSTEM_ROLE
-from .store import Actor, Store, database_path_from_env
+from register.errors import AuditChainBroken, RegisterError
+from register.access.permissions import SYSTEM_ROLE
+from register.db.store import Actor, Store, database_path_from_env
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 
@@ -103,7 +103,7 @@ def _parse_time(text: str) -> datetime:
 
 
 def cmd_init(store: Store, args) -> int:
-    from .profiles import active_profile, ensure_default_profile
+    from register.scoring.profiles import active_profile, ensure_default_profile
 
     ensure_default_profile(store, cli_actor())
     applied = store.applied_migrations
@@ -139,7 +139,7 @@ def print_import_report(report, stream=None) -> None:
 
 
 def cmd_import(store: Store, args) -> int:
-    from .importer import ImportReport, import_path
+    from register.ingest.importer import ImportReport, import_path
 
     actor = cli_actor()
     report = ImportReport()
@@ -157,8 +157,8 @@ def cmd_import(store: Store, args) -> int:
 
 
 def cmd_rescore(store: Store, args) -> int:
-    from .profiles import active_profile
-    from .scorer import rescore
+    from register.scoring.profiles import active_profile
+    from register.scoring.scorer import rescore
 
     as_of = _parse_time(args.as_of) if args.as_of else None
     summary = rescore(store, cli_actor(), active_profile(store), as_of=as_of, batch_id=args.batch)
@@ -188,7 +188,7 @@ def cmd_quarantine_list(store: Store, args) -> int:
 
 
 def cmd_quarantine_export(store: Store, args) -> int:
-    from .exporter import export_quarantine
+    from register.ingest.exporter import export_quarantine
 
     count = export_quarantine(store, args.file, include_resolved=args.all)
     print(f"wrote {count:,} quarantine row(s) to {args.file}")
@@ -196,7 +196,7 @@ def cmd_quarantine_export(store: Store, args) -> int:
 
 
 def cmd_demo(store: Store, args) -> int:
-    from .demo import seed_demo
+    from register.demo import seed_demo
 
     summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress)
     print(f"demo: {summary['files_imported']} file(s) imported ({summary['records']:,} records, "
@@ -208,7 +208,7 @@ def cmd_demo(store: Store, args) -> int:
 
 
 def cmd_export(store: Store, args) -> int:
-    from .exporter import export_scores
+    from register.ingest.exporter import export_scores
 
     count = export_scores(store, args.file, fmt=args.format, batch_id=args.batch)
     print(f"wrote {count:,} score row(s) to {args.file}")
@@ -216,7 +216,7 @@ def cmd_export(store: Store, args) -> int:
 
 
 def cmd_audit_verify(store: Store, args) -> int:
-    from .audit import verify_chain
+    from register.db.audit import verify_chain
 
     report = verify_chain(store)
     if not report.ok:
@@ -226,7 +226,7 @@ def cmd_audit_verify(store: Store, args) -> int:
 
 
 def cmd_users_bootstrap(store: Store, args) -> int:
-    from .identity import bootstrap_admin
+    from register.access.identity import bootstrap_admin
 
     password = bootstrap_admin(store, cli_actor(), args.username)
     if password is None:
@@ -238,7 +238,7 @@ def cmd_users_bootstrap(store: Store, args) -> int:
 
 
 def cmd_users_list(store: Store, args) -> int:
-    from .identity import list_users
+    from register.access.identity import list_users
 
     for u in list_users(store):
         state = "disabled" if u.disabled else ("locked" if u.locked_until and u.locked_until > datetime.now(
@@ -248,7 +248,7 @@ def cmd_users_list(store: Store, args) -> int:
 
 
 def cmd_users_add(store: Store, args) -> int:
-    from .identity import create_user
+    from register.access.identity import create_user
 
     password = create_user(store, cli_actor(), args.username, args.role, args.name)
     print(f"created {args.username!r} ({args.role}). One-time password (shown only now):\n\n    {password}\n")
@@ -256,7 +256,7 @@ def cmd_users_add(store: Store, args) -> int:
 
 
 def cmd_users_reset_password(store: Store, args) -> int:
-    from .identity import reset_password
+    from register.access.identity import reset_password
 
     password = reset_password(store, cli_actor(), args.username)
     print(f"new one-time password of {args.username!r} (shown only now):\n\n    {password}\n")
@@ -264,7 +264,7 @@ def cmd_users_reset_password(store: Store, args) -> int:
 
 
 def cmd_users_set_role(store: Store, args) -> int:
-    from .identity import set_role
+    from register.access.identity import set_role
 
     set_role(store, cli_actor(), args.username, args.role)
     print(f"{args.username}: role {args.role}")
@@ -272,7 +272,7 @@ def cmd_users_set_role(store: Store, args) -> int:
 
 
 def cmd_users_disable(store: Store, args) -> int:
-    from .identity import set_disabled
+    from register.access.identity import set_disabled
 
     set_disabled(store, cli_actor(), args.username, args.command_name == "disable")
     print(f"{args.username}: {args.command_name}d")
@@ -280,8 +280,8 @@ def cmd_users_disable(store: Store, args) -> int:
 
 
 def cmd_status(store: Store, args) -> int:
-    from .errors import NotFound
-    from .profiles import active_profile
+    from register.errors import NotFound
+    from register.scoring.profiles import active_profile
 
     row = store.query_one("""
         SELECT (SELECT count(*) FROM responses WHERE is_current),
@@ -309,7 +309,8 @@ def cmd_checklist_run(store: Store, args) -> int:
     """The CI gate: run the automated checks and print a readable summary."""
     import tempfile
 
-    from . import checklist, governance
+    from register.governance import checklist
+    from register.governance import registers as governance
 
     rejected: list[str] = []
     if args.claims or args.sources:
@@ -343,7 +344,7 @@ def cmd_checklist_run(store: Store, args) -> int:
 
 
 def cmd_governance(store: Store, args) -> int:
-    from . import governance
+    from register.governance import registers as governance
 
     path = Path(args.file)
     if args.governance_command == "import":
@@ -409,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     asub = aud.add_subparsers(dest="audit_command", required=True)
     asub.add_parser("verify", help="recompute the hash chain").set_defaults(func=cmd_audit_verify)
 
-    from .permissions import ROLES
+    from register.access.permissions import ROLES
 
     usr = sub.add_parser("users", help="local accounts of the embedded login")
     usub = usr.add_subparsers(dest="users_command", required=True)

@@ -17,10 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .importer import ProgressFn, import_path, scan_file
-from .governance import seed_paper_register
-from .profiles import ensure_default_profile
-from .store import Actor, Store
+from register.ingest.importer import ProgressFn, import_path, scan_file
+from register.governance.registers import seed_paper_register
+from register.scoring.profiles import ensure_default_profile
+from register.db.store import Actor, Store
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 SYNTHETIC_SEED = 42

@@ -25,7 +25,7 @@ def _isolated_database(tmp_path, monkeypatch):
 def store(tmp_path):
     """A fresh, migrated register with the default (paper) profile active."""
     from register import SYSTEM, Store
-    from register.profiles import ensure_default_profile
+    from register.scoring.profiles import ensure_default_profile
 
     s = Store(tmp_path / "register.duckdb")
     ensure_default_profile(s, SYSTEM)

@@ -3,7 +3,7 @@
 Three ways in, in this order:
 
 1. Company identity provider: ``st.login()`` (OIDC) when ``.streamlit/secrets.toml`` has an ``[auth]``
-   section; the role comes from ``config/roles.toml`` (``register.identity.role_for_identity``) and a
+   section; the role comes from ``config/roles.toml`` (``register.access.identity.role_for_identity``) and a
    user it does not map is refused.
 2. Local accounts in the database (the embedded default): a login form; a one-time password must be
    changed at the first login.
@@ -12,7 +12,7 @@ Three ways in, in this order:
 
 Sessions end after ``HRI_SESSION_MINUTES`` (default 30) minutes without any interaction, at logout, or
 when the account is disabled; a role change applies at the next interaction. Logins, failures,
-logouts and expiries are audited by ``register.identity``.
+logouts and expiries are audited by ``register.access.identity``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from register import SYSTEM, Actor, RegisterError
-from register import identity
-from register.permissions import Permission, allowed
+from register.access import identity
+from register.access.permissions import Permission, allowed
 from ui import data
 from ui.components import escape_markdown
 

@@ -20,7 +20,7 @@ def current_actor() -> Actor:
 
 def can(permission) -> bool:
     """Whether the logged-in user holds ``permission`` (pages show only what the role may do)."""
-    from register.permissions import allowed
+    from register.access.permissions import allowed
 
     actor = current_actor()
     return allowed(actor.role, permission)
@@ -28,7 +28,7 @@ def can(permission) -> bool:
 
 def show_error(error: Exception) -> None:
     """The single place that renders errors on a page: a title and what to do."""
-    from register.governance import ValidationFailed  # imported here: ui.governance imports this module
+    from register.governance.registers import ValidationFailed  # imported here: ui.governance imports this module
 
     if isinstance(error, ValidationFailed):  # every refused row, one per line, as a table
         from ui.governance import show_problems

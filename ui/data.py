@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register import SYSTEM, Store, queries, review
-from register.profiles import active_profile, ensure_default_profile
-from register.store import database_path_from_env
+from register import SYSTEM, Store
+from register.console import queries
+from register.console import review
+from register.scoring.profiles import active_profile, ensure_default_profile
+from register.db.store import database_path_from_env
 
 
 @st.cache_resource(show_spinner=False)
@@ -100,14 +102,14 @@ def decisions_for(response_id: str):
 
 @st.cache_data(show_spinner=False)
 def get_profile(version: int):
-    from register.profiles import get_profile as _get
+    from register.scoring.profiles import get_profile as _get
 
     return _get(get_store(), version)
 
 
 @st.cache_data(show_spinner=False)
 def load_response(response_id: str, revision: int | None = None):
-    from register.reproduce import load_response as _load
+    from register.scoring.reproduce import load_response as _load
 
     return _load(get_store(), response_id, revision)
 
@@ -121,27 +123,27 @@ def record_decision(actor, response_id: str, revision: int, decision: str, reaso
 
 @st.cache_data(show_spinner=False)
 def audit_events(f, limit: int, offset: int):
-    from register.audit import search_events
+    from register.db.audit import search_events
 
     return search_events(get_store(), f, limit=limit, offset=offset)
 
 
 @st.cache_data(show_spinner=False)
 def audit_options() -> dict:
-    from register.audit import event_options
+    from register.db.audit import event_options
 
     return event_options(get_store())
 
 
 @st.cache_data(show_spinner=False)
 def audit_chain():
-    from register.audit import verify_chain
+    from register.db.audit import verify_chain
 
     return verify_chain(get_store())
 
 
 def claims_for_role(claims, role: str):
     """The claims with the spans of sources this role may not read withheld (never cached)."""
-    from register.access import mask_restricted_claims
+    from register.access.sources import mask_restricted_claims
 
     return mask_restricted_claims(get_store(), claims, role)

@@ -1,6 +1,6 @@
 """UI helpers of the governance pages: cached reads of the registers, rules and checklist runs, the
-translation of a data editor's edit state into a ``register.governance.RowChanges``, and writes that
-clear the read caches. No business rules: those live in ``register.governance`` / ``register.checklist``.
+translation of a data editor's edit state into a ``register.governance.registers.RowChanges``, and writes that
+clear the read caches. No business rules: those live in ``register.governance.registers`` / ``register.governance.checklist``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from register import checklist, governance, report
+from register.governance import checklist
+from register.governance import registers as governance
+from register.governance import report
 from ui import data
 
 # --- cached reads ---------------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import ScoringProfile
-from register import calibration as reg_calibration
-from register import elicitation as reg_elicitation
-from register import profiles as reg_profiles
-from register.impact import ImpactPreview, impact_preview
+from register.scoring import calibration as reg_calibration
+from register.scoring import elicitation as reg_elicitation
+from register.scoring import profiles as reg_profiles
+from register.scoring.impact import ImpactPreview, impact_preview
 
 from . import data
 

@@ -7,7 +7,7 @@ carries over when the user moves between pages.
 
 from __future__ import annotations
 
-from register.queries import Filters
+from register.console.queries import Filters
 from ui import data
 from ui.auth import require_login, sidebar_user
 from ui.filters import sidebar_filters

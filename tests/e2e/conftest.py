@@ -52,7 +52,7 @@ def _wait_healthy(url: str, proc, log_path: Path, what: str, path: str = "/_stco
 def create_accounts(store, accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> None:
     """Local accounts with a known password (the one-time-password step done), before the server starts."""
     from register import SYSTEM, Actor
-    from register.identity import change_own_password, create_user, get_user
+    from register.access.identity import change_own_password, create_user, get_user
 
     for username, role in accounts.items():
         if get_user(store, username) is None:
@@ -76,7 +76,8 @@ def start_app(tmp_path):
         for path in imports:
             subprocess.run([sys.executable, "-m", "register", "--db", str(db), "import", str(path)],
                            cwd=REPO_ROOT, env=full_env, check=True, capture_output=True)
-        from register import Store, review
+        from register import Store
+        from register.console import review
 
         seeded = Store(db)  # count independently before the server takes the file (one writer per file)
         expected = {

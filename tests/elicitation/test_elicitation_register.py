@@ -8,9 +8,9 @@ import pytest
 from hri_core import HRIError
 from hri_core.ahp import DIMENSION_LETTERS
 from register import Actor, StaleEdit
-from register import elicitation as el
-from register.permissions import PermissionDenied
-from register.profiles import get_profile, profile_meta
+from register.scoring import elicitation as el
+from register.access.permissions import PermissionDenied
+from register.scoring.profiles import get_profile, profile_meta
 
 FACILITATOR = Actor("Fay Facilitator", "admin")
 EXPERTS = [Actor("Eve Risk", "reviewer"), Actor("Leo Legal", "viewer"), Actor("Ira IT", "annotator")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from register.access import RESTRICTED_NOTE, mask_restricted_claims, readable_sources
+from register.access.sources import RESTRICTED_NOTE, mask_restricted_claims, readable_sources
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from register import Actor, Store
-from register.audit import GENESIS_HASH, ChainReport, event_hash, verify_chain
-from register.store import Change
+from register.db.audit import GENESIS_HASH, ChainReport, event_hash, verify_chain
+from register.db.store import Change
 
 ALICE = Actor("Alice Example", "reviewer")
 EVENTS = 6  # whatever the store fixture wrote (the default profile), then source writes up to six

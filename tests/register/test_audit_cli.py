@@ -15,8 +15,8 @@ import pytest
 from tests.register.cli_runner import make_cli
 
 from register import SYSTEM, Actor, Store
-from register.audit import EventFilter, search_events, verify_chain
-from register.store import Change
+from register.db.audit import EventFilter, search_events, verify_chain
+from register.db.store import Change
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "import"
@@ -69,7 +69,7 @@ def test_an_edited_event_is_named(trail):
 
 def test_a_recomputed_hash_does_not_hide_an_edit(trail):
     """Editing an event and recomputing its own hash still breaks the link of the next event."""
-    from register.audit import event_hash
+    from register.db.audit import event_hash
 
     cli, _ = trail
     store = Store(cli.db)

@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from register import SYSTEM, Actor
-from register import identity, importer, profiles, review, scorer
-from register.permissions import ROLES, FourEyesViolation, Permission, PermissionDenied, allowed
+from register.access import identity
+from register.ingest import importer
+from register.scoring import profiles
+from register.console import review
+from register.scoring import scorer
+from register.access.permissions import ROLES, FourEyesViolation, Permission, PermissionDenied, allowed
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
 

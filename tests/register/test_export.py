@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from register import SYSTEM, RegisterError
-from register.exporter import EXPORT_COLUMNS, export_quarantine, export_scores
-from register.importer import import_path
+from register.ingest.exporter import EXPORT_COLUMNS, export_quarantine, export_scores
+from register.ingest.importer import import_path
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "import"

@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 
 from register import SYSTEM, Actor, StaleEdit
-from register import identity
-from register.identity import LOGIN_FAILED_MESSAGE, LoginFailed
-from register.store import utc_now
+from register.access import identity
+from register.access.identity import LOGIN_FAILED_MESSAGE, LoginFailed
+from register.db.store import utc_now
 
 PASSWORD = "a long enough secret"
 

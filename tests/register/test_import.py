@@ -17,9 +17,9 @@ import pytest
 
 from hri_core import RecordError
 from register import SYSTEM, ImportRejected, RegisterError, Store
-from register.importer import import_path, reimport_quarantined
-from register.profiles import active_profile, ensure_default_profile
-from register.scorer import rescore
+from register.ingest.importer import import_path, reimport_quarantined
+from register.scoring.profiles import active_profile, ensure_default_profile
+from register.scoring.scorer import rescore
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "import"

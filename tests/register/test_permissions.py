@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from register import Actor
-from register.permissions import (ROLES, FourEyesViolation, Permission, PermissionDenied, allowed, authorize,
+from register.access.permissions import (ROLES, FourEyesViolation, Permission, PermissionDenied, allowed, authorize,
                                   require_other_person)
 
 

@@ -1,4 +1,4 @@
-"""The console's read queries (register/queries.py), checked against an independent recomputation.
+"""The console's read queries (register/console/queries.py), checked against an independent recomputation.
 
 Every test loads records through the real importer (JSON Lines in tmp_path), rescored at a fixed
 as-of time, and computes what the page should show in plain Python from the records themselves,
@@ -21,12 +21,12 @@ import pytest
 from hri_core import parse_response, score_response
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
-from register.importer import import_path
-from register.profiles import activate, active_profile, create_draft, get_profile
-from register.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_mix_by_week,
+from register.ingest.importer import import_path
+from register.scoring.profiles import activate, active_profile, create_draft, get_profile
+from register.console.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_mix_by_week,
                               dimension_contributions, export_rows, filter_options, high_share_by, kpis, overview,
                               response_detail, responses_page, score_histogram)
-from register.scorer import rescore
+from register.scoring.scorer import rescore
 
 AS_OF = datetime(2027, 1, 1, tzinfo=timezone.utc)
 ALL_DIMS = ["F", "C", "U", "O", "S", "P", "H"]

@@ -10,10 +10,10 @@ import pytest
 
 from register import SYSTEM
 from register.errors import NotFound
-from register.importer import import_path
-from register.profiles import activate, create_draft, get_profile
-from register.reproduce import load_response, reproduce
-from register.scorer import rescore
+from register.ingest.importer import import_path
+from register.scoring.profiles import activate, create_draft, get_profile
+from register.scoring.reproduce import load_response, reproduce
+from register.scoring.scorer import rescore
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)

@@ -1,4 +1,4 @@
-"""The review queue and reviewers' decisions (register/review.py, migration 002).
+"""The review queue and reviewers' decisions (register/console/review.py, migration 002).
 
 Expected queues are computed in Python from the records (scored with ``hri_core.score_response``)
 and the stored import times; decisions are checked in the tables, the audit trail and the
@@ -12,13 +12,13 @@ from datetime import date, datetime, timezone
 import pytest
 
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
-from register.audit import verify_chain
-from register.importer import import_path
-from register.profiles import activate, active_profile, create_draft, get_profile
-from register.queries import Filters, kpis
-from register.review import (DECISIONS, InvalidDecision, decisions_for, queue_stats, record_decision,
+from register.db.audit import verify_chain
+from register.ingest.importer import import_path
+from register.scoring.profiles import activate, active_profile, create_draft, get_profile
+from register.console.queries import Filters, kpis
+from register.console.review import (DECISIONS, InvalidDecision, decisions_for, queue_stats, record_decision,
                              review_queue)
-from register.scorer import rescore
+from register.scoring.scorer import rescore
 from tests.register.test_queries import (_claim, dataset, expected_rows, handmade_records, load, select,
                                          write_jsonl)
 

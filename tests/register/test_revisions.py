@@ -1,5 +1,5 @@
 """Re-importing a response: changed content becomes a new revision (the old one kept, not current);
-unchanged content, whatever its formatting, adds nothing (register/records.py)."""
+unchanged content, whatever its formatting, adds nothing (register/ingest/records.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from hri_core import parse_response
 from register import Actor, Store
-from register.records import MergeCounts, content_hash, insert_responses
-from register.store import Change, utc_now
+from register.ingest.records import MergeCounts, content_hash, insert_responses
+from register.db.store import Change, utc_now
 
 ANALYST = Actor("Dana Analyst", "admin")
 

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hri_core import DIMENSIONS, Band, FloorRule, ScoringProfile, default_profile, parse_response, score_response
 from hri_core.scoring import ScoreResult
 from register import SYSTEM, Actor, Store
-from register.profiles import create_draft, get_profile
-from register.records import insert_responses
-from register.scorer import DIM_COLUMNS, fired_floors_query, rescore, score_query
-from register.store import Change, utc_now
+from register.scoring.profiles import create_draft, get_profile
+from register.ingest.records import insert_responses
+from register.scoring.scorer import DIM_COLUMNS, fired_floors_query, rescore, score_query
+from register.db.store import Change, utc_now
 from tests.strategies import AS_OF, profiles, responses
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from register import Actor, MigrationError, Store
-from register import store as store_module
-from register.audit import verify_chain
-from register.store import Change
+from register.db import store as store_module
+from register.db.audit import verify_chain
+from register.db.store import Change
 
 ALICE = Actor("Alice Example", "reviewer")
 BOB = Actor("Bob Example", "analyst")

@@ -6,11 +6,11 @@ import pytest
 
 from hri_core import calibration
 from register import ImportRejected
-from register import calibration as cal
-from register.elicitation import elicitations_for
-from register.permissions import PermissionDenied
-from register.profiles import get_profile, profile_meta
-from register.review import record_decision
+from register.scoring import calibration as cal
+from register.scoring.elicitation import elicitations_for
+from register.access.permissions import PermissionDenied
+from register.scoring.profiles import get_profile, profile_meta
+from register.console.review import record_decision
 
 from .conftest import ANN, REVIEWER
 

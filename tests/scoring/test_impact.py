@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 import pytest
 
 from hri_core import score_response
-from register.impact import impact_preview
-from register.profiles import active_profile, create_draft, get_profile
-from register.reproduce import load_response
-from register.scorer import rescore
+from register.scoring.impact import impact_preview
+from register.scoring.profiles import active_profile, create_draft, get_profile
+from register.scoring.reproduce import load_response
+from register.scoring.scorer import rescore
 
 from .conftest import ANN
 

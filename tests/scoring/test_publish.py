@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 import pytest
 
 from register import RegisterError
-from register.permissions import FourEyesViolation, PermissionDenied
-from register.profiles import (activate, active_profile, create_draft, get_profile, list_profiles, profile_diff,
+from register.access.permissions import FourEyesViolation, PermissionDenied
+from register.scoring.profiles import (activate, active_profile, create_draft, get_profile, list_profiles, profile_diff,
                                profile_meta, publish)
 
 from .conftest import ANN, BOB, REVIEWER

@@ -26,7 +26,7 @@ def seeded_db():
     """The database named by HRI_DB (a temp file, see tests/conftest.py), loaded with the demo set."""
     from register import SYSTEM, Store
     from register.demo import seed_demo
-    from register.profiles import ensure_default_profile
+    from register.scoring.profiles import ensure_default_profile
 
     store = Store(os.environ["HRI_DB"])
     ensure_default_profile(store, SYSTEM)
@@ -41,7 +41,7 @@ TEST_PASSWORD = "correct horse battery staple"  # test accounts only; never a de
 def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> None:
     """A local account in the HRI_DB database with a known password (no one-time-password step)."""
     from register import SYSTEM, Actor, Store
-    from register.identity import change_own_password, create_user, get_user
+    from register.access.identity import change_own_password, create_user, get_user
 
     store = Store(os.environ["HRI_DB"])
     try:

@@ -70,7 +70,7 @@ def test_login_with_a_local_account_then_logout(seeded_db):
 
 def test_a_one_time_password_must_be_changed_at_first_login(seeded_db):
     from register import SYSTEM
-    from register.identity import create_user
+    from register.access.identity import create_user
 
     one_time = create_user(seeded_db, SYSTEM, "newcomer", "annotator")
     at = _submit_login(_app().run(), "newcomer", one_time)
@@ -108,7 +108,7 @@ def test_an_active_session_within_the_timeout_stays(seeded_db):
 
 def test_disabling_an_account_ends_its_session(seeded_db):
     from register import SYSTEM
-    from register.identity import set_disabled
+    from register.access.identity import set_disabled
 
     at = _app()
     login(at, "annotator")
@@ -140,8 +140,8 @@ def test_a_viewer_sees_the_queue_but_not_the_decision_form(seeded_db):
 
 def test_a_viewer_is_refused_by_the_service_even_when_the_page_is_bypassed(seeded_db):
     from register import Actor
-    from register.permissions import PermissionDenied
-    from register.review import record_decision
+    from register.access.permissions import PermissionDenied
+    from register.console.review import record_decision
 
     with pytest.raises(PermissionDenied):
         record_decision(seeded_db, Actor("test-viewer", "viewer"), "paper-table-v", 1, "block", "no")
@@ -186,7 +186,7 @@ def test_admin_adds_a_user_sees_the_one_time_password_once_and_it_is_audited(see
     codes = at.get("code")
     assert len(codes) == 1
     password = codes[0].value
-    from register.identity import authenticate
+    from register.access.identity import authenticate
 
     assert authenticate(seeded_db, "new.reviewer", password).must_change_password
     table = at.dataframe[0].value
@@ -305,7 +305,7 @@ def hostile_record() -> dict:
 
 def test_hostile_text_is_stored_and_shown_literally(seeded_db, tmp_path):
     from register import SYSTEM
-    from register.importer import import_path
+    from register.ingest.importer import import_path
 
     path = tmp_path / "hostile.jsonl"
     path.write_text(json.dumps(hostile_record()) + "\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from register import Actor
-from register import governance as gov
+from register.governance import registers as gov
 
 from .conftest import REPO_ROOT, login
 

@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from hri_core.ahp import analyse_matrix, matrix_from_judgements
 from register import Actor
-from register import calibration as cal
-from register import elicitation as el
-from register.profiles import active_profile, create_draft, get_profile, list_profiles
+from register.scoring import calibration as cal
+from register.scoring import elicitation as el
+from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
 
 from .conftest import REPO_ROOT
 
@@ -88,7 +88,7 @@ def test_editor_names_every_problem_at_once(seeded_db, acting):
 def test_publish_needs_a_second_person_and_rescores(seeded_db, acting):
     version = create_draft(seeded_db, ANN, {"weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.05,
                                                         "P": 0.05, "H": 0.1}})
-    from register.impact import impact_preview
+    from register.scoring.impact import impact_preview
 
     expected = impact_preview(seeded_db, get_profile(seeded_db, version))
     at = acting.open("pages/profiles.py")

@@ -20,9 +20,9 @@ import pandas as pd
 from hri_core import ScoringProfile
 from hri_core.models import ensure_utc
 
-from .errors import RegisterError
-from .scorer import score_query
-from .store import Store, utc_now
+from register.errors import RegisterError
+from register.scoring.scorer import score_query
+from register.db.store import Store, utc_now
 
 __all__ = ["ImpactPreview", "impact_preview"]
 
@@ -80,7 +80,7 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
     ``baseline``: a profile (scored at ``as_of`` like the draft), ``"active"`` (the active profile,
     the default) or ``"stored"`` (the current stored scores, whatever profile and as-of produced them).
     """
-    from .profiles import active_profile
+    from register.scoring.profiles import active_profile
 
     if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
         raise RegisterError("changed_limit must be an integer between 0 and 100000")

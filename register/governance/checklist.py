@@ -21,11 +21,11 @@ from datetime import date
 
 import pandas as pd
 
-from .errors import NotFound, StaleEdit
-from .governance import (MUTABLE_SOURCE_TYPES, ValidationFailed, Problem, canonical_rows, content_hash,
+from register.errors import NotFound, StaleEdit
+from register.governance.registers import (MUTABLE_SOURCE_TYPES, ValidationFailed, Problem, canonical_rows, content_hash,
                          current_rule_version, evaluate_rules, list_rules)
-from .permissions import Permission, authorize, require_other_person
-from .store import Actor, Change, Store, utc_now
+from register.access.permissions import Permission, authorize, require_other_person
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = ["CHECKS", "DECISIONS", "REPRODUCE_SAMPLE", "gate_summary", "history", "record_run", "run_checks", "run_detail", "sign"]
 
@@ -125,10 +125,10 @@ def _check_6(store: Store) -> list[dict]:
 
 def _check_7(store: Store, sample: int) -> tuple[list[dict], str]:
     """Every current score recomputed in SQL from its labels under its recorded profile version and
-    as-of time, plus a sample recomputed by the Python reference scorer (``register.reproduce``)."""
-    from .profiles import get_profile
-    from .reproduce import reproduce
-    from .scorer import score_query
+    as-of time, plus a sample recomputed by the Python reference scorer (``register.scoring.reproduce``)."""
+    from register.scoring.profiles import get_profile
+    from register.scoring.reproduce import reproduce
+    from register.scoring.scorer import score_query
 
     total = store.query_one("SELECT count(*) FROM scores WHERE is_current")[0]
     if not total:

@@ -1,7 +1,7 @@
 """The source verification register, the claims register and the minimum evidence rules.
 
 Paper sections XI-XIII (Tables VII and VIII); DOMAIN.md section 7 fixes the vocabularies. Called by
-the governance pages (through ``ui.governance``), the checklist (``register.checklist``), the demo
+the governance pages (through ``ui.governance``), the checklist (``register.governance.checklist``), the demo
 loader and the CLI.
 
 Every write is a service function taking the acting user: it authorizes first, validates the whole
@@ -24,9 +24,9 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import ImportRejected, NotFound, RegisterError, StaleEdit
-from .permissions import ROLES, Permission, authorize
-from .store import Actor, Change, Store, utc_now
+from register.errors import ImportRejected, NotFound, RegisterError, StaleEdit
+from register.access.permissions import ROLES, Permission, authorize
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = [
     "CLAIM_TYPES", "CLAIM_TEMPLATE_COLUMNS", "HANDLINGS", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "SOURCE_COLUMNS",
@@ -783,7 +783,7 @@ def seed_paper_register(store: Store, actor: Actor, folder=None) -> dict:
     Idempotent: skipped when the claims register has ever held a row."""
     from pathlib import Path
 
-    folder = Path(folder) if folder else Path(__file__).resolve().parents[1] / "data" / "demo"
+    folder = Path(folder) if folder else Path(__file__).resolve().parents[2] / "data" / "demo"
     ensure_default_rules(store, actor)
     if store.query_one("SELECT count(*) FROM register_claims")[0]:
         return {"skipped": True}

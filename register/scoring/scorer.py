@@ -22,8 +22,8 @@ from hri_core import DIMENSIONS, Label, ScoringProfile
 from hri_core.models import ensure_utc
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 
-from .permissions import Permission, authorize
-from .store import Actor, Change, Store, utc_now
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Store, utc_now
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 

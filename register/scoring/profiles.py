@@ -11,9 +11,9 @@ import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
 
-from .errors import NotFound, RegisterError
-from .permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
-from .store import Actor, Change, Store, utc_now
+from register.errors import NotFound, RegisterError
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
+from register.db.store import Actor, Change, Store, utc_now
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -140,10 +140,10 @@ def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None
     """Publish a draft (four eyes, reason required) and rescore every current response under it.
 
     The old scores are kept; each new score row records the run, the profile version and the as-of
-    time (``register.scorer.rescore``). ``progress(step, total, message)`` is called between the steps
+    time (``register.scoring.scorer.rescore``). ``progress(step, total, message)`` is called between the steps
     so that a page can show where it is. Returns the ``RescoreSummary``.
     """
-    from .scorer import rescore
+    from register.scoring.scorer import rescore
 
     def tick(step: int, message: str) -> None:
         if progress is not None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .permissions import SYSTEM_ROLE
+from register.access.permissions import SYSTEM_ROLE
 
 RESTRICTED_NOTE = "restricted source (ACCESS_GAP: your role may not read it)"
 

@@ -19,10 +19,10 @@ import pandas as pd
 
 from hri_core import calibration, profile_from_dict
 
-from .errors import ImportRejected
-from .permissions import Permission, authorize
-from .profiles import _insert, active_profile
-from .store import Actor, Change, Store, utc_now
+from register.errors import ImportRejected
+from register.access.permissions import Permission, authorize
+from register.scoring.profiles import _insert, active_profile
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = ["MAX_OUTCOME_BYTES", "OUTCOME_VALUES", "OutcomeImportReport", "import_outcomes_csv", "outcome_pairs",
            "save_band_suggestion"]

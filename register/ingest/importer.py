@@ -23,7 +23,7 @@ Validation collects every failure, never only the first:
   (``claims[1].criticality: row 5: 'high' is not an integer >= 1``) of the record holding that row;
 - per file, a flat table missing a required column quarantines every row with that reason.
 
-A valid record is merged by ``register.records.insert_responses`` (new / new revision / unchanged);
+A valid record is merged by ``register.ingest.records.insert_responses`` (new / new revision / unchanged);
 an invalid one goes to the ``quarantine`` table with its location (``line 7``, ``rows 4,5``), its
 response id when known, its raw text verbatim and its reasons ``[{field, message}]``. Nothing is
 dropped: ``accepted + quarantined == records`` is asserted for every batch, against the stored counts.
@@ -32,7 +32,7 @@ Quarantine life cycle. A quarantine row stays ``open`` until a valid record for 
 (a) any valid record with the same response id, (b) for a row that had no response id, a valid record
 at the same location of a file with the same name, or (c) a record that names the row explicitly,
 either through ``reimport_quarantined`` (the page's "fix in place") or through the ``_quarantine``
-key that ``register.exporter.export_quarantine`` writes on each line. The row is then marked
+key that ``register.ingest.exporter.export_quarantine`` writes on each line. The row is then marked
 ``resolved`` (``resolved_at``, ``resolved_batch_id``) in the same transaction that stores the fixed
 record. Re-importing a still-broken record adds no second open row when an open row with the same
 file name, location and raw text exists, so re-importing any file twice adds no rows at all.
@@ -60,12 +60,12 @@ from hri_core import FieldProblem, RecordError, Response, parse_response
 from hri_core.readers import CLAIM_FIELDS, group_flat_rows, iter_jsonl, missing_flat_columns
 from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
 
-from . import scorer
-from .errors import ImportRejected, NotFound, RegisterError
-from .permissions import Permission, authorize
-from .profiles import active_profile
-from .records import insert_responses
-from .store import Actor, Change, Store, utc_now
+from register.scoring import scorer
+from register.errors import ImportRejected, NotFound, RegisterError
+from register.access.permissions import Permission, authorize
+from register.scoring.profiles import active_profile
+from register.ingest.records import insert_responses
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = ["DEFAULT_MAX_BYTES", "FORMATS", "BatchReport", "ImportReport", "ProgressFn", "QuarantinedRecord",
            "check_file", "import_path", "reimport_quarantined", "scan_file"]

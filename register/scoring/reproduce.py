@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from hri_core import Response, ScoreResult, parse_response, score_response
 from hri_core.vocabulary import DIMENSIONS
 
-from .errors import NotFound
-from .profiles import get_profile
-from .store import Store
+from register.errors import NotFound
+from register.scoring.profiles import get_profile
+from register.db.store import Store
 
 TOLERANCE = 1e-9
 

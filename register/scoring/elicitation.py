@@ -16,10 +16,10 @@ from typing import Any
 from hri_core import ahp, delphi, profile_from_dict
 from hri_core.errors import FieldProblem, HRIError
 
-from .errors import NotFound, RegisterError, StaleEdit
-from .permissions import Permission, PermissionDenied, authorize
-from .profiles import _insert, active_profile, get_profile
-from .store import Actor, Change, Store, utc_now
+from register.errors import NotFound, RegisterError, StaleEdit
+from register.access.permissions import Permission, PermissionDenied, authorize
+from register.scoring.profiles import _insert, active_profile, get_profile
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = ["ElicitationError", "ahp_analysis", "close_round", "delphi_session", "elicitations_for",
            "finalise_delphi", "list_sessions", "open_next_round", "open_session", "round_submissions",
@@ -141,7 +141,7 @@ def _session_row(cur_or_store, session_id: int):
 
 def _require_facilitator(store: Store, actor: Actor, session: dict, what: str) -> None:
     if actor.name != session["facilitator"]:
-        from .permissions import _deny
+        from register.access.permissions import _deny
 
         _deny(store, actor, Permission.PROFILE_EDIT, "delphi_session", session["session_id"],
               f"only the facilitator ({session['facilitator']}) may {what}", PermissionDenied)
@@ -212,7 +212,7 @@ def submit_weights(store: Store, actor: Actor, session_id: int, weights: Mapping
     authorize(store, actor, Permission.READ, entity_type="delphi_session", entity_id=session_id)
     session = _session_row(store, session_id)
     if actor.name not in session["experts"]:
-        from .permissions import _deny
+        from register.access.permissions import _deny
 
         _deny(store, actor, Permission.READ, "delphi_session", session_id,
               f"{actor.name} is not an expert of Delphi session {session_id}", PermissionDenied)

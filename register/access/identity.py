@@ -26,16 +26,16 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .errors import NotFound, RegisterError, StaleEdit
-from .permissions import ROLES, Permission, authorize
-from .store import Actor, Change, Store, utc_now
+from register.errors import NotFound, RegisterError, StaleEdit
+from register.access.permissions import ROLES, Permission, authorize
+from register.db.store import Actor, Change, Store, utc_now
 
 FREE_ATTEMPTS = 3            # failures before the first lock
 MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
 MIN_PASSWORD_LENGTH = 12
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
 LOGIN_FAILED_MESSAGE = "Invalid username or password"
-DEFAULT_ROLES_FILE = Path(__file__).resolve().parents[1] / "config" / "roles.toml"
+DEFAULT_ROLES_FILE = Path(__file__).resolve().parents[2] / "config" / "roles.toml"
 
 _hasher = PasswordHasher()
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for unknown names: same timing

@@ -1,6 +1,6 @@
 """Read queries for the console pages (overview, response explorer, detail) and reports.
 
-Called by ``ui`` helpers (cached) and by ``register.review``; pages never hold SQL. Every query is
+Called by ``ui`` helpers (cached) and by ``register.console.review``; pages never hold SQL. Every query is
 built from one fragment, ``scored_set``: the current responses joined to the score selected by the
 ``Filters`` (the current score, or the latest score under one profile version), restricted by the
 filters. Every filter value is a bound parameter; the only identifiers taken from callers (sort
@@ -26,8 +26,8 @@ import pandas as pd
 
 from hri_core import DIMENSIONS
 
-from .profiles import active_profile
-from .store import Store, utc_now
+from register.scoring.profiles import active_profile
+from register.db.store import Store, utc_now
 
 __all__ = [
     "EXPORT_COLUMNS", "Filters", "GROUP_COLUMNS", "PAGE_COLUMNS", "QUEUE_ACTIONS", "SORT_COLUMNS",
@@ -209,7 +209,7 @@ def _searched(store: Store, f: Filters, p: _Params, keys: str, *, text_columns: 
 
 def flag_queued(p: _Params, source: str = "fr") -> str:
     """The rows of ``source`` (a ``scored_set``) with a boolean ``queued``: the review queue's one
-    definition, shared by ``kpis``, ``queue_stats`` and ``register.review.review_queue`` so that their
+    definition, shared by ``kpis``, ``queue_stats`` and ``register.console.review.review_queue`` so that their
     numbers always agree. Queued: the action asks for a person (``QUEUE_ACTIONS``) or the response has
     no claims, and nobody has decided on that revision yet.
 

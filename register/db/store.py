@@ -1,7 +1,7 @@
 """The one owner of the DuckDB database file.
 
 Opens the file read-write once per process, applies the numbered SQL migrations in
-``register/migrations`` (each recorded once, with its checksum), and hands every operation its own
+``register/db/migrations`` (each recorded once, with its checksum), and hands every operation its own
 cursor. Writes go through ``Store.write``: one transaction per user action, serialised by a lock,
 retried once on a transaction conflict, with the action's audit event appended in the same
 transaction. No other module imports duckdb.
@@ -24,8 +24,8 @@ from typing import Any
 
 import duckdb
 
-from . import audit
-from .errors import MigrationError, RegisterError
+from register.db import audit
+from register.errors import MigrationError, RegisterError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")

@@ -15,11 +15,11 @@ from datetime import datetime
 
 import pandas as pd
 
-from .errors import NotFound, RegisterError, StaleEdit
-from .permissions import Permission, authorize
-from .queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, filtered_scores, flag_queued
-from .queries import queue_stats as _queue_stats
-from .store import Actor, Change, Store, utc_now
+from register.errors import NotFound, RegisterError, StaleEdit
+from register.access.permissions import Permission, authorize
+from register.console.queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, filtered_scores, flag_queued
+from register.console.queries import queue_stats as _queue_stats
+from register.db.store import Actor, Change, Store, utc_now
 
 __all__ = ["DECISIONS", "InvalidDecision", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
            "record_decision", "review_queue"]

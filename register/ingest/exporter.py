@@ -15,9 +15,9 @@ from pathlib import Path
 
 from hri_core.readers import group_flat_rows
 
-from .errors import RegisterError
-from .importer import QUARANTINE_KEY
-from .store import Store
+from register.errors import RegisterError
+from register.ingest.importer import QUARANTINE_KEY
+from register.db.store import Store
 
 __all__ = ["EXPORT_COLUMNS", "EXPORT_FORMATS", "export_format", "export_quarantine", "export_scores"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from .errors import RegisterError
+from register.errors import RegisterError
 
 ROLES = ("viewer", "annotator", "reviewer", "admin")
 SYSTEM_ROLE = "system"
@@ -73,7 +73,7 @@ def allowed(role: str, permission: Permission) -> bool:
 
 
 def _deny(store, actor, permission: Permission, entity_type: str, entity_id, reason: str, error_type):
-    from .store import Change
+    from register.db.store import Change
 
     store.write(actor, "denied", lambda cur: Change(
         entity_type, None if entity_id is None else str(entity_id), None,

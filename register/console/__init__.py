@@ -1,0 +1,1 @@
+"""Read queries for the console pages and the review queue's decisions."""
