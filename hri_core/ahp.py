@@ -362,7 +362,8 @@ def aggregate_matrices(matrices: Sequence[Any], criteria: Sequence[str] | None =
         raise HRIError(problems)
     mean = np.exp(np.mean(logs, axis=0))
     np.fill_diagonal(mean, 1.0)
-    return mean.tolist()
+    result: list[list[float]] = mean.tolist()
+    return result
 
 
 # --- weights and consistency --------------------------------------------------------------------
@@ -377,7 +378,7 @@ def _principal(values: np.ndarray) -> tuple[np.ndarray, float]:
     return vector, float(eigenvalues[k].real)
 
 
-def judgement_deviations(matrix: np.ndarray | Sequence[Sequence[float]], weights: Sequence[float],
+def judgement_deviations(matrix: np.ndarray | Sequence[Sequence[float]], weights: np.ndarray | Sequence[float],
                          criteria: Sequence[str] | None = None) -> tuple[Judgement, ...]:
     """Every upper-triangle judgement with its deviation from the weights, worst first.
 

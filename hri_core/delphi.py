@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 # numpy's name for Hyndman & Fan type 7.
-QUANTILE_METHOD = "linear"
+QUANTILE_METHOD: Literal["linear"] = "linear"
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def _key(key: Any) -> str:
     return str(getattr(key, "value", key))
 
 
-def expert_estimate(expert: str, weights: Mapping[Any, Any], rationale: str | None = None, *,
+def expert_estimate(expert: Any, weights: Any, rationale: Any = None, *,
                     criteria: Sequence[str] = DIMENSION_LETTERS, loc: str = "") -> ExpertEstimate:
     """Validate one expert's weights (every criterion, finite, >= 0, not all zero) and normalise them.
 

@@ -8,6 +8,7 @@ so that a user can fix exactly that field. Callers that render errors (CLI, regi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class HRIError(ValueError):
         where = f"record {record}: " if record else ""
         super().__init__(where + "; ".join(str(p) for p in self.problems))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Structured form used by every renderer (CLI stderr, quarantine reasons, pages)."""
         return {
             "error": type(self).__name__,
@@ -64,4 +65,4 @@ class ParseFailure:
     raw: str
     error: HRIError
     response_id: str | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)

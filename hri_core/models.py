@@ -128,7 +128,7 @@ class Response(BaseModel):
 _FIELD_PATH = re.compile(r"[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*")
 
 
-def _loc(parts: tuple) -> str:
+def _loc(parts: tuple[str | int, ...]) -> str:
     out = ""
     for part in parts:
         if isinstance(part, int):

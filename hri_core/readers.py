@@ -25,7 +25,7 @@ FLAT_REQUIRED_COLUMNS = ("response_id", "labels")
 FLAT_COLUMNS = RESPONSE_FIELDS + CLAIM_FIELDS
 
 
-def iter_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, str, dict | RecordError]]:
+def iter_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, str, dict[str, Any] | RecordError]]:
     """One JSON object per non-blank line; a line that is not valid JSON yields a RecordError."""
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\r\n")
@@ -57,7 +57,7 @@ def missing_flat_columns(columns: Iterable[str]) -> list[str]:
     return [c for c in FLAT_REQUIRED_COLUMNS if c not in present]
 
 
-def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[list[int], str, dict | RecordError]]:
+def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[list[int], str, dict[str, Any] | RecordError]]:
     """Group flat rows (row number, mapping) into response records.
 
     Yields ``(row_numbers, raw_json, record)``; ``raw_json`` is the JSON of the rows themselves so that
@@ -92,7 +92,7 @@ def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tupl
         yield [n for n, _ in members], raw, record
 
 
-def iter_csv(lines: Iterable[str]) -> Iterator[tuple[list[int], str, dict | RecordError]]:
+def iter_csv(lines: Iterable[str]) -> Iterator[tuple[list[int], str, dict[str, Any] | RecordError]]:
     """Flat CSV claim table -> response records. Row numbers count the header as row 1."""
     reader = csv.DictReader(lines)
     if reader.fieldnames is None:  # an empty file: no header, no rows, nothing to report

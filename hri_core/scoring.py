@@ -12,6 +12,7 @@ it to 1e-9 on every response (a property test holds them to that).
 from __future__ import annotations
 
 import math
+from typing import Any
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -69,7 +70,7 @@ class ScoreResult(BaseModel):
     no_claims: bool
     total_criticality: int
 
-    def to_output(self) -> dict:
+    def to_output(self) -> dict[str, Any]:
         """The CLI / export form: flat numbers, dimension letters as keys."""
         return {
             "response_id": self.response_id,

@@ -464,8 +464,8 @@ def generate_responses(n: int, seed: int = 42, start: date = date(2026, 6, 1), m
             label = labels_order[bisect_right(cum, random())]
             doc = fact.doc.format_map(ctx) if "{" in fact.doc else fact.doc
             claim: dict[str, Any] = {"claim_id": f"{rid}-{k}"}
-            source = f"{doc}-2026"
-            span_value = values[truth]
+            source: str | None = f"{doc}-2026"
+            span_value: str | None = values[truth]
             dims = None
             if label == "SUPPORTED" or label == "PARTIAL":
                 value = truth

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 
@@ -49,7 +50,7 @@ LABEL_BIT: dict[Label, int] = {label: 1 << i for i, label in enumerate(LABELS)}
 DIMENSION_BIT: dict[Dimension, int] = {dim: 1 << i for i, dim in enumerate(DIMENSIONS)}
 
 
-def label_mask(labels) -> int:
+def label_mask(labels: Iterable[Label | str]) -> int:
     """Bit mask of a collection of labels."""
     mask = 0
     for label in labels:
@@ -57,7 +58,7 @@ def label_mask(labels) -> int:
     return mask
 
 
-def dimension_mask(dimensions) -> int:
+def dimension_mask(dimensions: Iterable[Dimension | str]) -> int:
     """Bit mask of a collection of dimensions."""
     mask = 0
     for dim in dimensions:
