@@ -2,6 +2,8 @@
 
     python -m hri_core score INPUT [--profile FILE] [--as-of ISO_TIME]
     python -m hri_core ahp MATRIX.json
+    python -m hri_core agreement RATINGS.csv --level nominal|ordinal|interval|ratio
+    python -m hri_core ragmetrics CHECKED.json
 
 INPUT is JSON Lines (``.jsonl``/``.json``) or a flat CSV claim table (``.csv``); ``-`` reads JSON
 Lines from standard input. One JSON object per scored response goes to stdout; every invalid record
@@ -12,24 +14,39 @@ is reported on stderr with its line and field, every valid one is still scored, 
 (Saaty's 1-9 scale), and prints one JSON object with the eigenvector ``weights``, ``lambda_max``,
 ``ci``, ``cr``, ``acceptable`` (CR <= 0.10) and the most ``inconsistent`` judgements when not
 acceptable. An invalid matrix is reported on stderr cell by cell, with exit code 2.
+
+``agreement`` reads a CSV with the columns ``unit,rater,value`` (one row per rating; extra columns
+ignored; a BOM is fine) and prints one JSON object: ``alpha`` (Krippendorff's, at ``--level``),
+``kappa`` (Cohen's, unweighted, only when there are exactly two raters), ``units``, ``raters``,
+``pairable`` and, when alpha or kappa is undefined (``null``), a ``note`` saying why. Bad rows are
+reported on stderr by row number (header = row 1) and field, with exit code 2; a missing file exits 1.
+
+``ragmetrics`` reads RAGChecker's checked results (``{"results": [...]}``) and prints the metrics as
+RAGChecker's own ``metrics`` object: ``{"overall": ..., "retriever": ..., "generator": ...}`` in
+percent with one decimal. Bad input is reported by query and field with exit code 2; a missing file
+exits 1; checks a query lacks are named on stderr (the metrics that need them are 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .agreement import LEVELS, cohen_kappa, krippendorff_alpha, ratings_from_rows
 from .ahp import analyse_matrix, weights_to_profile_dict
 from .errors import FieldProblem, HRIError, ProfileError
 from .models import parse_response
 from .profile import ScoringProfile, default_profile, profile_from_dict
+from .ragmetrics import aggregate_metrics, parse_checked_results, query_metrics
 from .readers import iter_csv, iter_jsonl
 from .scoring import score_response
 
-EXIT_OK, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 2, 64
+EXIT_OK, EXIT_NO_FILE, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 1, 2, 64
 
 
 def _parse_as_of(text: str | None) -> datetime:
@@ -120,6 +137,67 @@ def cmd_ahp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read_text(path: str) -> str | None:
+    """The file's text (a BOM dropped), or None after saying on stderr why it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"{path}: cannot read: {reason}", file=sys.stderr)
+        return None
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    """Krippendorff's alpha (and Cohen's kappa for two raters) of a unit,rater,value CSV."""
+    text = _read_text(args.ratings)
+    if text is None:
+        return EXIT_NO_FILE
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        ratings, warnings = ratings_from_rows(reader.fieldnames, enumerate(reader, start=2), args.level)
+        alpha = krippendorff_alpha(ratings, args.level)
+        output: dict[str, object] = {"alpha": alpha.alpha}
+        notes = [alpha.note] if alpha.note else []
+        if alpha.raters == 2:
+            kappa = cohen_kappa(ratings)
+            output["kappa"] = kappa.kappa
+            if kappa.note:
+                notes.append(f"kappa: {kappa.note}")
+    except HRIError as error:
+        report(error, args.ratings, sys.stderr)
+        return EXIT_INVALID_RECORDS
+    for warning in warnings:
+        print(f"{args.ratings}: {warning}", file=sys.stderr)
+    output.update(units=alpha.units, raters=alpha.raters, pairable=alpha.pairable)
+    if notes:
+        output["note"] = "; ".join(notes)
+    print(json.dumps(output, allow_nan=False))
+    return EXIT_OK
+
+
+def cmd_ragmetrics(args: argparse.Namespace) -> int:
+    """RAGChecker's metrics recomputed from the per-claim labels of its checked results."""
+    text = _read_text(args.checked)
+    if text is None:
+        return EXIT_NO_FILE
+    try:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise HRIError([FieldProblem(f"line {error.lineno}", f"malformed JSON: {error.msg}")]) from error
+        queries = parse_checked_results(data)
+        totals = aggregate_metrics([query_metrics(query) for query in queries])
+    except HRIError as error:
+        report(error, args.checked, sys.stderr)
+        return EXIT_INVALID_RECORDS
+    for query in queries:
+        if query.missing:
+            print(f"{args.checked}: query {query.query_id}: no {', '.join(query.missing)}; "
+                  "the metrics that need them are 0", file=sys.stderr)
+    print(json.dumps(totals, allow_nan=False))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hri_core", description="Hallucination Risk Index scoring")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -131,6 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
     ahp = sub.add_parser("ahp", help="AHP weights and consistency ratio of a 7x7 pairwise comparison matrix")
     ahp.add_argument("matrix", help='JSON file {"matrix": [[...], ...]} over F, C, U, O, S, P, H')
     ahp.set_defaults(func=cmd_ahp)
+    agreement = sub.add_parser("agreement", help="inter-annotator agreement (Krippendorff's alpha, Cohen's kappa)")
+    agreement.add_argument("ratings", help="CSV with the columns unit,rater,value (one row per rating)")
+    agreement.add_argument("--level", choices=LEVELS, default="nominal",
+                           help="level of measurement of the values (default: nominal)")
+    agreement.set_defaults(func=cmd_agreement)
+    ragmetrics = sub.add_parser("ragmetrics", help="RAGChecker's metrics from its checked results JSON")
+    ragmetrics.add_argument("checked", help="RAGChecker's checking output ({\"results\": [...]})")
+    ragmetrics.set_defaults(func=cmd_ragmetrics)
     return parser
 
 
