@@ -382,8 +382,7 @@ def krippendorff_alpha(ratings: Iterable[Rating], level: Level = "nominal", *,
 # --- Cohen's kappa and confusion matrices ----------------------------------------------------------
 
 
-def _two_raters(table: Mapping[str, Mapping[str, Value]], raters: set[str],
-                pair: tuple[str, str] | None) -> tuple[str, str]:
+def _two_raters(raters: set[str], pair: tuple[str, str] | None) -> tuple[str, str]:
     if pair is not None:
         return pair
     if len(raters) != 2:
@@ -417,7 +416,7 @@ def cohen_kappa(ratings: Iterable[Rating], raters: tuple[str, str] | None = None
     ``raters`` picks the pair; without it the ratings must come from exactly two raters.
     """
     table, seen = _by_unit(ratings)
-    pair = _two_raters(table, seen, raters)
+    pair = _two_raters(seen, raters)
     pairs = _paired_values(table, pair)
     if not pairs:
         return KappaResult(None, pair, 0, None, None, "no unit was rated by both raters")
@@ -522,7 +521,7 @@ def multilabel_agreement(ratings: Iterable[tuple[str, str, Collection[str]]], se
     sets: list[tuple[str, str, frozenset[str]]] = []
     for unit, rater, given in ratings:
         where = f"unit {unit!r}, rater {rater!r}"
-        chosen = frozenset(given)
+        chosen = frozenset([given] if isinstance(given, str) else given)  # one label given as a bare string
         if not chosen:
             problems.append(FieldProblem(where, "no label (a claim carries at least one)"))
         unknown = sorted(chosen - set(rank))
@@ -601,7 +600,7 @@ def bootstrap_kappa(ratings: Iterable[Rating], raters: tuple[str, str] | None = 
     ratings = list(ratings)
     estimate = cohen_kappa(ratings, raters).kappa
     table, seen = _by_unit(ratings)
-    pairs = _paired_values(table, _two_raters(table, seen, raters))
+    pairs = _paired_values(table, _two_raters(seen, raters))
     if not pairs:
         return _percentile_interval(estimate, [], confidence, samples, seed)
     categories = sorted({v for p in pairs for v in p}, key=_sort_key)
@@ -628,7 +627,7 @@ def ratings_from_rows(header: Sequence[str] | None, rows: Iterable[tuple[int, Ma
                       level: Level) -> tuple[list[Rating], list[str]]:
     """Ratings from CSV rows ``(row number, {column: text})`` with columns ``unit, rater, value``.
 
-    Text is stripped; extra columns are ignored. Values stay strings at the nominal level and must be
+    Text is stripped; column names match case-insensitively; extra columns are ignored. Values stay strings at the nominal level and must be
     finite numbers at the others (ordinal ranks by numeric value). A row repeating an earlier (unit,
     rater) with the same value is dropped with a warning; with a different value it is an error.
     Returns ``(ratings, warnings)``; raises ``AgreementError`` listing every bad row and field

@@ -137,21 +137,24 @@ def cmd_ahp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _read_text(path: str) -> str | None:
-    """The file's text (a BOM dropped), or None after saying on stderr why it cannot be read."""
+def _read_text(path: str) -> str | int:
+    """The file's text (a BOM dropped), or the exit code after saying on stderr why there is none:
+    1 when the file cannot be read, 2 when it is not UTF-8 text (bad input)."""
     try:
         return Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        print(f"{path}: cannot read: {reason}", file=sys.stderr)
-        return None
+    except OSError as error:
+        print(f"{path}: cannot read: {error.strerror or error}", file=sys.stderr)
+        return EXIT_NO_FILE
+    except UnicodeDecodeError as error:
+        print(f"{path}: byte {error.start}: not UTF-8 text ({error.reason})", file=sys.stderr)
+        return EXIT_INVALID_RECORDS
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Krippendorff's alpha (and Cohen's kappa for two raters) of a unit,rater,value CSV."""
     text = _read_text(args.ratings)
-    if text is None:
-        return EXIT_NO_FILE
+    if isinstance(text, int):
+        return text
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         ratings, warnings = ratings_from_rows(reader.fieldnames, enumerate(reader, start=2), args.level)
@@ -178,8 +181,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_ragmetrics(args: argparse.Namespace) -> int:
     """RAGChecker's metrics recomputed from the per-claim labels of its checked results."""
     text = _read_text(args.checked)
-    if text is None:
-        return EXIT_NO_FILE
+    if isinstance(text, int):
+        return text
     try:
         try:
             data = json.loads(text)

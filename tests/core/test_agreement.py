@@ -337,6 +337,11 @@ def test_multilabel_per_label_and_worst_label():
     assert ordinal.level == "ordinal" and ordinal.alpha is not None
 
 
+def test_multilabel_takes_a_bare_string_as_one_label():
+    claims = [("c1", "a", "OUTDATED"), ("c1", "b", {"OUTDATED"}), ("c2", "a", "SUPPORTED"), ("c2", "b", ["SUPPORTED"])]
+    assert multilabel_agreement(claims, SEVERITY).worst.alpha == pytest.approx(1.0)
+
+
 def test_multilabel_refuses_unknown_and_empty_label_sets():
     with pytest.raises(AgreementError) as caught:
         multilabel_agreement([("c1", "a", {"MADE_UP"}), ("c1", "b", set())], SEVERITY)
@@ -469,6 +474,13 @@ def test_cli_bad_input_exits_2_naming_row_and_field(name):
 def test_cli_interval_rejects_non_finite_and_nominal_accepts_any_text():
     assert run_cli(DATA / "bad" / "non_numeric.csv", "--level", "interval").returncode == 2
     assert run_cli(DATA / "bad" / "non_numeric.csv", "--level", "nominal").returncode == 0
+
+
+def test_cli_non_utf8_file_is_bad_input(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("unit,rater,value\n1,A,café\n".encode("latin-1"))
+    done = run_cli(path)
+    assert done.returncode == 2 and "not UTF-8 text" in done.stderr and done.stdout == ""
 
 
 def test_cli_missing_file_exits_1(tmp_path):
