@@ -349,8 +349,11 @@ def _squared_differences(level: Level, numbers: NDArray[np.float64], n_c: NDArra
     return ratio ** 2
 
 
+_AlphaParts = tuple[float | None, float | None, float | None, str | None]  # alpha, D_o, D_e, note
+
+
 def _alpha_from_coincidences(level: Level, numbers: NDArray[np.float64],
-                             coincidences: NDArray[np.float64]) -> tuple[float | None, float | None, float | None, str | None]:
+                             coincidences: NDArray[np.float64]) -> _AlphaParts:
     """(alpha, D_o, D_e, note) from a coincidence matrix."""
     n_c = coincidences.sum(axis=1)
     n = float(n_c.sum())
@@ -397,7 +400,8 @@ def _paired_values(table: Mapping[str, Mapping[str, Value]], pair: tuple[str, st
     return [(row[first], row[second]) for row in table.values() if first in row and second in row]
 
 
-def _kappa_from_counts(agree: float, a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[float | None, float | None, float | None]:
+def _kappa_from_counts(agree: float, a: NDArray[np.float64],
+                       b: NDArray[np.float64]) -> tuple[float | None, float | None, float | None]:
     """(kappa, p_o, p_e) from the (weighted) number of agreements and each rater's category counts."""
     n = float(a.sum())
     if n == 0.0:
@@ -611,7 +615,7 @@ def bootstrap_kappa(ratings: Iterable[Rating], raters: tuple[str, str] | None = 
     weights = _resample_weights(len(pairs), samples, seed)
     a_counts, b_counts, agree_counts = weights @ first, weights @ second, weights @ agrees
     draws = []
-    for a, b, agree in zip(a_counts, b_counts, agree_counts):
+    for a, b, agree in zip(a_counts, b_counts, agree_counts, strict=True):
         kappa, _, _ = _kappa_from_counts(float(agree), a, b)
         if kappa is not None:
             draws.append(kappa)
@@ -627,14 +631,16 @@ def ratings_from_rows(header: Sequence[str] | None, rows: Iterable[tuple[int, Ma
                       level: Level) -> tuple[list[Rating], list[str]]:
     """Ratings from CSV rows ``(row number, {column: text})`` with columns ``unit, rater, value``.
 
-    Text is stripped; column names match case-insensitively; extra columns are ignored. Values stay strings at the nominal level and must be
-    finite numbers at the others (ordinal ranks by numeric value). A row repeating an earlier (unit,
-    rater) with the same value is dropped with a warning; with a different value it is an error.
+    Text is stripped; column names match case-insensitively; extra columns are ignored. Values stay strings
+    at the nominal level and must be finite numbers at the others (ordinal ranks by numeric value). A
+    row repeating an earlier (unit, rater) with the same value is dropped with a warning; with a
+    different value it is an error.
     Returns ``(ratings, warnings)``; raises ``AgreementError`` listing every bad row and field
     (``loc`` is ``"row N: field"``, the header being row 1).
     """
     if header is None:
-        raise AgreementError([FieldProblem("header", f"empty file: expected the columns {', '.join(REQUIRED_COLUMNS)}")])
+        expected = ", ".join(REQUIRED_COLUMNS)
+        raise AgreementError([FieldProblem("header", f"empty file: expected the columns {expected}")])
     names = {(name or "").strip().lstrip("\ufeff").lower(): name for name in header}
     missing = [column for column in REQUIRED_COLUMNS if column not in names]
     if missing:

@@ -51,9 +51,10 @@ noise_sensitivity_in_irrelevant = 1 - precision.
 
 A check that is missing from a query (key absent or null; RAGChecker would run its checker for it)
 counts as not done: every metric that needs it is 0 for that query, and ``CheckedQuery.missing`` names
-it so that callers can warn. A query with none of the four checks is an error (it was never checked). Per-query ``metrics`` already in the input are ignored: everything is
-recomputed from the labels. For critical-information sets, pass only the critical queries to
-``aggregate_metrics`` to get hallucination restricted to them.
+it so that callers can warn. A query with none of the four checks is an error (it was never checked).
+Per-query ``metrics`` already in the input are ignored: everything is recomputed from the labels. For
+critical-information sets, pass only the critical queries to ``aggregate_metrics`` to get hallucination
+restricted to them.
 """
 
 from __future__ import annotations

@@ -147,9 +147,9 @@ def test_perfect_agreement_gives_one(truths, raters, level):
 def test_alpha_is_invariant_to_unit_order_and_rater_names(ratings, level, rng):
     before = krippendorff_alpha(ratings, level)
     raters = sorted({r.rater for r in ratings})
-    renamed = dict(zip(raters, rng.sample([f"annotator-{i}" for i in range(100)], len(raters))))
+    renamed = dict(zip(raters, rng.sample([f"annotator-{i}" for i in range(100)], len(raters)), strict=True))
     units = sorted({r.unit for r in ratings})
-    relabelled_units = dict(zip(units, rng.sample([f"claim-{i}" for i in range(1000)], len(units))))
+    relabelled_units = dict(zip(units, rng.sample([f"claim-{i}" for i in range(1000)], len(units)), strict=True))
     shuffled = [Rating(relabelled_units[u], renamed[r], v) for u, r, v in ratings]
     rng.shuffle(shuffled)
     after = krippendorff_alpha(shuffled, level)
@@ -247,8 +247,8 @@ def test_kappa_three_categories_by_hand():
     # A: S S S P P U U U C C   B: S S P P U U U C C S
     first = ["S", "S", "S", "P", "P", "U", "U", "U", "C", "C"]
     second = ["S", "S", "P", "P", "U", "U", "U", "C", "C", "S"]
-    ratings = [Rating(f"u{i}", rater, value) for i, pair in enumerate(zip(first, second))
-               for rater, value in zip("AB", pair)]
+    ratings = [Rating(f"u{i}", rater, value) for i, pair in enumerate(zip(first, second, strict=True))
+               for rater, value in zip("AB", pair, strict=True)]
     # agreements: units 0,1,3,5,6,8 -> p_o = 6/10; marginals A: S3 P2 U3 C2, B: S3 P2 U3 C2
     p_o, p_e = 6 / 10, (3 * 3 + 2 * 2 + 3 * 3 + 2 * 2) / 100
     result = cohen_kappa(ratings)
@@ -466,7 +466,7 @@ def test_cli_bad_input_exits_2_naming_row_and_field(name):
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == len(expected)
-    for line, (where, needle) in zip(lines, expected):
+    for line, (where, needle) in zip(lines, expected, strict=True):
         assert line.startswith(f"{DATA / 'bad' / name}: {where}: ")
         assert needle in line
 
