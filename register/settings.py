@@ -42,21 +42,22 @@ class Settings(BaseSettings):
     port: int = Field(8501, ge=1, le=65535,
                       description="port of `make run` (always bound to 127.0.0.1)")
     demo_synthetic: int = Field(2000, ge=0,
-                                description="synthetic responses added to the demo set on first start")
-    actor: str | None = Field(None, min_length=1,
-                              description="the name recorded in the audit trail for command-line writes "
-                                          "(unset: your login name)")
+                                description="synthetic responses added to the demo set on first start "
+                                            "(by `make run` and by the console itself)")
+    actor: str | None = Field(None, min_length=1,  # unset: the login name (register.cli.cli_actor)
+                              description="the name recorded in the audit trail for command-line writes")
     session_minutes: float = Field(30.0, gt=0,
                                    description="idle minutes after which a login session ends")
     demo_mode: bool = Field(False,
-                            description="1 enables demo mode (DEMO banner, password-free demo accounts)")
+                            description="`1` enables demo mode (DEMO banner, password-free demo accounts)")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
-                                 description="largest file the importer accepts, in MiB")
+                                 description="largest file `python -m register import` accepts, in MiB")
     debug: bool = Field(False,
-                        description="1 shows tracebacks: the CLI re-raises its errors, the console shows the "
-                                    "traceback of an unexpected error instead of an incident id")
+                        description="`1` shows tracebacks (development only): the command line re-raises its "
+                                    "errors, the console shows an unexpected error's traceback instead of an "
+                                    "incident id")
 
 
 def env_name(field: str) -> str:
