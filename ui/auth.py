@@ -165,7 +165,7 @@ def login_page(store, cfg: Settings) -> None:
             user = identity.authenticate(store, username, password)
         except identity.LoginFailed as error:
             data.after_write()
-            st.error(str(error), icon=":material/lock:")  # only ever this one sentence, never the helper's title
+            show_error(error)
         else:
             _start(user.username, user.role, user.display_name, "local", user.must_change_password)
             data.after_write()

@@ -1,5 +1,6 @@
 """The one place a page shows an error, whatever its kind.
 
+- ``LoginFailed``: only its one sentence ("Invalid username or password"), never which part was wrong.
 - ``ValidationFailed`` (a refused register save): its title, then every refused row as a table.
 - ``hri_core.HRIError``: its title and every problem as ``field: message``.
 - ``RegisterError``: its title and its message (what happened, what to do).
@@ -21,6 +22,7 @@ import streamlit as st
 
 from hri_core import HRIError
 from register import RegisterError
+from register.access.identity import LoginFailed
 from register.governance.registers import ValidationFailed
 from ui.text import escape_markdown
 
@@ -31,7 +33,9 @@ log = logging.getLogger(__name__)
 
 def show_error(error: BaseException) -> None:
     """Render ``error`` on the page: a title and what to do (an incident id for unexpected errors)."""
-    if isinstance(error, ValidationFailed):
+    if isinstance(error, LoginFailed):
+        st.error(escape_markdown(str(error)), icon=":material/lock:")
+    elif isinstance(error, ValidationFailed):
         st.error(f"**{error.title}** — {len(error.problems)} problem(s); nothing was saved.", icon=ICON)
         st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "problem": p.message}
                                    for p in error.problems]), hide_index=True)

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from hri_core import FieldProblem
 from hri_core.errors import ProfileError, RecordError
 from register import NotFound
+from register.access.identity import LoginFailed
 from register.governance.registers import Problem, ValidationFailed
 from ui.page import run_page
 from ui.text import escape_markdown
@@ -85,6 +86,11 @@ def test_hri_error_names_its_record(production):
     at = _run_raising(RecordError([FieldProblem("claims.0.criticality", "must be >= 1")], record="r-7"))
     assert [e.value for e in at.error] == [
         "**Invalid response record** — " + escape_markdown("record r-7: claims.0.criticality: must be >= 1")]
+
+
+def test_a_failed_login_says_only_one_sentence(production):
+    at = _run_raising(LoginFailed())
+    assert [(e.value, e.icon) for e in at.error] == [("Invalid username or password", ":material/lock:")]
 
 
 def test_refused_save_lists_every_row_as_a_table(production):
