@@ -380,7 +380,7 @@ def cmd_settings(_store: None, args) -> int:
     """Print every setting in force with its meaning, or just the named values (one per line)."""
     current = settings()  # InvalidSetting names every bad variable
     fields = [name.removeprefix(PREFIX).lower() for name in args.names]
-    unknown = [name for name, field in zip(args.names, fields) if field not in Settings.model_fields]
+    unknown = [name for name, field in zip(args.names, fields, strict=True) if field not in Settings.model_fields]
     if unknown:
         print(f"Usage error: unknown setting(s) {', '.join(unknown)}; declared: {', '.join(declared())}",
               file=sys.stderr)
