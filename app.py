@@ -1,14 +1,21 @@
 """HRI governance console: entry point (``streamlit run app.py``).
 
-Runs the selected page. Pages live in ``pages/``, one per file, and stay thin; each starts with
-``ui.shell.page_frame()``: first-start demo seeding, the login gate and the shared filters.
+Runs the selected page. Pages live in ``pages/``, one per file, and stay thin; each runs its ``main``
+through ``ui.page.run_page`` (one error path) and starts with ``ui.shell.page_frame()``: first-start
+demo seeding, the login gate and the shared filters.
 """
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from ui import auth
+from ui.page import run_page
+
+# the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
+logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
 
@@ -45,4 +52,4 @@ def main() -> None:
     st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
 
 
-main()
+run_page(main)

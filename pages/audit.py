@@ -10,11 +10,12 @@ from datetime import datetime, time, timedelta, timezone
 
 import streamlit as st
 
-from register.db.audit import EventFilter
 from register.access.permissions import Permission
+from register.db.audit import EventFilter
 from ui import data
-from ui.components import can, current_actor
+from ui.auth import can, current_actor
 from ui.exports import to_csv_bytes
+from ui.page import run_page
 from ui.shell import page_frame
 
 LIMIT = 500
@@ -64,4 +65,4 @@ def main() -> None:
     st.download_button("Download CSV", to_csv_bytes(export), "hri-audit.csv", "text/csv", key="audit_csv")
 
 
-main()
+run_page(main)

@@ -13,11 +13,13 @@ import streamlit as st
 
 from hri_core import HRIError, calibration
 from register import RegisterError
+from register.access.permissions import Permission
 from register.scoring import calibration as reg
 from ui import data, scoring
-from register.access.permissions import Permission
-from ui.components import can, current_actor, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
 from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
+from ui.page import run_page
 from ui.shell import page_frame
 
 SOURCE_LABELS = {"review": "Review decisions", "import": "Imported outcomes (CSV)"}
@@ -108,4 +110,4 @@ def main() -> None:
                        "publish it on the Scoring profiles page.", icon=":material/save:")
 
 
-main()
+run_page(main)

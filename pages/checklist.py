@@ -11,10 +11,12 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance.checklist import CHECKS, DECISIONS
 from register.access.permissions import Permission
+from register.governance.checklist import CHECKS, DECISIONS
 from ui import governance as gov
-from ui.components import can, current_actor, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
@@ -103,7 +105,4 @@ def main() -> None:
     st.dataframe(history, hide_index=True)
 
 
-try:
-    main()
-except RegisterError as error:
-    show_error(error)
+run_page(main)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance.registers import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
 from register.access.permissions import Permission
+from register.governance.registers import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
 from ui import data
 from ui import governance as gov
-from ui.components import can, current_actor, escape_markdown, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 
 def column_config(source_ids: list[str]) -> dict:
@@ -97,7 +100,4 @@ def main() -> None:
         gov.deleted_rows("claims", gov.claims(include_deleted=True), "claim_key", "statement", actor)
 
 
-try:
-    main()
-except RegisterError as error:
-    show_error(error)
+run_page(main)

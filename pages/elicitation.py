@@ -15,13 +15,16 @@ import streamlit as st
 from hri_core import HRIError
 from hri_core.ahp import DIMENSION_LETTERS
 from register import RegisterError
+from register.access.permissions import Permission
 from register.scoring import elicitation as reg
 from ui import data, scoring
-from register.access.permissions import Permission
-from ui.components import can, current_actor, escape_markdown, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
 from ui.figures import dimension_label
 from ui.figures_scoring import delphi_spread_figure, weights_figure
+from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 PAIRS = [(a, b) for i, a in enumerate(DIMENSION_LETTERS) for b in DIMENSION_LETTERS[i + 1:]]
 INTENSITY = {1: "equal", 2: "equal to moderate", 3: "moderately", 4: "moderately to strongly", 5: "strongly",
@@ -201,4 +204,4 @@ def main() -> None:
         delphi_tab()
 
 
-main()
+run_page(main)

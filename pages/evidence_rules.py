@@ -11,11 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register.governance.registers import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
 from register.access.permissions import Permission
+from register.governance.registers import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
 from ui import governance as gov
-from ui.components import can, current_actor, escape_markdown, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 
 def violations(evaluation: pd.DataFrame) -> None:
@@ -87,7 +90,4 @@ def main() -> None:
         st.dataframe(gov.rules(int(older)), hide_index=True)
 
 
-try:
-    main()
-except RegisterError as error:
-    show_error(error)
+run_page(main)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import data, figures
-from ui.shell import page_frame
 from ui.components import empty_state
+from ui.page import run_page
+from ui.shell import page_frame
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -59,4 +60,4 @@ def main() -> None:
                         config=PLOT_CONFIG)
 
 
-main()
+run_page(main)

@@ -15,13 +15,16 @@ import streamlit as st
 from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict
 from hri_core.profile import ACTIONS
 from register import RegisterError
+from register.access.permissions import Permission
 from register.scoring.profiles import profile_diff
 from ui import data, scoring
-from register.access.permissions import Permission
-from ui.components import can, current_actor, escape_markdown, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
 from ui.figures import dimension_label
 from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
+from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 DIMS = [d.value for d in DIMENSIONS]
 
@@ -249,4 +252,4 @@ def main() -> None:
         publish_section(versions)
 
 
-main()
+run_page(main)

@@ -6,12 +6,15 @@ import pandas as pd
 import streamlit as st
 
 from hri_core.explain import explain
+from register.access.sources import RESTRICTED_NOTE
 from register.errors import NotFound
 from register.scoring.reproduce import reproduce
 from ui import data, figures
+from ui.auth import current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
-from register.access.sources import RESTRICTED_NOTE
-from ui.components import current_actor, escape_markdown, show_error
+from ui.text import escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Streamlit's markdown colour names, by label (claims are highlighted in the colour of their worst label)
@@ -119,4 +122,4 @@ def main() -> None:
         st.dataframe(decisions, hide_index=True)
 
 
-main()
+run_page(main)

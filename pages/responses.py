@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import data
-from ui.shell import page_frame
 from ui.components import empty_state
 from ui.exports import to_csv_bytes, to_excel_bytes
+from ui.page import run_page
+from ui.shell import page_frame
 
 PAGE_SIZE = 50
 SORTS = {"score": "HRI score", "created_at": "Created", "response_id": "Response id", "use_case": "Use case",
@@ -68,4 +69,4 @@ def main() -> None:
                               "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
 
 
-main()
+run_page(main)

@@ -9,11 +9,14 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
+from register.access.permissions import Permission
 from register.console.review import DECISIONS
 from ui import data
+from ui.auth import can, current_actor
+from ui.components import empty_state
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
-from register.access.permissions import Permission
-from ui.components import can, current_actor, empty_state, show_error
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
@@ -31,7 +34,7 @@ def decision_form(response_id: str, revision: int) -> None:
     if submitted:
         try:
             data.record_decision(current_actor(), response_id, revision, decision, reason)
-        except (RegisterError, ValueError) as error:
+        except RegisterError as error:
             show_error(error)
             return
         st.session_state.pop("queue_table", None)
@@ -86,4 +89,4 @@ def main() -> None:
                 "or admin role.", icon=":material/lock:")
 
 
-main()
+run_page(main)

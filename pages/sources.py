@@ -9,13 +9,15 @@ from __future__ import annotations
 import streamlit as st
 
 from register import RegisterError
-from register.governance.registers import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges
-from register.governance.registers import export_sources
 from register.access.permissions import ROLES, Permission
+from register.governance.registers import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges, export_sources
 from ui import data
 from ui import governance as gov
-from ui.components import can, current_actor, escape_markdown, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 
 def column_config() -> dict:
@@ -99,7 +101,4 @@ def main() -> None:
         gov.deleted_rows("sources", gov.sources(actor.role, include_deleted=True), "source_id", "title", actor)
 
 
-try:
-    main()
-except RegisterError as error:
-    show_error(error)
+run_page(main)

@@ -14,7 +14,9 @@ from register import RegisterError
 from register.access import identity
 from register.access.permissions import ROLES, Permission
 from ui import data
-from ui.components import can, current_actor, show_error
+from ui.auth import can, current_actor
+from ui.errors import show_error
+from ui.page import run_page
 from ui.shell import page_frame
 
 
@@ -107,4 +109,4 @@ def main() -> None:
         change_user_form(actor, users)
 
 
-main()
+run_page(main)

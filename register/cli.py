@@ -22,6 +22,8 @@
                                        --claims/--sources check register files (CSV/Excel) in a temp database
     governance import KIND FILE        import a sources or claims register file (CSV/Excel; updates by key)
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
+    settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
+                                       values, one per line (opens no database)
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -39,7 +41,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,6 +50,7 @@ from hri_core import HRIError
 from register.errors import AuditChainBroken, RegisterError
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
+from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 
@@ -56,13 +58,21 @@ EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 def cli_actor() -> Actor:
     """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role ``system`` (whoever runs
     commands against the database file operates the machine: every permission, no four-eyes check)."""
-    name = os.environ.get("HRI_ACTOR")
+    name = settings().actor
     if not name:
         try:
             name = getpass.getuser()
         except (OSError, KeyError):  # no login name in some containers
             name = "unknown"
     return Actor(name=name, role=SYSTEM_ROLE)
+
+
+def _debug() -> bool:
+    """``HRI_DEBUG``: re-raise after rendering, for the traceback (a bad settings value means no)."""
+    try:
+        return settings().debug
+    except InvalidSetting:
+        return False
 
 
 def render_error(error: BaseException, stream=None) -> None:
@@ -366,6 +376,22 @@ def cmd_governance(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_settings(_store: None, args) -> int:
+    """Print every setting in force with its meaning, or just the named values (one per line)."""
+    current = settings()  # InvalidSetting names every bad variable
+    fields = [name.removeprefix(PREFIX).lower() for name in args.names]
+    unknown = [name for name, field in zip(args.names, fields, strict=True) if field not in Settings.model_fields]
+    if unknown:
+        print(f"Usage error: unknown setting(s) {', '.join(unknown)}; declared: {', '.join(declared())}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    for field in fields or Settings.model_fields:
+        value = getattr(current, field)
+        shown = "" if value is None else (int(value) if isinstance(value, bool) else value)
+        print(shown if args.names else f"{env_name(field)}={shown}  # {Settings.model_fields[field].description}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -455,6 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("kind", choices=("sources", "claims"))
         g.add_argument("file")
         g.set_defaults(func=cmd_governance)
+
+    sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
+    sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
+    sett.set_defaults(func=cmd_settings)
     return parser
 
 
@@ -462,14 +492,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     store = None
     try:
-        store = Store(Path(args.db) if args.db else database_path_from_env())
+        if args.func is not cmd_settings:  # reading the settings must not create a database
+            store = Store(Path(args.db) if args.db else database_path_from_env())
         return args.func(store, args)
     except KeyboardInterrupt:
         print("Interrupted: committed chunks are kept; the open batch stays unfinished", file=sys.stderr)
         return EXIT_FAILED
     except Exception as error:  # noqa: BLE001 - rendered once, here
         render_error(error)
-        if os.environ.get("HRI_DEBUG"):
+        if _debug():
             raise
         return EXIT_FAILED
     finally:

@@ -84,3 +84,8 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
             if source.parent == Path(tmp):
                 summary["synthetic"] = report.accepted
     return summary
+
+
+def is_empty(store: Store) -> bool:
+    """Whether the database holds no response at all (the console's first start loads the demo set then)."""
+    return not store.query_one("SELECT EXISTS (SELECT 1 FROM responses)")[0]

@@ -17,39 +17,23 @@ logouts and expiries are audited by ``register.access.identity``.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from dataclasses import dataclass
 
 import streamlit as st
 
 from register import SYSTEM, Actor, RegisterError
 from register.access import identity
 from register.access.permissions import Permission, allowed
+from register.settings import Settings, settings
 from ui import data
-from ui.components import escape_markdown
+from ui.errors import show_error
+from ui.text import escape_markdown
 
 SESSION_KEY = "hri_auth"
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
 PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ}
-
-
-@dataclass(frozen=True)
-class AuthSettings:
-    session_minutes: float
-    demo_mode: bool
-
-
-def settings() -> AuthSettings:
-    """``HRI_SESSION_MINUTES`` (idle timeout, default 30) and ``HRI_DEMO_MODE`` (1 enables demo mode)."""
-    try:
-        minutes = float(os.environ.get("HRI_SESSION_MINUTES", "30"))
-    except ValueError:
-        minutes = 30.0
-    return AuthSettings(session_minutes=minutes if minutes > 0 else 30.0,
-                        demo_mode=os.environ.get("HRI_DEMO_MODE", "").strip() == "1")
 
 
 def oidc_configured() -> bool:
@@ -82,10 +66,18 @@ def session() -> dict | None:
     return st.session_state.get(SESSION_KEY)
 
 
-def current_actor() -> Actor | None:
-    """The logged-in user as an Actor, or None before login."""
+def current_actor() -> Actor:
+    """The logged-in user (``ui.shell.page_frame()`` stops every page run before login)."""
     state = session()
-    return None if state is None else Actor(state["username"], state["role"])
+    if state is None:
+        raise RuntimeError("nobody is logged in: call ui.shell.page_frame() first")
+    return Actor(state["username"], state["role"])
+
+
+def can(permission: Permission) -> bool:
+    """Whether the logged-in user holds ``permission`` (pages show only what the role may do; the register
+    checks again)."""
+    return allowed(current_actor().role, permission)
 
 
 def current_role() -> str | None:
@@ -150,7 +142,7 @@ def _bootstrap_if_no_account(store) -> None:
         st.session_state["hri_bootstrapped"] = True
 
 
-def login_page(store, cfg: AuthSettings) -> None:
+def login_page(store, cfg: Settings) -> None:
     """What a visitor who is not logged in sees (then the page stops)."""
     st.title("HRI console — log in")
     if st.session_state.get("hri_bootstrapped"):
@@ -173,7 +165,7 @@ def login_page(store, cfg: AuthSettings) -> None:
             user = identity.authenticate(store, username, password)
         except identity.LoginFailed as error:
             data.after_write()
-            st.error(str(error), icon=":material/lock:")
+            show_error(error)
         else:
             _start(user.username, user.role, user.display_name, "local", user.must_change_password)
             data.after_write()
@@ -210,7 +202,7 @@ def password_change_page(store) -> None:
         try:
             identity.change_own_password(store, Actor(state["username"], state["role"]), old, new)
         except RegisterError as error:
-            st.error(f"**{error.title}** — {error}")
+            show_error(error)
             return
         state["must_change"] = False
         data.after_write()

@@ -10,38 +10,41 @@ from __future__ import annotations
 import streamlit as st
 
 from register import SYSTEM, Store
-from register.console import queries
-from register.console import review
-from register.scoring.profiles import active_profile, ensure_default_profile
+from register.access.sources import mask_restricted_claims
+from register.console import queries, review
+from register.db import audit
 from register.db.store import database_path_from_env
+from register.demo import is_empty, seed_demo
+from register.scoring import profiles, reproduce
+from register.settings import settings
 
 
 @st.cache_resource(show_spinner=False)
 def get_store() -> Store:
     """Open (and on first start migrate) the database named by ``HRI_DB``."""
     store = Store(database_path_from_env())
-    ensure_default_profile(store, SYSTEM)
+    profiles.ensure_default_profile(store, SYSTEM)
     return store
 
 
 def seed_if_empty(store: Store) -> bool:
     """Load the demo set into an empty database, with a progress bar. Returns True when it seeded.
 
-    Checked once per session: a database that has responses never becomes empty again.
+    Adds ``HRI_DEMO_SYNTHETIC`` synthetic responses, like ``make run`` does. Checked once per session:
+    a database that has responses never becomes empty again.
     """
     if st.session_state.get("_seed_checked"):
         return False
     st.session_state["_seed_checked"] = True
-    if store.query_one("SELECT count(*) FROM responses")[0]:
+    if not is_empty(store):
         return False
-    from register.demo import seed_demo
-
+    synthetic = settings().demo_synthetic
     bar = st.progress(0.0, text="First start: loading the demo data set...")
 
     def progress(done, total, message):
         bar.progress(min(1.0, done / total) if total else 0.5, text=message)
 
-    seed_demo(store, SYSTEM, synthetic=2000, progress=progress)
+    seed_demo(store, SYSTEM, synthetic=synthetic, progress=progress)
     bar.empty()
     after_write()
     return True
@@ -54,17 +57,12 @@ def after_write() -> None:
 
 @st.cache_data(show_spinner=False)
 def profile():
-    return active_profile(get_store())
+    return profiles.active_profile(get_store())
 
 
 @st.cache_data(show_spinner=False)
 def filter_options() -> dict:
     return queries.filter_options(get_store())
-
-
-
-
-
 
 
 @st.cache_data(show_spinner=False)
@@ -99,19 +97,14 @@ def decisions_for(response_id: str):
     return review.decisions_for(get_store(), response_id)
 
 
-
 @st.cache_data(show_spinner=False)
 def get_profile(version: int):
-    from register.scoring.profiles import get_profile as _get
-
-    return _get(get_store(), version)
+    return profiles.get_profile(get_store(), version)
 
 
 @st.cache_data(show_spinner=False)
 def load_response(response_id: str, revision: int | None = None):
-    from register.scoring.reproduce import load_response as _load
-
-    return _load(get_store(), response_id, revision)
+    return reproduce.load_response(get_store(), response_id, revision)
 
 
 def record_decision(actor, response_id: str, revision: int, decision: str, reason: str) -> int:
@@ -123,27 +116,19 @@ def record_decision(actor, response_id: str, revision: int, decision: str, reaso
 
 @st.cache_data(show_spinner=False)
 def audit_events(f, limit: int, offset: int):
-    from register.db.audit import search_events
-
-    return search_events(get_store(), f, limit=limit, offset=offset)
+    return audit.search_events(get_store(), f, limit=limit, offset=offset)
 
 
 @st.cache_data(show_spinner=False)
 def audit_options() -> dict:
-    from register.db.audit import event_options
-
-    return event_options(get_store())
+    return audit.event_options(get_store())
 
 
 @st.cache_data(show_spinner=False)
 def audit_chain():
-    from register.db.audit import verify_chain
-
-    return verify_chain(get_store())
+    return audit.verify_chain(get_store())
 
 
 def claims_for_role(claims, role: str):
     """The claims with the spans of sources this role may not read withheld (never cached)."""
-    from register.access.sources import mask_restricted_claims
-
     return mask_restricted_claims(get_store(), claims, role)

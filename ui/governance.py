@@ -5,15 +5,18 @@ clear the read caches. No business rules: those live in ``register.governance.re
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from register.governance import checklist
+from register import RegisterError
+from register.db.audit import EventFilter, search_events
+from register.governance import checklist, report
 from register.governance import registers as governance
-from register.governance import report
-from ui import data
+from ui import data, exports
+from ui.errors import show_error
 
 # --- cached reads ---------------------------------------------------------------------------------------
 
@@ -59,10 +62,8 @@ def report_files(run_id: int) -> tuple[bytes, str]:
 
 
 def audit_for(entity_type: str, limit: int = 20) -> pd.DataFrame:
-    """The latest audit events of one entity type (what the save just recorded)."""
-    return data.get_store().query_df(
-        "SELECT occurred_at, actor_name, actor_role, action, entity_id, before, after FROM audit_events "
-        "WHERE entity_type = ? ORDER BY seq DESC LIMIT ?", [entity_type, limit])
+    """The latest audit events of one entity type (what the save just recorded), newest first."""
+    return search_events(data.get_store(), EventFilter(entity_type=entity_type), limit=limit)[0]
 
 
 # --- editor state -> changes ----------------------------------------------------------------------------
@@ -146,19 +147,10 @@ def sign(actor, run_id: int, decisions: dict) -> int:
         data.after_write()
 
 
-def show_problems(error: governance.ValidationFailed) -> None:
-    """Every failure of a refused save, one per line, as a table (no markdown from user data)."""
-    st.error(f"**{error.title}** — {len(error.problems)} problem(s); nothing was saved.", icon=":material/error:")
-    st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "problem": p.message} for p in error.problems]),
-                 hide_index=True)
-
-
 # --- the register editor shared by the sources and claims pages ------------------------------------------
 
 
 def _change_summary(before: Any, after: Any) -> str:
-    import json
-
     b = json.loads(before) if isinstance(before, str) and before else (before or {})
     a = json.loads(after) if isinstance(after, str) and after else (after or {})
     if not isinstance(a, dict):
@@ -190,9 +182,6 @@ def register_editor(kind: str, frame: pd.DataFrame, *, key_col: str, columns: tu
                     editable: bool = True) -> None:
     """An editable grid over a snapshot of the register taken at load time: saving sends the edits with
     the row versions of that snapshot, so a row changed meanwhile is refused instead of overwritten."""
-    from register import RegisterError
-    from ui.components import show_error
-
     if not editable:
         st.dataframe(frame, hide_index=True, column_config=column_config, column_order=column_order, width="stretch")
         st.caption(f"Read only: your role ({actor.role}) may not edit the register.")
@@ -217,10 +206,7 @@ def register_editor(kind: str, frame: pd.DataFrame, *, key_col: str, columns: tu
             return
         try:
             counts = save(kind, actor, changes)
-        except governance.ValidationFailed as error:
-            show_problems(error)
-            return
-        except RegisterError as error:
+        except RegisterError as error:  # ValidationFailed too: show_error lists every refused row
             show_error(error)
             return
         _reset(kind)
@@ -239,10 +225,6 @@ def _reset(kind: str) -> None:
 
 def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
     """Downloads (CSV, Excel, template; formula-escaped) and an upload that reports bad rows by number."""
-    from register import RegisterError
-    from ui import exports
-    from ui.components import show_error
-
     cols = st.columns(4)
     cols[0].download_button("Export CSV", exports.to_csv_bytes(export_frame), f"{kind}-register.csv", "text/csv",
                             key=f"{kind}_csv")
@@ -273,9 +255,6 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
 
 
 def deleted_rows(kind: str, frame: pd.DataFrame, key_col: str, label_col: str, actor) -> None:
-    from register import RegisterError
-    from ui.components import show_error
-
     gone = frame[frame["deleted"]]
     if gone.empty:
         st.caption("Nothing deleted.")

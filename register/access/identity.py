@@ -14,7 +14,6 @@ unless the file sets ``default_role``.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import tomllib
@@ -29,13 +28,14 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from register.errors import NotFound, RegisterError, StaleEdit
 from register.access.permissions import ROLES, Permission, authorize
 from register.db.store import Actor, Change, Store, utc_now
+from register.settings import default, settings
 
 FREE_ATTEMPTS = 3            # failures before the first lock
 MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
 MIN_PASSWORD_LENGTH = 12
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
 LOGIN_FAILED_MESSAGE = "Invalid username or password"
-DEFAULT_ROLES_FILE = Path(__file__).resolve().parents[2] / "config" / "roles.toml"
+DEFAULT_ROLES_FILE = default("roles_file")  # config/roles.toml; HRI_ROLES_FILE overrides it
 
 _hasher = PasswordHasher()
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for unknown names: same timing
@@ -313,7 +313,7 @@ def bootstrap_admin(store: Store, actor: Actor, username: str = "admin") -> str 
 
 def load_roles_config(path: str | Path | None = None) -> dict[str, Any]:
     """``config/roles.toml`` (or ``HRI_ROLES_FILE``); an absent file maps nobody (everyone refused)."""
-    path = Path(path or os.environ.get("HRI_ROLES_FILE") or DEFAULT_ROLES_FILE)
+    path = Path(path or settings().roles_file)
     if not path.exists():
         return {}
     with path.open("rb") as handle:

@@ -26,6 +26,7 @@ import duckdb
 
 from register.db import audit
 from register.errors import MigrationError, RegisterError
+from register.settings import settings
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
@@ -174,11 +175,9 @@ class Store:
                 cur.close()
 
 
-def database_path_from_env(default: str = "var/hri.duckdb") -> Path:
+def database_path_from_env() -> Path:
     """The database file: ``HRI_DB`` if set, else ``var/hri.duckdb`` under the working directory."""
-    import os
-
-    return Path(os.environ.get("HRI_DB", default))
+    return settings().db
 
 
 def _bind(params: Sequence[Any] | dict) -> list[Any] | dict:

@@ -46,7 +46,6 @@ import csv
 import functools
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -66,12 +65,13 @@ from register.access.permissions import Permission, authorize
 from register.scoring.profiles import active_profile
 from register.ingest.records import insert_responses
 from register.db.store import Actor, Change, Store, utc_now
+from register.settings import default, settings
 
 __all__ = ["DEFAULT_MAX_BYTES", "FORMATS", "BatchReport", "ImportReport", "ProgressFn", "QuarantinedRecord",
            "check_file", "import_path", "reimport_quarantined", "scan_file"]
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
-DEFAULT_MAX_BYTES = 500 * 1024 * 1024
+DEFAULT_MAX_BYTES = int(default("import_max_mb") * 1024 * 1024)  # HRI_IMPORT_MAX_MB overrides it
 MAX_BYTES_ENV = "HRI_IMPORT_MAX_MB"
 REPORT_LIMIT = 100  # quarantined records listed in a report (all of them are in the table)
 QUARANTINE_KEY = "_quarantine"  # written by the quarantine export; names the row a fixed line resolves
@@ -264,13 +264,7 @@ def _reasons(problems: list[FieldProblem]) -> list[dict]:
 def _limit_bytes(max_bytes: int | None) -> int:
     if max_bytes is not None:
         return max_bytes
-    text = os.environ.get(MAX_BYTES_ENV)
-    if text:
-        try:
-            return int(float(text) * 1024 * 1024)
-        except ValueError as error:
-            raise ImportRejected(f"{MAX_BYTES_ENV}={text!r} is not a number of megabytes") from error
-    return DEFAULT_MAX_BYTES
+    return int(settings().import_max_mb * 1024 * 1024)  # a bad HRI_IMPORT_MAX_MB: InvalidSetting names it
 
 
 def _mb(size: int) -> str:

@@ -21,6 +21,13 @@ def _clear_streamlit_caches():
     st.cache_resource.clear()
 
 
+@pytest.fixture(autouse=True)
+def _unexpected_errors_raise(monkeypatch):
+    """HRI_DEBUG=1: an unexpected error on a page is re-raised (``at.exception``), not hidden behind an
+    incident id, so ``assert not at.exception`` still catches defects (tests/ui/test_error_path.py unsets it)."""
+    monkeypatch.setenv("HRI_DEBUG", "1")
+
+
 @pytest.fixture
 def seeded_db():
     """The database named by HRI_DB (a temp file, see tests/conftest.py), loaded with the demo set."""

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from register import Actor
 from register.governance import registers as gov
+from ui.text import escape_markdown
 
 from .conftest import REPO_ROOT, login
 
@@ -70,7 +71,7 @@ def test_claims_editor_save_is_audited_and_a_stale_edit_is_refused(seeded_db):
     at.session_state[key] = {"edited_rows": {0: {"notes": "mine"}}, "added_rows": [], "deleted_rows": []}
     at.button(key="claims_save").click().run()
     errors = " ".join(e.value for e in at.error)
-    assert "changed by other-reviewer" in errors and "reload" in errors
+    assert escape_markdown("changed by other-reviewer") in errors and "reload" in errors  # messages are escaped
     assert seeded_db.query_one("SELECT notes FROM register_claims WHERE claim_key = 'vii-1'")[0] == "theirs"
 
 

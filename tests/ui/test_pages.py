@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from ui.text import escape_markdown
+
 from .conftest import REPO_ROOT, login
 
 APP = str(REPO_ROOT / "app.py")
@@ -97,7 +99,7 @@ def test_detail_of_unknown_response_shows_one_error(seeded_db):
     at.query_params["response_id"] = "does-not-exist"
     at.run()
     at.switch_page("pages/response_detail.py").run()
-    assert len(at.error) == 1 and "does-not-exist" in at.error[0].value
+    assert len(at.error) == 1 and escape_markdown("does-not-exist") in at.error[0].value  # escaped: user input
 
 
 def test_review_decision_leaves_the_queue_and_is_audited(seeded_db):

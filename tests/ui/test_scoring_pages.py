@@ -15,6 +15,7 @@ from register import Actor
 from register.scoring import calibration as cal
 from register.scoring import elicitation as el
 from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
+from ui.text import escape_markdown
 
 from .conftest import REPO_ROOT
 
@@ -82,7 +83,7 @@ def test_editor_names_every_problem_at_once(seeded_db, acting):
     at.number_input(key="pe1_w_F").set_value(0.9).run()
     at.number_input(key="pe1_half_life").set_value(0.0).run()
     errors = " ".join(e.value for e in at.error)
-    assert "weights" in errors and "feedback_half_life_days" in errors
+    assert "weights" in errors and escape_markdown("feedback_half_life_days") in errors  # messages are escaped
 
 
 def test_publish_needs_a_second_person_and_rescores(seeded_db, acting):

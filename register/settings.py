@@ -1,0 +1,99 @@
+"""Every ``HRI_*`` environment variable of the console, declared once: its type, default and meaning.
+
+The register, its command line and the UI read them through ``settings()``, which reads the
+environment on every call: an operator or a test may change it between two calls, and a constant
+frozen at import would not see that. ``hri_core`` reads no settings (it is pure computation).
+
+A value that does not parse is refused with ``InvalidSetting`` naming the variable, the value and
+what it should be; nothing falls back silently. An empty variable counts as unset.
+``python -m register settings`` prints them (``scripts/run.sh`` reads its values that way).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from register.errors import RegisterError
+
+PREFIX = "HRI_"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class InvalidSetting(RegisterError):
+    """An ``HRI_*`` environment variable holds a value of the wrong type or range."""
+
+    title = "Invalid setting"
+
+
+class Settings(BaseSettings):
+    """The console's configuration; each field is the variable ``HRI_<FIELD>`` (README "Configuration")."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, extra="ignore", frozen=True,
+                                      validate_default=True)
+
+    db: Path = Field(Path("var/hri.duckdb"),
+                     description="the database file (created and migrated on first use)")
+    port: int = Field(8501, ge=1, le=65535,
+                      description="port of `make run` (always bound to 127.0.0.1)")
+    demo_synthetic: int = Field(2000, ge=0,
+                                description="synthetic responses added to the demo set on first start "
+                                            "(by `make run` and by the console itself)")
+    actor: str | None = Field(None, min_length=1,  # unset: the login name (register.cli.cli_actor)
+                              description="the name recorded in the audit trail for command-line writes")
+    session_minutes: float = Field(30.0, gt=0,
+                                   description="idle minutes after which a login session ends")
+    demo_mode: bool = Field(False,
+                            description="`1` enables demo mode (DEMO banner, password-free demo accounts)")
+    roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
+                             description="roles of company-account (OIDC) users")
+    import_max_mb: float = Field(500.0, gt=0,
+                                 description="largest file `python -m register import` accepts, in MiB")
+    debug: bool = Field(False,
+                        description="`1` shows tracebacks (development only): the command line re-raises its "
+                                    "errors, the console shows an unexpected error's traceback instead of an "
+                                    "incident id")
+
+
+def env_name(field: str) -> str:
+    """``session_minutes`` -> ``HRI_SESSION_MINUTES``."""
+    return PREFIX + field.upper()
+
+
+def declared() -> dict[str, str]:
+    """Every declared variable and its help text, in declaration order."""
+    return {env_name(name): field.description or "" for name, field in Settings.model_fields.items()}
+
+
+def default(field: str) -> Any:
+    """The default of one setting (for constants that document it, e.g. ``DEFAULT_MAX_BYTES``)."""
+    return Settings.model_fields[field].default
+
+
+def settings() -> Settings:
+    """The settings as the environment holds them now; ``InvalidSetting`` names every bad variable."""
+    # parsed once per distinct set of HRI_* values (parsing costs ~1 ms; a page run reads settings often)
+    return _parse(tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX))))
+
+
+@lru_cache(maxsize=16)
+def _parse(_environment: tuple[tuple[str, str], ...]) -> Settings:
+    try:
+        return Settings()
+    except ValidationError as error:
+        raise InvalidSetting(_describe(error)) from None
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors(include_url=False):
+        field = str(item["loc"][0]) if item["loc"] else ""
+        what = Settings.model_fields[field].description if field in Settings.model_fields else ""
+        problems.append(f"{env_name(field)}={item.get('input')!r} is not valid: {item['msg']}"
+                        + (f" ({env_name(field)}: {what})" if what else ""))
+    return "; ".join(problems)

@@ -1,0 +1,38 @@
+"""How every page runs: ``run_page(main)`` at the bottom of each file in ``pages/``.
+
+- A ``RegisterError`` or ``hri_core.HRIError`` is shown by the one error helper (``ui.errors.show_error``).
+- Any other exception is a defect: logged server-side with its full traceback under a short incident
+  id; the user sees only "Something went wrong (incident ID)". With ``HRI_DEBUG=1`` it is logged and
+  re-raised instead, so Streamlit shows the traceback (development only; the UI tests run this way).
+- Streamlit's own control flow passes through untouched: ``st.stop``, ``st.rerun`` and ``st.switch_page``
+  raise ``ScriptControlException`` subclasses (``StopException``, ``RerunException``) to end the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
+
+from register.settings import InvalidSetting, settings
+from ui.errors import EXPECTED, log_incident, show_error
+
+
+def run_page(main: Callable[[], None]) -> None:
+    """Run a page's ``main``; show any error it raises through the one error helper."""
+    try:
+        main()
+    except ScriptControlException:
+        raise  # a BaseException already, so ``except Exception`` would not catch it: kept explicit on purpose
+    except Exception as error:  # every error of a page ends here, once
+        if not isinstance(error, EXPECTED) and _debug():
+            log_incident(error)
+            raise
+        show_error(error)
+
+
+def _debug() -> bool:
+    try:
+        return settings().debug
+    except InvalidSetting:  # a bad HRI_* value is not a request for tracebacks
+        return False
