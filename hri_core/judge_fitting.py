@@ -88,15 +88,18 @@ def clearance_curve(scores: Sequence[float], supported: Sequence[bool],
 
 
 def clearance_threshold(scores: Sequence[float], supported: Sequence[bool], eligible: Sequence[bool],
-                        max_false_clearance: float = 0.05) -> ClearancePoint:
-    """The lowest threshold from which on the upper 95% bound of false clearance stays <= the limit.
+                        max_false_clearance: float = 0.05, upper_bound: bool = True) -> ClearancePoint:
+    """The lowest threshold from which on false clearance stays <= the limit: its upper 95% Wilson
+    bound, or with ``upper_bound=False`` the observed rate (for small samples, where the bound alone
+    would clear almost nothing).
 
     Returns a point above every score (nothing cleared) when no threshold qualifies.
     """
     curve = clearance_curve(scores, supported, eligible)
     chosen: ClearancePoint | None = None
     for point in reversed(curve):
-        if point.false_clearance.high > max_false_clearance:
+        rate = point.false_clearance.high if upper_bound else (point.false_clearance.value or 0.0)
+        if rate > max_false_clearance:
             break
         chosen = point
     if chosen is None:

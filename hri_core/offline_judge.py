@@ -6,7 +6,7 @@ agreement (the same words, one of them changed), so it **never says CONTRADICTED
 claim (SUPPORTED) only when a calibrated score is high *and* hard guards hold:
 
 - every number the claim states (years, dates, amounts, counts) appears in the span;
-- every named entity of the claim (capitalised words after its first) appears in the span;
+- every named entity of the claim (its capitalised words other than stop words) appears in the span;
 - the claim and the span agree on negation (both or neither say "not", "never", "no"...).
 
 Below the profile's thresholds it abstains ("needs review"). Steps, each a pure function:
@@ -49,6 +49,7 @@ __all__ = [
     "Similarity",
     "Span",
     "candidate_spans",
+    "check_profile",
     "claim_terms",
     "decide",
     "extract_features",
@@ -173,11 +174,12 @@ class _Scan:
 
 
 def _scan(text: str) -> _Scan:
-    """One pass over the tokens: content stems in order, entities (capitalised after the first token),
+    """One pass over the tokens: content stems in order, entities (capitalised content words, the first too:
+    a claim often opens with its subject, "Brennan was the oldest justice"),
     numbers, negation cues and the stems in their scope."""
     scan = _Scan([], set(), set(), set())
     scope = 0
-    for position, token in enumerate(tokenize(text)):
+    for token in tokenize(text):
         number = _number(token)
         word, contraction = ("", False) if number is not None else _word_parts(token)
         if contraction or word in NEGATIONS:
@@ -190,7 +192,7 @@ def _scan(text: str) -> _Scan:
             continue
         else:
             stemmed = stem(word)
-            if position > 0 and token[0].isupper():
+            if token[0].isupper():
                 scan.entities.add(stemmed)
         scan.content.append(stemmed)
         if scope:
@@ -404,14 +406,26 @@ class Scores:
     any_support: float  # P(gold SUPPORTED or PARTIAL): the evidence backs the claim at least in part
 
 
+def check_profile(profile: JudgeProfile) -> None:
+    """Raise ``JudgeProfileError`` naming every field the offline judge needs and does not find."""
+    problems = [FieldProblem(f"weights.{model}", "missing") for model in MODELS if model not in profile.weights]
+    problems += [FieldProblem(f"weights.{model}.{name}", "unknown feature")
+                 for model, coefficients in profile.weights.items() for name in coefficients
+                 if name not in FEATURE_NAMES]
+    problems += [FieldProblem(f"thresholds.{name}", "missing") for name in ("supported", "abstain")
+                 if name not in profile.thresholds]
+    if "abstain" in profile.thresholds and not 0.5 < profile.thresholds["abstain"] <= 1.0:
+        problems.append(FieldProblem("thresholds.abstain", "must be above 0.5 and at most 1"))
+    if "supported" in profile.thresholds and not 0.0 < profile.thresholds["supported"] <= 1.0:
+        problems.append(FieldProblem("thresholds.supported", "must be above 0 and at most 1"))
+    if problems:
+        raise JudgeProfileError(problems, record=profile.key)
+
+
 def score(features: Features, profile: JudgeProfile) -> Scores:
-    """The profile's logistic models ``weights.supported`` and ``weights.support_any``, calibrated."""
+    """The profile's logistic models ``weights.supported`` and ``weights.support_any``, calibrated
+    (the profile must pass ``check_profile``)."""
     x = feature_vector(features)
-    missing = [FieldProblem(f"weights.{model}", "missing") for model in MODELS if model not in profile.weights]
-    unknown = [FieldProblem(f"weights.{model}.{name}", "unknown feature")
-               for model, coefficients in profile.weights.items() for name in coefficients if name not in x]
-    if missing or unknown:
-        raise JudgeProfileError(missing + unknown, record=profile.key)
     supported = _calibrate(profile.calibration.get("supported"), _logistic(profile.weights["supported"], x))
     any_support = _calibrate(profile.calibration.get("support_any"), _logistic(profile.weights["support_any"], x))
     return Scores(supported, any_support)
@@ -471,6 +485,11 @@ class OfflineJudge(Judge):
     """The offline default judge (see the module docstring); ``similarity`` adds the MiniLM feature."""
 
     def __init__(self, profile: JudgeProfile, similarity: Similarity | None = None) -> None:
+        check_profile(profile)
+        if similarity is None and any(w.get("similarity") for w in profile.weights.values()):
+            # Its thresholds were fitted with the cosine: without it the scores would mean something else.
+            raise JudgeProfileError([FieldProblem("weights.*.similarity", "this profile needs a similarity function "
+                                                  "(the MiniLM encoder)")], record=profile.key)
         self.profile = profile
         self.similarity = similarity
 
@@ -478,8 +497,7 @@ class OfflineJudge(Judge):
         """Verdict on ``claim``; abstains on empty claims or evidence."""
         if not claim.strip():
             return abstention(self.profile, "empty claim")
-        evidence = [chunk for chunk in evidence if chunk and chunk.strip()]
-        if not evidence:
+        if not any(chunk.strip() for chunk in evidence):
             return abstention(self.profile, "no evidence")
         features = extract_features(claim, evidence, self.similarity)
         label, confidence, reason = decide(features, score(features, self.profile), self.profile)

@@ -13,9 +13,13 @@ for the report (``benchmarks/bench_judge.py``). Steps:
 3. ``supported``: logistic P(gold SUPPORTED) on the dev pairs whose hard guards hold (numbers,
    entities, negation) -- the only pairs the judge may clear, so that its probability is calibrated
    where it is used;
-4. ``thresholds.supported``: the lowest P(SUPPORTED) from which on the upper end of the 95% Wilson
-   interval of dev false clearance stays <= 5% (``hri_core.judge_fitting.clearance_threshold``): a
-   point estimate near 4% on dev, a margin for claims nobody has seen;
+4. ``thresholds.supported``: the higher of two thresholds (``hri_core.judge_fitting.clearance_threshold``):
+   the lowest P(SUPPORTED) from which on the upper end of the 95% Wilson interval of false clearance on
+   the dev *pairs* stays <= 5% (a point estimate near 4%: a margin for claims nobody has seen), and the
+   lowest from which on false clearance on the dev *claims pooled with all their passages* stays <= 5%
+   (``make_judge_pairs.pool_by_claim``). The second guards the pipeline's case: more evidence means
+   more candidate spans, and the best of many spans overlaps a wrong claim more often (at the pairs'
+   threshold alone, pooled false clearance on dev was ~8%);
 5. ``thresholds.abstain`` (``--abstain``, default 2/3): PARTIAL or UNSUPPORTED is proposed only at
    2:1 odds or better; in between the judge says "needs review". It is a coverage knob, not a
    safety one (it never grants SUPPORTED), fixed rather than tuned.
@@ -38,11 +42,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 
-from make_judge_pairs import PEER_DATA, SPLIT_SEED, factcheck_split  # noqa: E402
+from make_judge_pairs import PEER_DATA, SPLIT_SEED, factcheck_split, pool_by_claim  # noqa: E402
 
 from hri_core.judge_fitting import clearance_threshold, fit_logistic, predict_logistic  # noqa: E402
 from hri_core.judging import JudgeProfile, evaluate_verdicts  # noqa: E402
-from hri_core.offline_judge import Features, decide, extract_features, feature_vector, score  # noqa: E402
+from hri_core.offline_judge import Features, Similarity, decide, extract_features, feature_vector, score  # noqa: E402
 from hri_core.vocabulary import Label  # noqa: E402
 
 PROFILES = REPO_ROOT / "data" / "judge_profiles"
@@ -58,18 +62,34 @@ BACKENDS = {
 }
 
 
-def dev_features(pairs: list[dict[str, Any]], backend: str) -> list[Features]:
-    """Features of each pair, with the MiniLM cosine when ``backend`` is minilm."""
-    similarity = None
-    if backend == "minilm":
-        from register.verify.embeddings import load_encoder
-
-        similarity = load_encoder().similarity
-    return [extract_features(p["claim"], p["evidence"], similarity) for p in pairs]
+def features_of(rows: list[dict[str, Any]], similarity: Similarity | None) -> list[Features]:
+    """Features of each pair (with the MiniLM cosine when a similarity function is given)."""
+    return [extract_features(r["claim"], r["evidence"], similarity) for r in rows]
 
 
-def fit_profile(pairs: list[dict[str, Any]], features: list[Features], backend: str, abstain: float) -> JudgeProfile:
-    """The fitted, versioned profile (version 1) of ``backend`` from dev pairs and their features."""
+def similarity_for(backend: str) -> Similarity | None:
+    """The MiniLM encoder's similarity function for ``minilm``, else None."""
+    if backend != "minilm":
+        return None
+    from register.verify.embeddings import load_encoder
+
+    return load_encoder().similarity
+
+
+def _summary(rows: list[dict[str, Any]], features: list[Features], profile: JudgeProfile) -> dict[str, str]:
+    """What the judge itself (the same pure decision) does on ``rows`` with the profile as written."""
+    verdicts = [decide(f, score(f, profile), profile)[0] for f in features]
+    result = evaluate_verdicts([Label(r["label"]) for r in rows], verdicts)
+    fc, sr = result.false_clearance, result.supported_recall
+    return {"false_clearance": f"{fc.value:.4f} ({fc.count}/{fc.total}, 95% CI up to {fc.high:.4f})",
+            "supported_recall": f"{sr.value:.4f} ({sr.count}/{sr.total})",
+            "coverage": f"{result.coverage.value:.4f}"}
+
+
+def fit_profile(pairs: list[dict[str, Any]], features: list[Features], claims: list[dict[str, Any]],
+                claim_features: list[Features], backend: str, abstain: float) -> JudgeProfile:
+    """The fitted, versioned profile (version 1) of ``backend`` from the dev pairs, the dev claims pooled
+    with all their passages, and their features."""
     spec = BACKENDS[backend]
     supported_names = SUPPORTED_FEATURES + spec["extra"]
     any_names = ANY_FEATURES + spec["extra"]
@@ -81,13 +101,19 @@ def fit_profile(pairs: list[dict[str, Any]], features: list[Features], backend: 
     guarded = [i for i, ok in enumerate(eligible) if ok]
     sup_rows = [[vectors[i][n] for n in supported_names] for i in guarded]
     w_sup = fit_logistic(sup_rows, [gold[i] == "SUPPORTED" for i in guarded])
-    scores = predict_logistic([[v[n] for n in supported_names] for v in vectors], w_sup)
-    point = clearance_threshold(scores, [g == "SUPPORTED" for g in gold], eligible, MAX_FALSE_CLEARANCE)
+
+    def threshold(rows: list[dict[str, Any]], feats: list[Features], upper_bound: bool) -> float:
+        scores = predict_logistic([[feature_vector(f)[n] for n in supported_names] for f in feats], w_sup)
+        return clearance_threshold(scores, [r["label"] == "SUPPORTED" for r in rows], [f.guards_pass for f in feats],
+                                   MAX_FALSE_CLEARANCE, upper_bound=upper_bound).threshold
+
+    t_pairs = threshold(pairs, features, upper_bound=True)
+    t_claims = threshold(claims, claim_features, upper_bound=False)
     groups = len({p["group"] for p in pairs})
     profile = JudgeProfile(
         name=spec["name"], version=1, backend=spec["backend"], model=spec["model"],
         # rounded down, so that the pair the threshold was chosen at stays cleared
-        thresholds={"supported": math.floor(point.threshold * 1e6) / 1e6, "abstain": round(abstain, 6)},
+        thresholds={"supported": math.floor(max(t_pairs, t_claims) * 1e6) / 1e6, "abstain": round(abstain, 6)},
         weights={"supported": {n: round(w, 6) for n, w in zip(supported_names, w_sup, strict=True)},
                  "support_any": {n: round(w, 6) for n, w in zip(any_names, w_any, strict=True)}},
         description=("Offline judge: claim-word recall against the best evidence span"
@@ -96,21 +122,17 @@ def fit_profile(pairs: list[dict[str, Any]], features: list[Features], backend: 
                        "P(SUPPORTED) >= thresholds.supported; never CONTRADICTED; abstains below thresholds.abstain."),
         provenance={
             "fitted_by": "scripts/fit_judge_profile.py",
-            "data": f"Factcheck-GPT subtask3, dev split by answer (seed {SPLIT_SEED}): {len(pairs)} pairs, "
-                    f"{groups} answers",
-            "threshold_rule": f"lowest P(SUPPORTED) with the dev false-clearance 95% upper bound <= "
-                              f"{MAX_FALSE_CLEARANCE} from there on",
+            "data": f"Factcheck-GPT subtask3, dev split by answer (seed {SPLIT_SEED}): {len(pairs)} claim/passage "
+                    f"pairs and their {len(claims)} claims pooled with all their passages, {groups} answers",
+            "threshold_rule": f"the higher of: the lowest P(SUPPORTED) from which on the pairs' false-clearance "
+                              f"95% upper bound stays <= {MAX_FALSE_CLEARANCE} ({t_pairs:.4f}), and the lowest from "
+                              f"which on the pooled claims' false clearance stays <= {MAX_FALSE_CLEARANCE} "
+                              f"({t_claims:.4f})",
         },
     )
-    # What the judge itself (the same pure decision) does on dev with the profile as written.
-    verdicts = [decide(f, score(f, profile), profile)[0] for f in features]
-    result = evaluate_verdicts([Label(g) for g in gold], verdicts)
-    fc, sr = result.false_clearance, result.supported_recall
-    return profile.model_copy(update={"provenance": profile.provenance | {
-        "dev_false_clearance": f"{fc.value:.4f} ({fc.count}/{fc.total}, 95% CI up to {fc.high:.4f})",
-        "dev_supported_recall": f"{sr.value:.4f} ({sr.count}/{sr.total})",
-        "dev_coverage": f"{result.coverage.value:.4f}",
-    }})
+    extra = {f"dev_pairs_{k}": v for k, v in _summary(pairs, features, profile).items()}
+    extra |= {f"dev_claims_{k}": v for k, v in _summary(claims, claim_features, profile).items()}
+    return profile.model_copy(update={"provenance": profile.provenance | extra})
 
 
 def render(profile: JudgeProfile) -> str:
@@ -126,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed profile differs from a fresh fit")
     args = parser.parse_args(argv)
     pairs = factcheck_split(args.peer_data)["dev"]
-    profile = fit_profile(pairs, dev_features(pairs, args.backend), args.backend, args.abstain)
+    claims = pool_by_claim(pairs)
+    similarity = similarity_for(args.backend)
+    profile = fit_profile(pairs, features_of(pairs, similarity), claims, features_of(claims, similarity),
+                          args.backend, args.abstain)
     path = PROFILES / f"{profile.name}.json"
     text = render(profile)
     if args.check:

@@ -26,6 +26,10 @@ is for choosing features, weights and thresholds; test is read once per backend 
 
 Pair ids: ``fcgpt-NNN-k-eJ`` (answer NNN in file order, claim k counted over the answer's claims as in
 ``scripts/convert_factcheck_gpt.py``, passage J of 5) and ``rc-Q-cI-dD`` (query Q, claim I, chunk D).
+Claim-level files (``factcheck_{dev,test}_claims.jsonl``, ``pool_by_claim``): each claim against all five
+of its passages, gold the strongest stance among them (SUPPORTED > PARTIAL > CONTRADICTED > UNSUPPORTED),
+as the verification pipeline judges a claim against everything retrieved for it.
+
 Category: ``number`` when the claim contains a digit (dates, years, amounts), else ``text`` -- the
 judge treats claim numbers as hard evidence requirements, so the two are reported apart.
 
@@ -44,6 +48,11 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the repository when it is inside it."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
 PEER_DATA = REPO_ROOT.parent / "shared" / "peer-data"
 SPLIT_SEED = 13
 
@@ -136,6 +145,25 @@ def factcheck_split(peer_data: Path, seed: int = SPLIT_SEED) -> dict[str, list[d
     return out
 
 
+STANCE_STRENGTH = {"SUPPORTED": 3, "PARTIAL": 2, "CONTRADICTED": 1, "UNSUPPORTED": 0}
+
+
+def pool_by_claim(pairs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Claim-level pairs: each claim against all its passages, as the verification pipeline sees a claim
+    and its retrieved chunks. Gold is the strongest stance among the passages (SUPPORTED > PARTIAL >
+    CONTRADICTED > UNSUPPORTED): a claim one passage fully supports is supported by the evidence."""
+    pooled: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        claim_id = pair["id"].rsplit("-e", 1)[0]
+        row = pooled.setdefault(claim_id, {"id": claim_id, "claim": pair["claim"], "evidence": [],
+                                           "label": pair["label"], "category": pair["category"],
+                                           "group": pair["group"]})
+        row["evidence"].extend(pair["evidence"])
+        if STANCE_STRENGTH[pair["label"]] > STANCE_STRENGTH[row["label"]]:
+            row["label"] = pair["label"]
+    return list(pooled.values())
+
+
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     """Write rows as JSON Lines; returns the count."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,13 +190,19 @@ def main(argv: list[str] | None = None) -> int:
         write_jsonl(path, rows)
         labels = Counter(row["label"] for row in rows)
         groups = len({row["group"] for row in rows})
-        print(f"{path}: {len(rows)} pairs, {groups} answers, {len({r['claim'] for r in rows})} claims, {dict(labels)}")
+        n_claims = len({r["claim"] for r in rows})
+        print(f"{_shown(path)}: {len(rows)} pairs, {groups} answers, {n_claims} claims, {dict(labels)}")
+        claims = pool_by_claim(rows)
+        path = args.out / f"factcheck_{name}_claims.jsonl"
+        write_jsonl(path, claims)
+        pooled = dict(Counter(r["label"] for r in claims))
+        print(f"{_shown(path)}: {len(claims)} claims with all their passages, {pooled}")
     rag_file = args.peer_data / "ragchecker" / "checking_outputs.json"
     if rag_file.exists():
         rows = list(ragchecker_pairs(json.loads(rag_file.read_text(encoding="utf-8"))["results"]))
         path = args.out / "ragchecker_example.jsonl"
         write_jsonl(path, rows)
-        print(f"{path}: {len(rows)} pairs, {dict(Counter(row['label'] for row in rows))}")
+        print(f"{_shown(path)}: {len(rows)} pairs, {dict(Counter(row['label'] for row in rows))}")
     return 0
 
 

@@ -100,7 +100,7 @@ def parse_pair(line_no: int, text: str, need_label: bool) -> Pair | list[LinePro
                 problems.append(LineProblem(line_no, f"evidence[{i}]", f"must be a string, got {type(item).__name__}"))
     label: Label | None = None
     raw_label = data.get("label")
-    if raw_label is not None or need_label:
+    if need_label:  # ``check`` ignores gold labels, so a file can be checked and evaluated alike
         allowed = ", ".join(lab.value for lab in JUDGE_LABELS)
         if not isinstance(raw_label, str) or raw_label.strip().upper() not in {lab.value for lab in JUDGE_LABELS}:
             required = "required: " if raw_label is None else ""
