@@ -95,17 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     sets = datasets(args.peer_data, args.split)
     results: dict[str, Any] = {"load_average_before": os.getloadavg(), "cpus": os.cpu_count()}
     for backend in args.backends.split(","):
-        start = time.perf_counter()
-        try:
-            judge = judge_for(load_profile(PROFILES[backend]))
-        except Exception as error:  # noqa: BLE001 - a missing optional backend is reported, not fatal
-            print(f"\n== {backend}: skipped ({error})")
-            results[backend] = {"skipped": str(error)}
-            continue
-        load_s = time.perf_counter() - start
-        results[backend] = {"load_s": round(load_s, 3)}
+        results[backend] = {}
         for name, pairs in sets.items():
-            report = run_one(judge, pairs)
+            # A fresh judge per data set: the encoder's cache must not carry embeddings over.
+            start = time.perf_counter()
+            try:
+                judge = judge_for(load_profile(PROFILES[backend]))
+            except Exception as error:  # noqa: BLE001 - a missing optional backend is reported, not fatal
+                print(f"\n== {backend}: skipped ({error})")
+                results[backend] = {"skipped": str(error)}
+                break
+            load_s = time.perf_counter() - start
+            report = run_one(judge, pairs) | {"load_s": round(load_s, 3)}
             results[backend][name] = report
             if not args.json:
                 print_report(backend, name, report, load_s)

@@ -180,3 +180,21 @@ def test_offline_default_conforms_on_the_factcheck_gpt_test_split(capsys, tmp_pa
     assert report["supported_recall"]["value"] >= SUPPORTED_RECALL_FLOOR
     assert all(row["CONTRADICTED"] == 0 for row in report["confusion"].values())
     assert 0.0 < report["coverage"]["value"] <= 1.0
+
+
+def test_the_shipped_lexical_profile_is_what_the_fit_on_dev_gives():
+    peer_data("factcheck-gpt", "subtask3_claim_evidence_stance.jsonl")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from fit_judge_profile import DEFAULT_ABSTAIN, features_of, fit_profile
+        from make_judge_pairs import factcheck_split, pool_by_claim
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    dev = factcheck_split(PEER_DATA)["dev"]
+    claims = pool_by_claim(dev)
+    fitted = fit_profile(dev, features_of(dev, None), claims, features_of(claims, None), "lexical", DEFAULT_ABSTAIN)
+    shipped = judge_cli.load_profile("offline-default")
+    assert fitted.key == shipped.key
+    assert fitted.thresholds == pytest.approx(shipped.thresholds, abs=1e-5)
+    for model, weights in shipped.weights.items():
+        assert fitted.weights[model] == pytest.approx(weights, abs=1e-5)
