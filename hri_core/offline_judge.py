@@ -5,7 +5,8 @@ words and decides from how much of the claim that span covers. It cannot tell a 
 agreement (the same words, one of them changed), so it **never says CONTRADICTED**, and it clears a
 claim (SUPPORTED) only when a calibrated score is high *and* hard guards hold:
 
-- every number the claim states (years, dates, amounts, counts) appears in the span;
+- every number the claim states (years, dates, amounts, counts) appears in the span's anchor sentence,
+  the one that carries most of the claim's words;
 - every named entity of the claim (its capitalised words other than stop words) appears in the span;
 - the claim and the span agree on negation (both or neither say "not", "never", "no"...).
 
