@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -40,7 +37,6 @@ from hri_core.ahp import (
 from hri_core.errors import HRIError
 from hri_core.profile import profile_from_dict
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 DRINKS = ["Coffee", "Wine", "Tea", "Beer", "Soda", "Milk", "Water"]
 DRINKS_MATRIX = [
@@ -366,15 +362,18 @@ def test_result_to_dict_is_json_ready():
 # --- the CLI, end to end --------------------------------------------------------------------
 
 
-def run_cli(tmp_path, payload, name="matrix.json"):
-    path = tmp_path / name
-    path.write_text(payload if isinstance(payload, str) else json.dumps(payload), encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "hri_core", "ahp", str(path)], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60)
+@pytest.fixture
+def run_cli(tmp_path, hri_core_cli):
+    """``run_cli(payload)``: ``python -m hri_core ahp FILE`` (in this process) on ``payload`` written to a file."""
+    def run(payload, name="matrix.json"):
+        path = tmp_path / name
+        path.write_text(payload if isinstance(payload, str) else json.dumps(payload), encoding="utf-8")
+        return hri_core_cli("ahp", str(path))
+    return run
 
 
-def test_cli_ahp_prints_weights_and_consistency(tmp_path):
-    done = run_cli(tmp_path, {"matrix": DRINKS_MATRIX})
+def test_cli_ahp_prints_weights_and_consistency(run_cli):
+    done = run_cli({"matrix": DRINKS_MATRIX})
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert list(out["weights"]) == list(DIMENSION_LETTERS)
@@ -386,10 +385,10 @@ def test_cli_ahp_prints_weights_and_consistency(tmp_path):
     profile_from_dict(out["profile"])
 
 
-def test_cli_ahp_names_inconsistent_judgements(tmp_path):
+def test_cli_ahp_names_inconsistent_judgements(run_cli):
     matrix = consistent_matrix([0.25, 0.20, 0.15, 0.10, 0.10, 0.10, 0.10])
     matrix[0][6], matrix[6][0] = 1 / 9, 9.0
-    done = run_cli(tmp_path, {"matrix": matrix})
+    done = run_cli({"matrix": matrix})
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["acceptable"] is False and out["cr"] > 0.10
@@ -403,8 +402,8 @@ def test_cli_ahp_names_inconsistent_judgements(tmp_path):
     ({"weights": {}}, "matrix"),
     ("{not json", "malformed JSON"),
 ])
-def test_cli_ahp_invalid_matrix_exits_2_naming_the_cell(tmp_path, payload, needle):
-    done = run_cli(tmp_path, payload)
+def test_cli_ahp_invalid_matrix_exits_2_naming_the_cell(run_cli, payload, needle):
+    done = run_cli(payload)
     assert done.returncode == 2
     assert needle in done.stderr
     assert done.stdout == ""

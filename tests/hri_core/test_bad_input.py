@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,9 +18,9 @@ import pytest
 from hri_core import HRIError, ProfileError, RecordError, parse_response, profile_from_dict
 from hri_core.cli import load_profile_file
 from hri_core.readers import iter_csv, iter_jsonl
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "bad_input"
+DATA = REPO_ROOT / "tests" / "data" / "bad_input"
 AS_OF = "2026-12-01T00:00:00Z"
 
 
@@ -78,11 +76,6 @@ def read_records(path: Path):
     return out
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hri_core", "score", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-
-
 def test_every_bad_input_file_has_an_expectation():
     on_disk = {p.name for p in DATA.iterdir() if p.is_file()}
     assert on_disk == set(EXPECTED) | set(PROFILE_FILES)
@@ -120,10 +113,10 @@ SUMMARY = re.compile(r"^scored (\d+) response\(s\), (\d+) invalid record\(s\)$",
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_bad_input_through_the_cli(name):
+def test_bad_input_through_the_cli(name, hri_core_cli):
     expected = EXPECTED[name]
     rel = f"tests/data/bad_input/{name}"
-    proc = run_cli(rel, "--as-of", AS_OF)
+    proc = hri_core_cli("score", rel, "--as-of", AS_OF)
 
     scored = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert tuple(out["response_id"] for out in scored) == expected.valid
@@ -160,9 +153,10 @@ def test_bad_profile_file_structured_error(name):
 
 
 @pytest.mark.parametrize("name", sorted(PROFILE_FILES))
-def test_bad_profile_file_through_the_cli(name):
+def test_bad_profile_file_through_the_cli(name, hri_core_cli):
     rel = f"tests/data/bad_input/{name}"
-    proc = run_cli("data/table_v_supplier_contract.jsonl", "--profile", rel, "--as-of", AS_OF)
+    proc = hri_core_cli("score", "data/table_v_supplier_contract.jsonl", "--profile", rel,
+                        "--as-of", AS_OF)
     # an invalid profile cannot score anything: usage error, nothing on stdout, every problem on stderr
     assert proc.returncode == 64
     assert proc.stdout == ""

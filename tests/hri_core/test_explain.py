@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 
 from hri_core import default_profile, parse_response, profile_from_dict, score_response
 from hri_core.explain import explain
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 
@@ -20,7 +19,7 @@ def _explain(record, profile=None):
 
 
 def test_table_v_names_claim_3_the_floor_and_the_additive_score():
-    record = json.loads((ROOT / "data" / "table_v_supplier_contract.jsonl").read_text())
+    record = json.loads((REPO_ROOT / "data" / "table_v_supplier_contract.jsonl").read_text())
     text = _explain(record)
     assert text.startswith("High because claim 3 (criticality 3) is CONTRADICTED by the retrieved context")
     assert "0.70 safety floor" in text and "additive 0.17" in text and text.endswith("Action: review.")

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import REPO_ROOT
+
 FORBIDDEN = ("streamlit", "duckdb", "pandas", "plotly", "pandera")
 
 PROBE = """
@@ -24,7 +24,7 @@ print(json.dumps(sorted(sys.modules)))
 
 
 def loaded_modules(*imports: str) -> set[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *imports], cwd=ROOT, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", PROBE, *imports], cwd=REPO_ROOT, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stdout))

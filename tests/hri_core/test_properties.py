@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from hri_core import DIMENSIONS, default_profile, parse_response, score_response
-from tests.strategies import AS_OF, claim_bodies, profiles, response_dicts, responses
+from tests.helpers.strategies import AS_OF, claim_bodies, profiles, response_dicts, responses
 
 SETTINGS = settings(max_examples=200, deadline=None)
 DEFAULT = default_profile()

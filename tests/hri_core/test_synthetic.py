@@ -10,14 +10,14 @@ import statistics
 import sys
 from collections import Counter
 from datetime import date, datetime, timezone
-from pathlib import Path
 
 import pytest
 
 from hri_core import LABELS, default_profile, parse_response, score_response
 from hri_core.synthetic import MODELS, USE_CASES, generate_responses
+from tests.helpers.paths import REPO_ROOT
 
-MODULE = Path(__file__).resolve().parents[2] / "hri_core" / "synthetic.py"
+MODULE = REPO_ROOT / "hri_core" / "synthetic.py"
 AS_OF = datetime(2026, 12, 15, tzinfo=timezone.utc)
 
 

@@ -10,13 +10,12 @@ import json
 import subprocess
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
 from hri_core import Dimension, default_profile, parse_response, score_response
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_FILE = "data/table_v_supplier_contract.jsonl"
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 AS_OF_TEXT = "2026-12-01T00:00:00Z"
@@ -71,7 +70,7 @@ def test_table_v_library():
 
 
 def test_table_v_example_file_matches_the_paper():
-    lines = [line for line in (ROOT / EXAMPLE_FILE).read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in (REPO_ROOT / EXAMPLE_FILE).read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(lines) == 1
     response = parse_response(json.loads(lines[0]))
     result = score_response(response, default_profile(), AS_OF)
@@ -81,7 +80,7 @@ def test_table_v_example_file_matches_the_paper():
 def test_table_v_cli():
     proc = subprocess.run(
         [sys.executable, "-m", "hri_core", "score", EXAMPLE_FILE, "--as-of", AS_OF_TEXT],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     outputs = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]

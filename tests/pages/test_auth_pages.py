@@ -9,7 +9,8 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from .conftest import REPO_ROOT, TEST_PASSWORD, ensure_account, login
+from tests.helpers.accounts import TEST_PASSWORD, ensure_account, login
+from tests.helpers.paths import REPO_ROOT
 
 APP = str(REPO_ROOT / "app.py")
 

@@ -9,7 +9,8 @@ from streamlit.testing.v1 import AppTest
 from register import Actor
 from register.governance import registers as gov
 
-from .conftest import REPO_ROOT, login
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
 
 APP = str(REPO_ROOT / "app.py")
 

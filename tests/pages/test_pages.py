@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from .conftest import REPO_ROOT, login
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
 
 APP = str(REPO_ROOT / "app.py")
 

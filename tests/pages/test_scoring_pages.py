@@ -1,6 +1,6 @@
 """AppTest of the scoring pages (profiles, elicitation, calibration) on a seeded temporary database.
 
-Each test logs in as a local admin account (``login_as``, tests/ui/conftest.py); the second admin of
+Each test logs in as a local admin account (``login_as``, tests/pages/conftest.py); the second admin of
 the four-eyes test is a second account. Expected values come from the register or hri_core, computed
 in the test.
 """
@@ -16,7 +16,7 @@ from register.scoring import calibration as cal
 from register.scoring import elicitation as el
 from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
 
-from .conftest import REPO_ROOT
+from tests.helpers.paths import REPO_ROOT
 
 APP = str(REPO_ROOT / "app.py")
 ANN = Actor("ann-admin", "admin")

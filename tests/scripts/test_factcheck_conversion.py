@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from hri_core import parse_response
+from tests.helpers.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = REPO_ROOT / "scripts" / "convert_factcheck_gpt.py"
 COMMITTED = REPO_ROOT / "data" / "demo" / "factcheck_gpt.jsonl"
 COMMITTED_LICENSE = REPO_ROOT / "data" / "demo" / "LICENSE.factcheck-gpt"

@@ -4,7 +4,6 @@ matrix says, refusals audited as "denied" and writing nothing else; four eyes on
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,9 @@ from register.scoring import profiles
 from register.console import review
 from register.scoring import scorer
 from register.access.permissions import ROLES, FourEyesViolation, Permission, PermissionDenied, allowed
+from tests.helpers.paths import REPO_ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "import"
+DATA = REPO_ROOT / "tests" / "data" / "import"
 
 
 @pytest.fixture

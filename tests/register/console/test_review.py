@@ -19,8 +19,8 @@ from register.console.queries import Filters, kpis
 from register.console.review import (DECISIONS, InvalidDecision, decisions_for, queue_stats, record_decision,
                              review_queue)
 from register.scoring.scorer import rescore
-from tests.register.test_queries import (_claim, dataset, expected_rows, handmade_records, load, select,
-                                         write_jsonl)
+from tests.helpers.console_records import (claim, dataset, expected_rows, handmade_records, load, select,
+                                           write_jsonl)
 
 REVIEWER = Actor("Rita Reviewer", "reviewer")
 LEAD = Actor("Lars Lead", "admin")
@@ -192,8 +192,8 @@ def test_a_new_revision_of_a_decided_response_is_queued_again(loaded, tmp_path):
     assert "hc-nodate-high" not in set(review_queue(store, Filters(), limit=1000)[0]["response_id"])
     revised = next(r for r in handmade_records() if r["response_id"] == "hc-nodate-high")
     revised = {**revised, "answer": "Support is 24/7, with a weekend hotline.",
-               "claims": [_claim("The SLA includes 24/7 support.", ["CONTRADICTED"], 3),
-                          _claim("There is a weekend hotline.", ["UNSUPPORTED"], 1)]}
+               "claims": [claim("The SLA includes 24/7 support.", ["CONTRADICTED"], 3),
+                          claim("There is a weekend hotline.", ["UNSUPPORTED"], 1)]}
     import_path(store, SYSTEM, write_jsonl(tmp_path / "revised.jsonl", [revised]))
     queue = review_queue(store, Filters(), limit=1000)[0].set_index("response_id")
     assert queue.loc["hc-nodate-high", "revision"] == 2 and queue.loc["hc-nodate-high", "action"] == "review"

@@ -5,7 +5,6 @@ hash of what was checked, go stale when it changes, and need a second person."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from register.db.store import Change
 
 ANN = Actor("ann", "reviewer")
 CAROL = Actor("carol", "reviewer")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -200,15 +198,14 @@ def test_release_report_pdf_and_markdown(paper, tmp_path):
 # --- the CI gate ---------------------------------------------------------------------------------------
 
 
-def _gate(*args, db=None):
-    cmd = [sys.executable, "-m", "register"] + (["--db", str(db)] if db else []) + ["checklist", "run", *args]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
-
-
-def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path):
+def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path, register_cli):
     db = tmp_path / "gate.duckdb"
-    subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo"], cwd=ROOT, check=True,
-                   capture_output=True, timeout=120)
+    cli = register_cli()  # as the login name, like a CI job
+    assert cli("--db", str(db), "demo").returncode == 0
+
+    def _gate(*args, db=None):
+        return cli(*(["--db", str(db)] if db else []), "checklist", "run", *args)
+
     ok = _gate("--fail-on", "violations", db=db)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "0 of 7 checks failed" in ok.stdout
@@ -223,12 +220,12 @@ def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path)
     assert _gate("--claims", str(claims)).returncode == 0  # without --fail-on it only reports
 
 
-def test_governance_cli_exports_and_reimports_without_duplicates(tmp_path):
+def test_governance_cli_exports_and_reimports_without_duplicates(tmp_path, register_cli):
     db = tmp_path / "cli.duckdb"
+    run = register_cli()
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "register", "--db", str(db), *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
+        return run("--db", str(db), *args)
 
     assert cli("demo").returncode == 0
     out = tmp_path / "claims.xlsx"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 from datetime import datetime
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -14,9 +13,9 @@ import pytest
 from register import SYSTEM, RegisterError
 from register.ingest.exporter import EXPORT_COLUMNS, export_quarantine, export_scores
 from register.ingest.importer import import_path
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "import"
+DATA = REPO_ROOT / "tests" / "data" / "import"
 COLUMNS = [name for name, _, _ in EXPORT_COLUMNS]
 
 FORMULAS = [

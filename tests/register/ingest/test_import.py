@@ -20,9 +20,9 @@ from register import SYSTEM, ImportRejected, RegisterError, Store
 from register.ingest.importer import import_path, reimport_quarantined
 from register.scoring.profiles import active_profile, ensure_default_profile
 from register.scoring.scorer import rescore
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "import"
+DATA = REPO_ROOT / "tests" / "data" / "import"
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 RESPONSE_COLUMNS = ("response_id, revision, is_current, content_hash, use_case, model, created_at, question, answer, "

@@ -1,14 +1,10 @@
-"""Fixtures of the scoring-profile tests: a register with demo data and two admins plus a reviewer."""
+"""Fixtures of the scoring-profile tests: a register with demo data (the actors are in tests/helpers/actors.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from register import SYSTEM, Actor
-
-ANN = Actor("Ann Admin", "admin")
-BOB = Actor("Bob Admin", "admin")
-REVIEWER = Actor("Rita Reviewer", "reviewer")
+from register import SYSTEM
 
 
 @pytest.fixture

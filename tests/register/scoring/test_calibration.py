@@ -12,7 +12,7 @@ from register.access.permissions import PermissionDenied
 from register.scoring.profiles import get_profile, profile_meta
 from register.console.review import record_decision
 
-from .conftest import ANN, REVIEWER
+from tests.helpers.actors import ANN, REVIEWER
 
 
 def four_distinct(store):

@@ -13,7 +13,7 @@ from register.scoring.profiles import active_profile, create_draft, get_profile
 from register.scoring.reproduce import load_response
 from register.scoring.scorer import rescore
 
-from .conftest import ANN
+from tests.helpers.actors import ANN
 
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 STRICT = {

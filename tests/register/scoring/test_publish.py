@@ -11,7 +11,7 @@ from register.access.permissions import FourEyesViolation, PermissionDenied
 from register.scoring.profiles import (activate, active_profile, create_draft, get_profile, list_profiles, profile_diff,
                                profile_meta, publish)
 
-from .conftest import ANN, BOB, REVIEWER
+from tests.helpers.actors import ANN, BOB, REVIEWER
 
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 WEIGHTS = {"weights": {"F": 0.30, "C": 0.20, "U": 0.20, "O": 0.10, "S": 0.05, "P": 0.05, "H": 0.10}}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -14,14 +13,14 @@ from register.ingest.importer import import_path
 from register.scoring.profiles import activate, create_draft, get_profile
 from register.scoring.reproduce import load_response, reproduce
 from register.scoring.scorer import rescore
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 
 @pytest.fixture
 def loaded(store, tmp_path):
-    records = [json.loads((ROOT / "data" / "table_v_supplier_contract.jsonl").read_text()),
+    records = [json.loads((REPO_ROOT / "data" / "table_v_supplier_contract.jsonl").read_text()),
                {"response_id": "fb", "claims": [
                    {"labels": ["VALIDATED_NEGATIVE_FEEDBACK"], "criticality": 2,
                     "feedback_at": "2026-10-01T00:00:00Z", "feedback_count": 1, "feedback_resolved": True},

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 
 from hri_core import FloorRule, default_profile, parse_response, score_response
-from tests.register.test_scorer_parity import assert_matches, check_parity, score_in_fresh_db
-from tests.strategies import AS_OF
+from tests.helpers.parity import assert_matches, check_parity, score_in_fresh_db
+from tests.helpers.strategies import AS_OF
 
 
 def scored(records, profile):
