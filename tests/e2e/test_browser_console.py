@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .conftest import browser_login, metrics, screenshot, wait_metric
+from tests.helpers.browser import browser_login, metrics, screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
 

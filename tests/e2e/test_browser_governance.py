@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import screenshot
+from tests.helpers.browser import screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .conftest import E2E_PASSWORD, browser_login, browser_logout, screenshot
+from tests.helpers.browser import E2E_PASSWORD, browser_login, browser_logout, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import screenshot, wait_metric
+from tests.helpers.browser import screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
 

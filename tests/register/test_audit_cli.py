@@ -12,20 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.register.cli_runner import make_cli
-
 from register import SYSTEM, Actor, Store
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.db.store import Change
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "import"
+DATA = REPO_ROOT / "tests" / "data" / "import"
 
 
 @pytest.fixture
-def cli(tmp_path):
-    """Run ``python -m register ARGS`` on a temp database, acting as 'Olive Operator'."""
-    return make_cli(tmp_path, 'Olive Operator')
+def cli(register_cli):
+    """Run ``python -m register ARGS`` (in this process) on a temp database, acting as 'Olive Operator'."""
+    return register_cli("Olive Operator")
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""``python -m register`` end to end, in subprocesses against a temp database (``HRI_DB``)."""
+"""``python -m register`` end to end against a temp database (``HRI_DB``): the commands through
+``register.cli.main`` in this process, and in subprocesses where the process is the point (the
+``__main__`` entry point's exit codes, a second process finding the database locked)."""
 
 from __future__ import annotations
 
@@ -7,18 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.register.cli_runner import make_cli
-
 from register import Store
+from tests.helpers.cli import run_module
+from tests.helpers.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "import"
+DATA = REPO_ROOT / "tests" / "data" / "import"
 
 
 @pytest.fixture
-def run(tmp_path):
-    """Run ``python -m register ARGS`` on a temp database, acting as 'Casey CLI'."""
-    return make_cli(tmp_path, 'Casey CLI')
+def run(register_cli):
+    """Run ``python -m register ARGS`` (in this process) on a temp database, acting as 'Casey CLI'."""
+    return register_cli("Casey CLI")
 
 
 def query(db: Path, sql: str) -> list[tuple]:
@@ -115,12 +116,29 @@ def test_quarantine_export_and_demo_are_idempotent_commands(run, tmp_path):
 
 
 def test_errors_render_once_as_title_and_message_with_exit_codes(run, tmp_path):
+    """Through ``python -m register`` in a subprocess: the exit codes are what a shell sees."""
     assert run("init").returncode == 0
     picture = tmp_path / "picture.jsonl"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    refused = run("import", str(picture))
+    refused = run_module("register", "import", picture)
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines()[-1] == \
         "File refused: picture.jsonl is not a JSONL text file: it looks like a PNG image"
-    usage = run("frobnicate")
+    usage = run_module("register", "frobnicate")
     assert usage.returncode == 64 and "Usage error" in usage.stderr
+
+
+def test_a_second_process_finds_the_database_in_use(run):
+    """DuckDB lets one process hold a database file read-write: while this process holds it (as the app
+    would), an import in another process exits 1 with one readable line (no traceback) and writes nothing."""
+    assert run("init").returncode == 0
+    holder = Store(run.db)
+    try:
+        blocked = run_module("register", "import", DATA / "responses.jsonl")
+    finally:
+        holder.close()
+    assert blocked.returncode == 1 and blocked.stdout == ""
+    (line,) = blocked.stderr.strip().splitlines()
+    assert line.startswith("Database in use: ") and "Could not set lock on file" in line
+    assert line.endswith("(stop the app or the other process, or choose another file with --db)")
+    assert query(run.db, "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM audit_events)") == [(0, 1)]

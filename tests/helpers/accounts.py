@@ -1,0 +1,35 @@
+"""Local accounts for AppTest page tests, in the app's own database (HRI_DB)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+TEST_PASSWORD = "correct horse battery staple"  # test accounts only; never a default of the app
+
+
+def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> None:
+    """A local account in the HRI_DB database with a known password (no one-time-password step)."""
+    from register import SYSTEM, Actor, Store
+    from register.access.identity import change_own_password, create_user, get_user
+
+    store = Store(os.environ["HRI_DB"])
+    try:
+        if get_user(store, username) is None:
+            one_time = create_user(store, SYSTEM, username, role, f"Test {role}")
+            change_own_password(store, Actor(username, role), one_time, password)
+    finally:
+        store.close()
+
+
+def login(at, role: str, username: str | None = None) -> str:
+    """Log an AppTest session in as a local account ``test-<role>`` (created if missing); returns its name.
+
+    Call before ``at.run()``. The login gate (ui.shell.page_frame) re-reads the account on every run,
+    so it lives in the app's database (HRI_DB).
+    """
+    username = username or f"test-{role}"
+    ensure_account(username, role)
+    at.session_state["hri_auth"] = {"username": username, "role": role, "display_name": f"Test {role}",
+                                    "method": "local", "last_seen": time.time(), "must_change": False}
+    return username

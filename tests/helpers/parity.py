@@ -1,0 +1,112 @@
+"""The SQL-versus-Python scorer comparison shared by the parity and decisive-floor tests: load records
+into a register as one batch, read the bulk SQL scorer's rows and fired floors, and compare them with
+``hri_core.score_response`` to 1e-9."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from hri_core import DIMENSIONS, ScoringProfile, parse_response, score_response
+from hri_core.scoring import ScoreResult
+from register import Actor, Store
+from register.db.store import Change, utc_now
+from register.ingest.records import insert_responses
+from register.scoring.scorer import DIM_COLUMNS, fired_floors_query, score_query
+
+TOLERANCE = 1e-9
+ANALYST = Actor("Dana Analyst", "admin")
+
+SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "hri", "score", "band", "action",
+                 "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id")
+
+
+def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> int:
+    """Import validated records as one batch (an ``import_batches`` row first, as the importer does)."""
+    parsed = [(parse_response(record), json.dumps(record)) for record in records]
+
+    def fn(cur) -> Change:
+        batch_id = cur.execute("SELECT nextval('seq_batch')").fetchone()[0]
+        now = utc_now()
+        cur.execute("INSERT INTO import_batches (batch_id, source_name, format, started_at, actor_name, "
+                    "records_total) VALUES (?, ?, 'jsonl', ?, ?, ?)",
+                    [batch_id, source_name, now, ANALYST.name, len(parsed)])
+        counts = insert_responses(cur, batch_id, now, parsed)
+        return Change("import_batch", str(batch_id), None, {"new_responses": counts.new_responses}, result=batch_id)
+
+    return store.write(ANALYST, "import.file", fn)
+
+
+def bulk_scores(store: Store, profile: ScoringProfile, as_of: datetime, batch_id: int | None = None) -> dict:
+    """The SQL scorer's rows, by response id, as dicts."""
+    sql, params = score_query(profile, as_of, batch_id=batch_id)
+    assert isinstance(params, dict)
+    rows = store.query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM ({sql}) AS scored", params)
+    return {row[0]: dict(zip(SCORE_COLUMNS, row)) for row in rows}
+
+
+def fired_floors(store: Store, profile: ScoringProfile, as_of: datetime, batch_id: int | None = None) -> dict:
+    """Every fired floor by response id: (claim_id, rule_id, label, criticality, value), in claim then rule order."""
+    sql, params = fired_floors_query(profile, as_of, batch_id=batch_id)
+    out: dict[str, list[tuple]] = {}
+    for rid, _revision, _idx, claim_id, rule_id, label, criticality, value in store.query(sql, params):
+        out.setdefault(rid, []).append((claim_id, rule_id, label, criticality, value))
+    return out
+
+
+def expected_floors(result: ScoreResult) -> list[tuple]:
+    return [(f.claim_id, f.rule_id, f.label.value, f.criticality, f.value) for f in result.floors]
+
+
+def stored_scores(store: Store, where: str = "is_current", params: list | None = None) -> dict:
+    """Rows of the ``scores`` table by response id (``where`` is a fixed test condition)."""
+    columns = ("response_id", "run_id", "revision", "profile_version", "as_of", "is_current",
+               *(c for c in SCORE_COLUMNS if c not in ("response_id", "revision")))
+    rows = store.query(f"SELECT {', '.join(columns)} FROM scores WHERE {where} ORDER BY response_id, run_id",
+                       params or [])
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(row[0], []).append(dict(zip(columns, row)))
+    return out
+
+
+def assert_matches(row: dict, expected: ScoreResult) -> None:
+    """One SQL score row against the reference score of the same response."""
+    rid = expected.response_id
+    for dim in DIMENSIONS:
+        assert row[DIM_COLUMNS[dim]] == pytest.approx(expected.dimensions[dim], abs=TOLERANCE), (rid, dim.value)
+    assert row["hri_add"] == pytest.approx(expected.hri_add, abs=TOLERANCE), rid
+    assert row["hri"] == pytest.approx(expected.hri, abs=TOLERANCE), rid
+    assert row["score"] == pytest.approx(expected.score, abs=TOLERANCE), rid
+    assert (row["band"], row["action"], row["no_claims"]) == (expected.band, expected.action, expected.no_claims), rid
+    assert row["total_criticality"] == expected.total_criticality, rid
+    assert row["floors_fired"] == len(expected.floors), rid
+    decisive = expected.decisive_floor
+    assert (row["decisive_claim_id"], row["decisive_rule_id"]) == (
+        (decisive.claim_id, decisive.rule_id) if decisive else (None, None)), rid
+
+
+def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime) -> tuple[dict, dict]:
+    """Load ``records`` into a throwaway register; return the bulk scorer's rows and fired floors by response."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "parity.duckdb")
+        try:
+            load(store, records)
+            return bulk_scores(store, profile, as_of), fired_floors(store, profile, as_of)
+        finally:
+            store.close()
+
+
+def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
+    """Every record's SQL row and fired floors equal its reference score under ``profile`` at ``as_of``."""
+    rows, floors = score_in_fresh_db(records, profile, as_of)
+    assert sorted(rows) == sorted(r["response_id"] for r in records)
+    for record in records:
+        rid = record["response_id"]
+        expected = score_response(parse_response(record), profile, as_of)
+        assert_matches(rows[rid], expected)
+        assert floors.get(rid, []) == expected_floors(expected), rid

@@ -1,0 +1,202 @@
+"""AppTest of the governance pages on the seeded database (the paper's Table VII and VIII are part
+of the demo set): values shown, an edit saved through the data editor and audited, a stale edit
+refused, a checklist run signed and made stale by a later change."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from register import Actor
+from register.governance import registers as gov
+from ui.text import escape_markdown
+
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+
+APP = str(REPO_ROOT / "app.py")
+
+
+def _page(page: str, store, role: str = "reviewer", **params):
+    """Open ``page`` logged in as ``test-<role>`` (the identity fixtures' local account)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, role)
+    at.run()
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _texts(at) -> str:
+    return "\n".join([str(x.value) for x in at.text] + [str(x.value) for x in at.markdown] +
+                     [str(x.value) for x in at.info] + [str(x.value) for x in at.success] +
+                     [str(x.value) for x in at.error] + [str(x.value) for x in at.warning])
+
+
+def test_claims_page_shows_the_paper_register(seeded_db):
+    at = _page("pages/claims_register.py", seeded_db)
+    shown = _metrics(at)
+    assert shown["Claims"] == "7"
+    assert shown["Rule violations"] == "0"
+    assert shown["Sources"] == "10"
+    grid = at.dataframe[0].value
+    assert grid["claim_key"].tolist() == [f"vii-{i}" for i in range(1, 8)]
+    assert grid.loc[0, "statement"] == "TruthfulQA contains 817 questions across 38 categories."
+
+
+def test_claims_editor_save_is_audited_and_a_stale_edit_is_refused(seeded_db):
+    at = _page("pages/claims_register.py", seeded_db)
+    key = f"claims_editor_{at.session_state['claims_editor_gen']}"
+    at.session_state[key] = {"edited_rows": {0: {"notes": "checked again in AppTest"}}, "added_rows": [],
+                             "deleted_rows": []}
+    at.button(key="claims_save").click().run()
+    assert not at.exception, at.exception
+    assert "Saved: 1 updated" in _texts(at)
+    assert seeded_db.query_one("SELECT notes, row_version FROM register_claims WHERE claim_key = 'vii-1'") == \
+        ("checked again in AppTest", 2)
+    audited = seeded_db.query_one("SELECT actor_name, before, after FROM audit_events WHERE action = "
+                                  "'register_claim.update' AND entity_id = 'vii-1'")
+    assert audited[0] == "test-reviewer" and "checked again in AppTest" in audited[2]
+    assert "checked again in AppTest" in str(at.table[0].value.to_dict())
+
+    # the page has loaded version 2 of vii-1; someone else changes it through the register API
+    row = gov.list_claims(seeded_db).set_index("claim_key").loc["vii-1"].to_dict()
+    gov.save_claims(seeded_db, Actor("other-reviewer", "reviewer"), gov.RowChanges(
+        updates=[{"key": "vii-1", "row_version": 2, "values": {**row, "claim_key": "vii-1", "notes": "theirs"}}]))
+    key = f"claims_editor_{at.session_state['claims_editor_gen']}"
+    at.session_state[key] = {"edited_rows": {0: {"notes": "mine"}}, "added_rows": [], "deleted_rows": []}
+    at.button(key="claims_save").click().run()
+    errors = " ".join(e.value for e in at.error)
+    assert escape_markdown("changed by other-reviewer") in errors and "reload" in errors  # messages are escaped
+    assert seeded_db.query_one("SELECT notes FROM register_claims WHERE claim_key = 'vii-1'")[0] == "theirs"
+
+
+def test_claims_editor_lists_every_failure_and_writes_nothing(seeded_db):
+    at = _page("pages/claims_register.py", seeded_db)
+    key = f"claims_editor_{at.session_state['claims_editor_gen']}"
+    at.session_state[key] = {"edited_rows": {0: {"statement": ""}, 1: {"reviewed_on": "not a date"}},
+                             "added_rows": [], "deleted_rows": []}
+    at.button(key="claims_save").click().run()
+    problems = at.dataframe[-1].value
+    assert set(zip(problems["row"], problems["column"])) == {(1, "statement"), (2, "reviewed_on")}
+    assert seeded_db.query_one("SELECT max(row_version) FROM register_claims")[0] == 1
+
+
+def test_sources_page_shows_sources_and_access_dates(seeded_db):
+    at = _page("pages/sources.py", seeded_db)
+    shown = _metrics(at)
+    assert shown["Sources"] == "10"
+    assert shown["Mutable without access date"] == "0"
+    grid = at.dataframe[0].value
+    leaderboard = grid.set_index("source_id").loc["ref-8-vectara-leaderboard"]
+    assert leaderboard["title"] == "Hallucination Leaderboard"
+    assert str(leaderboard["access_date"])[:10] == "2026-07-01"
+
+
+def test_sources_add_form_requires_access_date_for_web_pages(seeded_db):
+    at = _page("pages/sources.py", seeded_db)
+    at.text_input(key="src_title").set_value("A blog post")
+    at.text_input(key="src_ref").set_value("https://example.org/post")
+    at.selectbox(key="src_type").set_value("web page")
+    at.get("form_submit_button")[-1].click().run()
+    frame = at.dataframe[-1].value
+    assert list(frame["column"]) == ["access_date"]
+    assert seeded_db.query_one("SELECT count(*) FROM sources")[0] == 10
+    # with the access date the same source is added
+    import datetime
+
+    at.text_input(key="src_title").set_value("A blog post")
+    at.text_input(key="src_ref").set_value("https://example.org/post")
+    at.selectbox(key="src_type").set_value("web page")
+    at.date_input(key="src_access").set_value(datetime.date(2026, 11, 1))
+    at.get("form_submit_button")[-1].click().run()
+    assert not at.exception, at.exception
+    assert seeded_db.query_one("SELECT source_type, access_date FROM sources WHERE ref = 'https://example.org/post'") \
+        == ("web page", datetime.date(2026, 11, 1))
+
+
+def test_evidence_rules_page_lists_violations_with_fix_links(seeded_db):
+    gov.save_claims(seeded_db, Actor("ann", "reviewer"), gov.RowChanges(inserts=[{"values": {
+        "claim_key": "new-1", "statement": "Model X is certified by regulator Y.", "claim_type": "governance framework",
+        "source_ids": ["ref-7-galileo-index"], "verification_status": "verified"}}]))
+    at = _page("pages/evidence_rules.py", seeded_db)
+    shown = _metrics(at)
+    assert shown["Rule version in force"] == "1"
+    assert shown["Violations"] == "1"
+    violations = at.dataframe[0].value
+    assert list(violations["claim_key"]) == ["new-1"]
+    assert list(violations["required_handling"]) == ["soften"]
+    assert any("focus=new-1" in str(link.proto) or "new-1" in str(link.proto) for link in at.get("page_link"))
+
+
+def test_checklist_run_sign_and_stale(seeded_db):
+    at = _page("pages/checklist.py", seeded_db)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    shown = _metrics(at)
+    assert shown["Automated outcome"] == "PASS"
+    assert shown["Checks failed"] == "0 of 7"
+    at.get("form_submit_button")[0].click().run()
+    assert not at.exception, at.exception
+    assert _metrics(at)["Sign-offs"] == "1"
+    assert "Signed by test-reviewer" in _texts(at)
+    # change a checked record: the run and its sign-off become stale
+    row = gov.list_claims(seeded_db).set_index("claim_key").loc["vii-2"].to_dict()
+    gov.save_claims(seeded_db, Actor("ann", "reviewer"), gov.RowChanges(
+        updates=[{"key": "vii-2", "row_version": 1, "values": {**row, "claim_key": "vii-2", "notes": "edited"}}]))
+    import streamlit as st
+
+    st.cache_data.clear()
+    at.run()
+    assert any("Stale" in w.value for w in at.warning)
+    assert "STALE" in _texts(at)
+
+
+def test_checklist_page_refuses_the_editor_as_signer_and_links_offending_rows(seeded_db):
+    gov.save_claims(seeded_db, Actor("test-reviewer", "reviewer"), gov.RowChanges(inserts=[{"values": {
+        "claim_key": "u-1", "statement": "Retrieval always prevents hallucination.",
+        "claim_type": "scientific/methodological", "source_ids": [], "verification_status": "unverified"}}]))
+    at = _page("pages/checklist.py", seeded_db)
+    at.button[0].click().run()
+    assert _metrics(at)["Automated outcome"] == "FAIL"
+    assert _metrics(at)["Checks failed"] == "2 of 7"
+    assert "register_claim u-1: marked 'unverified'" in _texts(at)
+    assert any("u-1" in str(link.proto) for link in at.get("page_link"))
+    at.radio(key="sign_1").set_value("fail")
+    at.radio(key="sign_5").set_value("waived")
+    at.text_input(key="reason_5").set_value("moved to future work")
+    at.get("form_submit_button")[0].click().run()
+    assert any("Needs a second person" in e.value for e in at.error)
+    assert seeded_db.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
+
+
+def test_a_viewer_sees_the_register_read_only(seeded_db):
+    at = _page("pages/claims_register.py", seeded_db, role="viewer")
+    assert _metrics(at)["Claims"] == "7"
+    assert not [b for b in at.button if b.key == "claims_save"]
+    assert any("Read only" in c.value for c in at.caption)
+
+
+def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
+    gov.save_claims(seeded_db, Actor("ann", "reviewer"), gov.RowChanges(inserts=[{"values": {
+        "claim_key": "w-1", "statement": "Chunking by section improves recall.", "claim_type": "scientific/methodological",
+        "source_ids": ["ref-7-galileo-index"], "verification_status": "verified"}}]))
+    at = _page("pages/evidence_rules.py", seeded_db, role="admin")
+    assert _metrics(at)["Violations"] == "1"
+    rules = gov.list_rules(seeded_db)
+    row = rules.index[rules["claim_type"] == "scientific/methodological"][0]
+    accepted = list(rules.loc[row, "acceptable_source_types"]) + ["vendor documentation"]
+    at.session_state[f"rules_editor_{at.session_state['rules_gen']}"] = {
+        "edited_rows": {int(row): {"acceptable_source_types": accepted}}, "added_rows": [], "deleted_rows": []}
+    at.text_input(key="rules_reason").set_value("vendor white papers accepted for methods (test)")
+    next(b for b in at.button if b.label == "Save as new rule version").click().run()
+    assert not at.exception, at.exception
+    assert _metrics(at)["Rule version in force"] == "2"
+    assert _metrics(at)["Violations"] == "0"
+    assert gov.current_rule_version(seeded_db) == 2
+    assert len(gov.list_rules(seeded_db, 1)) == 6  # version 1 is kept

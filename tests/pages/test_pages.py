@@ -1,0 +1,141 @@
+"""AppTest of each console page on a seeded temporary database.
+
+Expected values are computed independently in the test (plain SQL counts or hri_core), and a filter
+change must change what the page shows accordingly.
+"""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
+
+APP = str(REPO_ROOT / "app.py")
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _count(store, where: str = "true", params=()):
+    return store.query_one(
+        "SELECT count(*) FROM responses r JOIN scores s ON s.response_id = r.response_id AND "
+        f"s.revision = r.revision AND s.is_current WHERE r.is_current AND {where}", list(params))[0]
+
+
+def _app(role: str = "reviewer"):
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, role)
+    return at
+
+
+def test_overview_kpis_equal_independent_counts(seeded_db):
+    total, high = _count(seeded_db), _count(seeded_db, "s.band = 'High'")
+    at = _app().run()
+    assert not at.exception, at.exception
+    shown = _metrics(at)
+    assert shown["Responses"] == f"{total:,}"
+    assert shown["High → review"] == f"{high:,}"
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_overview_use_case_filter_changes_the_kpis(seeded_db):
+    use_case = seeded_db.query_one("SELECT use_case FROM responses WHERE use_case IS NOT NULL "
+                                   "GROUP BY use_case ORDER BY count(*) DESC LIMIT 1")[0]
+    expected = _count(seeded_db, "r.use_case = ?", [use_case])
+    at = _app().run()
+    before = _metrics(at)["Responses"]
+    at.multiselect(key="flt_use_cases").set_value([use_case]).run()
+    assert _metrics(at)["Responses"] == f"{expected:,}"
+    assert _metrics(at)["Responses"] != before
+    linked = at.query_params["uc"]  # the view can be linked
+    assert (linked if isinstance(linked, list) else [linked]) == [use_case]
+
+
+def test_filters_are_read_from_the_url(seeded_db):
+    band_high = _count(seeded_db, "s.band = 'High'")
+    at = _app()
+    at.query_params["band"] = "High"
+    at.run()
+    assert _metrics(at)["Responses"] == f"{band_high:,}"
+
+
+def test_responses_page_lists_and_searches(seeded_db):
+    at = _app().run()
+    at.switch_page("pages/responses.py").run()
+    assert not at.exception, at.exception
+    frame = at.dataframe[0].value
+    assert len(frame) == min(50, _count(seeded_db))
+    assert list(frame["score"]) == sorted(frame["score"], reverse=True)
+    at.text_input(key="responses_search").set_value("ISO 27001 certification").run()
+    frame = at.dataframe[0].value
+    assert "paper-table-v" in set(frame["response_id"])
+    hits = seeded_db.query_one(
+        "SELECT count(DISTINCT r.response_id) FROM responses r LEFT JOIN claims c USING (response_id, revision) "
+        "WHERE r.is_current AND (r.question ILIKE ? OR r.answer ILIKE ? OR c.text ILIKE ?)",
+        ["%ISO 27001 certification%"] * 3)[0]
+    assert len(frame) == min(50, hits)
+
+
+def test_detail_of_table_v_shows_70_high_review_and_names_claim_3(seeded_db):
+    at = _app()
+    at.query_params["response_id"] = "paper-table-v"
+    at.run()
+    at.switch_page("pages/response_detail.py").run()
+    assert not at.exception, at.exception
+    shown = _metrics(at)
+    assert (shown["HRI score"], shown["Band"], shown["Action"]) == ("70.0", "High", "review")
+    explanation = " ".join(i.value for i in at.info)
+    assert "claim 3 (criticality 3) is CONTRADICTED" in explanation and "0.70 safety floor" in explanation
+    assert any("matches the stored score" in s.value for s in at.success)
+    claims = at.dataframe[0].value
+    assert list(claims["claim_id"])[2] == "paper-table-v-3"
+
+
+def test_detail_of_unknown_response_shows_one_error(seeded_db):
+    at = _app()
+    at.query_params["response_id"] = "does-not-exist"
+    at.run()
+    at.switch_page("pages/response_detail.py").run()
+    assert len(at.error) == 1 and escape_markdown("does-not-exist") in at.error[0].value  # escaped: user input
+
+
+def test_review_decision_leaves_the_queue_and_is_audited(seeded_db):
+    at = _app().run()
+    at.switch_page("pages/review_queue.py").run()
+    assert not at.exception, at.exception
+    in_queue = int(_metrics(at)["In queue"].replace(",", ""))
+    pick = at.selectbox(key="queue_pick").value
+    at.radio(key="review_decision_choice").set_value("block")
+    at.text_area(key="review_reason").input("Contradicts the signed contract; needs a fix.")
+    at.button[0].click()  # the form's submit button
+    at.run()
+    assert not at.exception, at.exception
+    assert int(_metrics(at)["In queue"].replace(",", "")) == in_queue - 1
+    assert pick not in list(at.dataframe[0].value["response_id"]) or in_queue - 1 > 25
+    event = seeded_db.query_one("SELECT actor_name, actor_role, after FROM audit_events "
+                                "WHERE action = 'review.decide' ORDER BY seq DESC LIMIT 1")
+    assert event[0] == "test-reviewer" and event[1] == "reviewer"
+    assert f'"response_id":"{pick}"' in event[2] and '"decision":"block"' in event[2]
+
+
+def test_review_decision_without_reason_is_refused(seeded_db):
+    at = _app().run()
+    at.switch_page("pages/review_queue.py").run()
+    before = _metrics(at)["In queue"]
+    at.text_area(key="review_reason").input("   ")
+    at.button[0].click()
+    at.run()
+    assert len(at.error) == 1 and "reason" in at.error[0].value.lower()
+    assert _metrics(at)["In queue"] == before
+
+
+def test_empty_database_is_seeded_on_first_start():
+    at = AppTest.from_file(APP, default_timeout=120)
+    login(at, "viewer")
+    at.run()
+    assert not at.exception, at.exception
+    assert int(_metrics(at)["Responses"].replace(",", "")) > 2000  # Table V + demo files + 2,000 synthetic
+    assert any("Logged in as" in c.value and "(viewer" in c.value for c in at.sidebar.caption)

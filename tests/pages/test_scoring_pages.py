@@ -1,0 +1,206 @@
+"""AppTest of the scoring pages (profiles, elicitation, calibration) on a seeded temporary database.
+
+Each test logs in as a local admin account (``login_as``, tests/pages/conftest.py); the second admin of
+the four-eyes test is a second account. Expected values come from the register or hri_core, computed
+in the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from hri_core.ahp import analyse_matrix, matrix_from_judgements
+from register import Actor
+from register.scoring import calibration as cal
+from register.scoring import elicitation as el
+from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
+from ui.text import escape_markdown
+
+from tests.helpers.paths import REPO_ROOT
+
+APP = str(REPO_ROOT / "app.py")
+ANN = Actor("ann-admin", "admin")
+BOB = Actor("bob-admin", "admin")
+
+
+class Session:
+    """Who the next ``open`` logs in as (ANN unless ``user`` is changed)."""
+
+    def __init__(self, login_as):
+        self.login_as = login_as
+        self.user = ANN
+
+    def open(self, page: str) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=60)
+        self.login_as(at, self.user.role, self.user.name)
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        return at
+
+
+@pytest.fixture
+def acting(login_as):
+    return Session(login_as)
+
+
+def _frame(at, column: str):
+    """The first dataframe shown with ``column``."""
+    for element in at.dataframe:
+        if column in element.value.columns:
+            return element.value
+    raise AssertionError(f"no table with a column {column!r}")
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_editor_live_sum_normalise_and_save_a_draft(seeded_db, acting):
+    at = acting.open("pages/profiles.py")
+    assert _metrics(at)["Weight sum"] == "1.0000"
+    at.number_input(key="pe1_w_F").set_value(0.35).run()
+    assert _metrics(at)["Weight sum"] == "1.1000"
+    assert any("must sum to 1" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.button(key="pe_save").disabled
+    at.button(key="pe1_normalise").click().run()
+    assert _metrics(at)["Weight sum"] == "1.0000"
+    assert at.number_input(key="pe1_w_F").value == pytest.approx(0.35 / 1.1, abs=1e-6)
+    at.button(key="pe_preview").click().run()
+    assert not at.exception, at.exception
+    current = seeded_db.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
+    assert _metrics(at)["Responses compared"] == f"{current:,}"
+    at.button(key="pe_save").click().run()
+    versions = list_profiles(seeded_db)
+    assert [(v["profile_version"], v["status"], v["created_by"]) for v in versions][-1] == (2, "draft", ANN.name)
+    assert get_profile(seeded_db, 2).weights["F"] == pytest.approx(0.35 / 1.1, abs=1e-5)
+    assert any("Saved draft version 2" in s.value for s in at.success)
+
+
+def test_editor_names_every_problem_at_once(seeded_db, acting):
+    at = acting.open("pages/profiles.py")
+    at.number_input(key="pe1_w_F").set_value(0.9).run()
+    at.number_input(key="pe1_half_life").set_value(0.0).run()
+    errors = " ".join(e.value for e in at.error)
+    assert "weights" in errors and escape_markdown("feedback_half_life_days") in errors  # messages are escaped
+
+
+def test_publish_needs_a_second_person_and_rescores(seeded_db, acting):
+    version = create_draft(seeded_db, ANN, {"weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.05,
+                                                        "P": 0.05, "H": 0.1}})
+    from register.scoring.impact import impact_preview
+
+    expected = impact_preview(seeded_db, get_profile(seeded_db, version))
+    at = acting.open("pages/profiles.py")
+    at.button(key="pp_preview").click().run()
+    shown = _metrics(at)
+    assert shown["Band changes"] == f"{expected.band_changes:,}"
+    assert shown["Action changes"] == f"{expected.action_changes:,}"
+    assert any("You created this draft" in w.value for w in at.warning)
+    at.text_area(key="pp_reason").set_value("stricter on contradictions")
+    at.button[[b.label for b in at.button].index("Publish and rescore")].click().run()
+    assert any("second person" in e.value for e in at.error), [e.value for e in at.error]
+    assert active_profile(seeded_db).version == 1
+
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.text_area(key="pp_reason").set_value("reviewed: stricter on contradictions")
+    at.button[[b.label for b in at.button].index("Publish and rescore")].click().run()
+    assert not at.exception, at.exception
+    current = seeded_db.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
+    assert any(f"rescored {current:,} responses" in s.value for s in at.success), [s.value for s in at.success]
+    assert active_profile(seeded_db).version == version
+    assert seeded_db.query_one("SELECT count(*) FROM scores WHERE is_current AND profile_version = ?",
+                               [version])[0] == current
+
+
+def test_diff_and_elicitation_record_shown_with_the_version(seeded_db, acting):
+    version, _ = el.save_ahp(seeded_db, ANN, [{"expert": "Ann", "judgements": [3] * 6 + [1] * 15}])
+    at = acting.open("pages/profiles.py")
+    diff = _frame(at, "parameter")
+    assert set(diff["parameter"]) == {f"weights.{d}" for d in "FCUOSPH"}
+    assert any("Elicitation record" in e.label and "AHP by Ann" in e.label for e in at.expander)
+    assert sum("AHP by Ann" in e.label for e in at.expander) == 2  # the Version tab and the publish tab
+    assert version == 2
+
+
+def test_ahp_page_computes_weights_and_cr_and_saves(seeded_db, acting):
+    at = acting.open("pages/elicitation.py")
+    at.select_slider(key="ahp_0_FC").set_value(2).run()    # F 3x C
+    at.select_slider(key="ahp_0_FU").set_value(4).run()    # F 5x U
+    judgements = {"F/C": 3, "F/U": 5}
+    expected = analyse_matrix(matrix_from_judgements(
+        [judgements.get(f"{a}/{b}", 1) for i, a in enumerate("FCUOSPH") for b in "FCUOSPH"[i + 1:]]))
+    assert _metrics(at)["Consistency ratio"] == f"{expected.cr:.3f}"
+    table = _frame(at, "CR")
+    assert table.iloc[-1]["F"] == pytest.approx(round(expected.weights["F"], 4))
+    if expected.acceptable:
+        at.button(key="ahp_save").click().run()
+        (record,) = el.elicitations_for(seeded_db, 2)
+        assert record["record"]["cr"] == pytest.approx(expected.cr)
+    else:
+        assert any("Most inconsistent" in e.value for e in at.error)
+
+
+def test_ahp_page_flags_inconsistency_and_names_the_judgement(seeded_db, acting):
+    at = acting.open("pages/elicitation.py")
+    at.select_slider(key="ahp_0_FC").set_value(8).run()    # F 9x C
+    at.select_slider(key="ahp_0_CU").set_value(8).run()    # C 9x U
+    at.select_slider(key="ahp_0_FU").set_value(-8).run()   # U 9x F: a cycle
+    errors = " ".join(e.value for e in at.error)
+    assert "inconsistent" in errors and "F vs U" in errors
+    assert at.button(key="ahp_save").disabled
+
+
+def test_delphi_page_submit_close_and_summary(seeded_db, acting):
+    sid = el.open_session(seeded_db, ANN, "Weights 2027", [ANN.name, BOB.name], 0.05)
+    el.submit_weights(seeded_db, BOB, sid, {"F": 0.3, "C": 0.2, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.1, "H": 0.1})
+    at = acting.open("pages/elicitation.py")
+    assert _metrics(at)["Current round"] == "1 (open)"
+    assert any("Submitted so far: bob\\-admin" in c.value for c in at.caption)  # escaped markdown
+    assert not any("iqr" in df.value.columns for df in at.dataframe), "no summary while the round is open"
+    for d, v in {"F": 0.25, "C": 0.2, "U": 0.15, "O": 0.1, "S": 0.1, "P": 0.1, "H": 0.1}.items():
+        at.number_input(key=f"dl_w_{d}").set_value(v)
+    at.text_area(key="dl_rationale").set_value("contracts first")
+    at.button[[b.label for b in at.button].index("Submit my weights")].click().run()
+    at.button(key="dl_close").click().run()
+    assert not at.exception, at.exception
+    spread = _frame(at, "iqr").set_index("dimension")
+    assert spread.loc["F", "median"] == pytest.approx(0.275)
+    assert spread.loc["F", "iqr"] == pytest.approx(0.025)
+    distances = _frame(at, "distance from median")
+    assert set(distances["expert"]) == {ANN.name, BOB.name}
+
+
+def test_calibration_page_shows_known_answer_and_saves_bands(seeded_db, acting):
+    rows = seeded_db.query("SELECT arg_min(response_id, response_id), score FROM scores WHERE is_current AND "
+                           "score > 0 GROUP BY score ORDER BY score LIMIT 4")
+    (r1, s1), (r2, _), (r3, _), (r4, _) = rows
+    cal.import_outcomes_csv(seeded_db, ANN, f"response_id,outcome\n{r1},good\n{r2},bad\n{r3},good\n{r4},bad\n"
+                            .encode(), "known.csv")
+    at = acting.open("pages/calibration.py")
+    shown = _metrics(at)
+    assert shown["Known outcomes"] == "4" and shown["Bad answers"] == "2"
+    assert shown["ROC AUC"] == "0.750"
+    assert shown["Suggested review threshold"] == f"{s1:g}"
+    assert shown["Needless reviews"] == "1" and shown["Missed bad answers"] == "0"
+    at.button(key="cal_save").click().run()
+    assert any("Draft version 2" in s.value for s in at.success), [s.value for s in at.success]
+    assert get_profile(seeded_db, 2).bands[1].upper == pytest.approx(s1)
+
+
+def test_calibration_page_without_outcomes_explains(seeded_db, acting):
+    at = acting.open("pages/calibration.py")
+    assert _metrics(at)["Known outcomes"] == "0"
+    assert any("both kinds" in i.value for i in at.info)
+
+
+def test_a_reviewer_sees_the_profiles_but_cannot_save_or_publish(seeded_db, acting):
+    create_draft(seeded_db, ANN, {"feedback_half_life_days": 14})
+    acting.user = Actor("rita-reviewer", "reviewer")
+    at = acting.open("pages/profiles.py")
+    assert _metrics(at)["Weight sum"] == "1.0000"
+    assert at.button(key="pe_save").disabled
+    assert any("Only an admin" in c.value for c in at.caption)
+    assert [b for b in at.button if b.label == "Publish and rescore"][0].disabled

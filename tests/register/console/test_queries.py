@@ -1,0 +1,467 @@
+"""The console's read queries (register/console/queries.py), checked against an independent recomputation.
+
+Every test loads records through the real importer (JSON Lines in tmp_path), rescored at a fixed
+as-of time, and computes what the page should show in plain Python from the records themselves,
+scoring each with ``hri_core.score_response`` -- never by running the same SQL again.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from datetime import date, datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from register import SYSTEM, Store
+from register.ingest.importer import import_path
+from register.scoring.profiles import activate, active_profile, create_draft, get_profile
+from register.console.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_mix_by_week,
+                              dimension_contributions, export_rows, filter_options, high_share_by, kpis, overview,
+                              response_detail, responses_page, score_histogram)
+from register.scoring.scorer import rescore
+from tests.helpers.console_records import (ALL_DIMS, AS_OF, Row, claim, dataset, expected_rows, handmade_records,
+                                           load, select, write_jsonl)
+
+
+def quantile_cont(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    xs = sorted(values)
+    h = (len(xs) - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+@pytest.fixture
+def loaded(store, tmp_path):
+    records = dataset()
+    load(store, tmp_path, records)
+    return store, expected_rows(records, active_profile(store))
+
+
+BAND_NAMES = ("Low", "Medium", "High", "Critical")  # the default profile's; checked in test_filter_options
+
+
+def _filters(rows: list[Row]) -> list[Filters]:
+    return [
+        Filters(),
+        Filters(date_from=date(2026, 7, 1), date_to=date(2026, 8, 31)),
+        Filters(date_from=date(2026, 7, 1), date_to=date(2026, 7, 1)),  # one day, both bounds inclusive
+        Filters(use_cases=("hr-policy",)),
+        Filters(use_cases=("hr-policy", "supplier-contracts")),
+        Filters(models=("handmade",)),
+        Filters(bands=("High", "Critical")),
+        Filters(date_to=date(2026, 9, 30), use_cases=("customer-support",), bands=("Low",)),
+    ]
+
+
+# --- filter options and KPIs ------------------------------------------------------------------------------
+
+
+def test_filter_options_list_what_the_records_hold(loaded):
+    store, rows = loaded
+    options = filter_options(store)
+    assert options["use_cases"] == sorted({r.use_case for r in rows})
+    assert options["models"] == sorted({r.model for r in rows})
+    assert options["bands"] == [b.name for b in active_profile(store).bands] == list(BAND_NAMES)
+    assert options["profile_versions"] == [1]
+    dated = [r.created_at.astimezone(timezone.utc).date() for r in rows if r.created_at]
+    assert (options["date_min"], options["date_max"]) == (min(dated), max(dated))
+
+
+def test_filter_options_of_an_empty_register(store):
+    options = filter_options(store)
+    assert options["use_cases"] == [] and options["models"] == [] and options["profile_versions"] == []
+    assert options["date_min"] is None and options["date_max"] is None
+    assert options["bands"] == list(BAND_NAMES)
+
+
+def test_kpis_match_a_python_recomputation_under_each_filter(loaded):
+    store, rows = loaded
+    seen_sizes = set()
+    for f in _filters(rows):
+        want = select(rows, f)
+        got = kpis(store, f)
+        seen_sizes.add(len(want))
+        assert got["responses"] == len(want), f
+        assert got["claims"] == sum(r.claim_count for r in want), f
+        assert got["band_counts"] == {b: sum(r.band == b for r in want) for b in BAND_NAMES}, f
+        assert list(got["band_counts"]) == list(BAND_NAMES)  # the profile's order, zeros included
+        scores = [r.score for r in want]
+        assert got["median_score"] == pytest.approx(quantile_cont(scores, 0.5), abs=1e-9)
+        assert got["p95_score"] == pytest.approx(quantile_cont(scores, 0.95), abs=1e-9)
+        assert got["floors_fired"] == sum(r.decisive for r in want), f
+        assert got["no_claims"] == sum(r.no_claims for r in want), f
+    assert len(seen_sizes) >= 6  # the filters really select different sets
+
+
+def test_kpis_of_an_empty_selection(loaded):
+    store, _ = loaded
+    got = kpis(store, Filters(use_cases=("no-such-use-case",)))
+    assert got["responses"] == 0 and got["claims"] == 0
+    assert got["median_score"] is None and got["p95_score"] is None
+    assert got["band_counts"] == dict.fromkeys(BAND_NAMES, 0)
+    assert got["queue_size"] == 0 and got["queue_oldest_age_days"] is None
+
+
+def test_injection_strings_as_filter_values_are_plain_values(loaded):
+    store, _ = loaded
+    before = store.query_one("SELECT count(*) FROM scores")[0]
+    nasty = ("x' OR '1'='1", "'; DROP TABLE scores; --", "hr-policy' --", "%", "_")
+    for f in (Filters(use_cases=nasty), Filters(models=nasty), Filters(bands=nasty)):
+        assert kpis(store, f)["responses"] == 0
+        assert responses_page(store, f)[1] == 0
+        assert score_histogram(store, f)["n"].sum() == 0
+        assert high_share_by(store, f, "use_case").empty
+    assert responses_page(store, Filters(), search="'; DROP TABLE scores; --")[1] == 0
+    assert store.query_one("SELECT count(*) FROM scores")[0] == before
+
+
+def test_filters_accept_lists_and_stay_hashable():
+    f = Filters(use_cases=["a", "b"], models="m", bands=[])
+    assert f.use_cases == ("a", "b") and f.models == ("m",) and f.bands == ()
+    assert hash(f) == hash(Filters(use_cases=("a", "b"), models=("m",)))
+
+
+# --- charts ------------------------------------------------------------------------------------------------
+
+
+def _monday(moment: datetime) -> date:
+    day = moment.astimezone(timezone.utc).date()
+    return day - timedelta(days=day.weekday())
+
+
+@pytest.mark.parametrize("f", [Filters(), Filters(models=("rag-v4",)), Filters(date_from=date(2026, 9, 1))])
+def test_band_mix_by_week_counts_per_monday_and_band(loaded, f):
+    store, rows = loaded
+    frame = band_mix_by_week(store, f)
+    want = Counter((_monday(r.created_at), r.band) for r in select(rows, f) if r.created_at)
+    got = {(w, b): n for w, b, n in frame.itertuples(index=False)}
+    assert got == dict(want)
+    assert all(isinstance(w, date) and w.weekday() == 0 for w in frame["week"])
+    assert list(frame["week"]) == sorted(frame["week"])
+
+
+@pytest.mark.parametrize("width", [5.0, 10, 3.0, 100])
+def test_score_histogram_bins_every_filtered_response(loaded, width):
+    store, rows = loaded
+    for f in (Filters(), Filters(use_cases=("claims-handling",))):
+        want_rows = select(rows, f)
+        frame = score_histogram(store, f, bin_width=width)
+        bins = math.ceil(100 / width - 1e-9)
+        assert len(frame) == bins
+        assert frame["bin_start"].iloc[0] == 0 and frame["bin_end"].iloc[-1] == 100
+        assert frame["n"].sum() == len(want_rows)
+        want = Counter(min(math.floor(round(r.score, 9) / width), bins - 1) for r in want_rows)
+        assert list(frame["n"]) == [want.get(i, 0) for i in range(bins)]
+    if width == 5.0:
+        assert (frame["n"] == 0).any()  # empty bins are listed, not dropped
+
+
+def test_a_score_of_100_goes_in_the_last_bin(loaded):
+    store, rows = loaded
+    assert [r.score for r in rows if r.response_id == "hc-crit"] == [100.0]
+    frame = score_histogram(store, Filters(models=("handmade",)), bin_width=10)
+    assert frame["n"].iloc[-1] == 1 and (frame["bin_start"].iloc[-1], frame["bin_end"].iloc[-1]) == (90, 100)
+
+
+@pytest.mark.parametrize("width", [0, -5, 0.01, float("nan"), "5"])
+def test_score_histogram_refuses_unusable_bin_widths(store, width):
+    with pytest.raises(ValueError, match="bin_width"):
+        score_histogram(store, Filters(), bin_width=width)
+
+
+def test_dimension_contributions_match_python_means(loaded):
+    store, rows = loaded
+    weights = active_profile(store).weights
+    for f in (Filters(), Filters(use_cases=("supplier-contracts",)), Filters(bands=("Medium",))):
+        want = select(rows, f)
+        frame = dimension_contributions(store, f, weights)
+        assert list(frame["dimension"]) == ALL_DIMS
+        for d, mean, weight, weighted in frame.itertuples(index=False):
+            expected = statistics.fmean(r.dims[d] for r in want)
+            assert mean == pytest.approx(expected, abs=1e-12)
+            assert weight == weights[d]
+            assert weighted == pytest.approx(weights[d] * expected, abs=1e-12)
+
+
+def test_dimension_contributions_use_the_weights_passed_in(loaded):
+    store, rows = loaded
+    custom = {"F": 0.0, "C": 0.0, "U": 1.0, "O": 0.0, "S": 0.0, "P": 0.0, "H": 0.0}
+    frame = dimension_contributions(store, Filters(), custom).set_index("dimension")
+    assert frame.loc["F", "mean_weighted"] == 0.0 and frame.loc["F", "mean_score"] > 0
+    assert frame.loc["U", "mean_weighted"] == pytest.approx(statistics.fmean(r.dims["U"] for r in rows), abs=1e-12)
+    with pytest.raises(ValueError, match="missing: H"):
+        dimension_contributions(store, Filters(), {k: v for k, v in custom.items() if k != "H"})
+    with pytest.raises(ValueError, match="unknown: X"):
+        dimension_contributions(store, Filters(), {**custom, "X": 0.5})
+
+
+@pytest.mark.parametrize("by", ["use_case", "model"])
+def test_high_share_by_matches_python(loaded, by):
+    store, rows = loaded
+    for f in (Filters(), Filters(date_to=date(2026, 8, 31))):
+        frame = high_share_by(store, f, by, BAND_NAMES)
+        want_rows = select(rows, f)
+        keys = sorted({getattr(r, by) for r in want_rows})
+        assert list(frame["key"]) == keys
+        for key, n, high, share in frame.itertuples(index=False):
+            group = [r for r in want_rows if getattr(r, by) == key]
+            assert n == len(group)
+            assert high == sum(r.band in ("High", "Critical") for r in group)
+            assert share == pytest.approx(high / n)
+    assert frame["high_or_critical"].sum() > 0
+
+
+def test_high_share_takes_the_last_two_of_the_bands_given(loaded):
+    store, rows = loaded
+    frame = high_share_by(store, Filters(), "model", ("Low", "Medium", "High"))  # last two: Medium, High
+    handmade = frame.set_index("key").loc["handmade"]
+    assert handmade["high_or_critical"] == sum(r.band in ("Medium", "High") for r in rows if r.model == "handmade")
+    default = high_share_by(store, Filters(), "model").set_index("key").loc["handmade"]  # active profile's
+    assert default["high_or_critical"] == sum(r.band in ("High", "Critical") for r in rows if r.model == "handmade")
+    assert default["high_or_critical"] != handmade["high_or_critical"]
+
+
+@pytest.mark.parametrize("by", ["response_id", "use_case; DROP TABLE scores", "band", "", None])
+def test_high_share_by_refuses_columns_off_the_allow_list(store, by):
+    with pytest.raises(ValueError, match="cannot group by"):
+        high_share_by(store, Filters(), by, BAND_NAMES)
+
+
+@pytest.mark.parametrize("f", [Filters(), Filters(use_cases=("hr-policy", "claims-handling")),
+                               Filters(bands=("Low",), date_to=date(2026, 8, 31)), Filters(models=("nobody",))])
+def test_overview_in_one_pass_equals_the_one_figure_functions(loaded, f):
+    store, _ = loaded
+    weights = active_profile(store).weights
+    now = datetime(2027, 3, 1, tzinfo=timezone.utc)
+    got = overview(store, f, weights, BAND_NAMES, bin_width=10, now=now)
+    assert got["kpis"] == kpis(store, f, now=now)
+    pairs = {"band_mix_by_week": band_mix_by_week(store, f), "score_histogram": score_histogram(store, f, 10),
+             "dimension_contributions": dimension_contributions(store, f, weights),
+             "high_share_by_use_case": high_share_by(store, f, "use_case", BAND_NAMES),
+             "high_share_by_model": high_share_by(store, f, "model", BAND_NAMES)}
+    for name, alone in pairs.items():
+        pd.testing.assert_frame_equal(got[name], alone, check_dtype=False, check_index_type=False, rtol=1e-12,
+                                      obj=name)
+    assert len(got["score_histogram"]) == 10
+
+
+# --- responses page ------------------------------------------------------------------------------------------
+
+
+def test_responses_page_default_order_columns_and_total(loaded):
+    store, rows = loaded
+    frame, total = responses_page(store, Filters(), limit=20)
+    assert tuple(frame.columns) == PAGE_COLUMNS
+    assert total == len(rows)
+    want = sorted(rows, key=lambda r: (-r.score, r.response_id))[:20]
+    assert list(frame["response_id"]) == [r.response_id for r in want]
+    assert list(frame["score"]) == pytest.approx([r.score for r in want], abs=1e-9)
+    assert list(frame["band"]) == [r.band for r in want]
+
+
+def test_responses_page_paginates_the_filtered_set(loaded):
+    store, rows = loaded
+    f = Filters(use_cases=("customer-support", "hr-policy"))
+    want = [r.response_id for r in sorted(select(rows, f), key=lambda r: (r.score, r.response_id))]
+    pages, offset = [], 0
+    while True:
+        frame, total = responses_page(store, f, sort_by="score", descending=False, limit=7, offset=offset)
+        assert total == len(want)
+        if frame.empty:
+            break
+        assert len(frame) <= 7
+        pages += list(frame["response_id"])
+        offset += 7
+    assert pages == want
+    frame, total = responses_page(store, f, limit=0)
+    assert frame.empty and total == len(want)
+
+
+def test_responses_page_sorts_by_allow_listed_columns(loaded):
+    store, rows = loaded
+    frame, _ = responses_page(store, Filters(), sort_by="created_at", descending=False, limit=500)
+    dated = [r for r in rows if r.created_at]
+    assert list(frame["response_id"][: len(dated)]) == [r.response_id for r in sorted(
+        dated, key=lambda r: (r.created_at, r.response_id))]
+    assert frame["created_at"].iloc[len(dated):].isna().all()  # undated rows last
+    for key in SORT_COLUMNS:
+        assert len(responses_page(store, Filters(), sort_by=key, limit=3)[0]) == 3
+
+
+@pytest.mark.parametrize("sort_by", ["score; DROP TABLE scores", "score DESC, (SELECT 1)", "question", "", None])
+def test_responses_page_refuses_sort_keys_off_the_allow_list(loaded, sort_by):
+    store, _ = loaded
+    with pytest.raises(ValueError, match="cannot sort by"):
+        responses_page(store, Filters(), sort_by=sort_by)
+    assert store.query_one("SELECT count(*) FROM scores")[0] > 0
+
+
+@pytest.mark.parametrize("window", [{"limit": -1}, {"offset": -3}, {"limit": "10"}, {"limit": True}])
+def test_responses_page_refuses_bad_windows(store, window):
+    with pytest.raises(ValueError):
+        responses_page(store, Filters(), **window)
+
+
+def _search(rows: list[Row], text: str) -> set[str]:
+    needle = text.lower()
+    return {r.response_id for r in rows
+            if any(needle in (t or "").lower() for t in [r.question, r.answer, *r.claim_texts])}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a_c", {"hc-us-1"}),  # "_" is literal: "abc" does not match
+    ("10%off", {"hc-pct-1"}),  # "%" is literal: "10 items off" does not match
+    (r"C:\temp", {"hc-slash"}),  # the escape character itself is literal too
+    ("ZEPPELINWORTHY", {"hc-slash"}),  # claim text, case-insensitive
+    ("code a_c IS", {"hc-us-1"}),
+])
+def test_search_is_a_literal_case_insensitive_substring(loaded, text, expected):
+    store, rows = loaded
+    assert _search(rows, text) == expected  # the fixture says what we think it says
+    frame, total = responses_page(store, Filters(), search=text)
+    assert set(frame["response_id"]) == expected and total == len(expected)
+
+
+def test_search_over_question_answer_and_claims_with_filters(loaded):
+    store, rows = loaded
+    for text, f in (("notice", Filters()), ("warranty", Filters(models=("rag-v4",))),
+                    ("Summarise", Filters(use_cases=("supplier-contracts",)))):
+        want = _search(select(rows, f), text)
+        frame, total = responses_page(store, f, search=text, limit=1000)
+        assert total == len(want) > 0
+        assert set(frame["response_id"]) == want
+    assert responses_page(store, Filters(), search="   ")[1] == len(rows)  # blank search: no filter
+
+
+@pytest.mark.parametrize("text", ["%", "_", "\\", "%%", "99.5%"])
+def test_wildcard_characters_alone_are_searched_literally(loaded, text):
+    store, rows = loaded
+    want = _search(rows, text)
+    assert want == set() if text == "%%" else 0 < len(want) < len(rows)  # unescaped, "%%" would match all
+    frame, total = responses_page(store, Filters(), search=text, limit=1000)
+    assert set(frame["response_id"]) == want and total == len(want)
+
+
+def test_export_rows_are_the_filtered_view_with_texts(loaded):
+    store, rows = loaded
+    f = Filters(use_cases=("hr-policy",))
+    frame = export_rows(store, f)
+    want = {r.response_id: r for r in select(rows, f)}
+    assert tuple(frame.columns) == EXPORT_COLUMNS
+    assert set(frame["response_id"]) == set(want)
+    for rid, question, answer in frame[["response_id", "question", "answer"]].itertuples(index=False):
+        assert (question, answer) == (want[rid].question, want[rid].answer)
+    assert len(export_rows(store, f, limit=3)) == 3
+    assert set(export_rows(store, Filters(), search="zeppelinworthy")["response_id"]) == {"hc-slash"}
+
+
+# --- one response -----------------------------------------------------------------------------------------------
+
+
+def test_response_detail_shows_the_response_its_score_claims_and_floors(loaded):
+    store, rows = loaded
+    row = next(r for r in rows if r.floors and r.claim_count >= 3)
+    detail = response_detail(store, row.response_id)
+    response, score = detail["response"], detail["score"]
+    assert (response["response_id"], response["revision"], response["is_current"]) == (row.response_id, 1, True)
+    assert (response["question"], response["answer"], response["claim_count"]) == (
+        row.question, row.answer, row.claim_count)
+    assert response["batch_id"] >= 1 and "stakes" in response
+    assert score["score"] == pytest.approx(row.score, abs=1e-9) and score["band"] == row.band
+    assert score["hri_add"] == pytest.approx(row.hri_add, abs=1e-9)
+    assert all(score[f"s_{d.lower()}"] == pytest.approx(row.dims[d], abs=1e-12) for d in ALL_DIMS)
+    assert score["is_current"] and score["as_of"] == AS_OF and score["profile_version"] == 1
+    assert (score["decisive_claim_id"] is not None) == row.decisive
+    record = next(r for r in dataset() if r["response_id"] == row.response_id)
+    claims = detail["claims"]
+    assert list(claims["claim_id"]) == [c["claim_id"] for c in record["claims"]]
+    assert list(claims["labels"]) == [c["labels"] for c in record["claims"]]
+    assert list(claims["dimensions"]) == [c.get("dimensions") for c in record["claims"]]
+    assert list(claims["criticality"]) == [c["criticality"] for c in record["claims"]]
+    assert sorted(zip(detail["floors"]["claim_id"], detail["floors"]["rule_id"])) == sorted(row.floors)
+    # imported (scored at import time), then rescored at AS_OF: two runs, the later one current
+    history = detail["history"]
+    assert list(history["is_current"]) == [False, True]
+    assert list(history["run_id"]) == sorted(history["run_id"])
+    assert detail["revisions"] == [1]
+
+
+def test_response_detail_of_unknown_responses_and_revisions(loaded):
+    store, _ = loaded
+    assert response_detail(store, "no-such-response") is None
+    assert response_detail(store, "hc-crit", revision=2) is None
+    assert response_detail(store, "' OR 1=1 --") is None
+
+
+def test_response_detail_follows_revisions(loaded, tmp_path):
+    store, _ = loaded
+    changed = next(r for r in handmade_records() if r["response_id"] == "hc-crit")
+    changed = {**changed, "claims": [claim("The liability cap is 100% of fees.", ["SUPPORTED"], 3)]}
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "fix.jsonl", [changed]))
+    current = response_detail(store, "hc-crit")
+    assert current["revisions"] == [1, 2]
+    assert current["response"]["revision"] == 2 and current["score"]["band"] == "Low"
+    assert list(current["claims"]["text"]) == ["The liability cap is 100% of fees."]
+    assert current["floors"].empty
+    old = response_detail(store, "hc-crit", revision=1)
+    assert old["response"]["is_current"] is False and old["score"]["band"] == "Critical"
+    assert list(old["claims"]["labels"]) == [["CONTRADICTED"]]
+    assert list(old["floors"]["rule_id"]) == ["contradicted-high"]
+    assert list(current["history"]["revision"]) == [1, 1, 2]
+    # the explorer lists the current revision only
+    frame, _ = responses_page(store, Filters(models=("handmade",)), search="liability")
+    assert list(zip(frame["response_id"], frame["revision"])) == [("hc-crit", 2)]
+
+
+# --- profile versions -------------------------------------------------------------------------------------------
+
+
+def _second_profile(store: Store) -> int:
+    version = create_draft(store, SYSTEM, {
+        "weights": {"F": 0.1, "C": 0.1, "U": 0.5, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
+        "contributions": {"PARTIAL": 0.9},
+        "bands": [{"name": "Low", "upper": 10, "action": "release"},
+                  {"name": "Medium", "upper": 30, "action": "caution"},
+                  {"name": "High", "upper": 60, "action": "review"},
+                  {"name": "Critical", "upper": 100, "action": "block"}],
+    })
+    activate(store, SYSTEM, version, "test: a stricter profile")
+    rescore(store, SYSTEM, get_profile(store, version), as_of=AS_OF)
+    return version
+
+
+def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):
+    store, rows_v1 = loaded
+    records = dataset()
+    version = _second_profile(store)
+    rows_v2 = expected_rows(records, get_profile(store, version))
+    assert filter_options(store)["profile_versions"] == [1, version]
+    for f_rows, f in ((rows_v1, Filters(profile_version=1)), (rows_v2, Filters(profile_version=version)),
+                      (rows_v2, Filters())):
+        got = kpis(store, f)
+        assert got["band_counts"] == {b: sum(r.band == b for r in f_rows) for b in BAND_NAMES}
+        assert got["median_score"] == pytest.approx(quantile_cont([r.score for r in f_rows], 0.5), abs=1e-9)
+        hist = score_histogram(store, f, bin_width=10)
+        assert list(hist["n"]) == [sum(min(math.floor(round(r.score, 9) / 10), 9) == i for r in f_rows)
+                                   for i in range(10)]
+        contrib = dimension_contributions(store, f, get_profile(store, version).weights).set_index("dimension")
+        assert contrib.loc["U", "mean_score"] == pytest.approx(statistics.fmean(r.dims["U"] for r in f_rows))
+        frame, total = responses_page(store, f, limit=5)
+        assert total == len(records)
+        assert list(frame["profile_version"]) == [f.profile_version or version] * 5
+        assert set(frame["as_of"]) == {AS_OF}  # the latest run under that version, not the import-time one
+        band_f = Filters(bands=("High",), profile_version=f.profile_version)
+        assert kpis(store, band_f)["responses"] == sum(r.band == "High" for r in f_rows)
+    assert kpis(store, Filters(profile_version=1))["band_counts"] != kpis(store, Filters())["band_counts"]
+    # a revision imported after the switch was never scored under version 1: it drops out of that view
+    changed = {**next(r for r in records if r["response_id"] == "hc-us-2"), "answer": "See the new code."}
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "late.jsonl", [changed]))
+    assert kpis(store, Filters(profile_version=1))["responses"] == len(records) - 1
+    assert kpis(store, Filters(profile_version=version))["responses"] == len(records)
+    assert kpis(store, Filters(profile_version=99))["responses"] == 0

@@ -1,0 +1,240 @@
+"""The pre-submission checklist (paper Table IX): each automated check passes on the paper's own
+register and fails, naming the offending rows, on a register built to break it; sign-offs bind to a
+hash of what was checked, go stale when it changes, and need a second person."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from register import SYSTEM, Actor, StaleEdit
+from register.governance import checklist as chk
+from register.governance import registers as gov
+from register.demo import seed_demo
+from register.access.permissions import FourEyesViolation, PermissionDenied
+from register.db.store import Change
+
+ANN = Actor("ann", "reviewer")
+CAROL = Actor("carol", "reviewer")
+
+
+@pytest.fixture
+def paper(store):
+    """The demo set: Table V and Factcheck-GPT scored, Table VII as the claims register, Table VIII as rules."""
+    seed_demo(store, SYSTEM)
+    return store
+
+
+def _offending(store, no: int) -> list[str]:
+    results = chk.run_checks(store)
+    check = results["checks"][no - 1]
+    assert check["no"] == no
+    assert (check["status"] == "fail") == bool(check["offending"])
+    return [f["entity_id"] for f in check["offending"]]
+
+
+def _add(store, *claims, sources=()):
+    if sources:
+        gov.save_sources(store, ANN, gov.RowChanges(inserts=[{"values": s} for s in sources]))
+    gov.save_claims(store, ANN, gov.RowChanges(inserts=[{"values": c} for c in claims]))
+
+
+def _claim(key, claim_type, sources=(), status="verified", statement=None):
+    return {"claim_key": key, "statement": statement or f"claim {key}", "claim_type": claim_type,
+            "source_ids": list(sources), "verification_status": status}
+
+
+def test_the_paper_register_passes_every_check(paper):
+    results = chk.run_checks(paper)
+    assert [c["status"] for c in results["checks"]] == ["pass"] * 7
+    assert results["summary"]["claims"] == 7
+    assert "95 current scores recomputed in SQL" in results["checks"][6]["note"]
+
+
+def test_check_1_unsourced_factual_claim(paper):
+    assert _offending(paper, 1) == []
+    _add(paper, _claim("x1", "scientific/methodological", ["ref-7-galileo-index"]), _claim("x2", "governance framework"))
+    assert _offending(paper, 1) == ["x1", "x2"]
+
+
+def test_check_2_number_neither_sourced_nor_provisional(paper):
+    assert _offending(paper, 2) == []
+    _add(paper, _claim("n1", "scientific/methodological", statement="Floors cut misses by 40%."),
+         _claim("n2", "original design choice", status="provisional (design parameter)",
+                statement="The High band starts at 70."))
+    assert _offending(paper, 2) == ["n1"]  # n2 is marked provisional
+
+
+def test_check_3_vendor_material_presented_as_independent_validation(paper):
+    assert _offending(paper, 3) == []
+    _add(paper, _claim("v1", "benchmark property or number", ["ref-7-galileo-index"]),
+         _claim("v2", "vendor capability", ["ref-7-galileo-index"]))
+    assert _offending(paper, 3) == ["v1"]
+
+
+def test_check_4_original_element_presented_as_established(paper):
+    assert _offending(paper, 4) == []
+    _add(paper, _claim("o1", "original design choice", ["ref-2-truthfulqa"]),
+         _claim("o2", "scientific/methodological", ["hri-paper"]),
+         _claim("o3", "original design choice", [], status="hypothesis"))
+    assert _offending(paper, 4) == ["o1", "o2"]
+
+
+def test_check_5_unverifiable_claims_left_in(paper):
+    assert _offending(paper, 5) == []
+    _add(paper, _claim("u1", "scientific/methodological", status="unverified"),
+         _claim("u2", "scientific/methodological", status="removed"))
+    assert _offending(paper, 5) == ["u1"]
+
+
+def test_check_6_mutable_source_without_access_date(paper):
+    assert _offending(paper, 6) == []
+    # the register refuses such a row, so this stands for data that reached the database another way
+    paper.write(SYSTEM, "test.legacy_source", lambda cur: (cur.execute(
+        "INSERT INTO sources (source_id, title, source_type) VALUES ('legacy-blog', 'Old blog post', 'web page')"),
+        Change("source", "legacy-blog"))[1])
+    assert _offending(paper, 6) == ["legacy-blog"]
+
+
+def test_check_7_a_stored_score_that_does_not_reproduce(paper):
+    assert _offending(paper, 7) == []
+    victim = paper.query_one("SELECT response_id FROM scores WHERE is_current ORDER BY response_id LIMIT 1")[0]
+    paper.write(SYSTEM, "test.tamper", lambda cur: (cur.execute(
+        "UPDATE scores SET hri = hri + 0.05, score = score + 5 WHERE is_current AND response_id = ?", [victim]),
+        Change("scores", victim))[1])
+    assert _offending(paper, 7) == [victim]
+
+
+# --- runs and sign-offs --------------------------------------------------------------------------------
+
+
+def _all(decision="pass"):
+    return {no: {"decision": decision} for no, _ in chk.CHECKS}
+
+
+def test_sign_off_goes_stale_when_a_checked_record_changes(paper):
+    run = chk.record_run(paper, ANN)
+    chk.sign(paper, CAROL, run, _all())
+    detail = chk.run_detail(paper, run)
+    assert not detail["stale"] and detail["signoffs"][0]["outcome"] == "passed"
+    assert not detail["signoffs"][0]["stale"]
+    row = gov.list_claims(paper).set_index("claim_key").loc["vii-3"].to_dict()
+    gov.save_claims(paper, ANN, gov.RowChanges(updates=[
+        {"key": "vii-3", "row_version": 1, "values": {**row, "claim_key": "vii-3", "notes": "reworded"}}]))
+    detail = chk.run_detail(paper, run)
+    assert detail["stale"] and detail["signoffs"][0]["stale"]
+    assert chk.history(paper).set_index("run_id").loc[run, "stale"]
+    with pytest.raises(StaleEdit, match="run the checklist again"):
+        chk.sign(paper, Actor("dora", "reviewer"), run, _all())
+    # a new run over the changed register can be signed again, and is current
+    run2 = chk.record_run(paper, CAROL)
+    chk.sign(paper, Actor("dora", "reviewer"), run2, _all())
+    assert not chk.run_detail(paper, run2)["stale"]
+
+
+def test_rule_change_also_makes_a_run_stale(paper):
+    run = chk.record_run(paper, ANN)
+    gov.save_rules(paper, Actor("root", "admin"), gov.list_rules(paper).to_dict("records"), "re-publish")
+    assert chk.run_detail(paper, run)["stale"]
+
+
+def test_four_eyes_the_last_editor_cannot_sign(paper):
+    _add(paper, _claim("e1", "vendor capability", ["ref-7-galileo-index"]))  # ann edits
+    run = chk.record_run(paper, CAROL)
+    with pytest.raises(FourEyesViolation):
+        chk.sign(paper, ANN, run, _all())
+    assert paper.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
+    assert paper.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied' AND actor_name = 'ann'")[0] == 1
+    chk.sign(paper, CAROL, run, _all())  # carol ran it but edited nothing: she may sign
+
+
+def test_item_decisions_are_validated(paper):
+    _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
+    run = chk.record_run(paper, CAROL)
+    decisions = _all()
+    decisions[6] = {"decision": "waived"}
+    with pytest.raises(gov.ValidationFailed) as failed:
+        chk.sign(paper, CAROL, run, decisions)  # 1 and 5 failed automatically; 6 waived without reason
+    assert {(p.row, p.column) for p in failed.value.problems} == {(1, "decision"), (5, "decision"), (6, "reason")}
+    decisions.update({1: {"decision": "fail"}, 5: {"decision": "waived", "reason": "moved to future work"},
+                      6: {"decision": "waived", "reason": "no web sources"}})
+    chk.sign(paper, CAROL, run, decisions)
+    history = chk.history(paper)
+    assert history.loc[0, ["run_by", "automated", "failed_checks", "signed_by", "sign_off"]].tolist() == \
+        ["carol", "fail", "1, 5", "carol", "failed"]
+
+
+def test_viewer_cannot_run_or_sign(paper):
+    with pytest.raises(PermissionDenied):
+        chk.record_run(paper, Actor("vic", "viewer"))
+
+
+# --- release report ------------------------------------------------------------------------------------
+
+
+def test_release_report_pdf_and_markdown(paper, tmp_path):
+    from register.governance import report
+
+    _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
+    run = chk.record_run(paper, ANN)
+    chk.sign(paper, CAROL, run, {**_all(), 1: {"decision": "fail"}, 5: {"decision": "waived", "reason": "future work"}})
+    md = report.report_markdown(paper, run)
+    assert "| 5 | Ambiguous or unverifiable claims are removed, softened, or moved to future work. | fail | 1 |" in md
+    assert "register_claim `u1`" in md and "item 5: waived - future work" in md
+    pdf = report.report_pdf(paper, run)
+    assert pdf.startswith(b"%PDF")
+    path = tmp_path / "report.pdf"
+    path.write_bytes(pdf)
+    if not Path("/usr/bin/pdftoppm").exists():
+        pytest.skip("pdftoppm (poppler-utils) is not installed; the test command installs it")
+    out = tmp_path / "checklist-report"  # the test's own folder: passes alone and in any order
+    subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", str(path), str(out)], check=True)
+    png = Path(str(out) + "-1.png")
+    assert png.stat().st_size > 10_000  # a rendered page, not an empty one
+
+
+# --- the CI gate ---------------------------------------------------------------------------------------
+
+
+def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path, register_cli):
+    db = tmp_path / "gate.duckdb"
+    cli = register_cli()  # as the login name, like a CI job
+    assert cli("--db", str(db), "demo").returncode == 0
+
+    def _gate(*args, db=None):
+        return cli(*(["--db", str(db)] if db else []), "checklist", "run", *args)
+
+    ok = _gate("--fail-on", "violations", db=db)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "0 of 7 checks failed" in ok.stdout
+    claims = tmp_path / "claims.csv"
+    claims.write_text("claim_id,statement,claim_type,source_type,source_ref,access_date,verification_status\n"
+                      "b-1,Model X scores 91% on TruthfulQA.,benchmark property or number,vendor documentation,"
+                      "https://vendor.example/blog,2026-11-01,verified\n")
+    bad = _gate("--fail-on", "violations", "--claims", str(claims))
+    assert bad.returncode == 1
+    assert "[FAIL] 1." in bad.stdout and "register_claim b-1" in bad.stdout
+    assert "3 of 7 checks failed: 1, 2, 3" in bad.stdout
+    assert _gate("--claims", str(claims)).returncode == 0  # without --fail-on it only reports
+
+
+def test_governance_cli_exports_and_reimports_without_duplicates(tmp_path, register_cli):
+    db = tmp_path / "cli.duckdb"
+    run = register_cli()
+
+    def cli(*args):
+        return run("--db", str(db), *args)
+
+    assert cli("demo").returncode == 0
+    out = tmp_path / "claims.xlsx"
+    exported = cli("governance", "export", "claims", str(out))
+    assert exported.returncode == 0 and "7 rows written" in exported.stdout
+    again = cli("governance", "import", "claims", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "7 rows: 0 new, 0 updated, 7 unchanged, 0 rejected" in again.stdout
+    bad = tmp_path / "bad.csv"
+    bad.write_text("statement,claim_type,verification_status\nSomething,gossip,verified\n")
+    refused = cli("governance", "import", "claims", str(bad))
+    assert refused.returncode == 2 and "row 1, claim_type" in refused.stderr
