@@ -39,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
-from register import review  # noqa: E402
-from register.console import queries
+from register.console import queries, review  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
 from register.scoring.profiles import activate, active_profile, create_draft, ensure_default_profile  # noqa: E402
 from register.scoring.scorer import rescore  # noqa: E402
@@ -115,7 +114,7 @@ def main() -> None:
     db = args.db or work / "console.duckdb"
     store = Store(db)
     ensure_default_profile(store, SYSTEM)
-    existing = store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
+    existing = store.scalar("SELECT count(*) FROM responses WHERE is_current")
     if existing:
         print(f"reusing {db}: {existing:,} current responses")
     else:
@@ -123,7 +122,7 @@ def main() -> None:
     if not args.one_profile and len(queries.filter_options(store)["profile_versions"]) < 2:
         add_second_profile(store)
     responses, claims = store.query_one("SELECT count(*), sum(claim_count) FROM responses WHERE is_current")
-    scores = store.query_one("SELECT count(*) FROM scores")[0]
+    scores = store.scalar("SELECT count(*) FROM scores")
     print(f"database: {responses:,} current responses, {claims:,} claims, {scores:,} score rows, "
           f"{db.stat().st_size / 1e9:,.2f} GB")
 

@@ -54,7 +54,7 @@ def main() -> None:
     db = args.db or work / "impact.duckdb"
     store = Store(db)
     ensure_default_profile(store, SYSTEM)
-    if not store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]:
+    if not store.scalar("SELECT count(*) FROM responses WHERE is_current"):
         build(store, args.responses, db.parent if args.db else work, args.chunk_size)
     responses, claims = store.query_one("SELECT count(*), sum(claim_count) FROM responses WHERE is_current")
     print(f"database: {responses:,} current responses, {claims:,} claims")

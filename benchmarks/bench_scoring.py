@@ -106,8 +106,8 @@ def main() -> None:
     start = time.perf_counter()
     report = import_path(store, SYSTEM, source, score=False)
     import_s = time.perf_counter() - start
-    claims = store.query_one("SELECT count(*) FROM claims")[0]
-    responses = store.query_one("SELECT count(*) FROM responses")[0]
+    claims = store.scalar("SELECT count(*) FROM claims")
+    responses = store.scalar("SELECT count(*) FROM responses")
     profile = active_profile(store)
 
     sql, params = score_query(profile, AS_OF)

@@ -12,7 +12,8 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from register.governance.checklist import CHECKS, DECISIONS
+from register.governance.checklist import DECISIONS
+from register.governance.checks import CHECKS
 from ui import governance as gov
 from ui.auth import can, current_actor
 from ui.errors import show_error
@@ -45,11 +46,12 @@ def sign_form(actor, run: dict) -> None:
     with st.form(f"sign_{run['run_id']}", enter_to_submit=False):
         st.markdown(f"**Sign run {run['run_id']}** as {actor.name} ({actor.role})")
         decisions = {}
-        for no, title in CHECKS:
+        for check in CHECKS:
+            no = check.no
             left, right = st.columns([2, 3])
             default = 0 if status[no] == "pass" else 1
             decision = left.radio(f"Item {no}", DECISIONS, index=default, horizontal=True, key=f"sign_{no}",
-                                  help=title)
+                                  help=check.title)
             reason = right.text_input(f"Reason for item {no} (required when waived)", key=f"reason_{no}")
             decisions[no] = {"decision": decision, "reason": reason}
         submitted = st.form_submit_button("Sign", type="primary")

@@ -11,7 +11,10 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from register.governance.registers import CLAIM_COLUMNS, CLAIM_TYPES, STATUSES, RowChanges, export_claims
+from register.governance.registers import RowChanges
+from register.governance.rows import CLAIM_COLUMNS
+from register.governance.transfer import export_claims
+from register.governance.vocabulary import CLAIM_TYPES, STATUSES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor

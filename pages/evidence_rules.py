@@ -12,7 +12,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from register.governance.registers import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
+from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
 from ui import governance as gov
 from ui.auth import can, current_actor
 from ui.errors import show_error

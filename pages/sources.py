@@ -10,7 +10,10 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
-from register.governance.registers import MUTABLE_SOURCE_TYPES, SOURCE_COLUMNS, SOURCE_TYPES, RowChanges, export_sources
+from register.governance.registers import RowChanges
+from register.governance.rows import SOURCE_COLUMNS
+from register.governance.transfer import export_sources
+from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor

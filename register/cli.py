@@ -47,9 +47,9 @@ from pathlib import Path
 
 from hri_core import HRIError
 
-from register.errors import AuditChainBroken, RegisterError
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
+from register.errors import AuditChainBroken, RegisterError
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
@@ -76,16 +76,17 @@ def _debug() -> bool:
 
 
 def render_error(error: BaseException, stream=None) -> None:
-    """The one place errors reach the terminal: ``title: message`` on stderr."""
+    """The one place errors reach the terminal: ``title: message`` on stderr.
+
+    The register's errors (a database held by another process is ``DatabaseInUse``) and ``hri_core``'s
+    carry their own title and a message that says what to do; anything else is unexpected.
+    """
     stream = stream or sys.stderr
     message = str(error)
     if isinstance(error, (RegisterError, HRIError)):
         title = error.title
     elif isinstance(error, OSError):
         title = "File error"
-    elif "Could not set lock on file" in message:  # DuckDB: another process holds the database
-        title = "Database in use"
-        message += " (stop the app or the other process, or choose another file with --db)"
     else:
         title = "Unexpected error"
         message = f"{type(error).__name__}: {message}"
@@ -179,11 +180,9 @@ def cmd_rescore(store: Store, args) -> int:
 
 def cmd_quarantine_list(store: Store, args) -> int:
     where = "" if args.all else "WHERE status = 'open'"
-    rows = store.query("SELECT quarantine_id, status, batch_id, source_name, location, response_id, reasons, "
+    rows = store.dicts("SELECT quarantine_id, status, batch_id, source_name, location, response_id, reasons, "
                        f"created_at FROM quarantine {where} ORDER BY quarantine_id")
-    keys = ("quarantine_id", "status", "batch_id", "source_name", "location", "response_id", "reasons", "created_at")
-    for row in rows:
-        entry = dict(zip(keys, row))
+    for entry in rows:
         entry["reasons"] = json.loads(entry["reasons"]) if isinstance(entry["reasons"], str) else entry["reasons"]
         if args.json:
             print(json.dumps(entry, default=str))
@@ -293,18 +292,16 @@ def cmd_status(store: Store, args) -> int:
     from register.errors import NotFound
     from register.scoring.profiles import active_profile
 
-    row = store.query_one("""
-        SELECT (SELECT count(*) FROM responses WHERE is_current),
-               (SELECT count(*) FROM responses WHERE NOT is_current),
-               (SELECT count(*) FROM claims c JOIN responses r USING (response_id, revision) WHERE r.is_current),
-               (SELECT count(*) FROM scores WHERE is_current),
-               (SELECT count(*) FROM quarantine WHERE status = 'open'),
-               (SELECT count(*) FROM import_batches),
-               (SELECT count(*) FROM audit_events)
+    status: dict = store.one("""
+        SELECT (SELECT count(*) FROM responses WHERE is_current) AS responses,
+               (SELECT count(*) FROM responses WHERE NOT is_current) AS earlier_revisions,
+               (SELECT count(*) FROM claims c JOIN responses r USING (response_id, revision) WHERE r.is_current)
+                   AS claims,
+               (SELECT count(*) FROM scores WHERE is_current) AS current_scores,
+               (SELECT count(*) FROM quarantine WHERE status = 'open') AS open_quarantine,
+               (SELECT count(*) FROM import_batches) AS import_batches,
+               (SELECT count(*) FROM audit_events) AS audit_events
     """)
-    keys = ("responses", "earlier_revisions", "claims", "current_scores", "open_quarantine", "import_batches",
-            "audit_events")
-    status: dict = dict(zip(keys, row))
     try:
         status["active_profile_version"] = active_profile(store).version
     except NotFound:
@@ -319,29 +316,31 @@ def cmd_checklist_run(store: Store, args) -> int:
     """The CI gate: run the automated checks and print a readable summary."""
     import tempfile
 
-    from register.governance import checklist
-    from register.governance import registers as governance
+    from register.governance.checklist import gate_summary, record_run
+    from register.governance.checks import run_checks
+    from register.governance.evidence import ensure_default_rules
+    from register.governance.transfer import import_register, read_upload
 
     rejected: list[str] = []
     if args.claims or args.sources:
         with tempfile.TemporaryDirectory(prefix="hri-checklist-") as tmp:
             temp = Store(Path(tmp) / "register.duckdb")
             try:
-                governance.ensure_default_rules(temp, cli_actor())
+                ensure_default_rules(temp, cli_actor())
                 for kind, path in (("sources", args.sources), ("claims", args.claims)):
                     if path:
-                        frame = governance.read_upload(Path(path).name, Path(path).read_bytes())
-                        result = governance.import_register(temp, cli_actor(), kind, frame)
+                        frame = read_upload(Path(path).name, Path(path).read_bytes())
+                        result = import_register(temp, cli_actor(), kind, frame)
                         rejected += [f"{path}: {p}" for p in result.rejected]
-                results = checklist.run_checks(temp)
+                results = run_checks(temp)
             finally:
                 temp.close()
     else:
-        results = checklist.run_checks(store)
+        results = run_checks(store)
         if args.record:
-            run_id = checklist.record_run(store, cli_actor(), results=results)
+            run_id = record_run(store, cli_actor(), results=results)
             print(f"recorded as checklist run {run_id}", file=sys.stderr)
-    failed, text = checklist.gate_summary(results)
+    failed, text = gate_summary(results)
     if args.json:
         print(json.dumps({**results, "rejected_rows": rejected}, indent=2, default=str))
     else:
@@ -354,20 +353,26 @@ def cmd_checklist_run(store: Store, args) -> int:
 
 
 def cmd_governance(store: Store, args) -> int:
-    from register.governance import registers as governance
+    from register.governance.transfer import (
+        export_claims,
+        export_sources,
+        formula_escaped,
+        import_register,
+        read_upload,
+    )
 
     path = Path(args.file)
     if args.governance_command == "import":
-        frame = governance.read_upload(path.name, path.read_bytes())
-        result = governance.import_register(store, cli_actor(), args.kind, frame)
+        frame = read_upload(path.name, path.read_bytes())
+        result = import_register(store, cli_actor(), args.kind, frame)
         print(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, {result.unchanged} unchanged, "
               f"{result.rejected_rows} rejected" + (f", {result.sources_created} sources created"
                                                    if result.sources_created else ""))
         for problem in result.rejected:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_QUARANTINED if result.rejected else EXIT_OK
-    frame = governance.export_sources(store) if args.kind == "sources" else governance.export_claims(store)
-    frame = governance.formula_escaped(frame)
+    frame = export_sources(store) if args.kind == "sources" else export_claims(store)
+    frame = formula_escaped(frame)
     if path.suffix.lower() == ".xlsx":
         frame.to_excel(path, index=False)
     else:

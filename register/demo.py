@@ -17,10 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from register.ingest.importer import ProgressFn, import_path, scan_file
-from register.governance.registers import seed_paper_register
-from register.scoring.profiles import ensure_default_profile
 from register.db.store import Actor, Store
+from register.governance.seed import seed_paper_register
+from register.ingest.importer import ProgressFn, import_path, scan_file
+from register.scoring.profiles import ensure_default_profile
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 SYNTHETIC_SEED = 42
@@ -88,4 +88,4 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
 
 def is_empty(store: Store) -> bool:
     """Whether the database holds no response at all (the console's first start loads the demo set then)."""
-    return not store.query_one("SELECT EXISTS (SELECT 1 FROM responses)")[0]
+    return not store.scalar("SELECT EXISTS (SELECT 1 FROM responses)")

@@ -1,6 +1,20 @@
-"""Errors of the register (the system of record). One base class; pages render them in one place."""
+"""Every error the register raises, in one place.
+
+One base class, ``RegisterError``: ``title`` is a short human heading and the message says what went
+wrong and what to do. Pages render them in one place (``ui.components.show_error``), the command
+line in another (``register.cli.render_error``); neither needs to know a database library: the
+store (``register.db.store``) turns DuckDB's exceptions into the database errors below.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "DatabaseError", "DatabaseInUse", "ElicitationError",
+    "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidDecision", "LoginFailed", "MigrationError",
+    "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
+]
 
 
 class RegisterError(Exception):
@@ -9,14 +23,42 @@ class RegisterError(Exception):
     title = "The request could not be completed"
 
 
+# --- records ----------------------------------------------------------------------------------------
+
+
 class NotFound(RegisterError):
+    """A record the request names does not exist (any more): reload, or name another one."""
+
     title = "Not found"
 
 
 class StaleEdit(RegisterError):
-    """A row changed since it was read: the edit is refused, never silently overwritten."""
+    """A row changed since it was read: the edit is refused, never silently overwritten. Reload and redo it."""
 
     title = "Changed by someone else"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a row cannot be saved: where (row, column) and what is wrong with it."""
+
+    row: int | None      # 1-based row of the edited table or uploaded file (header excluded)
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"row {self.row}" if self.row is not None else "file"
+        return f"{where}, {self.column}: {self.message}" if self.column else f"{where}: {self.message}"
+
+
+class ValidationFailed(RegisterError, ValueError):
+    """Rows that cannot be saved; ``problems`` lists every failure (row, column, message). Nothing was written."""
+
+    title = "Not saved: fix these rows"
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems[:20]) + (" ..." if len(problems) > 20 else ""))
 
 
 class ImportRejected(RegisterError):
@@ -25,9 +67,83 @@ class ImportRejected(RegisterError):
     title = "File refused"
 
 
+class InvalidDecision(RegisterError, ValueError):
+    """A review decision that cannot be recorded as given; ``field`` names the input to fix."""
+
+    title = "Decision not recorded"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class ElicitationError(RegisterError, ValueError):
+    """Judgements, weights or a Delphi step that cannot be accepted; the message names what to change."""
+
+    title = "Elicitation not accepted"
+
+
+# --- people -----------------------------------------------------------------------------------------
+
+
+class PermissionDenied(RegisterError):
+    """The acting user's role may not do this (the attempt is in the audit trail): ask an admin."""
+
+    title = "Not allowed"
+
+
+class FourEyesViolation(PermissionDenied):
+    """The author of a change tried to approve it: a second person must."""
+
+    title = "Needs a second person"
+
+
+LOGIN_FAILED_MESSAGE = "Invalid username or password"
+
+
+class LoginFailed(RegisterError):
+    """Any failed login. The message never says which part was wrong."""
+
+    title = "Login failed"
+
+    def __init__(self) -> None:
+        super().__init__(LOGIN_FAILED_MESSAGE)
+
+
+class InvalidAccount(RegisterError, ValueError):
+    """A username, role or password that cannot be accepted (says which and why)."""
+
+    title = "Invalid account data"
+
+
+# --- the database -----------------------------------------------------------------------------------
+
+
 class MigrationError(RegisterError):
+    """A numbered migration is misnamed, was edited after it landed, or failed: nothing of it was applied."""
+
     title = "Database migration failed"
 
 
 class AuditChainBroken(RegisterError):
+    """The audit trail's hash chain does not verify: an event was edited, deleted or reordered."""
+
     title = "Audit trail does not verify"
+
+
+class DatabaseError(RegisterError):
+    """The database refused an operation; a write was rolled back whole (nothing of it was saved)."""
+
+    title = "Database error"
+
+
+class DatabaseInUse(DatabaseError):
+    """Another process holds the database file (DuckDB allows one read-write process per file)."""
+
+    title = "Database in use"
+
+
+class WriteConflict(DatabaseError):
+    """Another transaction changed the same rows at the same moment; the write was rolled back (try again)."""
+
+    title = "Changed at the same time"

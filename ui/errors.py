@@ -21,9 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import HRIError
-from register import RegisterError
-from register.access.identity import LoginFailed
-from register.governance.registers import ValidationFailed
+from register.errors import LoginFailed, RegisterError, ValidationFailed
 from ui.text import escape_markdown
 
 EXPECTED = (RegisterError, HRIError)  # errors whose message is written for the user

@@ -1,6 +1,7 @@
 """UI helpers of the governance pages: cached reads of the registers, rules and checklist runs, the
-translation of a data editor's edit state into a ``register.governance.registers.RowChanges``, and writes that
-clear the read caches. No business rules: those live in ``register.governance.registers`` / ``register.governance.checklist``.
+translation of a data editor's edit state into a ``register.governance.registers.RowChanges``, and
+writes that clear the read caches. No business rules: those live in ``register.governance``
+(``registers``, ``transfer``, ``evidence``, ``checklist``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.db.audit import EventFilter, search_events
-from register.governance import checklist, report
-from register.governance import registers as governance
+from register.governance import checklist, evidence, registers, report, transfer
 from ui import data, exports
 from ui.errors import show_error
 
@@ -23,27 +23,27 @@ from ui.errors import show_error
 
 @st.cache_data(show_spinner=False)
 def sources(role: str | None = None, include_deleted: bool = False) -> pd.DataFrame:
-    return governance.list_sources(data.get_store(), role=role, include_deleted=include_deleted)
+    return registers.list_sources(data.get_store(), role=role, include_deleted=include_deleted)
 
 
 @st.cache_data(show_spinner=False)
 def claims(include_deleted: bool = False) -> pd.DataFrame:
-    return governance.list_claims(data.get_store(), include_deleted=include_deleted)
+    return registers.list_claims(data.get_store(), include_deleted=include_deleted)
 
 
 @st.cache_data(show_spinner=False)
 def evaluation() -> pd.DataFrame:
-    return governance.evaluate_rules(data.get_store())
+    return evidence.evaluate_rules(data.get_store())
 
 
 @st.cache_data(show_spinner=False)
 def rules(version: int | None = None) -> pd.DataFrame:
-    return governance.list_rules(data.get_store(), version)
+    return evidence.list_rules(data.get_store(), version)
 
 
 @st.cache_data(show_spinner=False)
 def rule_versions() -> pd.DataFrame:
-    return governance.rule_versions(data.get_store())
+    return evidence.rule_versions(data.get_store())
 
 
 @st.cache_data(show_spinner=False)
@@ -77,10 +77,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def editor_changes(loaded: pd.DataFrame, state: dict, key_col: str, columns: tuple[str, ...]) -> governance.RowChanges:
+def editor_changes(loaded: pd.DataFrame, state: dict, key_col: str, columns: tuple[str, ...]) -> registers.RowChanges:
     """A data editor's ``{"edited_rows", "added_rows", "deleted_rows"}`` against the frame it was loaded
     with (positions index ``loaded``); updates carry the row version read at load time."""
-    changes = governance.RowChanges()
+    changes = registers.RowChanges()
     deleted = set(int(i) for i in state.get("deleted_rows", []))
     for pos, edits in (state.get("edited_rows") or {}).items():
         pos = int(pos)
@@ -103,8 +103,8 @@ def editor_changes(loaded: pd.DataFrame, state: dict, key_col: str, columns: tup
 # --- writes (each clears the caches) --------------------------------------------------------------------
 
 
-def save(kind: str, actor, changes: governance.RowChanges) -> dict:
-    fn = governance.save_sources if kind == "sources" else governance.save_claims
+def save(kind: str, actor, changes: registers.RowChanges) -> dict:
+    fn = registers.save_sources if kind == "sources" else registers.save_claims
     try:
         return fn(data.get_store(), actor, changes)
     finally:
@@ -113,22 +113,22 @@ def save(kind: str, actor, changes: governance.RowChanges) -> dict:
 
 def restore(kind: str, actor, key: str) -> None:
     try:
-        governance.restore(data.get_store(), actor, kind, key)
+        registers.restore(data.get_store(), actor, kind, key)
     finally:
         data.after_write()
 
 
-def import_file(kind: str, actor, filename: str, content: bytes) -> governance.ImportResult:
-    frame = governance.read_upload(filename, content)
+def import_file(kind: str, actor, filename: str, content: bytes) -> transfer.ImportResult:
+    frame = transfer.read_upload(filename, content)
     try:
-        return governance.import_register(data.get_store(), actor, kind, frame)
+        return transfer.import_register(data.get_store(), actor, kind, frame)
     finally:
         data.after_write()
 
 
 def save_rules(actor, rows: list[dict], reason: str) -> int:
     try:
-        return governance.save_rules(data.get_store(), actor, rows, reason)
+        return evidence.save_rules(data.get_store(), actor, rows, reason)
     finally:
         data.after_write()
 
@@ -230,13 +230,13 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
                             key=f"{kind}_csv")
     cols[1].download_button("Export Excel", exports.to_excel_bytes(export_frame, sheet=kind),
                             f"{kind}-register.xlsx", key=f"{kind}_xlsx")
-    template = governance.template(kind)
+    template = transfer.template(kind)
     cols[2].download_button("Template (CSV)", exports.to_csv_bytes(template), f"{kind}-template.csv", "text/csv",
                             key=f"{kind}_tpl")
     cols[3].download_button("Template (Excel)", exports.to_excel_bytes(template, sheet=kind), f"{kind}-template.xlsx",
                             key=f"{kind}_tplx")
     upload = st.file_uploader(f"Import a {kind} register (CSV or Excel, at most "
-                              f"{governance.MAX_UPLOAD_BYTES // 1_000_000} MB)", type=["csv", "xlsx"],
+                              f"{transfer.MAX_UPLOAD_BYTES // 1_000_000} MB)", type=["csv", "xlsx"],
                               key=f"{kind}_upload")
     if upload is not None and st.button("Import", key=f"{kind}_import"):
         try:

@@ -25,16 +25,15 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from register.errors import NotFound, RegisterError, StaleEdit
 from register.access.permissions import ROLES, Permission, authorize
-from register.db.store import Actor, Change, Store, utc_now
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import InvalidAccount, LoginFailed, NotFound, StaleEdit
 from register.settings import default, settings
 
 FREE_ATTEMPTS = 3            # failures before the first lock
 MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
 MIN_PASSWORD_LENGTH = 12
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
-LOGIN_FAILED_MESSAGE = "Invalid username or password"
 DEFAULT_ROLES_FILE = default("roles_file")  # config/roles.toml; HRI_ROLES_FILE overrides it
 
 _hasher = PasswordHasher()
@@ -43,21 +42,6 @@ _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for u
 _USER_FIELDS = ("username", "display_name", "role", "disabled", "must_change_password", "failed_attempts",
                 "locked_until", "last_login_at", "created_at", "created_by", "updated_at", "updated_by",
                 "row_version")
-
-
-class LoginFailed(RegisterError):
-    """Any failed login. The message never says which part was wrong."""
-
-    title = "Login failed"
-
-    def __init__(self) -> None:
-        super().__init__(LOGIN_FAILED_MESSAGE)
-
-
-class InvalidAccount(RegisterError, ValueError):
-    """A username, role or password that cannot be accepted (says which and why)."""
-
-    title = "Invalid account data"
 
 
 @dataclass(frozen=True)
@@ -118,16 +102,18 @@ def lock_seconds(failed_attempts: int) -> int:
 
 
 def get_user(store: Store, username: str) -> User | None:
-    row = store.query_one(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username])
-    return None if row is None else User(*row)
+    """The account, or None when there is none by that name."""
+    row = store.one(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username])
+    return None if row is None else User(**row)
 
 
 def list_users(store: Store) -> list[User]:
-    return [User(*row) for row in store.query(f"SELECT {', '.join(_USER_FIELDS)} FROM users ORDER BY username")]
+    """Every account, by username."""
+    return [User(**row) for row in store.dicts(f"SELECT {', '.join(_USER_FIELDS)} FROM users ORDER BY username")]
 
 
 def count_users(store: Store) -> int:
-    return store.query_one("SELECT count(*) FROM users")[0]
+    return store.scalar("SELECT count(*) FROM users")
 
 
 def _public(user_row: dict[str, Any]) -> dict[str, Any]:
@@ -135,9 +121,8 @@ def _public(user_row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in user_row.items() if k != "password_hash"}
 
 
-def _row(cur, username: str) -> dict[str, Any] | None:
-    row = cur.execute(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username]).fetchone()
-    return None if row is None else dict(zip(_USER_FIELDS, row))
+def _row(tx: Transaction, username: str) -> dict[str, Any] | None:
+    return tx.one(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username])
 
 
 # --- login -------------------------------------------------------------------------------------
@@ -151,30 +136,30 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
                           [username])
     if row is None:
         verify_password(_DUMMY_HASH, password or "")  # same work as a real check: no timing oracle
-        store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda cur: Change(
+        store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda tx: Change(
             "user", username or None, None, {"reason": "unknown username"}))
         raise LoginFailed()
     password_hash, disabled, locked_until, role = row
     if locked_until is not None and locked_until > now:
-        store.write(Actor(username, role), "login.refused_locked", lambda cur: Change(
+        store.write(Actor(username, role), "login.refused_locked", lambda tx: Change(
             "user", username, None, {"locked_until": locked_until.isoformat()}))
         raise LoginFailed()
     ok = verify_password(password_hash, password or "")
     if ok and not disabled:
-        def success(cur) -> Change:
-            cur.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL, last_login_at = ? "
-                        "WHERE username = ?", [now, username])
+        def success(tx: Transaction) -> Change:
+            tx.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL, last_login_at = ? "
+                       "WHERE username = ?", [now, username])
             return Change("user", username, None, {"method": "local"})
 
         store.write(Actor(username, role), "login", success)
         return get_user(store, username)
 
-    def failure(cur) -> Change:
-        attempts = cur.execute("SELECT failed_attempts + 1 FROM users WHERE username = ?", [username]).fetchone()[0]
+    def failure(tx: Transaction) -> Change:
+        attempts = tx.scalar("SELECT failed_attempts + 1 FROM users WHERE username = ?", [username])
         seconds = lock_seconds(attempts)
         until = now + timedelta(seconds=seconds) if seconds else None
-        cur.execute("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE username = ?",
-                    [attempts, until, username])
+        tx.execute("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE username = ?",
+                   [attempts, until, username])
         return Change("user", username, None,
                       {"reason": "account disabled" if disabled and ok else "wrong password",
                        "failed_attempts": attempts, "locked_until": until.isoformat() if until else None})
@@ -185,23 +170,23 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
 
 def record_session_event(store: Store, actor: Actor, action: str, **details: Any) -> None:
     """Audit a session event that changes no row: ``login`` (SSO), ``logout``, ``session.expired``..."""
-    store.write(actor, action, lambda cur: Change("user", actor.name, None, details or None))
+    store.write(actor, action, lambda tx: Change("user", actor.name, None, details or None))
 
 
 def change_own_password(store: Store, actor: Actor, old_password: str, new_password: str) -> None:
     """A logged-in local user changes their own password (required after a one-time password)."""
-    row = store.query_one("SELECT password_hash FROM users WHERE username = ? AND NOT disabled", [actor.name])
-    if row is None or not verify_password(row[0], old_password or ""):
+    current_hash = store.scalar("SELECT password_hash FROM users WHERE username = ? AND NOT disabled", [actor.name])
+    if current_hash is None or not verify_password(current_hash, old_password or ""):
         raise InvalidAccount("the current password is not correct")
     check_new_password(actor.name, new_password)
-    if verify_password(row[0], new_password):
+    if verify_password(current_hash, new_password):
         raise InvalidAccount("the new password must differ from the current one")
     new_hash = hash_password(new_password)
 
-    def fn(cur) -> Change:
-        cur.execute("UPDATE users SET password_hash = ?, must_change_password = false, updated_at = ?, "
-                    "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
-                    [new_hash, utc_now(), actor.name, actor.name])
+    def fn(tx: Transaction) -> Change:
+        tx.execute("UPDATE users SET password_hash = ?, must_change_password = false, updated_at = ?, "
+                   "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
+                   [new_hash, utc_now(), actor.name, actor.name])
         return Change("user", actor.name, None, {"password": "changed by the user"})
 
     store.write(actor, "user.password_change", fn)
@@ -232,14 +217,14 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
     password = one_time_password()
     password_hash = hash_password(password)
 
-    def fn(cur) -> Change:
-        if cur.execute("SELECT 1 FROM users WHERE username = ?", [username]).fetchone():
-            raise InvalidAccount(f"the username {username!r} is taken")
+    def fn(tx: Transaction) -> Change:
+        if tx.scalar("SELECT count(*) FROM users WHERE username = ?", [username]):
+            raise InvalidAccount(f"the username {username!r} is taken: choose another")
         now = utc_now()
-        cur.execute("INSERT INTO users (username, display_name, role, password_hash, disabled, must_change_password, "
-                    "created_at, created_by, updated_at, updated_by) VALUES (?, ?, ?, ?, false, true, ?, ?, ?, ?)",
-                    [username, display_name, role, password_hash, now, actor.name, now, actor.name])
-        return Change("user", username, None, _public(_row(cur, username)))
+        tx.execute("INSERT INTO users (username, display_name, role, password_hash, disabled, must_change_password, "
+                   "created_at, created_by, updated_at, updated_by) VALUES (?, ?, ?, ?, false, true, ?, ?, ?, ?)",
+                   [username, display_name, role, password_hash, now, actor.name, now, actor.name])
+        return Change("user", username, None, _public(_row(tx, username)))
 
     store.write(actor, "user.create", fn)
     return password
@@ -249,28 +234,28 @@ def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[s
             expected_version: int | None, *, check=None) -> None:
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
 
-    def fn(cur) -> Change:
-        before = _row(cur, username)
+    def fn(tx: Transaction) -> Change:
+        before = _row(tx, username)
         if before is None:
             raise NotFound(f"user {username!r} does not exist")
         if expected_version is not None and before["row_version"] != expected_version:
             raise StaleEdit(f"user {username!r} was changed by {before['updated_by']} at "
                             f"{before['updated_at']:%Y-%m-%d %H:%M:%S} UTC, reload")
         if check:
-            check(cur, before)
+            check(tx, before)
         assignments = ", ".join(f"{column} = ?" for column in sets)  # columns: this module's own names
-        cur.execute(f"UPDATE users SET {assignments}, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
-                    "WHERE username = ?", [*sets.values(), utc_now(), actor.name, username])
-        return Change("user", username, _public(before), _public(_row(cur, username)))
+        tx.execute(f"UPDATE users SET {assignments}, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
+                   "WHERE username = ?", [*sets.values(), utc_now(), actor.name, username])
+        return Change("user", username, _public(before), _public(_row(tx, username)))
 
     store.write(actor, action, fn)
 
 
-def _keep_an_admin(cur, before: dict[str, Any]) -> None:
+def _keep_an_admin(tx: Transaction, before: dict[str, Any]) -> None:
     """Refuse the change that would leave no enabled admin account (nobody could manage users)."""
     if before["role"] == "admin" and not before["disabled"]:
-        others = cur.execute("SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND username <> ?",
-                             [before["username"]]).fetchone()[0]
+        others = tx.scalar("SELECT count(*) FROM users WHERE role = ? AND NOT disabled AND username <> ?",
+                           ["admin", before["username"]])
         if others == 0:
             raise InvalidAccount(f"{before['username']} is the last enabled admin; add another admin first")
 

@@ -5,14 +5,15 @@ review decisions, validates feedback and signs checklists; admin edits profiles,
 ``system`` is the role of command-line and start-up jobs run by whoever operates the machine.
 
 ``authorize`` raises ``PermissionDenied`` and writes nothing but a "denied" audit event;
-``require_other_person`` enforces four eyes (the author of a change cannot approve it).
+``require_other_person`` enforces four eyes (the author of a change cannot approve it). Both errors
+are declared in ``register.errors``.
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-from register.errors import RegisterError
+from register.errors import FourEyesViolation, PermissionDenied
 
 ROLES = ("viewer", "annotator", "reviewer", "admin")
 SYSTEM_ROLE = "system"
@@ -55,14 +56,6 @@ _MINIMUM_ROLE = {
 }
 
 
-class PermissionDenied(RegisterError):
-    title = "Not allowed"
-
-
-class FourEyesViolation(PermissionDenied):
-    title = "Needs a second person"
-
-
 def allowed(role: str, permission: Permission) -> bool:
     """Whether a role holds a permission (roles are cumulative; ``system`` holds all)."""
     if role == SYSTEM_ROLE:
@@ -72,10 +65,12 @@ def allowed(role: str, permission: Permission) -> bool:
     return ROLES.index(role) >= ROLES.index(_MINIMUM_ROLE[permission])
 
 
-def _deny(store, actor, permission: Permission, entity_type: str, entity_id, reason: str, error_type):
+def deny(store, actor, permission: Permission, entity_type: str, entity_id, reason: str,
+         error_type: type[PermissionDenied]):
+    """Record the refused attempt (audit event ``denied`` with the reason), then raise ``error_type``."""
     from register.db.store import Change
 
-    store.write(actor, "denied", lambda cur: Change(
+    store.write(actor, "denied", lambda tx: Change(
         entity_type, None if entity_id is None else str(entity_id), None,
         {"permission": permission.value, "reason": reason}))
     raise error_type(reason)
@@ -84,14 +79,15 @@ def _deny(store, actor, permission: Permission, entity_type: str, entity_id, rea
 def authorize(store, actor, permission: Permission, *, entity_type: str, entity_id=None) -> None:
     """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this."""
     if not allowed(actor.role, permission):
-        _deny(store, actor, permission, entity_type, entity_id,
-              f"{actor.name} ({actor.role}) may not {permission.value}", PermissionDenied)
+        deny(store, actor, permission, entity_type, entity_id,
+             f"{actor.name} ({actor.role}) may not {permission.value}: ask an admin for a role that may",
+             PermissionDenied)
 
 
 def require_other_person(store, actor, author: str | None, permission: Permission, *, entity_type: str,
                          entity_id=None, what: str = "this change") -> None:
     """Four eyes: the author of ``what`` cannot be the one who approves it."""
     if author is not None and author == actor.name:
-        _deny(store, actor, permission, entity_type, entity_id,
-              f"{actor.name} authored {what} and cannot also approve it: a second person must",
-              FourEyesViolation)
+        deny(store, actor, permission, entity_type, entity_id,
+             f"{actor.name} authored {what} and cannot also approve it: a second person must",
+             FourEyesViolation)

@@ -26,14 +26,30 @@ import pandas as pd
 
 from hri_core import DIMENSIONS
 
-from register.scoring.profiles import active_profile
+from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.scoring.profiles import active_profile
 
 __all__ = [
-    "EXPORT_COLUMNS", "Filters", "GROUP_COLUMNS", "PAGE_COLUMNS", "QUEUE_ACTIONS", "SORT_COLUMNS",
-    "band_mix_by_week", "dimension_contributions", "export_rows", "filter_options",
-    "high_share_by", "kpis", "overview", "queue_stats", "response_detail", "responses_page", "score_histogram",
-    "scored_set", "search_keys",
+    "EXPORT_COLUMNS",
+    "GROUP_COLUMNS",
+    "PAGE_COLUMNS",
+    "QUEUE_ACTIONS",
+    "SORT_COLUMNS",
+    "Filters",
+    "band_mix_by_week",
+    "dimension_contributions",
+    "export_rows",
+    "filter_options",
+    "high_share_by",
+    "kpis",
+    "overview",
+    "queue_stats",
+    "response_detail",
+    "responses_page",
+    "score_histogram",
+    "scored_set",
+    "search_keys",
 ]
 
 # Actions that put a response in the review queue (a response with no claims is queued too). These
@@ -93,22 +109,7 @@ class Filters:
                 object.__setattr__(self, name, value.date())
 
 
-class _Params:
-    """Collects bound parameters under generated names (``$q1``, ``$q2`` ...)."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-
-    def __call__(self, value: Any) -> str:
-        name = f"q{len(self.values) + 1}"
-        self.values[name] = value
-        return f"${name}"
-
-    def in_list(self, values) -> str:
-        return "(" + ", ".join(self(v) for v in values) + ")"
-
-
-def search_keys(search: str | None, p: _Params) -> str | None:
+def search_keys(search: str | None, p: Params) -> str | None:
     """SELECT of the response_key of every current response whose question, answer or any claim's
     text contains ``search`` (case-insensitive, literal); None when there is nothing to search.
 
@@ -130,7 +131,7 @@ def _utc_midnight(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=timezone.utc)
 
 
-def scored_set(f: Filters, p: _Params, *, responses: str = "responses", text_columns: bool = False,
+def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_columns: bool = False,
                single_run: int | None = None) -> str:
     """SELECT of the filtered current responses with their selected score (one row per response).
 
@@ -173,7 +174,7 @@ def scored_set(f: Filters, p: _Params, *, responses: str = "responses", text_col
     WHERE {' AND '.join(cond)}"""
 
 
-def filtered_scores(store: Store, f: Filters, p: _Params, *, responses: str = "responses",
+def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",
                     text_columns: bool = False) -> str:
     """``scored_set`` for ``f``, with the profile version's score runs looked up first.
 
@@ -192,7 +193,7 @@ _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case,
                      "claim_count")
 
 
-def _searched(store: Store, f: Filters, p: _Params, keys: str, *, text_columns: bool = False) -> str:
+def _searched(store: Store, f: Filters, p: Params, keys: str, *, text_columns: bool = False) -> str:
     """WITH-clause items ending in ``fr``: the filtered scored set of the responses matching a search.
 
     The matching keys and then the matching responses are materialised first (CTE barriers), so the
@@ -207,7 +208,7 @@ def _searched(store: Store, f: Filters, p: _Params, keys: str, *, text_columns: 
             f"fr AS NOT MATERIALIZED ({filtered_scores(store, f, p, responses='rm', text_columns=text_columns)})")
 
 
-def flag_queued(p: _Params, source: str = "fr") -> str:
+def flag_queued(p: Params, source: str = "fr") -> str:
     """The rows of ``source`` (a ``scored_set``) with a boolean ``queued``: the review queue's one
     definition, shared by ``kpis``, ``queue_stats`` and ``register.console.review.review_queue`` so that their
     numbers always agree. Queued: the action asks for a person (``QUEUE_ACTIONS``) or the response has
@@ -221,7 +222,7 @@ def flag_queued(p: _Params, source: str = "fr") -> str:
             f"ON d.response_id = {source}.response_id AND d.revision = {source}.revision")
 
 
-def age_days_expr(p: _Params, now: datetime, column: str) -> str:
+def age_days_expr(p: Params, now: datetime, column: str) -> str:
     """Days from ``column`` to ``now`` (fractional)."""
     return f"(epoch_us({p(now)}::TIMESTAMPTZ) - epoch_us({column})) / 86400000000.0"
 
@@ -231,12 +232,12 @@ def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None 
 
     Queue age counts from the creation time, or the import time when a response has none.
     """
-    p = _Params()
+    p = Params()
     oldest = age_days_expr(p, now or utc_now(), "min(coalesce(created_at, imported_at))")
-    row = store.query_one(
+    row = store.one(
         f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p)}) "
-        f"SELECT count(*), {oldest} FROM q WHERE queued", p.values)
-    return {"size": int(row[0]), "oldest_age_days": None if row[1] is None else float(row[1])}
+        f"SELECT count(*) AS size, {oldest} AS oldest FROM q WHERE queued", p.values)
+    return {"size": int(row["size"]), "oldest_age_days": None if row["oldest"] is None else float(row["oldest"])}
 
 
 def _band_names(store: Store, bands: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -258,16 +259,16 @@ def _none_if_nan(value: Any) -> Any:
 def filter_options(store: Store) -> dict:
     """Choices for the filter bar: use cases, models, bands (active profile order), profile versions
     that have scores, and the range of creation dates of the current responses."""
-    row = store.query_one("""
-        SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)),
-               list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)),
-               min(created_at)::DATE, max(created_at)::DATE
+    row = store.one("""
+        SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
+               list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
+               min(created_at)::DATE AS date_min, max(created_at)::DATE AS date_max
         FROM responses WHERE is_current""")
     versions = [v for (v,) in store.query(
         "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
-    return {"use_cases": list(row[0] or []), "models": list(row[1] or []),
+    return {"use_cases": list(row["use_cases"] or []), "models": list(row["models"] or []),
             "bands": list(_band_names(store, None)), "profile_versions": versions,
-            "date_min": row[2], "date_max": row[3]}
+            "date_min": row["date_min"], "date_max": row["date_max"]}
 
 
 # Each overview figure is a SELECT over the filtered scored set ``fr`` (``_*_part`` below, each with
@@ -275,7 +276,7 @@ def filter_options(store: Store) -> dict:
 # materialised ``fr`` (one join instead of six).
 
 
-def _kpis_part(p: _Params, now: datetime) -> str:
+def _kpis_part(p: Params, now: datetime) -> str:
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,
@@ -297,13 +298,13 @@ def _kpis_dict(row: dict, band_names: tuple[str, ...]) -> dict:
             "queue_size": int(row["queue_size"]), "queue_oldest_age_days": None if oldest is None else float(oldest)}
 
 
-def _week_part(p: _Params, band_names: tuple[str, ...]) -> tuple[str, str]:
+def _week_part(p: Params, band_names: tuple[str, ...]) -> tuple[str, str]:
     order = p(list(band_names))
     return (f"SELECT {_WEEK} AS week, band, count(*) AS n FROM fr WHERE created_at IS NOT NULL GROUP BY week, band",
             f"week, coalesce(list_position({order}, band), 1000), band")
 
 
-def _histogram_part(p: _Params, bin_width: float) -> tuple[str, str]:
+def _histogram_part(p: Params, bin_width: float) -> tuple[str, str]:
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100) or isinstance(bin_width, bool):
         raise ValueError(f"bin_width must be a number in (0, 100], got {bin_width!r}")
     bins = math.ceil(100.0 / bin_width - 1e-9)
@@ -330,7 +331,7 @@ def _weights_by_letter(weights: dict) -> dict[str, float]:
     return by_letter
 
 
-def _dimensions_part(p: _Params, by_letter: dict[str, float]) -> str:
+def _dimensions_part(p: Params, by_letter: dict[str, float]) -> str:
     parts = ", ".join(f"avg({col}) AS mean_{d}, avg({p(by_letter[d])} * {col}) AS weighted_{d}"
                       for d, col in zip((d.value for d in DIMENSIONS), _DIM_COLUMNS))
     return f"SELECT {parts} FROM fr"
@@ -346,7 +347,7 @@ def _dimensions_frame(row: dict, by_letter: dict[str, float]) -> pd.DataFrame:
     })
 
 
-def _share_part(p: _Params, by: str, band_names: tuple[str, ...]) -> tuple[str, str]:
+def _share_part(p: Params, by: str, band_names: tuple[str, ...]) -> tuple[str, str]:
     column = GROUP_COLUMNS.get(by) if isinstance(by, str) else None
     if column is None:
         raise ValueError(f"cannot group by {by!r}; choose one of {', '.join(GROUP_COLUMNS)}")
@@ -358,16 +359,13 @@ def _share_part(p: _Params, by: str, band_names: tuple[str, ...]) -> tuple[str, 
             f"FROM fr GROUP BY 1", "key NULLS LAST")
 
 
-def _row(store: Store, f: Filters, p: _Params, part: str) -> dict:
-    with store.cursor() as cur:
-        cur.execute(f"WITH fr AS ({filtered_scores(store, f, p)}) {part}", p.values)
-        names = [d[0] for d in cur.description]
-        return dict(zip(names, cur.fetchone()))
+def _row(store: Store, f: Filters, p: Params, part: str) -> dict:
+    return store.one(f"WITH fr AS ({filtered_scores(store, f, p)}) {part}", p.values)
 
 
-def _frame(store: Store, f: Filters, p: _Params, part: tuple[str, str]) -> pd.DataFrame:
+def _frame(store: Store, f: Filters, p: Params, part: tuple[str, str]) -> pd.DataFrame:
     select, order = part
-    return store.query_df(f"WITH fr AS ({filtered_scores(store, f, p)}) {select} ORDER BY {order}", p.values)
+    return store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}) {select} ORDER BY {order}", p.values)
 
 
 def _weeks_as_dates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -384,7 +382,7 @@ def kpis(store: Store, f: Filters, *, now: datetime | None = None) -> dict:
     when empty), floors_fired (responses whose HRI a floor set), no_claims, queue_size,
     queue_oldest_age_days (the same numbers as ``queue_stats(store, f)``).
     """
-    p = _Params()
+    p = Params()
     return _kpis_dict(_row(store, f, p, _kpis_part(p, now or utc_now())), _band_names(store, None))
 
 
@@ -394,7 +392,7 @@ def band_mix_by_week(store: Store, f: Filters) -> pd.DataFrame:
     Responses without a creation time have no place on the time axis and are left out. Rows are in
     week order, bands in the active profile's order (other band names last).
     """
-    p = _Params()
+    p = Params()
     return _weeks_as_dates(_frame(store, f, p, _week_part(p, _band_names(store, None))))
 
 
@@ -404,7 +402,7 @@ def score_histogram(store: Store, f: Filters, bin_width: float = 5.0) -> pd.Data
     Bins are [start, end); a score of exactly 100 goes in the last bin. Scores are compared rounded
     to 9 decimals, like band bounds (20.000000000000004 is 20).
     """
-    p = _Params()
+    p = Params()
     return _frame(store, f, p, _histogram_part(p, bin_width))
 
 
@@ -412,7 +410,7 @@ def dimension_contributions(store: Store, f: Filters, weights: dict) -> pd.DataF
     """Per dimension (F, C, U, O, S, P, H): mean_score (mean s_k over the filtered responses), weight
     (w_k as passed in, normally the profile's) and mean_weighted (mean of w_k * s_k)."""
     by_letter = _weights_by_letter(weights)
-    p = _Params()
+    p = Params()
     return _dimensions_frame(_row(store, f, p, _dimensions_part(p, by_letter)), by_letter)
 
 
@@ -422,7 +420,7 @@ def high_share_by(store: Store, f: Filters, by: str, bands: tuple[str, ...] | No
     "High or critical" is the last two bands of ``bands`` (the profile's band names in order; the
     active profile's when None). ``by`` must be one of ``GROUP_COLUMNS``.
     """
-    p = _Params()
+    p = Params()
     return _frame(store, f, p, _share_part(p, by, _band_names(store, bands)))
 
 
@@ -438,18 +436,15 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     band_names = _band_names(store, None)
     share_bands = _band_names(store, bands)
     by_letter = _weights_by_letter(weights)
-    p = _Params()
+    p = Params()
     lists = {"band_mix_by_week": _week_part(p, band_names), "score_histogram": _histogram_part(p, bin_width),
              "high_share_by_use_case": _share_part(p, "use_case", share_bands),
              "high_share_by_model": _share_part(p, "model", share_bands)}
     rows = {"kpis": _kpis_part(p, now or utc_now()), "dimension_contributions": _dimensions_part(p, by_letter)}
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
-    with store.cursor() as cur:
-        cur.execute(f"WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
-                    p.values)
-        names = [d[0] for d in cur.description]
-        result = dict(zip(names, cur.fetchone()))
+    result = store.one(f"WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
+                       p.values)
     columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
                "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
                "high_share_by_model": ["key", "n", "high_or_critical", "share"]}
@@ -486,20 +481,20 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     """
     order = _order_by(sort_by, descending)
     _check_window(limit, offset)
-    p = _Params()
+    p = Params()
     keys = search_keys(search, p)
     columns = ", ".join(PAGE_COLUMNS)
     if keys is None:
         # two statements: a top-N over the join and a bare count are cheaper than one statement
         # that shares the join between them (measured at 1M responses)
-        frame = store.query_df(f"WITH fr AS ({filtered_scores(store, f, p)}) SELECT {columns} FROM fr "
-                               f"ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}", p.values)
-        p2 = _Params()
-        total = store.query_one(f"SELECT count(*) FROM ({filtered_scores(store, f, p2)})", p2.values)[0]
+        frame = store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}) SELECT {columns} FROM fr "
+                            f"ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}", p.values)
+        p2 = Params()
+        total = store.scalar(f"SELECT count(*) FROM ({filtered_scores(store, f, p2)})", p2.values)
         return frame, int(total)
     # searching: the text scan is the cost, so it runs once (materialised matches) for page and total;
     # the LEFT JOIN keeps the total when the page is past the end
-    frame = store.query_df(f"""
+    frame = store.frame(f"""
         WITH {_searched(store, f, p, keys)},
         total AS (SELECT count(*) AS _total FROM fr),
         page AS (SELECT {columns} FROM fr ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)})
@@ -515,11 +510,11 @@ def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by:
     """The filtered view for CSV/Excel export: ``EXPORT_COLUMNS`` (the page's plus question, answer)."""
     order = _order_by(sort_by, descending)
     _check_window(limit, 0)
-    p = _Params()
+    p = Params()
     keys = search_keys(search, p)
     scored = (_searched(store, f, p, keys, text_columns=True) if keys
               else f"fr AS ({filtered_scores(store, f, p, text_columns=True)})")
-    return store.query_df(
+    return store.frame(
         f"WITH {scored} "
         f"SELECT {', '.join(EXPORT_COLUMNS)} FROM fr ORDER BY {order} LIMIT {p(limit)}", p.values)
 
@@ -546,30 +541,28 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         cond, params = "response_id = ? AND is_current", [response_id]
     else:
         cond, params = "response_id = ? AND revision = ?", [response_id, int(revision)]
-    row = store.query_one(f"SELECT {', '.join(_RESPONSE_FIELDS)} FROM responses WHERE {cond}", params)
-    if row is None:
+    response = store.one(f"SELECT {', '.join(_RESPONSE_FIELDS)} FROM responses WHERE {cond}", params)
+    if response is None:
         return None
-    response = dict(zip(_RESPONSE_FIELDS, row))
     rev, key = response["revision"], response.pop("response_key")
-    score_row = store.query_one(
+    score = store.one(
         f"SELECT {', '.join(_SCORE_FIELDS)} FROM scores WHERE response_id = ? AND revision = ? "
         "ORDER BY is_current DESC, run_id DESC LIMIT 1", [response_id, rev])
-    score = None if score_row is None else dict(zip(_SCORE_FIELDS, score_row))
-    claims = store.query_df(
+    claims = store.frame(
         "SELECT claim_idx, claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, "
         "feedback_count, feedback_resolved FROM claims WHERE response_key = ? ORDER BY claim_idx", [key])
     claims["labels"] = pd.Series([_as_list(v) for v in claims["labels"]], index=claims.index, dtype=object)
     claims["dimensions"] = pd.Series([_as_list(v) for v in claims["dimensions"]], index=claims.index, dtype=object)
-    floors = store.query_df(
+    floors = store.frame(
         "SELECT claim_id, rule_id, label, criticality, value FROM score_floors "
         "WHERE run_id = ? AND response_id = ? AND revision = ? ORDER BY claim_idx, rule_id",
         [None if score is None else score["run_id"], response_id, rev])
-    history = store.query_df(
+    history = store.frame(
         "SELECT run_id, revision, profile_version, as_of, score, band, action, hri_add, is_current FROM scores "
         "WHERE response_id = ? ORDER BY run_id, revision", [response_id])
     revisions = [r for (r,) in store.query(
         "SELECT revision FROM responses WHERE response_id = ? ORDER BY revision", [response_id])]
-    decisions = store.query_df(
+    decisions = store.frame(
         "SELECT decision_id, revision, decision, reason, decided_by, decided_role, decided_at, score_at_decision, "
         "band_at_decision, action_at_decision, profile_version FROM review_decisions WHERE response_id = ? "
         "ORDER BY decided_at, decision_id", [response_id])

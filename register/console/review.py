@@ -15,13 +15,14 @@ from datetime import datetime
 
 import pandas as pd
 
-from register.errors import NotFound, RegisterError, StaleEdit
 from register.access.permissions import Permission, authorize
-from register.console.queries import QUEUE_ACTIONS, Filters, _check_window, _Params, age_days_expr, filtered_scores, flag_queued
+from register.console.queries import QUEUE_ACTIONS, Filters, _check_window, age_days_expr, filtered_scores, flag_queued
 from register.console.queries import queue_stats as _queue_stats
-from register.db.store import Actor, Change, Store, utc_now
+from register.db.sql import Params
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import InvalidDecision, NotFound, StaleEdit
 
-__all__ = ["DECISIONS", "InvalidDecision", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
+__all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
            "record_decision", "review_queue"]
 
 DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
@@ -31,16 +32,6 @@ OUTCOMES = {"release": "good", "release_with_caution": "good", "block": "bad", "
 
 QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
                  "no_claims", "age_days", "why")
-
-
-class InvalidDecision(RegisterError, ValueError):
-    """A decision that cannot be recorded as given; ``field`` names the input to fix."""
-
-    title = "Decision not recorded"
-
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None = None) -> dict:
@@ -60,9 +51,9 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     """
     _check_window(limit, offset)
     now = now or utc_now()
-    p = _Params()
+    p = Params()
     moment = "coalesce(created_at, imported_at)"
-    frame = store.query_df(f"""
+    frame = store.frame(f"""
         WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p)})
         SELECT response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
@@ -93,32 +84,32 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
     authorize(store, actor, Permission.REVIEW_DECIDE, entity_type="response", entity_id=response_id)
     reason = _validate(decision, reason, revision)
 
-    def fn(cur) -> Change:
-        existing = cur.execute(
+    def fn(tx: Transaction) -> Change:
+        existing = tx.one(
             "SELECT decided_by, decided_role, decided_at, decision FROM review_decisions "
-            "WHERE response_id = ? AND revision = ?", [response_id, revision]).fetchone()
+            "WHERE response_id = ? AND revision = ?", [response_id, revision])
         if existing is not None:
-            by, role, at, previous = existing
-            raise StaleEdit(f"{response_id} revision {revision} was already decided by {by} ({role}) at "
-                            f"{at:%Y-%m-%d %H:%M:%S} UTC ({previous}), reload")
-        current = cur.execute("SELECT revision FROM responses WHERE response_id = ? AND is_current",
-                              [response_id]).fetchone()
+            raise StaleEdit(f"{response_id} revision {revision} was already decided by {existing['decided_by']} "
+                            f"({existing['decided_role']}) at {existing['decided_at']:%Y-%m-%d %H:%M:%S} UTC "
+                            f"({existing['decision']}), reload")
+        current = tx.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
         if current is None:
             raise NotFound(f"response {response_id!r} does not exist")
-        if current[0] != revision:
-            known = cur.execute("SELECT 1 FROM responses WHERE response_id = ? AND revision = ?",
-                                [response_id, revision]).fetchone()
-            if known is None:
+        if current != revision:
+            known = tx.scalar("SELECT count(*) FROM responses WHERE response_id = ? AND revision = ?",
+                              [response_id, revision])
+            if not known:
                 raise NotFound(f"response {response_id!r} has no revision {revision}")
-            raise StaleEdit(f"{response_id} revision {revision} is no longer current (revision {current[0]} is), "
+            raise StaleEdit(f"{response_id} revision {revision} is no longer current (revision {current} is), "
                             "reload")
-        score = cur.execute(
+        score = tx.one(
             "SELECT score, band, action, profile_version, run_id, no_claims FROM scores "
-            "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]).fetchone()
-        score_at, band, action, version, run_id, no_claims = score if score else (None,) * 6
-        decision_id = cur.execute("SELECT nextval('seq_review_decision')").fetchone()[0]
+            "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]) or {}
+        score_at, band, action = score.get("score"), score.get("band"), score.get("action")
+        version, run_id, no_claims = score.get("profile_version"), score.get("run_id"), score.get("no_claims")
+        decision_id = tx.scalar("SELECT nextval('seq_review_decision')")
         decided_at = utc_now()
-        cur.execute(
+        tx.execute(
             "INSERT INTO review_decisions (decision_id, response_id, revision, decision, reason, decided_by, "
             "decided_role, decided_at, score_at_decision, band_at_decision, action_at_decision, profile_version, "
             "run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -138,7 +129,7 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
 
 def decisions_for(store: Store, response_id: str) -> pd.DataFrame:
     """Every decision on any revision of a response, oldest first."""
-    return store.query_df(
+    return store.frame(
         "SELECT decision_id, response_id, revision, decision, reason, decided_by, decided_role, decided_at, "
         "score_at_decision, band_at_decision, action_at_decision, profile_version, run_id "
         "FROM review_decisions WHERE response_id = ? ORDER BY decided_at, decision_id", [response_id])

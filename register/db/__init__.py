@@ -1,1 +1,2 @@
-"""The database gateway: the DuckDB store, its numbered migrations, the keyed audit chain, SQL helpers."""
+"""The database gateway: the DuckDB store (the only importer of duckdb), the SQL parameter builder,
+the numbered migrations and the hash-chained audit trail."""

@@ -35,17 +35,17 @@ def event_hash(prev_hash: str, seq: int, at: datetime, actor_name: str, actor_ro
     return hashlib.sha256((prev_hash + "\n" + content).encode()).hexdigest()
 
 
-def append_event(cur, actor, action: str, entity_type: str, entity_id: str | None,
+def append_event(tx, actor, action: str, entity_type: str, entity_id: str | None,
                  before: Any = None, after: Any = None) -> int:
-    """Append one event inside the caller's transaction; returns its sequence number."""
-    row = cur.execute("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").fetchone()
+    """Append one event inside the caller's transaction (a ``Transaction``); returns its sequence number."""
+    row = tx.query_one("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
     prev_seq, prev_hash = (row if row else (0, GENESIS_HASH))
     seq = prev_seq + 1
     at = datetime.now(timezone.utc)
     before_text, after_text = canonical_json(before), canonical_json(after)
     digest = event_hash(prev_hash, seq, at, actor.name, actor.role, action, entity_type,
                         None if entity_id is None else str(entity_id), before_text, after_text)
-    cur.execute(
+    tx.execute(
         "INSERT INTO audit_events (seq, occurred_at, actor_name, actor_role, action, entity_type, entity_id, "
         "before, after, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [seq, at, actor.name, actor.role, action, entity_type,
@@ -129,9 +129,9 @@ def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
     if not (0 < int(limit) <= 100_000) or int(offset) < 0:
         raise ValueError("limit must be 1..100000 and offset >= 0")
     where, params = _event_where(f)
-    frame = store.query_df(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
+    frame = store.frame(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
                            "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
-    total = store.query_one(f"SELECT count(*) FROM audit_events WHERE {where}", params)[0]
+    total = store.scalar(f"SELECT count(*) FROM audit_events WHERE {where}", params)
     return frame, total
 
 

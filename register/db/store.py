@@ -1,10 +1,17 @@
-"""The one owner of the DuckDB database file.
+"""The one owner of the DuckDB database file: the register's gateway to its data.
 
 Opens the file read-write once per process, applies the numbered SQL migrations in
 ``register/db/migrations`` (each recorded once, with its checksum), and hands every operation its own
-cursor. Writes go through ``Store.write``: one transaction per user action, serialised by a lock,
-retried once on a transaction conflict, with the action's audit event appended in the same
-transaction. No other module imports duckdb.
+cursor. Callers never see DuckDB: they read through the store's helpers (``scalar``, ``one``,
+``dicts``, ``frame``, ``query``) with bound parameters, and write through ``Store.write``: one
+transaction per user action, serialised by a lock, retried once on a transaction conflict, with the
+action's audit event appended in the same transaction. The function a write runs receives a
+``Transaction``: the same read helpers plus ``execute`` and ``relation`` (an Arrow table readable as
+a relation for the duration of a block).
+
+DuckDB's exceptions do not leave this module: they become the register's own errors
+(``register.errors``): ``DatabaseInUse`` when another process holds the file, ``WriteConflict`` for a
+transaction conflict, ``DatabaseError`` for anything else. No other module imports duckdb.
 
 DuckDB allows one read-write process per file: the embedded deployment is one Streamlit process per
 database file, and admin commands run while it is stopped (or inside it).
@@ -20,16 +27,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import duckdb
 
 from register.db import audit
-from register.errors import MigrationError, RegisterError
+from register.errors import DatabaseError, DatabaseInUse, MigrationError, RegisterError, WriteConflict
 from register.settings import settings
+
+__all__ = ["SYSTEM", "Actor", "Change", "Cursor", "Store", "Transaction", "database_path_from_env", "utc_now"]
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+_RELATION_NAME = re.compile(r"^_?[a-z][a-z0-9_]*$")
+_LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
+
+Bindings = Sequence[Any] | dict[str, Any]  # ? placeholders, or $name ones
 
 
 @dataclass(frozen=True)
@@ -59,13 +72,164 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+# --- DuckDB's exceptions as the register's own ------------------------------------------------------
+
+
+def _translated(error: duckdb.Error) -> DatabaseError:
+    """The register's error for a DuckDB exception (the caller raises it ``from`` the original)."""
+    if isinstance(error, duckdb.TransactionException):
+        return WriteConflict(f"another write changed the same rows at the same moment ({error}); nothing of this "
+                             "action was saved: try it again")
+    return DatabaseError(f"{error} (a write is rolled back whole: nothing of it was saved)")
+
+
+def _in_use(path: Path, error: duckdb.IOException) -> DatabaseInUse:
+    holder = _LOCK_HOLDER.search(str(error))
+    who = f"another process (PID {holder.group(1)})" if holder else "another process"
+    return DatabaseInUse(f"{path} is open in {who}: stop the app or that process, or choose another database "
+                         "file with --db or HRI_DB")
+
+
+# --- the cursor every operation gets ---------------------------------------------------------------
+
+
+class Cursor:
+    """One operation's DuckDB cursor behind the register's API: bound parameters in, plain Python out.
+
+    Parameters are a sequence (``?`` placeholders) or a dict (``$name`` placeholders, see
+    ``register.db.sql.Params``). Never shared across threads: each operation takes its own.
+    """
+
+    def __init__(self, raw: duckdb.DuckDBPyConnection):
+        self._raw = raw
+        self._failure: DatabaseError | None = None  # the first failed statement of this cursor
+
+    def _raise(self, error: duckdb.Error) -> NoReturn:
+        """Raise the register's error for ``error``. After a failed statement DuckDB refuses every
+        further one of the transaction ("aborted"): that is the first failure again, not a new conflict."""
+        if isinstance(error, duckdb.TransactionException) and self._failure is not None:
+            first = self._failure
+            raise type(first)(f"{first} (this transaction stopped at that failure)") from error
+        self._failure = _translated(error)
+        raise self._failure from error
+
+    def _run(self, sql: str, params: Bindings) -> duckdb.DuckDBPyConnection:
+        try:
+            return self._raw.execute(sql, _bind(params))
+        except duckdb.Error as error:
+            self._raise(error)
+
+    def _fetch(self, fetch: Callable[[], Any]) -> Any:
+        try:
+            return fetch()
+        except duckdb.Error as error:
+            self._raise(error)
+
+    # --- statements ---
+
+    def execute(self, sql: str, params: Bindings = ()) -> int | None:
+        """Run one statement; the number of rows it wrote (INSERT, UPDATE, DELETE, COPY, CREATE ... AS),
+        or None when it reports none."""
+        self._run(sql, params)
+        count = self._raw.rowcount
+        return None if count < 0 else count
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per parameter row (small batches; bulk data goes through ``relation``)."""
+        try:
+            self._raw.executemany(sql, [list(r) for r in rows])
+        except duckdb.Error as error:
+            self._raise(error)
+
+    @contextmanager
+    def relation(self, name: str, table: Any) -> Iterator[str]:
+        """An Arrow table (or pandas frame) readable in SQL as ``name`` for the duration of the block.
+
+        ``name`` is an identifier chosen by the caller's code (lower case, digits, underscores), never
+        user text; it is checked.
+        """
+        if not _RELATION_NAME.match(name):
+            raise ValueError(f"{name!r} is not a relation name (lower case letters, digits and underscores)")
+        try:
+            self._raw.register(name, table)
+        except duckdb.Error as error:
+            self._raise(error)
+        try:
+            yield name
+        finally:
+            self._raw.unregister(name)
+
+    # --- reads ---
+
+    def query(self, sql: str, params: Bindings = ()) -> list[tuple]:
+        """Every row, as tuples."""
+        return self._fetch(self._run(sql, params).fetchall)
+
+    def query_one(self, sql: str, params: Bindings = ()) -> tuple | None:
+        """The first row as a tuple, or None when there is none."""
+        return self._fetch(self._run(sql, params).fetchone)
+
+    def scalar(self, sql: str, params: Bindings = ()) -> Any:
+        """The first column of the first row, or None when there is no row."""
+        row = self.query_one(sql, params)
+        return None if row is None else row[0]
+
+    def one(self, sql: str, params: Bindings = ()) -> dict[str, Any] | None:
+        """The first row as ``{column: value}``, or None when there is none."""
+        result = self._run(sql, params)
+        row = self._fetch(result.fetchone)
+        return None if row is None else dict(zip(_columns(result), row))
+
+    def dicts(self, sql: str, params: Bindings = ()) -> list[dict[str, Any]]:
+        """Every row as ``{column: value}``."""
+        result = self._run(sql, params)
+        columns = _columns(result)
+        return [dict(zip(columns, row)) for row in self._fetch(result.fetchall)]
+
+    def frame(self, sql: str, params: Bindings = ()):
+        """Every row as a pandas DataFrame (for pages, exports and aggregates)."""
+        return self._fetch(self._run(sql, params).df)
+
+    def stream(self, sql: str, params: Bindings = (), *, batch_size: int = 1000) -> Iterator[tuple]:
+        """Rows as tuples, fetched ``batch_size`` at a time (memory bounded by a batch, not the result)."""
+        result = self._run(sql, params)
+        while rows := self._fetch(lambda: result.fetchmany(batch_size)):
+            yield from rows
+
+
+class Transaction(Cursor):
+    """What a ``Store.write`` function receives: a ``Cursor`` inside the write's one transaction.
+
+    Everything it executes commits together with the action's audit event, or not at all.
+    """
+
+
+def _columns(result: duckdb.DuckDBPyConnection) -> list[str]:
+    return [d[0] for d in result.description or ()]
+
+
+def _bind(params: Bindings) -> list[Any] | dict[str, Any]:
+    """Positional parameters as a list; named ones (``$name``) as a dict."""
+    return params if isinstance(params, dict) else list(params)
+
+
+# --- the store --------------------------------------------------------------------------------------
+
+
 class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = duckdb.connect(str(self.path))
+        try:
+            self._conn = duckdb.connect(str(self.path))
+        except duckdb.IOException as error:
+            if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
+                raise _in_use(self.path, error) from error
+            raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
+        except duckdb.Error as error:
+            raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
         self._conn.execute("SET TimeZone = 'UTC'")
         self._write_lock = threading.RLock()
         self.applied_migrations = self._migrate()
@@ -76,61 +240,76 @@ class Store:
     # --- reads ------------------------------------------------------------------------------
 
     @contextmanager
-    def cursor(self) -> Iterator[Any]:
-        """A fresh cursor for one operation, closed afterwards (never shared across threads)."""
-        cur = self._conn.cursor()
+    def cursor(self) -> Iterator[Cursor]:
+        """A fresh cursor for one operation of several statements (a temp table, a stream), closed afterwards."""
+        raw = self._conn.cursor()
         try:
-            cur.execute("SET TimeZone = 'UTC'")
-            yield cur
+            raw.execute("SET TimeZone = 'UTC'")
+            yield Cursor(raw)
         finally:
-            cur.close()
+            raw.close()
 
-    def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
-        """Run a read query with bound parameters and fetch every row."""
+    def query(self, sql: str, params: Bindings = ()) -> list[tuple]:
+        """Run a read query with bound parameters and fetch every row as tuples."""
         with self.cursor() as cur:
-            return cur.execute(sql, _bind(params)).fetchall()
+            return cur.query(sql, params)
 
-    def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
+    def query_one(self, sql: str, params: Bindings = ()) -> tuple | None:
+        """The first row as a tuple, or None."""
         with self.cursor() as cur:
-            return cur.execute(sql, _bind(params)).fetchone()
+            return cur.query_one(sql, params)
 
-    def query_df(self, sql: str, params: Sequence[Any] | dict = ()):
-        """Run a read query and return a pandas DataFrame (for pages and exports)."""
+    def scalar(self, sql: str, params: Bindings = ()) -> Any:
+        """The first column of the first row, or None when there is no row."""
         with self.cursor() as cur:
-            return cur.execute(sql, _bind(params)).df()
+            return cur.scalar(sql, params)
+
+    def one(self, sql: str, params: Bindings = ()) -> dict[str, Any] | None:
+        """The first row as ``{column: value}``, or None."""
+        with self.cursor() as cur:
+            return cur.one(sql, params)
+
+    def dicts(self, sql: str, params: Bindings = ()) -> list[dict[str, Any]]:
+        """Every row as ``{column: value}``."""
+        with self.cursor() as cur:
+            return cur.dicts(sql, params)
+
+    def frame(self, sql: str, params: Bindings = ()):
+        """Every row as a pandas DataFrame (for pages, exports and aggregates)."""
+        with self.cursor() as cur:
+            return cur.frame(sql, params)
 
     # --- writes -----------------------------------------------------------------------------
 
-    def write(self, actor: Actor, action: str, fn: Callable[[Any], Change]) -> Any:
-        """Run ``fn(cursor)`` in one transaction and append its audit event(s) in the same one.
+    def write(self, actor: Actor, action: str, fn: Callable[[Transaction], Change]) -> Any:
+        """Run ``fn(transaction)`` in one transaction and append its audit event(s) in the same one.
 
-        Retried once on a transaction conflict. Returns ``Change.result``.
+        Retried once on a transaction conflict (``WriteConflict``, raised when the retry conflicts
+        too). Any other error rolls everything back and propagates. Returns ``Change.result``.
         """
         with self._write_lock:
             for attempt in (1, 2):
-                cur = self._conn.cursor()
+                raw = self._conn.cursor()
+                tx = Transaction(raw)
                 try:
-                    cur.execute("SET TimeZone = 'UTC'")
-                    cur.execute("BEGIN TRANSACTION")
-                    change = fn(cur)
-                    audit.append_event(cur, actor, action, change.entity_type, change.entity_id,
+                    tx.execute("SET TimeZone = 'UTC'")
+                    tx.execute("BEGIN TRANSACTION")
+                    change = fn(tx)
+                    audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
                                        change.before, change.after)
                     for extra in change.extra_events:
-                        audit.append_event(cur, actor, *extra)
-                    cur.execute("COMMIT")
+                        audit.append_event(tx, actor, *extra)
+                    tx.execute("COMMIT")
                     return change.result
-                except duckdb.TransactionException:
-                    cur.execute("ROLLBACK")
+                except WriteConflict:
+                    _rollback(raw)
                     if attempt == 2:
                         raise
                 except BaseException:
-                    try:
-                        cur.execute("ROLLBACK")
-                    except duckdb.Error:
-                        pass
+                    _rollback(raw)
                     raise
                 finally:
-                    cur.close()
+                    raw.close()
         raise RegisterError("unreachable")  # pragma: no cover
 
     # --- migrations -------------------------------------------------------------------------
@@ -171,15 +350,19 @@ class Store:
                         raise MigrationError(f"migration {path.name} failed: {error}") from error
                     applied.append(path.name)
                 return applied
+            except duckdb.Error as error:
+                raise _translated(error) from error
             finally:
                 cur.close()
+
+
+def _rollback(raw: duckdb.DuckDBPyConnection) -> None:
+    try:
+        raw.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # nothing was open (the failure came before BEGIN) or DuckDB already ended it
 
 
 def database_path_from_env() -> Path:
     """The database file: ``HRI_DB`` if set, else ``var/hri.duckdb`` under the working directory."""
     return settings().db
-
-
-def _bind(params: Sequence[Any] | dict) -> list[Any] | dict:
-    """Positional parameters as a list; named ones (``$name``) as a dict."""
-    return params if isinstance(params, dict) else list(params)

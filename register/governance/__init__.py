@@ -1,1 +1,65 @@
-"""The registers (sources, claims), minimum evidence rules, the pre-submission checklist, the release report."""
+"""Governance: the source and claims registers, the minimum evidence rules, the checklist, the report.
+
+Modules, one job each:
+
+- ``vocabulary``: source types, claim types, statuses, handlings, the paper's Table VIII;
+- ``rows``: normalising and validating register rows (pandera);
+- ``registers``: reading, saving and restoring sources and claims;
+- ``transfer``: register files (upload, import by key, export, templates, formula escaping);
+- ``evidence``: the versioned minimum evidence rules and every claim evaluated against them;
+- ``seed``: the paper's own register as the example;
+- ``checks``: the seven checks of Table IX; ``checklist``: their runs, sign-offs and CI gate;
+- ``report``: the release report of a run.
+
+The names below are the registers' public API in one namespace (``from register import governance``);
+code inside the register imports the module that holds a name.
+"""
+
+from register.errors import Problem, ValidationFailed
+from register.governance.evidence import (
+                                          current_rule_version,
+                                          ensure_default_rules,
+                                          evaluate_rules,
+                                          list_rules,
+                                          rule_versions,
+                                          save_rules,
+)
+from register.governance.registers import (
+                                          RowChanges,
+                                          canonical_rows,
+                                          list_claims,
+                                          list_sources,
+                                          restore,
+                                          save_claims,
+                                          save_sources,
+)
+from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, claim_key_for
+from register.governance.seed import seed_paper_register
+from register.governance.transfer import (
+                                          CLAIM_TEMPLATE_COLUMNS,
+                                          MAX_UPLOAD_BYTES,
+                                          ImportResult,
+                                          export_claims,
+                                          export_sources,
+                                          formula_escaped,
+                                          import_register,
+                                          read_upload,
+                                          template,
+)
+from register.governance.vocabulary import (
+                                          CLAIM_TYPES,
+                                          HANDLINGS,
+                                          MUTABLE_SOURCE_TYPES,
+                                          PAPER_RULES,
+                                          SOURCE_TYPES,
+                                          STATUSES,
+)
+
+__all__ = [
+    "CLAIM_COLUMNS", "CLAIM_TEMPLATE_COLUMNS", "CLAIM_TYPES", "HANDLINGS", "MAX_UPLOAD_BYTES", "MUTABLE_SOURCE_TYPES",
+    "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "ImportResult", "Problem", "RowChanges",
+    "ValidationFailed", "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules",
+    "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register", "list_claims",
+    "list_rules", "list_sources", "read_upload", "restore", "rule_versions", "save_claims", "save_rules",
+    "save_sources", "seed_paper_register", "template",
+]

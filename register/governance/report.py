@@ -11,9 +11,9 @@ The PDF uses fpdf2's built-in Helvetica, which covers Latin-1: other characters 
 
 from __future__ import annotations
 
-from register.governance.checklist import run_detail
-from register.governance.registers import evaluate_rules
 from register.db.store import Store
+from register.governance.checklist import run_detail
+from register.governance.evidence import evaluate_rules
 
 __all__ = ["report_markdown", "report_pdf"]
 

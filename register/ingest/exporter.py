@@ -15,9 +15,9 @@ from pathlib import Path
 
 from hri_core.readers import group_flat_rows
 
-from register.errors import RegisterError
-from register.ingest.importer import QUARANTINE_KEY
 from register.db.store import Store
+from register.errors import RegisterError
+from register.ingest.items import QUARANTINE_KEY
 
 __all__ = ["EXPORT_COLUMNS", "EXPORT_FORMATS", "export_format", "export_quarantine", "export_scores"]
 
@@ -86,9 +86,8 @@ def export_scores(store: Store, path: str | Path, *, fmt: str | None = None, bat
     path.parent.mkdir(parents=True, exist_ok=True)
     options = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl": "FORMAT json"}[fmt]
     with store.cursor() as cur:
-        row = cur.execute(f"COPY ({_select(fmt)}) TO {_sql_literal(str(path))} ({options})",
-                          {"batch": batch_id}).fetchone()
-    return int(row[0]) if row else 0
+        count = cur.execute(f"COPY ({_select(fmt)}) TO {_sql_literal(str(path))} ({options})", {"batch": batch_id})
+    return count or 0
 
 
 def _fixable_line(quarantine_id: int, source_name: str, location: str, response_id: str | None, raw: str,
@@ -122,10 +121,8 @@ def export_quarantine(store: Store, path: str | Path, *, include_resolved: bool 
     where = "" if include_resolved else "WHERE status = 'open'"
     count = 0
     with store.cursor() as cur, path.open("w", encoding="utf-8") as handle:
-        cur.execute("SELECT quarantine_id, source_name, location, response_id, raw, reasons, created_at "
-                    f"FROM quarantine {where} ORDER BY quarantine_id")
-        while rows := cur.fetchmany(1000):
-            for row in rows:
-                handle.write(json.dumps(_fixable_line(*row), ensure_ascii=False, default=str) + "\n")
-                count += 1
+        for row in cur.stream("SELECT quarantine_id, source_name, location, response_id, raw, reasons, created_at "
+                              f"FROM quarantine {where} ORDER BY quarantine_id"):
+            handle.write(json.dumps(_fixable_line(*row), ensure_ascii=False, default=str) + "\n")
+            count += 1
     return count

@@ -1,9 +1,11 @@
 """Writing validated responses and claims: revisions instead of silent overwrites.
 
 ``insert_responses`` takes a chunk of validated ``hri_core.Response`` records (with the raw text the
-user sent) and stores them set-based: the chunk is staged as an Arrow table and merged with three
-SQL statements. A response whose canonical content is unchanged is left alone (re-importing a file
-is idempotent); a changed one becomes a new revision and the old revision stops being current.
+user sent) and stores them set-based inside the import's write transaction: the chunk is staged as
+Arrow tables (readable in SQL for the duration of the merge, ``Transaction.relation``) and merged
+with a handful of SQL statements. A response whose canonical content is unchanged is left alone
+(re-importing a file is idempotent); a changed one becomes a new revision and the old revision stops
+being current.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import pyarrow as pa
 
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
+
+from register.db.store import Transaction
 
 
 def content_hash(response: Response) -> str:
@@ -73,15 +77,15 @@ def _stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
     return pa.table(r_cols, schema=r_schema), pa.table(c_cols, schema=c_schema)
 
 
-def insert_responses(cur, batch_id: int, imported_at: datetime, responses: list[tuple[Response, str]]) -> MergeCounts:
-    """Merge a chunk of validated responses (unique ids within the chunk) into the register."""
+def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,
+                     responses: list[tuple[Response, str]]) -> MergeCounts:
+    """Merge a chunk of validated responses (unique ids within the chunk) into the register, inside the
+    caller's write transaction."""
     if not responses:
         return MergeCounts(0, 0, 0)
     staged_r, staged_c = _stage(responses)
-    cur.register("_staged_r", staged_r)
-    cur.register("_staged_c", staged_c)
-    try:
-        cur.execute("""
+    with tx.relation("_staged_r", staged_r), tx.relation("_staged_c", staged_c):
+        tx.execute("""
             CREATE OR REPLACE TEMP TABLE _plan AS
             SELECT s.response_id, s.content_hash,
                    cur.revision AS current_revision,
@@ -97,18 +101,18 @@ def insert_responses(cur, batch_id: int, imported_at: datetime, responses: list[
                    ON mx.response_id = s.response_id
         """)
         for table in ("responses", "claims"):  # allow-listed identifiers
-            cur.execute(f"""
+            tx.execute(f"""
                 UPDATE {table} SET is_current = false
                 WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
             """)
-        cur.execute("""
+        tx.execute("""
             INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id, imported_at, use_case,
                                    model, created_at, question, answer, stakes, claim_count, raw)
             SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case, s.model,
                    s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
             FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """, {"batch": batch_id, "at": imported_at})
-        cur.execute("""
+        tx.execute("""
             INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels, label_mask, dimensions,
                                 dim_mask, criticality, source_id, span, feedback_at, feedback_count, feedback_resolved)
             SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels, c.label_mask,
@@ -116,9 +120,6 @@ def insert_responses(cur, batch_id: int, imported_at: datetime, responses: list[
                    c.feedback_resolved
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
-        counts = dict(cur.execute("SELECT outcome, count(*) FROM _plan GROUP BY outcome").fetchall())
-        cur.execute("DROP TABLE _plan")
-    finally:
-        cur.unregister("_staged_r")
-        cur.unregister("_staged_c")
+        counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))
+        tx.execute("DROP TABLE _plan")
     return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))

@@ -19,10 +19,10 @@ import pandas as pd
 
 from hri_core import calibration, profile_from_dict
 
-from register.errors import ImportRejected
 from register.access.permissions import Permission, authorize
-from register.scoring.profiles import _insert, active_profile
-from register.db.store import Actor, Change, Store, utc_now
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import ImportRejected
+from register.scoring.profiles import active_profile, insert_profile
 
 __all__ = ["MAX_OUTCOME_BYTES", "OUTCOME_VALUES", "OutcomeImportReport", "import_outcomes_csv", "outcome_pairs",
            "save_band_suggestion"]
@@ -94,21 +94,21 @@ def import_outcomes_csv(store: Store, actor: Actor, content: bytes, source_name:
     authorize(store, actor, Permission.IMPORT, entity_type="outcome_import")
     rows, problems, total = _parse(content, source_name)
 
-    def fn(cur) -> Change:
-        known = {r[0] for r in cur.execute(
+    def fn(tx: Transaction) -> Change:
+        known = {rid for (rid,) in tx.query(
             "SELECT DISTINCT response_id FROM responses WHERE response_id IN (SELECT unnest(?))",
-            [[rid for _, rid, _ in rows]]).fetchall()} if rows else set()
+            [[rid for _, rid, _ in rows]])} if rows else set()
         keep = [(n, rid, o) for n, rid, o in rows if rid in known]
         found = problems + [{"row": n, "field": "response_id", "message": f"no response {rid!r} in the register"}
                             for n, rid, _ in rows if rid not in known]
         found.sort(key=lambda p: (p["row"], p["field"]))
-        import_id = cur.execute("SELECT nextval('seq_outcome_import')").fetchone()[0]
-        cur.execute("INSERT INTO outcome_imports VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [import_id, source_name, utc_now(), actor.name, total, len(keep),
-                     len({p["row"] for p in found}), json.dumps(found)])
+        import_id = tx.scalar("SELECT nextval('seq_outcome_import')")
+        tx.execute("INSERT INTO outcome_imports VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   [import_id, source_name, utc_now(), actor.name, total, len(keep),
+                    len({p["row"] for p in found}), json.dumps(found)])
         if keep:
-            cur.executemany("INSERT INTO imported_outcomes VALUES (?, ?, ?, ?)",
-                            [[import_id, n, rid, o] for n, rid, o in keep])
+            tx.executemany("INSERT INTO imported_outcomes VALUES (?, ?, ?, ?)",
+                           [[import_id, n, rid, o] for n, rid, o in keep])
         report = OutcomeImportReport(import_id, total, len(keep), found)
         return Change("outcome_import", str(import_id), None,
                       {"source_name": source_name, "rows": total, "accepted": len(keep),
@@ -132,7 +132,7 @@ def outcome_pairs(store: Store, sources: tuple[str, ...] = SOURCES) -> pd.DataFr
                      "FROM imported_outcomes o JOIN outcome_imports i USING (import_id)")
     if not parts:
         return pd.DataFrame({"response_id": [], "score": [], "bad": [], "source": []})
-    return store.query_df(f"""
+    return store.frame(f"""
         WITH o AS ({' UNION ALL '.join(parts)}),
         latest AS (SELECT response_id, arg_max(outcome, seen_at) AS outcome, arg_max(source, seen_at) AS source
                    FROM o GROUP BY response_id)
@@ -158,12 +158,12 @@ def save_band_suggestion(store: Store, actor: Actor, pairs, cost_miss: float, co
               "outcomes": len(pairs), "bad": sum(1 for _, b in pairs if b), "bands": suggestion["bands"],
               "date": utc_now().date().isoformat(), "based_on": base.version}
 
-    def fn(cur) -> Change:
-        version = _insert(cur, profile, "draft", actor, base.version, None)
-        elicitation_id = cur.execute("SELECT nextval('seq_elicitation')").fetchone()[0]
-        cur.execute("INSERT INTO elicitations VALUES (?, 'calibration', ?, ?, ?, ?)",
-                    [elicitation_id, version, json.dumps({**record, "profile_version": version}), utc_now(),
-                     actor.name])
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, profile, "draft", actor, base.version, None)
+        elicitation_id = tx.scalar("SELECT nextval('seq_elicitation')")
+        tx.execute("INSERT INTO elicitations VALUES (?, 'calibration', ?, ?, ?, ?)",
+                   [elicitation_id, version, json.dumps({**record, "profile_version": version}), utc_now(),
+                    actor.name])
         return Change("scoring_profile", str(version), None,
                       {"status": "draft", "params": profile.to_dict(), "elicitation_id": elicitation_id,
                        "method": "calibration"}, result=(version, elicitation_id))

@@ -16,37 +16,33 @@ from typing import Any
 from hri_core import ahp, delphi, profile_from_dict
 from hri_core.errors import FieldProblem, HRIError
 
-from register.errors import NotFound, RegisterError, StaleEdit
-from register.access.permissions import Permission, PermissionDenied, authorize
-from register.scoring.profiles import _insert, active_profile, get_profile
-from register.db.store import Actor, Change, Store, utc_now
+from register.access.permissions import Permission, authorize, deny
+from register.db.store import Actor, Change, Cursor, Store, Transaction, utc_now
+from register.errors import ElicitationError, NotFound, PermissionDenied, StaleEdit
+from register.scoring.profiles import active_profile, get_profile, insert_profile
 
-__all__ = ["ElicitationError", "ahp_analysis", "close_round", "delphi_session", "elicitations_for",
+__all__ = ["ahp_analysis", "close_round", "delphi_session", "elicitations_for",
            "finalise_delphi", "list_sessions", "open_next_round", "open_session", "round_submissions",
            "save_ahp", "submit_weights"]
 
 
-class ElicitationError(RegisterError, ValueError):
-    title = "Elicitation not accepted"
-
-
 def _draft_with_record(store: Store, actor: Actor, weights: Mapping[str, float], method: str,
-                       record: dict, *, name: str | None, based_on: int | None, cur_hook=None) -> tuple[int, int]:
+                       record: dict, *, name: str | None, based_on: int | None, tx_hook=None) -> tuple[int, int]:
     """Insert a draft profile with ``weights`` and its elicitation record in one transaction."""
     authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile", entity_id=based_on)
     base = get_profile(store, based_on) if based_on else active_profile(store)
     profile = profile_from_dict(ahp.weights_to_profile_dict(weights), base=base)
     profile = profile.model_copy(update={"name": name or f"{base.name}+{method}"})
 
-    def fn(cur) -> Change:
-        version = _insert(cur, profile, "draft", actor, base.version, None)
-        elicitation_id = cur.execute("SELECT nextval('seq_elicitation')").fetchone()[0]
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, profile, "draft", actor, base.version, None)
+        elicitation_id = tx.scalar("SELECT nextval('seq_elicitation')")
         full = {**record, "method": method, "profile_version": version, "recorded_by": actor.name,
                 "recorded_at": utc_now().isoformat(), "weights": profile.to_dict()["weights"]}
-        cur.execute("INSERT INTO elicitations VALUES (?, ?, ?, ?, ?, ?)",
-                    [elicitation_id, method, version, json.dumps(full), utc_now(), actor.name])
-        if cur_hook is not None:
-            cur_hook(cur, version)
+        tx.execute("INSERT INTO elicitations VALUES (?, ?, ?, ?, ?, ?)",
+                   [elicitation_id, method, version, json.dumps(full), utc_now(), actor.name])
+        if tx_hook is not None:
+            tx_hook(tx, version)
         return Change("scoring_profile", str(version), None,
                       {"status": "draft", "params": profile.to_dict(), "elicitation_id": elicitation_id,
                        "method": method},
@@ -127,24 +123,19 @@ def save_ahp(store: Store, actor: Actor, experts: Sequence[Mapping[str, Any]], *
 # --- Delphi --------------------------------------------------------------------------------------
 
 
-def _session_row(cur_or_store, session_id: int):
-    sql = ("SELECT session_id, title, facilitator, experts, iqr_threshold, status, created_at, profile_version "
-           "FROM delphi_sessions WHERE session_id = ?")
-    row = (cur_or_store.execute(sql, [session_id]).fetchone() if not isinstance(cur_or_store, Store)
-           else cur_or_store.query_one(sql, [session_id]))
+def _session_row(reader: Store | Cursor, session_id: int) -> dict:
+    """The session's row, read through the store or inside a write's transaction."""
+    row = reader.one("SELECT session_id, title, facilitator, experts, iqr_threshold, status, created_at, "
+                     "profile_version FROM delphi_sessions WHERE session_id = ?", [session_id])
     if row is None:
         raise NotFound(f"Delphi session {session_id} does not exist")
-    keys = ("session_id", "title", "facilitator", "experts", "iqr_threshold", "status", "created_at",
-            "profile_version")
-    return dict(zip(keys, row))
+    return row
 
 
 def _require_facilitator(store: Store, actor: Actor, session: dict, what: str) -> None:
     if actor.name != session["facilitator"]:
-        from register.access.permissions import _deny
-
-        _deny(store, actor, Permission.PROFILE_EDIT, "delphi_session", session["session_id"],
-              f"only the facilitator ({session['facilitator']}) may {what}", PermissionDenied)
+        deny(store, actor, Permission.PROFILE_EDIT, "delphi_session", session["session_id"],
+             f"only the facilitator ({session['facilitator']}) may {what}", PermissionDenied)
 
 
 def open_session(store: Store, actor: Actor, title: str, experts: Sequence[str], iqr_threshold: float) -> int:
@@ -163,12 +154,12 @@ def open_session(store: Store, actor: Actor, title: str, experts: Sequence[str],
     if problems:
         raise ElicitationError("; ".join(problems))
 
-    def fn(cur) -> Change:
-        session_id = cur.execute("SELECT nextval('seq_delphi_session')").fetchone()[0]
+    def fn(tx: Transaction) -> Change:
+        session_id = tx.scalar("SELECT nextval('seq_delphi_session')")
         now = utc_now()
-        cur.execute("INSERT INTO delphi_sessions VALUES (?, ?, ?, ?, ?, 'open', ?, NULL)",
-                    [session_id, title.strip(), actor.name, names, float(iqr_threshold), now])
-        cur.execute("INSERT INTO delphi_rounds VALUES (?, 1, 'open', ?, NULL, NULL)", [session_id, now])
+        tx.execute("INSERT INTO delphi_sessions VALUES (?, ?, ?, ?, ?, 'open', ?, NULL)",
+                   [session_id, title.strip(), actor.name, names, float(iqr_threshold), now])
+        tx.execute("INSERT INTO delphi_rounds VALUES (?, 1, 'open', ?, NULL, NULL)", [session_id, now])
         return Change("delphi_session", str(session_id), None,
                       {"title": title.strip(), "experts": names, "iqr_threshold": float(iqr_threshold),
                        "round": 1}, result=session_id)
@@ -197,10 +188,10 @@ def delphi_session(store: Store, session_id: int) -> dict:
     return session
 
 
-def _current_round(cur, session_id: int) -> tuple[int, str]:
-    row = cur.execute("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
-                      "ORDER BY round_number DESC LIMIT 1", [session_id]).fetchone()
-    return row[0], row[1]
+def _current_round(tx: Transaction, session_id: int) -> tuple[int, str]:
+    number, status = tx.query_one("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
+                                  "ORDER BY round_number DESC LIMIT 1", [session_id])
+    return number, status
 
 
 def submit_weights(store: Store, actor: Actor, session_id: int, weights: Mapping[str, Any],
@@ -212,22 +203,20 @@ def submit_weights(store: Store, actor: Actor, session_id: int, weights: Mapping
     authorize(store, actor, Permission.READ, entity_type="delphi_session", entity_id=session_id)
     session = _session_row(store, session_id)
     if actor.name not in session["experts"]:
-        from register.access.permissions import _deny
-
-        _deny(store, actor, Permission.READ, "delphi_session", session_id,
-              f"{actor.name} is not an expert of Delphi session {session_id}", PermissionDenied)
+        deny(store, actor, Permission.READ, "delphi_session", session_id,
+             f"{actor.name} is not an expert of Delphi session {session_id}", PermissionDenied)
     estimate = delphi.expert_estimate(actor.name, weights, (rationale or "").strip() or None)
 
-    def fn(cur) -> Change:
-        if _session_row(cur, session_id)["status"] != "open":
+    def fn(tx: Transaction) -> Change:
+        if _session_row(tx, session_id)["status"] != "open":
             raise StaleEdit(f"Delphi session {session_id} is finalised, reload")
-        number, status = _current_round(cur, session_id)
+        number, status = _current_round(tx, session_id)
         if status != "open":
             raise StaleEdit(f"round {number} of session {session_id} is closed; wait for the next round")
-        cur.execute("DELETE FROM delphi_submissions WHERE session_id = ? AND round_number = ? AND expert = ?",
-                    [session_id, number, actor.name])
-        cur.execute("INSERT INTO delphi_submissions VALUES (?, ?, ?, ?, ?, ?)",
-                    [session_id, number, actor.name, json.dumps(estimate.weights), estimate.rationale, utc_now()])
+        tx.execute("DELETE FROM delphi_submissions WHERE session_id = ? AND round_number = ? AND expert = ?",
+                   [session_id, number, actor.name])
+        tx.execute("INSERT INTO delphi_submissions VALUES (?, ?, ?, ?, ?, ?)",
+                   [session_id, number, actor.name, json.dumps(estimate.weights), estimate.rationale, utc_now()])
         return Change("delphi_submission", f"{session_id}/{number}/{actor.name}", None,
                       {"round": number, "weights": estimate.weights, "rationale": estimate.rationale},
                       result=number)
@@ -238,11 +227,11 @@ def submit_weights(store: Store, actor: Actor, session_id: int, weights: Mapping
 def round_submissions(store: Store, actor: Actor, session_id: int, round_number: int) -> list[dict]:
     """The submissions of a round as ``actor`` may see them: everyone's once the round is closed, only
     the actor's own while it is open (the facilitator too sees only who has submitted)."""
-    row = store.query_one("SELECT status FROM delphi_rounds WHERE session_id = ? AND round_number = ?",
+    status = store.scalar("SELECT status FROM delphi_rounds WHERE session_id = ? AND round_number = ?",
                           [session_id, round_number])
-    if row is None:
+    if status is None:
         raise NotFound(f"Delphi session {session_id} has no round {round_number}")
-    hidden = row[0] == "open"
+    hidden = status == "open"
     rows = store.query(
         "SELECT expert, weights, rationale, submitted_at FROM delphi_submissions WHERE session_id = ? "
         "AND round_number = ? AND (NOT ? OR expert = ?) ORDER BY expert",
@@ -256,12 +245,12 @@ def close_round(store: Store, actor: Actor, session_id: int) -> dict:
     session = _session_row(store, session_id)
     _require_facilitator(store, actor, session, "close a round")
 
-    def fn(cur) -> Change:
-        number, status = _current_round(cur, session_id)
+    def fn(tx: Transaction) -> Change:
+        number, status = _current_round(tx, session_id)
         if status != "open":
             raise StaleEdit(f"round {number} of session {session_id} is already closed, reload")
-        subs = cur.execute("SELECT expert, weights, rationale FROM delphi_submissions WHERE session_id = ? "
-                           "AND round_number = ? ORDER BY expert", [session_id, number]).fetchall()
+        subs = tx.query("SELECT expert, weights, rationale FROM delphi_submissions WHERE session_id = ? "
+                        "AND round_number = ? ORDER BY expert", [session_id, number])
         if len(subs) < 2:
             raise ElicitationError(f"round {number} has {len(subs)} submission(s); at least two are needed "
                                    "to summarise it")
@@ -271,8 +260,8 @@ def close_round(store: Store, actor: Actor, session_id: int) -> dict:
                "converged": delphi.converged(summary, session["iqr_threshold"]),
                "threshold": session["iqr_threshold"],
                "missing": [e for e in session["experts"] if e not in {s[0] for s in subs}]}
-        cur.execute("UPDATE delphi_rounds SET status = 'closed', closed_at = ?, summary = ? "
-                    "WHERE session_id = ? AND round_number = ?", [utc_now(), json.dumps(out), session_id, number])
+        tx.execute("UPDATE delphi_rounds SET status = 'closed', closed_at = ?, summary = ? "
+                   "WHERE session_id = ? AND round_number = ?", [utc_now(), json.dumps(out), session_id, number])
         return Change("delphi_round", f"{session_id}/{number}", {"status": "open"},
                       {"status": "closed", "max_iqr": out["max_iqr"], "converged": out["converged"]}, result=out)
 
@@ -284,14 +273,14 @@ def open_next_round(store: Store, actor: Actor, session_id: int) -> int:
     session = _session_row(store, session_id)
     _require_facilitator(store, actor, session, "open a round")
 
-    def fn(cur) -> Change:
-        if _session_row(cur, session_id)["status"] != "open":
+    def fn(tx: Transaction) -> Change:
+        if _session_row(tx, session_id)["status"] != "open":
             raise StaleEdit(f"Delphi session {session_id} is finalised, reload")
-        number, status = _current_round(cur, session_id)
+        number, status = _current_round(tx, session_id)
         if status == "open":
             raise StaleEdit(f"round {number} is still open: close it first")
-        cur.execute("INSERT INTO delphi_rounds VALUES (?, ?, 'open', ?, NULL, NULL)",
-                    [session_id, number + 1, utc_now()])
+        tx.execute("INSERT INTO delphi_rounds VALUES (?, ?, 'open', ?, NULL, NULL)",
+                   [session_id, number + 1, utc_now()])
         return Change("delphi_round", f"{session_id}/{number + 1}", None, {"status": "open"}, result=number + 1)
 
     return store.write(actor, "delphi.open_round", fn)
@@ -329,8 +318,8 @@ def finalise_delphi(store: Store, actor: Actor, session_id: int, *, name: str | 
                                                                                not summary["converged"]),
               "rounds": rounds, "date": utc_now().date().isoformat()}
 
-    def hook(cur, version: int) -> None:
-        cur.execute("UPDATE delphi_sessions SET status = 'finalised', profile_version = ? WHERE session_id = ?",
-                    [version, session_id])
+    def hook(tx: Transaction, version: int) -> None:
+        tx.execute("UPDATE delphi_sessions SET status = 'finalised', profile_version = ? WHERE session_id = ?",
+                   [version, session_id])
 
-    return _draft_with_record(store, actor, weights, "delphi", record, name=name, based_on=None, cur_hook=hook)
+    return _draft_with_record(store, actor, weights, "delphi", record, name=name, based_on=None, tx_hook=hook)

@@ -3,14 +3,13 @@
 Called by the profiles page (through ``ui`` helpers) and ``benchmarks/bench_impact.py``. Every current
 response is scored under the draft and under a baseline -- the active profile scored at the same
 as-of time (default, like for like), or the stored current scores -- in one set-based statement
-(two ``scorer.score_query`` SELECTs joined on the response), materialised once in a temp table of
-the operation's cursor; the band transition matrix, the action changes, the changed responses and
-the score distributions are aggregates over that table. Nothing is written.
+(two ``scorer.score_select`` SELECTs sharing one ``Params``, joined on the response), materialised
+once in a temp table of the operation's cursor; the band transition matrix, the action changes, the
+changed responses and the score distributions are aggregates over that table. Nothing is written.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,13 +19,12 @@ import pandas as pd
 from hri_core import ScoringProfile
 from hri_core.models import ensure_utc
 
-from register.errors import RegisterError
-from register.scoring.scorer import score_query
+from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.errors import RegisterError
+from register.scoring.scorer import score_select
 
 __all__ = ["ImpactPreview", "impact_preview"]
-
-_PARAM = re.compile(r"\$p(\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -66,12 +64,6 @@ class ImpactPreview:
         return [f"{int(c):,} {o} -> {n}" for o, n, c in moved.itertuples(index=False)]
 
 
-def _rename(sql: str, params: dict, prefix: str) -> tuple[str, dict]:
-    """Give one score_query's parameters their own names so that two can share a statement."""
-    return _PARAM.sub(lambda m: f"${prefix}{m.group(1)}", sql), {
-        f"{prefix}{name[1:]}": value for name, value in params.items()}
-
-
 def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | None = None,
                    baseline: ScoringProfile | None | str = "active", changed_limit: int = 200,
                    bin_width: float = 5.0) -> ImpactPreview:
@@ -87,7 +79,8 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
         raise RegisterError("bin_width must be a number in (0, 100]")
     as_of = ensure_utc(as_of or utc_now())
-    new_sql, params = _rename(*score_query(draft, as_of), "n")
+    p = Params()  # one namespace for both SELECTs: they join in one statement
+    new_sql = score_select(draft, as_of, p)
     if isinstance(baseline, str) and baseline == "stored":
         old_sql = ("SELECT response_id, revision, score, band, action FROM scores WHERE is_current")
         label = "stored current scores"
@@ -95,8 +88,7 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
         base = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
         if not isinstance(base, ScoringProfile):
             raise RegisterError("baseline must be a profile, 'active' or 'stored'")
-        old_sql, old_params = _rename(*score_query(base, as_of), "o")
-        params = {**params, **old_params}
+        old_sql = score_select(base, as_of, p)
         label = f"version {base.version} ({base.name})"
     table = f"_impact_{uuid.uuid4().hex[:12]}"  # generated here, never user text
     create = f"""
@@ -107,26 +99,27 @@ FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.rev
     changed_where = ("old_band <> new_band OR old_action <> new_action "
                      "OR abs(new_score - old_score) > 1e-9")
     with store.cursor() as cur:
-        cur.execute(create, params)
+        cur.execute(create, p.values)
         try:
-            total, band_changes, action_changes, score_changes, mean_old, mean_new, median_old, median_new = \
-                cur.execute(
-                    f"SELECT count(*), count(*) FILTER (old_band <> new_band), "
-                    f"count(*) FILTER (old_action <> new_action), count(*) FILTER ({changed_where}), "
-                    f"avg(old_score), avg(new_score), median(old_score), median(new_score) FROM {table}").fetchone()
-            transitions = cur.execute(
+            summary = cur.one(
+                f"SELECT count(*) AS total, count(*) FILTER (old_band <> new_band) AS band_changes, "
+                f"count(*) FILTER (old_action <> new_action) AS action_changes, "
+                f"count(*) FILTER ({changed_where}) AS score_changes, avg(old_score) AS mean_old, "
+                f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
+                f"FROM {table}")
+            transitions = cur.frame(
                 f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
-                f"GROUP BY ALL ORDER BY old_band, new_band").df()
-            action_transitions = cur.execute(
+                f"GROUP BY ALL ORDER BY old_band, new_band")
+            action_transitions = cur.frame(
                 f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
-                f"GROUP BY ALL ORDER BY old_action, new_action").df()
-            changed = cur.execute(
+                f"GROUP BY ALL ORDER BY old_action, new_action")
+            changed = cur.frame(
                 f"SELECT response_id, revision, old_score, new_score, new_score - old_score AS delta, old_band, "
                 f"new_band, old_action, new_action FROM {table} WHERE {changed_where} "
                 f"ORDER BY abs(new_score - old_score) DESC, response_id LIMIT $limit",
-                {"limit": changed_limit}).df()
+                {"limit": changed_limit})
             bins = max(1, int(round(100.0 / bin_width)))
-            histogram = cur.execute(
+            histogram = cur.frame(
                 f"""WITH b AS (SELECT range AS k FROM range($bins)),
                     o AS (SELECT least($bins - 1, floor(old_score / $w))::BIGINT AS k, count(*) AS c
                           FROM {table} GROUP BY ALL),
@@ -135,12 +128,13 @@ FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.rev
                 SELECT b.k * $w AS bin_lower, least(100.0, (b.k + 1) * $w) AS bin_upper,
                        coalesce(o.c, 0)::BIGINT AS old, coalesce(n.c, 0)::BIGINT AS new
                 FROM b LEFT JOIN o USING (k) LEFT JOIN n USING (k) ORDER BY b.k""",
-                {"bins": bins, "w": float(bin_width)}).df()
+                {"bins": bins, "w": float(bin_width)})
         finally:
             cur.execute(f"DROP TABLE IF EXISTS {table}")
     return ImpactPreview(
-        draft_version=draft.version, baseline=label, as_of=as_of, total=int(total),
-        transitions=transitions, action_transitions=action_transitions, band_changes=int(band_changes),
-        action_changes=int(action_changes), score_changes=int(score_changes), changed=changed,
-        histogram=histogram, mean_old=mean_old, mean_new=mean_new, median_old=median_old,
-        median_new=median_new)
+        draft_version=draft.version, baseline=label, as_of=as_of, total=int(summary["total"]),
+        transitions=transitions, action_transitions=action_transitions,
+        band_changes=int(summary["band_changes"]), action_changes=int(summary["action_changes"]),
+        score_changes=int(summary["score_changes"]), changed=changed, histogram=histogram,
+        mean_old=summary["mean_old"], mean_new=summary["mean_new"], median_old=summary["median_old"],
+        median_new=summary["median_new"])

@@ -11,9 +11,9 @@ import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
 
-from register.errors import NotFound, RegisterError
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
-from register.db.store import Actor, Change, Store, utc_now
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import NotFound, RegisterError
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -42,18 +42,19 @@ def active_profile(store: Store) -> ScoringProfile:
 
 
 def list_profiles(store: Store) -> list[dict]:
-    rows = store.query("SELECT profile_version, name, status, fingerprint, created_at, created_by, published_at, "
+    """Every stored version, oldest first: status and provenance (not the parameters)."""
+    return store.dicts("SELECT profile_version, name, status, fingerprint, created_at, created_by, published_at, "
                        "published_by, reason FROM scoring_profiles ORDER BY profile_version")
-    keys = ("profile_version", "name", "status", "fingerprint", "created_at", "created_by", "published_at",
-            "published_by", "reason")
-    return [dict(zip(keys, r)) for r in rows]
 
 
-def _insert(cur, profile: ScoringProfile, status: str, actor: Actor, based_on: int | None, reason: str | None) -> int:
-    version = cur.execute("SELECT coalesce(max(profile_version), 0) + 1 FROM scoring_profiles").fetchone()[0]
+def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor: Actor, based_on: int | None,
+                   reason: str | None) -> int:
+    """Store ``profile`` as the next version inside the caller's write (drafts from elicitation and
+    calibration are written with their records in one transaction); returns its version number."""
+    version = tx.scalar("SELECT coalesce(max(profile_version), 0) + 1 FROM scoring_profiles")
     now = utc_now()
     params = profile.model_dump(mode="json", exclude={"name", "version"})
-    cur.execute(
+    tx.execute(
         "INSERT INTO scoring_profiles (profile_version, name, status, params, fingerprint, based_on, created_at, "
         "created_by, published_at, published_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [version, profile.name, status, json.dumps(params), profile.fingerprint(), based_on, now, actor.name,
@@ -64,14 +65,14 @@ def _insert(cur, profile: ScoringProfile, status: str, actor: Actor, based_on: i
 
 def ensure_default_profile(store: Store, actor: Actor) -> int:
     """Create version 1 (the paper's provisional parameters, active) in an empty database."""
-    existing = store.query_one("SELECT min(profile_version) FROM scoring_profiles")[0]
+    existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles")
     if existing is not None:
         return existing
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
 
-    def fn(cur) -> Change:
-        version = _insert(cur, default_profile(), "active", actor, None,
-                          "paper defaults (provisional design parameters)")
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, default_profile(), "active", actor, None,
+                                 "paper defaults (provisional design parameters)")
         return Change("scoring_profile", str(version), None, {"status": "active"}, result=version)
 
     return store.write(actor, "profile.create_default", fn)
@@ -86,8 +87,8 @@ def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int |
     if name:
         profile = profile.model_copy(update={"name": name})
 
-    def fn(cur) -> Change:
-        version = _insert(cur, profile, "draft", actor, base.version, None)
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, profile, "draft", actor, base.version, None)
         return Change("scoring_profile", str(version), None, {"status": "draft", "params": profile.to_dict()},
                       result=version)
 
@@ -103,21 +104,22 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
-    author = store.query_one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
+    author = store.one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
     if author is not None and actor.role != SYSTEM_ROLE:
-        require_other_person(store, actor, author[0], Permission.PROFILE_PUBLISH, entity_type="scoring_profile",
-                             entity_id=version, what=f"draft profile version {version}")
+        require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,
+                             entity_type="scoring_profile", entity_id=version, what=f"draft profile version {version}")
 
-    def fn(cur) -> Change:
-        row = cur.execute("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version]).fetchone()
-        if row is None:
+    def fn(tx: Transaction) -> Change:
+        status = tx.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
+        if status is None:
             raise NotFound(f"scoring profile version {version} does not exist")
-        if row[0] != "draft":
-            raise RegisterError(f"profile version {version} is {row[0]}; only a draft can be published")
-        previous = cur.execute("SELECT profile_version FROM scoring_profiles WHERE status = 'active'").fetchall()
-        cur.execute("UPDATE scoring_profiles SET status = 'archived' WHERE status = 'active'")
-        cur.execute("UPDATE scoring_profiles SET status = 'active', published_at = ?, published_by = ?, reason = ? "
-                    "WHERE profile_version = ?", [utc_now(), actor.name, reason.strip(), version])
+        if status != "draft":
+            raise RegisterError(f"profile version {version} is {status}; only a draft can be published: "
+                                "create a draft from it and publish that")
+        previous = tx.query("SELECT profile_version FROM scoring_profiles WHERE status = 'active'")
+        tx.execute("UPDATE scoring_profiles SET status = 'archived' WHERE status = 'active'")
+        tx.execute("UPDATE scoring_profiles SET status = 'active', published_at = ?, published_by = ?, reason = ? "
+                   "WHERE profile_version = ?", [utc_now(), actor.name, reason.strip(), version])
         return Change("scoring_profile", str(version), {"status": "draft", "previous_active": [p[0] for p in previous]},
                       {"status": "active", "reason": reason.strip()})
 
@@ -126,14 +128,12 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
 
 def profile_meta(store: Store, version: int) -> dict:
     """Status and provenance of one stored version (status, created_by, published_by, reason, based_on ...)."""
-    row = store.query_one(
+    meta = store.one(
         "SELECT profile_version, name, status, fingerprint, based_on, created_at, created_by, published_at, "
         "published_by, reason FROM scoring_profiles WHERE profile_version = ?", [version])
-    if row is None:
+    if meta is None:
         raise NotFound(f"scoring profile version {version} does not exist")
-    keys = ("profile_version", "name", "status", "fingerprint", "based_on", "created_at", "created_by",
-            "published_at", "published_by", "reason")
-    return dict(zip(keys, row))
+    return meta
 
 
 def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None, progress=None):

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from hri_core import Response, ScoreResult, parse_response, score_response
 from hri_core.vocabulary import DIMENSIONS
 
+from register.db.store import Store
 from register.errors import NotFound
 from register.scoring.profiles import get_profile
-from register.db.store import Store
 
 TOLERANCE = 1e-9
 
@@ -23,24 +23,20 @@ TOLERANCE = 1e-9
 def load_response(store: Store, response_id: str, revision: int | None = None) -> Response:
     """The stored response (current revision unless one is named) as an ``hri_core.Response``."""
     if revision is None:
-        row = store.query_one("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
-        if row is None:
+        revision = store.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
+        if revision is None:
             raise NotFound(f"response {response_id!r} does not exist")
-        revision = row[0]
-    head = store.query_one(
+    record = store.one(
         "SELECT use_case, model, created_at, question, answer, stakes FROM responses "
         "WHERE response_id = ? AND revision = ?", [response_id, revision])
-    if head is None:
+    if record is None:
         raise NotFound(f"response {response_id!r} has no revision {revision}")
-    claims = store.query(
+    claims = store.dicts(
         "SELECT claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, feedback_count, "
         "feedback_resolved FROM claims WHERE response_id = ? AND revision = ? ORDER BY claim_idx",
         [response_id, revision])
-    keys = ("claim_id", "text", "labels", "dimensions", "criticality", "source_id", "span", "feedback_at",
-            "feedback_count", "feedback_resolved")
-    record = dict(zip(("use_case", "model", "created_at", "question", "answer", "stakes"), head))
     record["response_id"] = response_id
-    record["claims"] = [{k: v for k, v in zip(keys, c) if v is not None} for c in claims]
+    record["claims"] = [{k: v for k, v in c.items() if v is not None} for c in claims]
     return parse_response(record)
 
 
@@ -63,10 +59,9 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None) -> Repr
             "no_claims", "decisive_claim_id", "decisive_rule_id") + tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
     where = "run_id = ?" if run_id is not None else "is_current"
     params = [response_id] + ([run_id] if run_id is not None else [])
-    row = store.query_one(f"SELECT {', '.join(cols)} FROM scores WHERE response_id = ? AND {where}", params)
-    if row is None:
+    stored = store.one(f"SELECT {', '.join(cols)} FROM scores WHERE response_id = ? AND {where}", params)
+    if stored is None:
         raise NotFound(f"no stored score for response {response_id!r}")
-    stored = dict(zip(cols, row))
     response = load_response(store, response_id, stored["revision"])
     result = score_response(response, get_profile(store, stored["profile_version"]), stored["as_of"])
     diffs = []

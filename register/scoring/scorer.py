@@ -1,15 +1,18 @@
 """Bulk HRI scoring in DuckDB SQL: one set-based statement over the claims table.
 
-``score_query`` builds a SELECT that scores every current response (or one batch) under a profile
+``score_select`` builds a SELECT that scores every current response (or one batch) under a profile
 at an as-of time; it computes exactly what ``hri_core.score_response`` computes (a property test
 holds the two to 1e-9). The SQL *shape* follows the profile's structure (which labels hit which
 dimension by default, which floor rules exist); every *number* (contributions, weights, floor
-values, band bounds, decay rate, as-of time) is a bound parameter.
+values, band bounds, decay rate, as-of time) is a bound parameter of a ``register.db.sql.Params``,
+which callers may share to embed the SELECT in a larger statement (``score_query`` is the SELECT on
+its own, with its parameters). Called by ``rescore`` / ``score_imported`` here, the impact preview,
+the checklist's reproducibility check and the benchmarks.
 
 Labels and explicit dimensions are stored as bit masks (``hri_core.vocabulary.LABEL_BIT``), so a
 claim's contribution to a dimension is a handful of integer tests and one GREATEST, computed once per
 distinct claim shape; the score is one GROUP BY of the claims for the dimensions and one of the few
-claims that can fire a floor (see ``score_query``).
+claims that can fire a floor (see ``score_select``).
 """
 
 from __future__ import annotations
@@ -23,31 +26,13 @@ from hri_core.models import ensure_utc
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 
 from register.access.permissions import Permission, authorize
-from register.db.store import Actor, Change, Store, utc_now
+from register.db.sql import Params
+from register.db.store import Actor, Change, Store, Transaction, utc_now
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 
 
-class _Params:
-    """Collects bound parameters under generated names (``$p1``, ``$p2`` ...)."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self._names: dict[tuple[type, Any], str] = {}
-
-    def __call__(self, value: Any) -> str:
-        """The parameter's placeholder; an equal scalar of the same type reuses its placeholder."""
-        key = (type(value), value) if isinstance(value, (bool, int, float, str, datetime)) else None
-        if key is not None and key in self._names:
-            return f"${self._names[key]}"
-        name = f"p{len(self.values) + 1}"
-        self.values[name] = value
-        if key is not None:
-            self._names[key] = name
-        return f"${name}"
-
-
-def _floor_condition(rule, as_of_param: str, p: _Params) -> str:
+def _floor_condition(rule, as_of_param: str, p: Params) -> str:
     cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
     if rule.max_criticality is not None:
         cond.append(f"criticality <= {p(rule.max_criticality)}")
@@ -58,7 +43,7 @@ def _floor_condition(rule, as_of_param: str, p: _Params) -> str:
     return " AND ".join(cond)
 
 
-def _scope(p: _Params, batch_id: int | None, alias: str) -> str:
+def _scope(p: Params, batch_id: int | None, alias: str) -> str:
     """Rows of current responses, optionally of one import batch (claims reach it via response_key)."""
     if batch_id is None:
         return f"{alias}.is_current"
@@ -80,7 +65,7 @@ _CLAIM_IDX_SPAN = 2 ** 31  # claim_idx is a non-negative INTEGER: 31 bits
 
 
 def _floor_keys(profile: ScoringProfile) -> tuple[list[float], list[str], int, int]:
-    """The decisive-floor ordering as exact integers (see ``score_query``).
+    """The decisive-floor ordering as exact integers (see ``score_select``).
 
     Returns the sorted distinct floor values (rank r is values[r - 1], r >= 1), the rule ids in profile
     order, the rule-position span R (a power of two > the number of rules) and the rank multiplier
@@ -98,7 +83,16 @@ def _floor_keys(profile: ScoringProfile) -> tuple[list[float], list[str], int, i
 
 
 def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
+    """``score_select`` as a statement of its own: the SELECT and its bound parameters."""
+    p = Params()
+    return score_select(profile, as_of, p, batch_id=batch_id), p.values
+
+
+def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None) -> str:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
+
+    Its values are bound through ``p``, so that it can be part of a larger statement sharing ``p``
+    (the impact preview joins two; the checklist compares one with the stored scores).
 
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
     total_criticality, floors_fired, decisive_claim_id, decisive_rule_id.
@@ -116,18 +110,18 @@ def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | Non
     through two bound lists.
     """
     as_of = ensure_utc(as_of)
-    p = _Params()
     at = p(as_of) + "::TIMESTAMPTZ"
     vnf = Label.VALIDATED_NEGATIVE_FEEDBACK
     static_labels = [lab for lab in Label if lab not in (Label.SUPPORTED, vnf)]
     low = {d: d.value.lower() for d in DIMENSIONS}
 
-    def applies(dim, labels, value: str) -> str:
+    def applies(dim, labels, value: str, dim_mask: str) -> str:
         """m_ik of a claim whose labels ``labels`` contribute ``value`` (its max over them): an explicit
-        dimension list applies to every label but SUPPORTED; else the labels' profile defaults do."""
+        dimension list (the column ``dim_mask``) applies to every label but SUPPORTED; else the labels'
+        profile defaults do."""
         default = [lab for lab in labels if dim in profile.default_dimensions[lab]]
-        return (f"CASE WHEN dim_mask IS NULL THEN {value if default else '0.0'} "
-                f"WHEN (dim_mask & {DIMENSION_BIT[dim]}) <> 0 THEN {value} ELSE 0.0 END")
+        return (f"CASE WHEN {dim_mask} IS NULL THEN {value if default else '0.0'} "
+                f"WHEN ({dim_mask} & {DIMENSION_BIT[dim]}) <> 0 THEN {value} ELSE 0.0 END")
 
     # --- per shape: max contribution of the static labels (one per default-dimension group)
     def max_of(labels) -> str:
@@ -163,8 +157,8 @@ def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | Non
     vnf_value = (f"CASE WHEN (label_mask & {LABEL_BIT[vnf]}) = 0 THEN 0.0 WHEN feedback_at IS NULL THEN 1.0 "
                  f"WHEN feedback_at > {at} THEN 0.0 ELSE exp(-{p(profile.decay_lambda)} * "
                  f"(epoch_us({at}) - epoch_us(feedback_at)) / 86400000000.0) END * {p(profile.contributions[vnf])}")
-    row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb')}) AS vm_{low[d]}"
-                       for d in DIMENSIONS).replace("dim_mask", "c.dim_mask")
+    row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb', 'c.dim_mask')}) "
+                       f"AS vm_{low[d]}" for d in DIMENSIONS)
     static_vm = ", ".join(f"k.vm_{low[d]}" for d in DIMENSIONS)
     dyn_fired = [(i, r, _floor_condition(r, at, p)) for i, r in dynamic_rules]
     is_dyn = f"(cl.label_mask & {dyn_mask}) <> 0"
@@ -252,30 +246,34 @@ SELECT response_id, revision, {', '.join(DIM_COLUMNS.values())}, hri_add, hri, 1
     CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id
 FROM g
 """
-    return sql, p.values
+    return sql
 
 
 def fired_floors_query(profile: ScoringProfile, as_of: datetime, *,
                        batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
+    """``fired_floors_select`` as a statement of its own: the SELECT and its bound parameters."""
+    p = Params()
+    return fired_floors_select(profile, as_of, p, batch_id=batch_id), p.values
+
+
+def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None) -> str:
     """SELECT of every floor that fires: response_id, revision, claim_idx, claim_id, rule_id, label,
-    criticality, value (one row per claim and rule, in claim then profile order)."""
+    criticality, value (one row per claim and rule, in claim then profile order); values bound through ``p``."""
     as_of = ensure_utc(as_of)
-    p = _Params()
     # only the feedback floor reads the as-of time: an unused named parameter is an error in DuckDB
     at = p(as_of) + "::TIMESTAMPTZ" if any(r.condition == "repeated_or_unresolved" for r in profile.floors) else ""
     if not profile.floors:
         return ("SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::INTEGER AS claim_idx, "
                 "NULL::VARCHAR AS claim_id, NULL::VARCHAR AS rule_id, NULL::VARCHAR AS label, "
-                "NULL::INTEGER AS criticality, NULL::DOUBLE AS value WHERE false", {})
+                "NULL::INTEGER AS criticality, NULL::DOUBLE AS value WHERE false")
     branches = " UNION ALL ".join(
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
         f"{p(rule.label.value)} AS label, criticality, {p(rule.value)}::DOUBLE AS value, {i} AS rule_order "
         f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
-    sql = (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value "
-           f"FROM ({branches}) ORDER BY response_id, revision, claim_idx, rule_order")
-    return sql, p.values
+    return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value "
+            f"FROM ({branches}) ORDER BY response_id, revision, claim_idx, rule_order")
 
 
 @dataclass(frozen=True)
@@ -302,30 +300,30 @@ def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, as_of
     """The scoring step of an import the caller already authorised (``Permission.IMPORT``): new data
     is scored under the active profile as part of bringing it in. Everyone else calls ``rescore``."""
     as_of = ensure_utc(as_of or utc_now())
-    select_sql, params = score_query(profile, as_of, batch_id=batch_id)
     scope = "all" if batch_id is None else f"batch:{batch_id}"
 
-    def fn(cur) -> Change:
-        run_id = cur.execute("SELECT nextval('seq_score_run')").fetchone()[0]
-        cur.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", [run_id, profile.version, as_of, utc_now(), actor.name, scope])
-        # the responses score_query scores (current, of the batch if any) lose their current score, then
+    def fn(tx: Transaction) -> Change:
+        run_id = tx.scalar("SELECT nextval('seq_score_run')")
+        tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
+                   "VALUES (?, ?, ?, ?, ?, ?)", [run_id, profile.version, as_of, utc_now(), actor.name, scope])
+        # the responses score_select scores (current, of the batch if any) lose their current score, then
         # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
         if batch_id is None:
-            cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                        "(SELECT response_id FROM responses WHERE is_current)")
+            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                       "(SELECT response_id FROM responses WHERE is_current)")
         else:
-            cur.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                        "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
-        count = cur.execute(
-            "INSERT INTO scores SELECT $run_id, response_id, revision, $version, $as_of, true, s_f, s_c, s_u, s_o, "
-            "s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, floors_fired, "
-            f"decisive_claim_id, decisive_rule_id FROM ({select_sql}) AS new_scores",
-            {**params, "run_id": run_id, "version": profile.version, "as_of": as_of}).fetchone()[0]
-        floors_sql, floors_params = fired_floors_query(profile, as_of, batch_id=batch_id)
-        cur.execute(f"INSERT INTO score_floors SELECT $run_id, * FROM ({floors_sql})",
-                    {**floors_params, "run_id": run_id})
-        cur.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
+            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                       "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
+        p = Params()
+        select = score_select(profile, as_of, p, batch_id=batch_id)
+        count = tx.execute(
+            f"INSERT INTO scores SELECT {p(run_id)}, response_id, revision, {p(profile.version)}, {p(as_of)}, true, "
+            "s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, "
+            f"floors_fired, decisive_claim_id, decisive_rule_id FROM ({select}) AS new_scores", p.values)
+        p = Params()
+        floors = fired_floors_select(profile, as_of, p, batch_id=batch_id)
+        tx.execute(f"INSERT INTO score_floors SELECT {p(run_id)}, * FROM ({floors})", p.values)
+        tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         summary = RescoreSummary(run_id, profile.version, as_of, count)
         return Change("score_run", str(run_id), None,
                       {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,

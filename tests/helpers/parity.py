@@ -30,7 +30,7 @@ def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> 
     parsed = [(parse_response(record), json.dumps(record)) for record in records]
 
     def fn(cur) -> Change:
-        batch_id = cur.execute("SELECT nextval('seq_batch')").fetchone()[0]
+        batch_id = cur.scalar("SELECT nextval('seq_batch')")
         now = utc_now()
         cur.execute("INSERT INTO import_batches (batch_id, source_name, format, started_at, actor_name, "
                     "records_total) VALUES (?, ?, 'jsonl', ?, ?, ?)",

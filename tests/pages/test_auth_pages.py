@@ -141,7 +141,7 @@ def test_a_viewer_sees_the_queue_but_not_the_decision_form(seeded_db):
 
 def test_a_viewer_is_refused_by_the_service_even_when_the_page_is_bypassed(seeded_db):
     from register import Actor
-    from register.access.permissions import PermissionDenied
+    from register.errors import PermissionDenied
     from register.console.review import record_decision
 
     with pytest.raises(PermissionDenied):

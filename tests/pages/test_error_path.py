@@ -19,8 +19,7 @@ from streamlit.testing.v1 import AppTest
 from hri_core import FieldProblem
 from hri_core.errors import ProfileError, RecordError
 from register import NotFound
-from register.access.identity import LoginFailed
-from register.governance.registers import Problem, ValidationFailed
+from register.errors import LoginFailed, Problem, ValidationFailed
 from ui.page import run_page
 from ui.text import escape_markdown
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from register import Actor
-from register.governance import registers as gov
+from register import governance as gov
 from ui.text import escape_markdown
 
 from tests.helpers.accounts import login

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,6 @@ def test_a_second_process_finds_the_database_in_use(run):
         holder.close()
     assert blocked.returncode == 1 and blocked.stdout == ""
     (line,) = blocked.stderr.strip().splitlines()
-    assert line.startswith("Database in use: ") and "Could not set lock on file" in line
-    assert line.endswith("(stop the app or the other process, or choose another file with --db)")
+    assert line.startswith(f"Database in use: {run.db} is open in another process (PID {os.getpid()})")
+    assert line.endswith("stop the app or that process, or choose another database file with --db or HRI_DB")
     assert query(run.db, "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM audit_events)") == [(0, 1)]

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from register import Actor, StaleEdit
-from register.governance import registers as gov
+from register import governance as gov
 from ui.governance import editor_changes
 
 CLAIMS = gov.CLAIM_COLUMNS

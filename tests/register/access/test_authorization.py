@@ -13,7 +13,8 @@ from register.ingest import importer
 from register.scoring import profiles
 from register.console import review
 from register.scoring import scorer
-from register.access.permissions import ROLES, FourEyesViolation, Permission, PermissionDenied, allowed
+from register.access.permissions import ROLES, Permission, allowed
+from register.errors import FourEyesViolation, PermissionDenied
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"

@@ -10,7 +10,7 @@ import pytest
 
 from register import SYSTEM, Actor, StaleEdit
 from register.access import identity
-from register.access.identity import LOGIN_FAILED_MESSAGE, LoginFailed
+from register.errors import LOGIN_FAILED_MESSAGE, LoginFailed
 from register.db.store import utc_now
 
 PASSWORD = "a long enough secret"

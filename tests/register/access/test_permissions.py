@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from register import Actor
-from register.access.permissions import (ROLES, FourEyesViolation, Permission, PermissionDenied, allowed, authorize,
-                                  require_other_person)
+from register.access.permissions import ROLES, Permission, allowed, authorize, require_other_person
+from register.errors import FourEyesViolation, PermissionDenied
 
 
 @pytest.mark.parametrize("role,permission,expected", [

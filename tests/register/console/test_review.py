@@ -16,8 +16,8 @@ from register.db.audit import verify_chain
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.console.queries import Filters, kpis
-from register.console.review import (DECISIONS, InvalidDecision, decisions_for, queue_stats, record_decision,
-                             review_queue)
+from register.console.review import DECISIONS, decisions_for, queue_stats, record_decision, review_queue
+from register.errors import InvalidDecision
 from register.scoring.scorer import rescore
 from tests.helpers.console_records import (claim, dataset, expected_rows, handmade_records, load, select,
                                            write_jsonl)

@@ -156,7 +156,7 @@ def test_a_failing_write_rolls_back_everything(store):
     def fn(cur) -> Change:
         cur.execute("INSERT INTO sources (source_id, title) VALUES ('s-1', 'first')")
         cur.execute("INSERT INTO sources (source_id, title) VALUES ('s-2', 'second')")
-        assert cur.execute("SELECT count(*) FROM sources").fetchone()[0] == sources_before + 2
+        assert cur.scalar("SELECT count(*) FROM sources") == sources_before + 2
         raise ValueError("the user's action failed half-way")
 
     with pytest.raises(ValueError, match="half-way"):

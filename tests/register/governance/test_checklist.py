@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from register import SYSTEM, Actor, StaleEdit
+from register import governance as gov
 from register.governance import checklist as chk
-from register.governance import registers as gov
 from register.demo import seed_demo
-from register.access.permissions import FourEyesViolation, PermissionDenied
+from register.errors import FourEyesViolation, PermissionDenied
 from register.db.store import Change
 
 ANN = Actor("ann", "reviewer")
@@ -111,7 +111,7 @@ def test_check_7_a_stored_score_that_does_not_reproduce(paper):
 
 
 def _all(decision="pass"):
-    return {no: {"decision": decision} for no, _ in chk.CHECKS}
+    return {check.no: {"decision": decision} for check in chk.CHECKS}
 
 
 def test_sign_off_goes_stale_when_a_checked_record_changes(paper):

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from register import Actor, ImportRejected, StaleEdit
-from register.governance import registers as gov
-from register.access.permissions import PermissionDenied
+from register import governance as gov
+from register.errors import PermissionDenied
 
 ANN = Actor("ann", "reviewer")
 BOB = Actor("bob", "reviewer")

@@ -37,7 +37,7 @@ def import_records(store: Store, records: list[dict], raws: list[str] | None = N
     parsed = [(parse_response(r), raw) for r, raw in zip(records, raws)]
 
     def fn(cur) -> Change:
-        batch_id = cur.execute("SELECT nextval('seq_batch')").fetchone()[0]
+        batch_id = cur.scalar("SELECT nextval('seq_batch')")
         now = utc_now()
         cur.execute("INSERT INTO import_batches (batch_id, source_name, format, started_at, actor_name) "
                     "VALUES (?, 'upload.jsonl', 'jsonl', ?, ?)", [batch_id, now, ANALYST.name])

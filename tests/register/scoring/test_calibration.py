@@ -8,7 +8,7 @@ from hri_core import calibration
 from register import ImportRejected
 from register.scoring import calibration as cal
 from register.scoring.elicitation import elicitations_for
-from register.access.permissions import PermissionDenied
+from register.errors import PermissionDenied
 from register.scoring.profiles import get_profile, profile_meta
 from register.console.review import record_decision
 

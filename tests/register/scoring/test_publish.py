@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from register import RegisterError
-from register.access.permissions import FourEyesViolation, PermissionDenied
+from register.errors import FourEyesViolation, PermissionDenied
 from register.scoring.profiles import (activate, active_profile, create_draft, get_profile, list_profiles, profile_diff,
                                profile_meta, publish)
 

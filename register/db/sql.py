@@ -1,0 +1,46 @@
+"""The one builder of bound SQL parameters.
+
+Statements whose shape is generated (the bulk scorer, the impact preview, the console's filtered
+queries, the checklist's checks) collect their values in a ``Params``: each value becomes a named
+placeholder (``$p1``, ``$p2`` ...) and the values travel beside the SQL, never inside it. Several
+generated fragments that share one ``Params`` can be joined into one statement without renaming
+anything (the impact preview joins two scorer SELECTs this way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime
+from typing import Any
+
+__all__ = ["Params"]
+
+_REUSABLE = (bool, int, float, str, date, datetime)
+
+
+class Params:
+    """Bound parameters of one statement under generated names (``$p1``, ``$p2`` ...).
+
+    ``p(value)`` returns the placeholder to write into the SQL; ``p.values`` is the mapping to pass to
+    the store with it. An equal scalar of the same type reuses its placeholder (a profile's weights
+    often repeat; the statement stays shorter), lists always get their own.
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self._names: dict[tuple[type, Any], str] = {}
+
+    def __call__(self, value: Any) -> str:
+        """The placeholder of ``value``."""
+        key = (type(value), value) if isinstance(value, _REUSABLE) else None
+        if key is not None and key in self._names:
+            return f"${self._names[key]}"
+        name = f"p{len(self.values) + 1}"
+        self.values[name] = value
+        if key is not None:
+            self._names[key] = name
+        return f"${name}"
+
+    def in_list(self, values: Iterable[Any]) -> str:
+        """``($p1, $p2, ...)`` for ``x IN (...)``: one placeholder per value."""
+        return "(" + ", ".join(self(v) for v in values) + ")"

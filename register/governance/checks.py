@@ -1,0 +1,252 @@
+"""The seven checks of the pre-submission claim-verification checklist (paper Table IX), one place each.
+
+``CHECKS`` is the registry: each ``Check`` has its number, its title (the paper's wording), its scope
+(what it looks at, shown with its result) and the function that finds the offending rows.
+``run_checks`` runs them in order against the register; nothing is written. Called by the
+checklist's runs (``register.governance.checklist``), its page and the CI gate. DOMAIN.md section 7
+says how each check is automated.
+
+Vocabulary values reach SQL as bound parameters taken from ``register.governance.vocabulary``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import NamedTuple
+
+import pandas as pd
+
+from register.db.sql import Params
+from register.db.store import Store
+from register.governance.evidence import current_rule_version, evaluate_rules
+from register.governance.vocabulary import (
+    BENCHMARK_NUMBER,
+    DESIGN_CHOICE,
+    HYPOTHESIS,
+    MUTABLE_SOURCE_TYPES,
+    ORIGINAL_PROPOSAL,
+    PROVISIONAL,
+    UNSETTLED_STATUSES,
+    VENDOR_CAPABILITY,
+    VENDOR_DOCUMENTATION,
+    WITHDRAWN_STATUSES,
+)
+
+__all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
+
+REPRODUCE_SAMPLE = 20  # responses recomputed by the Python reference scorer on top of the full SQL recomputation
+# statuses that say a number is not asserted as a sourced fact
+_MARKED_PROVISIONAL = (PROVISIONAL, *WITHDRAWN_STATUSES)
+# statuses that present an original element as a proposal rather than an established result
+_MARKED_AS_PROPOSAL = (PROVISIONAL, HYPOTHESIS, *WITHDRAWN_STATUSES)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One offending row of a check."""
+
+    entity_type: str   # register_claim | source | response
+    entity_id: str
+    label: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"entity_type": self.entity_type, "entity_id": self.entity_id, "label": self.label, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the checks read: the store, every claim evaluated against the rules in force, the sample size."""
+
+    store: Store
+    evaluation: pd.DataFrame
+    sample: int
+
+
+class Found(NamedTuple):
+    """A check's offending rows (``Finding.as_dict()``) and, when it says more than its scope, a note."""
+
+    offending: list[dict]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One item of Table IX: its number, its title, what it looks at, and how it finds offending rows."""
+
+    no: int
+    title: str
+    scope: str
+    find: Callable[[Context], Found]
+
+
+def _claim(row, reason: str) -> dict:
+    return Finding("register_claim", row["claim_key"], str(row["statement"])[:120], reason).as_dict()
+
+
+# --- the checks ------------------------------------------------------------------------------------------
+
+
+def _unsourced_claims(ctx: Context) -> Found:
+    ev = ctx.evaluation
+    bad = ev[(ev["outcome"] == "violation") & (ev["claim_type"] != DESIGN_CHOICE)]
+    return Found([_claim(r, f"{r['reason']} (required handling: {r['required_handling']})") for _, r in bad.iterrows()])
+
+
+def _unsourced_numbers(ctx: Context) -> Found:
+    ev = ctx.evaluation
+    numeric = (ev["claim_type"] == BENCHMARK_NUMBER) | ev["statement"].str.contains(r"(?<![A-Za-z_])\d", regex=True)
+    sourced = ev["reason"].str.startswith("acceptable source")
+    bad = ev[numeric & ~sourced & ~ev["verification_status"].isin(_MARKED_PROVISIONAL)]
+    return Found([_claim(r, f"a number or threshold without an acceptable source, marked {r['verification_status']!r} "
+                            "(source it or mark it provisional)") for _, r in bad.iterrows()])
+
+
+def _vendor_claims(ctx: Context) -> Found:
+    p = Params()
+    rows = ctx.store.frame(f"""
+        WITH links AS (SELECT claim_key, unnest(source_ids) AS source_id FROM register_claims WHERE NOT deleted)
+        SELECT c.claim_key, c.statement, c.claim_type, string_agg(s.source_id, ', ' ORDER BY s.source_id) AS vendor_sources
+        FROM register_claims c JOIN links l ON l.claim_key = c.claim_key
+        JOIN sources s ON s.source_id = l.source_id AND NOT s.deleted AND s.source_type = {p(VENDOR_DOCUMENTATION)}
+        WHERE NOT c.deleted AND c.claim_type <> {p(VENDOR_CAPABILITY)}
+        GROUP BY c.claim_key, c.statement, c.claim_type, c.created_at ORDER BY c.created_at, c.claim_key""", p.values)
+    return Found([_claim(r, f"rests on vendor documentation ({r['vendor_sources']}) but is typed {r['claim_type']!r}, "
+                            f"not {VENDOR_CAPABILITY!r}") for _, r in rows.iterrows()])
+
+
+def _original_elements(ctx: Context) -> Found:
+    p = Params()
+    design, marked = p(DESIGN_CHOICE), p.in_list(_MARKED_AS_PROPOSAL)
+    rows = ctx.store.frame(f"""
+        WITH links AS (SELECT claim_key, unnest(source_ids) AS source_id FROM register_claims WHERE NOT deleted),
+        prop AS (SELECT DISTINCT l.claim_key FROM links l JOIN sources s ON s.source_id = l.source_id
+                 AND NOT s.deleted AND s.source_type = {p(ORIGINAL_PROPOSAL)})
+        SELECT c.claim_key, c.statement, c.claim_type, c.verification_status, prop.claim_key IS NOT NULL AS proposal
+        FROM register_claims c LEFT JOIN prop ON prop.claim_key = c.claim_key
+        WHERE NOT c.deleted AND c.verification_status NOT IN {marked} AND (
+            (c.claim_type = {design} AND prop.claim_key IS NULL)
+         OR (c.claim_type <> {design} AND prop.claim_key IS NOT NULL))
+        ORDER BY c.created_at, c.claim_key""", p.values)
+    out = []
+    for _, r in rows.iterrows():
+        if r["claim_type"] == DESIGN_CHOICE:
+            out.append(_claim(r, f"original element marked {r['verification_status']!r} without an "
+                                 f"{ORIGINAL_PROPOSAL!r} source: link the proposal or mark it provisional / hypothesis"))
+        else:
+            out.append(_claim(r, f"rests on an original proposal but is typed {r['claim_type']!r} and marked "
+                                 f"{r['verification_status']!r}: present it as a design choice or hypothesis"))
+    return Found(out)
+
+
+def _unsettled_claims(ctx: Context) -> Found:
+    p = Params()
+    rows = ctx.store.frame(f"SELECT claim_key, statement, verification_status FROM register_claims WHERE NOT deleted "
+                           f"AND verification_status IN {p.in_list(UNSETTLED_STATUSES)} ORDER BY created_at, claim_key",
+                           p.values)
+    return Found([_claim(r, f"marked {r['verification_status']!r}: remove, soften (and re-verify) or move to future work")
+                  for _, r in rows.iterrows()])
+
+
+def _undated_mutable_sources(ctx: Context) -> Found:
+    rows = ctx.store.frame("SELECT source_id, title, source_type FROM sources WHERE NOT deleted "
+                           "AND access_date IS NULL AND list_contains(?, source_type) ORDER BY source_id",
+                           [list(MUTABLE_SOURCE_TYPES)])
+    return Found([Finding("source", r["source_id"], str(r["title"] or "")[:120],
+                          f"{r['source_type']} without an access date").as_dict() for _, r in rows.iterrows()])
+
+
+def _unreproducible_scores(ctx: Context) -> Found:
+    """Every current score recomputed in SQL from its labels under its recorded profile version and
+    as-of time, plus a sample recomputed by the Python reference scorer (``register.scoring.reproduce``)."""
+    from register.scoring.profiles import get_profile
+    from register.scoring.reproduce import reproduce
+    from register.scoring.scorer import score_select
+
+    store = ctx.store
+    total = store.scalar("SELECT count(*) FROM scores WHERE is_current")
+    if not total:
+        return Found([], "no stored scores to reproduce")
+    out: dict[str, dict] = {}
+    missing = store.query("SELECT DISTINCT s.profile_version FROM scores s LEFT JOIN scoring_profiles p "
+                          "ON p.profile_version = s.profile_version WHERE s.is_current AND p.profile_version IS NULL") \
+        if _has_table(store, "scoring_profiles") else []
+    for (version,) in missing:
+        out[f"profile-{version}"] = Finding("response", f"profile {version}", "",
+                                            "scores recorded a profile version that is not stored").as_dict()
+    groups = store.query("SELECT DISTINCT profile_version, as_of FROM scores WHERE is_current ORDER BY 1, 2")
+    for version, as_of in groups:
+        if f"profile-{version}" in out:
+            continue
+        p = Params()
+        recomputed = score_select(get_profile(store, version), as_of, p)
+        rows = store.query(f"""
+            WITH rec AS ({recomputed})
+            SELECT s.response_id, s.score, rec.score, s.band, rec.band, s.action, rec.action
+            FROM scores s JOIN rec ON rec.response_id = s.response_id AND rec.revision = s.revision
+            WHERE s.is_current AND s.profile_version = {p(version)} AND s.as_of = {p(as_of)}
+              AND (abs(s.hri - rec.hri) > 1e-9 OR abs(s.hri_add - rec.hri_add) > 1e-9 OR s.band <> rec.band
+                   OR s.action <> rec.action OR s.no_claims <> rec.no_claims)
+            ORDER BY s.response_id""", p.values)
+        for rid, s_score, r_score, s_band, r_band, s_action, r_action in rows:
+            out[rid] = Finding("response", rid, "", f"stored {s_score:.4f} {s_band}/{s_action}, recomputed "
+                                                    f"{r_score:.4f} {r_band}/{r_action}").as_dict()
+    picked = store.query("SELECT response_id FROM scores WHERE is_current ORDER BY md5(response_id) LIMIT ?",
+                         [ctx.sample])
+    for (rid,) in picked:
+        if rid in out:
+            continue
+        rep = reproduce(store, rid)
+        if not rep.matches:
+            out[rid] = Finding("response", rid, "", "reference scorer: " + "; ".join(rep.differences)).as_dict()
+    note = (f"{total:,} current scores recomputed in SQL from labels under their recorded profile versions; "
+            f"{len(picked)} of them also by the Python reference scorer")
+    return Found(sorted(out.values(), key=lambda f: f["entity_id"]), note)
+
+
+def _has_table(store: Store, name: str) -> bool:
+    return bool(store.scalar("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]))
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(1, "Every factual claim is linked to a primary or acceptable secondary source.",
+          "claims checked against the minimum evidence rules in force", _unsourced_claims),
+    Check(2, "Every numerical value, benchmark property, and threshold is either sourced or explicitly marked as "
+             "provisional.",
+          "claims typed as numbers or containing digits", _unsourced_numbers),
+    Check(3, "Vendor claims are labeled as vendor claims and are not presented as independent validation.",
+          "claims resting on vendor documentation", _vendor_claims),
+    Check(4, "Original elements of the HRI are described as proposals, design choices, or hypotheses, not as "
+             "established standards.",
+          "original design choices and claims resting on the paper's own proposals", _original_elements),
+    Check(5, "Ambiguous or unverifiable claims are removed, softened, or moved to future work.",
+          "claims still unverified or partially verified", _unsettled_claims),
+    Check(6, "Mutable web sources include access dates in the reference list or verification register.",
+          "web pages, vendor pages and repository documentation", _undated_mutable_sources),
+    Check(7, "Claim labels, criticality weights, and safety floors are reproducible from the documented rubric.",
+          "current scores recomputed from their labels under their recorded profile versions", _unreproducible_scores),
+)
+
+
+def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODUCE_SAMPLE) -> dict:
+    """The seven checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
+    offending: [...], note}], "summary": {...}}``. Nothing is written."""
+    version = current_rule_version(store)
+    ev = evaluate_rules(store, version, today=today)
+    ctx = Context(store, ev, sample)
+    checks = []
+    for check in CHECKS:
+        offending, note = check.find(ctx)
+        checks.append({"no": check.no, "title": check.title, "automated": True,
+                       "status": "fail" if offending else "pass", "offending": offending, "note": note or check.scope})
+    counts = store.one("SELECT count(*) FILTER (WHERE NOT deleted) AS claims, count(*) FILTER (WHERE deleted) AS "
+                       "claims_deleted FROM register_claims")
+    summary = {"claims": counts["claims"], "claims_deleted": counts["claims_deleted"],
+               "sources": store.scalar("SELECT count(*) FROM sources WHERE NOT deleted"),
+               "violations": int((ev["outcome"] == "violation").sum()),
+               "by_status": {k: int(v) for k, v in ev["verification_status"].value_counts().sort_index().items()},
+               "failed_checks": [c["no"] for c in checks if c["status"] == "fail"]}
+    return json.loads(json.dumps({"rule_version": version, "checks": checks, "summary": summary}, default=str))

@@ -1,0 +1,211 @@
+"""Rows of the source and claims registers as they come in: normalised, then validated whole.
+
+Called by the register writes (``register.governance.registers``), the file import
+(``register.governance.transfer``) and the evidence rules (``register.governance.evidence``). Cells
+arrive from data editors, CSV and Excel files in many shapes (NaN, blank text, dates as text, lists
+as ``a; b``); ``normalise_source`` / ``normalise_claim`` give each column one Python type, and
+``validate`` runs a pandera schema over all rows at once, collecting every failure with its row
+number (nothing is written when any is found).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import date, datetime
+from typing import Any
+
+import pandas as pd
+
+from register.access.permissions import ROLES
+from register.errors import Problem
+from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES
+
+__all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "claim_key_for", "is_blank", "list_value", "normalise_claim",
+           "normalise_source", "text_value", "validate"]
+
+SOURCE_COLUMNS = ("source_id", "title", "ref", "source_type", "authority_tier", "publisher", "access_date",
+                  "valid_until", "superseded_by", "archive_url", "content_hash", "restricted_to", "notes")
+CLAIM_COLUMNS = ("claim_key", "statement", "claim_type", "source_ids", "verification_status", "reviewer",
+                 "reviewed_on", "notes")
+
+_INVALID = "\x00"  # prefix of a value that could not be read as its type (validation reports it)
+
+
+# --- value normalisation ---------------------------------------------------------------------------
+
+
+def is_blank(value: Any) -> bool:
+    """None, NaN, NaT and whitespace-only text are all "no value"."""
+    if value is None:
+        return True
+    if isinstance(value, float) and value != value:
+        return True
+    if value is pd.NaT:
+        return True
+    if isinstance(value, str) and not value.strip():
+        return True
+    try:
+        return bool(pd.isna(value)) if not isinstance(value, (list, tuple)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def text_value(value: Any) -> str | None:
+    """Stripped text, or None when blank."""
+    return None if is_blank(value) else str(value).strip()
+
+
+def _date(value: Any) -> date | None | str:
+    """A date, None when blank, or the original text when it is not a date (validation reports it)."""
+    if is_blank(value):
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return pd.Timestamp(str(value).strip()).date()
+    except (ValueError, TypeError):
+        return f"{_INVALID}{value}"
+
+
+def list_value(value: Any) -> list[str]:
+    """A list of stripped texts from a list, an array or ``a; b`` / ``a, b`` text."""
+    if is_blank(value):
+        return []
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        items = list(value.tolist() if hasattr(value, "tolist") else value)
+    else:
+        items = re.split(r"[;,]", str(value))
+    return [str(i).strip() for i in items if not is_blank(i) and str(i).strip()]
+
+
+def _tier(value: Any) -> int | None | str:
+    if is_blank(value):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return f"{_INVALID}{value}"
+    return int(number) if number.is_integer() else f"{_INVALID}{value}"
+
+
+def claim_key_for(statement: str) -> str:
+    """The stable key of a claim imported without one: derived from its normalised statement."""
+    norm = " ".join(statement.lower().split())
+    return "clm-" + hashlib.sha256(norm.encode()).hexdigest()[:12]
+
+
+def _source_key_for(ref: str) -> str:
+    return "src-" + hashlib.sha256(" ".join(ref.lower().split()).encode()).hexdigest()[:10]
+
+
+def normalise_source(values: dict) -> dict:
+    """A source row with every ``SOURCE_COLUMNS`` column in its type; a missing id derives from the reference."""
+    out = {
+        "source_id": text_value(values.get("source_id")),
+        "title": text_value(values.get("title")),
+        "ref": text_value(values.get("ref")),
+        "source_type": text_value(values.get("source_type")),
+        "authority_tier": _tier(values.get("authority_tier")),
+        "publisher": text_value(values.get("publisher")),
+        "access_date": _date(values.get("access_date")),
+        "valid_until": _date(values.get("valid_until")),
+        "superseded_by": text_value(values.get("superseded_by")),
+        "archive_url": text_value(values.get("archive_url")),
+        "content_hash": text_value(values.get("content_hash")),
+        "restricted_to": list_value(values.get("restricted_to")),
+        "notes": text_value(values.get("notes")),
+    }
+    if out["source_id"] is None and (out["ref"] or out["title"]):
+        out["source_id"] = _source_key_for(out["ref"] or out["title"])
+    return out
+
+
+def normalise_claim(values: dict) -> dict:
+    """A claim row with every ``CLAIM_COLUMNS`` column in its type; a missing key derives from the statement."""
+    out = {
+        "claim_key": text_value(values.get("claim_key")),
+        "statement": text_value(values.get("statement")),
+        "claim_type": text_value(values.get("claim_type")),
+        "source_ids": list_value(values.get("source_ids")),
+        "verification_status": text_value(values.get("verification_status")),
+        "reviewer": text_value(values.get("reviewer")),
+        "reviewed_on": _date(values.get("reviewed_on")),
+        "notes": text_value(values.get("notes")),
+    }
+    if out["claim_key"] is None and out["statement"]:
+        out["claim_key"] = claim_key_for(out["statement"])
+    return out
+
+
+# --- validation (pandera, every failure collected) ---------------------------------------------------
+
+
+def _is_valid_date(series: pd.Series) -> pd.Series:
+    return series.map(lambda v: v is None or isinstance(v, date))
+
+
+def _schema(kind: str):
+    import pandera.pandas as pda
+
+    def col(checks=None, nullable=True):
+        return pda.Column(object, checks=checks, nullable=nullable, coerce=False)
+
+    def vocab(values):
+        return pda.Check(lambda s: s.isin(values), element_wise=False, error="one of: " + ", ".join(values))
+
+    date_check = pda.Check(_is_valid_date, error="a date (YYYY-MM-DD)")
+    if kind == "sources":
+        return pda.DataFrameSchema({
+            "source_id": col(nullable=False),
+            "title": col(nullable=False),
+            "source_type": col(vocab(SOURCE_TYPES), nullable=False),
+            "authority_tier": col(pda.Check(lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= 5)),
+                                            error="an integer from 1 (strongest) to 5")),
+            "access_date": col(date_check),
+            "valid_until": col(date_check),
+            "restricted_to": col(pda.Check(lambda s: s.map(lambda v: all(r in ROLES for r in v)),
+                                           error="roles from: " + ", ".join(ROLES))),
+        }, strict=False)
+    return pda.DataFrameSchema({
+        "claim_key": col(nullable=False),
+        "statement": col(nullable=False),
+        "claim_type": col(vocab(CLAIM_TYPES), nullable=False),
+        "verification_status": col(vocab(STATUSES), nullable=False),
+        "reviewed_on": col(date_check),
+    }, strict=False)
+
+
+def validate(kind: str, rows: list[tuple[int, dict]]) -> list[Problem]:
+    """Every failure of every normalised row (``kind``: sources or claims), by row number."""
+    import pandera.pandas as pda
+
+    if not rows:
+        return []
+    frame = pd.DataFrame([values for _, values in rows], index=[n for n, _ in rows], dtype=object)
+    frame = frame.astype(object).where(frame.notna(), None)
+    problems: list[Problem] = []
+    try:
+        _schema(kind).validate(frame, lazy=True)
+    except pda.errors.SchemaErrors as error:
+        cases = error.failure_cases
+        for column, check, value, index in cases[["column", "check", "failure_case", "index"]].itertuples(index=False):
+            if isinstance(value, str) and value.startswith(_INVALID):
+                value = value[1:]
+            if check == "not_nullable":
+                message = "a value is required"
+            elif column is None or (isinstance(column, str) and column == kind) or column == "DataFrameSchema":
+                column, message = None, str(check)
+            else:
+                message = f"{value!r} is not {check}"
+            row = None if index is None or pd.isna(index) else int(index)
+            problems.append(Problem(row, column, message))
+    if kind == "sources":  # cross-field rule: mutable sources need the date they were read
+        problems += [Problem(n, "access_date", "required for web and other mutable sources")
+                     for n, v in rows if v.get("source_type") in MUTABLE_SOURCE_TYPES and v.get("access_date") is None]
+    unique: dict[tuple, Problem] = {}
+    for p in problems:
+        unique.setdefault((p.row, p.column, p.message), p)
+    return sorted(unique.values(), key=lambda p: (p.row or 0, p.column or ""))

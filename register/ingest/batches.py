@@ -1,0 +1,207 @@
+"""Writing an import batch: start it, store its chunks (accepted records and quarantine), finish it.
+
+Called by ``register.ingest.importer``. Each chunk of ``Item``s is validated (``items.validate_item``)
+and stored in one ``Store.write`` transaction: valid records are merged by
+``register.ingest.records.insert_responses`` (new / new revision / unchanged), open quarantine rows
+they fix are marked ``resolved``, invalid ones go to the ``quarantine`` table with their location,
+response id, raw text verbatim and reasons, and the batch's counts grow. Finishing a batch checks
+``accepted + quarantined == records`` against the stored counts; then what the batch changed is
+scored under the active profile.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from itertools import islice
+
+import pyarrow as pa
+
+from hri_core import FieldProblem, Response
+
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import RegisterError
+from register.ingest.items import Item, reasons_of, validate_item
+from register.ingest.records import insert_responses
+from register.ingest.reports import COUNTS, REPORT_LIMIT, BatchReport, ImportReport, QuarantinedRecord
+from register.scoring import scorer
+
+__all__ = ["finish_batch", "record_failed_fix", "run_batch", "start_batch", "write_chunk"]
+
+
+def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: str | None) -> BatchReport:
+    """Open an import batch for one file (its own audited transaction); the report to fill."""
+    def fn(tx: Transaction) -> Change:
+        batch_id = tx.scalar("SELECT nextval('seq_batch')")
+        tx.execute("INSERT INTO import_batches (batch_id, source_name, source_sha256, format, started_at, "
+                   "actor_name) VALUES (?, ?, ?, ?, ?, ?)",
+                   [batch_id, source_name, sha256, fmt, utc_now(), actor.name])
+        return Change("import_batch", str(batch_id), None,
+                      {"source_name": source_name, "format": fmt, "source_sha256": sha256}, result=batch_id)
+
+    return BatchReport(store.write(actor, "import.start", fn), source_name, fmt)
+
+
+def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item], report: ImportReport) -> None:
+    """Validate a chunk and store it in one transaction: merge, resolve, quarantine, batch counts."""
+    parts: list[list[tuple[Response, str]]] = []  # k-th occurrence of each response id -> parts[k]
+    occurrences: dict[str, int] = {}
+    accepted = {"response_id": [], "location": [], "ref": []}
+    rejected = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
+    pending: list[tuple[int, Item, list[FieldProblem]]] = []
+    last_valid: dict[str, int] = {}
+    for position, item in enumerate(chunk):
+        response, problems = validate_item(item)
+        if response is None:
+            pending.append((position, item, problems))
+            continue
+        rid = response.response_id
+        k = occurrences.get(rid, 0)
+        occurrences[rid] = k + 1
+        if k == len(parts):
+            parts.append([])
+        parts[k].append((response, item.raw))
+        last_valid[rid] = position
+        for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
+            accepted[key].append(value)
+    for position, item, problems in pending:
+        reasons = reasons_of(problems)
+        # a later valid occurrence of the same response in this chunk fixes it already
+        fixed = item.response_id is not None and last_valid.get(item.response_id, -1) > position
+        for key, value in (("location", item.location), ("response_id", item.response_id), ("raw", item.raw),
+                           ("reasons", json.dumps(reasons)), ("resolved", fixed)):
+            rejected[key].append(value)
+        if len(report.quarantined_records) < REPORT_LIMIT:
+            report.quarantined_records.append(
+                QuarantinedRecord(batch.source_name, item.location, item.response_id, reasons))
+    accepted_table = pa.table(accepted, schema=pa.schema([("response_id", pa.string()), ("location", pa.string()),
+                                                          ("ref", pa.int64())]))
+    rejected_table = pa.table(rejected, schema=pa.schema([("location", pa.string()), ("response_id", pa.string()),
+                                                          ("raw", pa.string()), ("reasons", pa.string()),
+                                                          ("resolved", pa.bool_())]))
+
+    def fn(tx: Transaction) -> Change:
+        now = utc_now()
+        new = revised = unchanged = 0
+        for part in parts:
+            merged = insert_responses(tx, batch.batch_id, now, part)
+            new, revised, unchanged = (new + merged.new_responses, revised + merged.new_revisions,
+                                       unchanged + merged.unchanged)
+        params = {"batch": batch.batch_id, "source": batch.source_name, "at": now}
+        resolved = 0
+        if accepted_table.num_rows:
+            with tx.relation("_import_accepted", accepted_table):
+                resolved = tx.execute("""
+                    UPDATE quarantine SET status = 'resolved', resolved_at = $at, resolved_batch_id = $batch
+                    WHERE status = 'open' AND (
+                        response_id IN (SELECT response_id FROM _import_accepted)
+                        OR quarantine_id IN (SELECT ref FROM _import_accepted WHERE ref IS NOT NULL)
+                        OR (response_id IS NULL AND source_name = $source
+                            AND location IN (SELECT location FROM _import_accepted)))
+                """, params)
+        if rejected_table.num_rows:
+            with tx.relation("_import_rejected", rejected_table):
+                tx.execute("""
+                    INSERT INTO quarantine (quarantine_id, batch_id, source_name, location, response_id, raw, reasons,
+                                            created_at, status, resolved_at, resolved_batch_id)
+                    SELECT nextval('seq_quarantine'), $batch, $source, s.location, s.response_id, s.raw,
+                           s.reasons::JSON, $at, CASE WHEN s.resolved THEN 'resolved' ELSE 'open' END,
+                           CASE WHEN s.resolved THEN $at END, CASE WHEN s.resolved THEN $batch END
+                    FROM _import_rejected s
+                    WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.status = 'open' AND q.source_name = $source
+                                      AND q.location = s.location AND q.raw = s.raw)
+                """, params)
+        counts = {"records": len(chunk), "accepted": accepted_table.num_rows, "new_responses": new,
+                  "new_revisions": revised, "unchanged": unchanged, "quarantined": rejected_table.num_rows,
+                  "resolved": resolved}
+        tx.execute("""
+            UPDATE import_batches SET records_total = records_total + $records, accepted = accepted + $accepted,
+                new_responses = new_responses + $new_responses, new_revisions = new_revisions + $new_revisions,
+                unchanged = unchanged + $unchanged, quarantined = quarantined + $quarantined
+            WHERE batch_id = $batch
+        """, {"batch": batch.batch_id, **{k: v for k, v in counts.items() if k != "resolved"}})
+        return Change("import_batch", str(batch.batch_id), None, counts, result=counts)
+
+    counts = store.write(actor, "import.chunk", fn)
+    for name, value in counts.items():
+        setattr(batch, name, getattr(batch, name) + value)
+
+
+def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | None) -> None:
+    """Check the invariant against the stored counts and close the batch with its audit event."""
+    if batch.records == 0:
+        batch.notes.append("empty file: 0 records")
+    if not batch.balanced:
+        raise RegisterError(f"import of {batch.source_name}: {batch.accepted} accepted + {batch.quarantined} "
+                            f"quarantined != {batch.records} records (batch {batch.batch_id} left unfinished): "
+                            "report this; import the file again once it is fixed")
+    expected = (batch.records, batch.accepted, batch.new_responses, batch.new_revisions, batch.unchanged,
+                batch.quarantined)
+
+    def fn(tx: Transaction) -> Change:
+        stored = tx.query_one("SELECT records_total, accepted, new_responses, new_revisions, unchanged, quarantined "
+                              "FROM import_batches WHERE batch_id = ?", [batch.batch_id])
+        if tuple(stored) != expected:
+            raise RegisterError(f"import batch {batch.batch_id}: stored counts {tuple(stored)} differ from the "
+                                f"import's own {expected}; the batch is left unfinished: report this")
+        tx.execute("UPDATE import_batches SET finished_at = ? WHERE batch_id = ?", [utc_now(), batch.batch_id])
+        after = {name: getattr(batch, name) for name in COUNTS}
+        after.update(source_name=batch.source_name, format=batch.format, source_sha256=sha256, notes=batch.notes)
+        return Change("import_batch", str(batch.batch_id), None, after)
+
+    store.write(actor, "import.batch", fn)
+
+
+def _chunks(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
+    while chunk := list(islice(items, size)):
+        yield chunk
+
+
+def run_batch(store: Store, actor: Actor, *, source_name: str, fmt: str, sha256: str | None,
+              items: Iterator[Item], notes: list[str], chunk_size: int, profile, report: ImportReport,
+              on_chunk: Callable[[BatchReport, int], None] | None = None) -> BatchReport:
+    """One file as one batch: start it, write its items a chunk per transaction, finish it, score it."""
+    batch = start_batch(store, actor, source_name, fmt, sha256)
+    batch.notes = notes
+    for chunk in _chunks(items, chunk_size):
+        write_chunk(store, actor, batch, chunk, report)
+        if on_chunk:
+            on_chunk(batch, len(chunk))
+    finish_batch(store, actor, batch, sha256)
+    report.batches.append(batch)
+    if profile is not None:
+        _score_unscored(store, actor, profile, batch)
+    return batch
+
+
+def _score_unscored(store: Store, actor: Actor, profile, batch: BatchReport) -> None:
+    """Score this batch and any earlier batch holding current responses without a current score.
+
+    Usually that is this batch alone. An import stopped halfway (or run with ``score=False``) leaves
+    stored but unscored responses; importing the same file again finds them unchanged, so scoring
+    only the new batch would leave them unscored for good.
+    """
+    batches = [b for (b,) in store.query("""
+        SELECT DISTINCT r.batch_id FROM responses r
+        ANTI JOIN scores s ON s.response_id = r.response_id AND s.revision = r.revision AND s.is_current
+        WHERE r.is_current ORDER BY r.batch_id""")]
+    for batch_id in batches:
+        summary = scorer.score_imported(store, actor, profile, batch_id=batch_id)
+        if batch_id == batch.batch_id:
+            batch.score_run_id, batch.scored = summary.run_id, summary.responses_scored
+        else:
+            batch.notes.append(f"also scored {summary.responses_scored:,} unscored responses of batch {batch_id}")
+
+
+def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_text: str, reasons: list[dict],
+                      old_raw: str, old_reasons) -> None:
+    """A fix that is still invalid: the quarantine row stays open with the new text and reasons (audited
+    as ``quarantine.fix_failed`` with the text and reasons it had before)."""
+    def fn(tx: Transaction) -> Change:
+        tx.execute("UPDATE quarantine SET raw = ?, reasons = ?::JSON WHERE quarantine_id = ? AND status = 'open'",
+                   [fixed_raw_text, json.dumps(reasons), quarantine_id])
+        return Change("quarantine", str(quarantine_id),
+                      {"raw": old_raw, "reasons": json.loads(old_reasons) if isinstance(old_reasons, str)
+                       else old_reasons}, {"raw": fixed_raw_text, "reasons": reasons})
+
+    store.write(actor, "quarantine.fix_failed", fn)

@@ -1,0 +1,239 @@
+"""Readers: a file (or a fixed record typed by a user) -> ``Item``s, streamed.
+
+Called by ``register.ingest.importer``. Formats (DOMAIN.md section 4):
+
+- ``.jsonl`` / ``.json``: JSON Lines, one response per line, decoded line by line so that one bad byte
+  quarantines one line, not the file;
+- ``.csv``: a flat claim table, one claim per row, response fields repeated (header = row 1);
+- ``.parquet``: the same flat table, read in record batches (data rows numbered from 1).
+
+Flat rows are checked by the pandera frame schema (``register.ingest.frame_schema``) a window at a
+time and grouped into responses (``hri_core.readers.group_flat_rows``); a flat table missing a
+required column quarantines every row with that reason. Readers never drop a record: anything that
+cannot become a valid response is still an ``Item``, with its problems.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+
+from hri_core import FieldProblem, RecordError
+from hri_core.readers import CLAIM_FIELDS, group_flat_rows, iter_jsonl, missing_flat_columns
+from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
+
+from register.errors import ImportRejected
+from register.ingest.files import open_parquet
+from register.ingest.frame_schema import frame_problems
+from register.ingest.items import Item, response_id_of, take_quarantine_ref
+
+__all__ = ["READERS", "csv_items", "flat_items", "jsonl_items", "parquet_items", "text_items"]
+
+_ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
+
+
+def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
+    """JSON Lines, decoded line by line so that one bad byte quarantines one line, not the file."""
+    undecodable: set[int] = set()
+
+    def lines(handle) -> Iterator[str]:
+        for number, data in enumerate(handle, start=1):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                undecodable.add(number)
+                text = data.decode("utf-8", errors="replace")
+            yield text.removeprefix("\ufeff") if number == 1 else text
+
+    first = True
+    with path.open("rb") as handle:
+        for number, text, record in iter_jsonl(lines(handle)):
+            if first and text.lstrip().startswith("["):
+                notes.append("the file looks like one JSON array; the importer reads JSON Lines "
+                             "(one JSON object per line)")
+            first = False
+            location = f"line {number}"
+            if number in undecodable:
+                yield Item(location, text, None, [FieldProblem("", "the line is not valid UTF-8 text")], None)
+            elif isinstance(record, RecordError):
+                yield Item(location, text, None, list(record.problems), None)
+            else:
+                record, ref = take_quarantine_ref(record)
+                yield Item(location, text, record, [], response_id_of(record), ref)
+
+
+def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
+    """Flat CSV: rows streamed with the csv module; header is row 1, blank lines are not rows."""
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))  # long answers are fine; the file limit bounds it
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+        reader = csv.reader(handle)
+
+        def records() -> Iterator[list[str]]:
+            try:
+                yield from reader
+            except csv.Error as error:  # the rest of the file cannot be split into rows
+                raise ImportRejected(f"{path.name}: line {reader.line_num}: not readable as CSV ({error}); "
+                                     "the rows before it were imported") from error
+
+        lines = records()
+        header = next(lines, None)
+        while header is not None and not any(h.strip() for h in header):
+            header = next(lines, None)
+        if header is None:
+            return
+        columns = [h.strip() for h in header]
+
+        def rows() -> Iterator[tuple[int, dict, list]]:
+            number = 1
+            for values in lines:
+                if not values:
+                    continue
+                number += 1
+                extra = []
+                try:
+                    "".join(values).encode("utf-8")
+                except UnicodeEncodeError:
+                    values = [v.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for v in values]
+                    extra.append(("", "the row is not valid UTF-8 text"))
+                if len(values) > len(columns):
+                    extra.append(("", f"the row has {len(values)} fields but the header has {len(columns)}"))
+                yield number, {c: v if v.strip() else None for c, v in zip(columns, values)}, extra
+
+        yield from flat_items(rows(), columns, chunk_size, notes)
+
+
+def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
+    """Flat Parquet: streamed in record batches; data rows are numbered from 1."""
+    parquet = open_parquet(path)
+    columns = [name.strip() for name in parquet.schema_arrow.names]
+
+    def rows() -> Iterator[tuple[int, dict, list]]:
+        number = 0
+        for batch in parquet.iter_batches(batch_size=max(1024, min(chunk_size, 65536))):
+            for row in _blank_to_null(batch, columns).to_pylist():
+                number += 1
+                yield number, row, []
+
+    yield from flat_items(rows(), columns, chunk_size, notes)
+
+
+def _blank_to_null(batch: pa.RecordBatch, columns: list[str]) -> pa.RecordBatch:
+    """Blank strings and NaN are missing values (as ``_clean_cell`` says), computed by Arrow per column."""
+    import pyarrow.compute as pc
+
+    arrays = []
+    for array in batch.columns:
+        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+            array = pc.if_else(pc.equal(pc.utf8_trim_whitespace(array), ""), pa.scalar(None, array.type), array)
+        elif pa.types.is_floating(array.type):
+            array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
+        arrays.append(array)
+    return pa.RecordBatch.from_arrays(arrays, names=columns)
+
+
+def _clean_row(row: dict) -> dict:
+    return {str(k).strip(): _clean_cell(v) for k, v in row.items() if k is not None}
+
+
+def flat_items(rows: Iterator[tuple[int, dict, list]], columns: list[str], chunk_size: int,
+                notes: list[str]) -> Iterator[Item]:
+    """Rows of a flat table -> response items, validated per window of about ``chunk_size`` responses.
+
+    A window closes only where the response id changes, so a response whose rows are together is
+    never split. Rows of one response scattered within a window are grouped (as ``group_flat_rows``
+    does); a response id that comes back after its window was closed is quarantined, because taking
+    it as a new revision would silently drop the claims imported before.
+    """
+    file_problems = [FieldProblem(c, "required column is missing from the file") for c in missing_flat_columns(columns)]
+    file_problems += [FieldProblem(c, "the column appears more than once in the header")
+                      for c in sorted({c for c in columns if columns.count(c) > 1})]
+    if file_problems:
+        notes.append("file-level problem, every row is quarantined: " + "; ".join(map(str, file_problems)))
+        for number, row, extra in rows:
+            problems = file_problems + [FieldProblem(c, f"row {number}: {m}") for c, m in extra]
+            yield Item(f"row {number}", json.dumps([row], default=str), None, problems,
+                       response_id_of(row), check_model=False)
+        return
+    closed: set[str] = set()
+    for window in _windows(rows, chunk_size):
+        yield from _window_items(window, columns, closed, chunk_size)
+
+
+def _windows(rows: Iterable[tuple[int, dict, list]], size: int) -> Iterator[list[tuple[int, dict, list]]]:
+    window: list[tuple[int, dict, list]] = []
+    ids: set[str | None] = set()
+    for entry in rows:
+        rid = entry[1].get("response_id")
+        key = None if rid is None else str(rid).strip()
+        if len(ids) >= size and key not in ids:
+            yield window
+            window, ids = [], set()
+        window.append(entry)
+        ids.add(key)
+    if window:
+        yield window
+
+
+def _window_items(window: list[tuple[int, dict, list]], columns: list[str], closed: set[str],
+                  chunk_size: int) -> Iterator[Item]:
+    row_problems = frame_problems(window, columns)
+    claim_index: dict[int, int] = {}
+    counters: dict[str, int] = {}
+    for number, row, _ in window:
+        rid = row.get("response_id")
+        if rid is not None and any(row.get(name) is not None for name in CLAIM_FIELDS):
+            key = str(rid).strip()
+            claim_index[number] = counters.get(key, 0)
+            counters[key] = claim_index[number] + 1
+    seen: set[str] = set()
+    for numbers, raw, record in group_flat_rows((n, row) for n, row, _ in window):
+        location = ("row " if len(numbers) == 1 else "rows ") + ",".join(map(str, numbers))
+        problems: list[FieldProblem] = []
+        for n in numbers:
+            for column, message in row_problems.get(n, ()):
+                loc = f"claims[{claim_index[n]}].{column}" if column in CLAIM_FIELDS and n in claim_index else column
+                problems.append(FieldProblem(loc, f"row {n}: {message}"))
+        if isinstance(record, RecordError):  # a row without a response id
+            known = {p.loc for p in problems}
+            problems += [p for p in record.problems if p.loc not in known]
+            yield Item(location, raw, None, problems, None)
+            continue
+        rid = record["response_id"]
+        seen.add(rid)
+        if rid in closed:
+            problems.insert(0, FieldProblem("response_id", (
+                f"rows of response {rid!r} also appear more than {chunk_size} responses earlier in the file, "
+                "where they were already imported; keep each response's rows together (sort by response_id)")))
+        yield Item(location, raw, record, problems, rid, claim_rows=[n for n in numbers if n in claim_index])
+    closed.update(seen)
+
+
+READERS: dict[str, Callable[[Path, int, list[str]], Iterator[Item]]] = {
+    "jsonl": jsonl_items, "csv": csv_items, "parquet": parquet_items}
+
+
+def text_items(text: str, location: str) -> list[Item]:
+    """A fixed record typed by a user: one JSON object, or the JSON list of flat rows a quarantine row holds."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return [Item(location, text, None, [FieldProblem("", f"malformed JSON at line {error.lineno} column "
+                                                            f"{error.colno}: {error.msg}")], None)]
+    if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
+        match = _ROWS_LOCATION.match(location)
+        numbers = [int(n) for n in match.group(1).split(",")] if match else []
+        if len(numbers) != len(data):
+            numbers = list(range(1, len(data) + 1))
+        rows = [_clean_row(row) for row in data]
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        items = list(flat_items(iter([(n, row, []) for n, row in zip(numbers, rows)]), columns, len(rows) + 1, []))
+        for item in items:
+            item.raw = text
+        return items
+    record, _ = take_quarantine_ref(data)
+    return [Item(location, text, record, [], response_id_of(record))]

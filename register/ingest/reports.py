@@ -1,0 +1,116 @@
+"""What an import did: per file (``BatchReport``), in all (``ImportReport``), and what went to quarantine.
+
+Built by the batch writer (``register.ingest.batches``) and returned by ``register.ingest.importer``;
+printed by the CLI, shown by the pages, and checked against the counts stored with each batch
+(``accepted + quarantined == records`` for every batch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["COUNTS", "REPORT_LIMIT", "BatchReport", "ImportReport", "QuarantinedRecord"]
+
+REPORT_LIMIT = 100  # quarantined records listed in a report (all of them are in the table)
+
+
+@dataclass(frozen=True)
+class QuarantinedRecord:
+    """One record that went to quarantine: where it was, its response id if known, and why."""
+
+    source_name: str
+    location: str
+    response_id: str | None
+    problems: list[dict]  # [{"field": ..., "message": ...}], as stored in quarantine.reasons
+
+
+@dataclass
+class BatchReport:
+    """What one file (one import batch) did."""
+
+    batch_id: int
+    source_name: str
+    format: str
+    records: int = 0
+    accepted: int = 0  # new_responses + new_revisions + unchanged
+    new_responses: int = 0
+    new_revisions: int = 0
+    unchanged: int = 0
+    quarantined: int = 0
+    resolved: int = 0  # open quarantine rows that this batch's valid records resolved
+    notes: list[str] = field(default_factory=list)
+    score_run_id: int | None = None
+    scored: int = 0
+
+    @property
+    def balanced(self) -> bool:
+        return self.accepted + self.quarantined == self.records
+
+
+COUNTS = ("records", "accepted", "new_responses", "new_revisions", "unchanged", "quarantined", "resolved")
+
+
+@dataclass
+class ImportReport:
+    """The result of ``import_path``: one ``BatchReport`` per file, totals, the first quarantined records."""
+
+    batches: list[BatchReport] = field(default_factory=list)
+    quarantined_records: list[QuarantinedRecord] = field(default_factory=list)  # the first REPORT_LIMIT
+    notes: list[str] = field(default_factory=list)  # about the import as a whole (skipped files)
+
+    def _total(self, name: str) -> int:
+        return sum(getattr(b, name) for b in self.batches)
+
+    @property
+    def batch_ids(self) -> list[int]:
+        return [b.batch_id for b in self.batches]
+
+    @property
+    def records(self) -> int:
+        return self._total("records")
+
+    @property
+    def accepted(self) -> int:
+        return self._total("accepted")
+
+    @property
+    def new_responses(self) -> int:
+        return self._total("new_responses")
+
+    @property
+    def new_revisions(self) -> int:
+        return self._total("new_revisions")
+
+    @property
+    def unchanged(self) -> int:
+        return self._total("unchanged")
+
+    @property
+    def quarantined(self) -> int:
+        return self._total("quarantined")
+
+    @property
+    def resolved(self) -> int:
+        return self._total("resolved")
+
+    @property
+    def balanced(self) -> bool:
+        """The invariant every import keeps: accepted + quarantined == records in the input."""
+        return all(b.balanced for b in self.batches)
+
+    def extend(self, other: "ImportReport") -> None:
+        """Fold another report in (the CLI imports several paths into one report)."""
+        self.batches.extend(other.batches)
+        self.notes.extend(other.notes)
+        room = REPORT_LIMIT - len(self.quarantined_records)
+        self.quarantined_records.extend(other.quarantined_records[:max(0, room)])
+
+    def as_dict(self) -> dict:
+        out: dict[str, Any] = {"batch_ids": self.batch_ids}
+        out.update({name: self._total(name) for name in COUNTS})
+        out["balanced"] = self.balanced
+        out["batches"] = [asdict(b) for b in self.batches]
+        out["quarantined_records"] = [asdict(q) for q in self.quarantined_records]
+        out["notes"] = list(self.notes)
+        return out
