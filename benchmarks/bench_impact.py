@@ -19,13 +19,14 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_console import build  # noqa: E402
+
 from hri_core import profile_from_dict  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
 from register.scoring.impact import impact_preview  # noqa: E402
@@ -33,7 +34,7 @@ from register.scoring.profiles import active_profile, ensure_default_profile  # 
 from register.scoring.scorer import rescore  # noqa: E402
 
 TARGET_S = 3.0
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 DRAFT = {
     "weights": {"F": 0.40, "C": 0.10, "U": 0.25, "O": 0.05, "S": 0.05, "P": 0.05, "H": 0.10},
     "bands": [{"name": "Low", "upper": 15, "action": "release"}, {"name": "Medium", "upper": 45, "action": "caution"},

@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,7 +40,7 @@ from register.ingest.importer import import_path  # noqa: E402
 from register.scoring.profiles import active_profile, ensure_default_profile  # noqa: E402
 from register.scoring.scorer import rescore, score_query  # noqa: E402
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 # The scorer's output contract with no HRI logic: one row per current response, 19 columns.

@@ -42,11 +42,10 @@ import argparse
 import getpass
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hri_core import HRIError
-
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
 from register.errors import AuditChainBroken, RegisterError
@@ -107,7 +106,7 @@ def _parse_time(text: str) -> datetime:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as error:
         raise RegisterError(f"--as-of {text!r} is not an ISO 8601 time (e.g. 2026-12-01T00:00:00Z)") from error
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -251,7 +250,7 @@ def cmd_users_list(store: Store, args) -> int:
 
     for u in list_users(store):
         state = "disabled" if u.disabled else ("locked" if u.locked_until and u.locked_until > datetime.now(
-            timezone.utc) else "active")
+            UTC) else "active")
         print(f"{u.username}\t{u.role}\t{state}\t{u.display_name}")
     return EXIT_OK
 

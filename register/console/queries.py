@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import pandas as pd
 
 from hri_core import DIMENSIONS
-
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.scoring.profiles import active_profile
@@ -128,7 +127,7 @@ def search_keys(search: str | None, p: Params) -> str | None:
 
 
 def _utc_midnight(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=timezone.utc)
+    return datetime.combine(day, time.min, tzinfo=UTC)
 
 
 def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_columns: bool = False,
@@ -333,7 +332,7 @@ def _weights_by_letter(weights: dict) -> dict[str, float]:
 
 def _dimensions_part(p: Params, by_letter: dict[str, float]) -> str:
     parts = ", ".join(f"avg({col}) AS mean_{d}, avg({p(by_letter[d])} * {col}) AS weighted_{d}"
-                      for d, col in zip((d.value for d in DIMENSIONS), _DIM_COLUMNS))
+                      for d, col in zip((d.value for d in DIMENSIONS), _DIM_COLUMNS, strict=True))
     return f"SELECT {parts} FROM fr"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 GENESIS_HASH = "0" * 64
@@ -28,7 +28,7 @@ def event_hash(prev_hash: str, seq: int, at: datetime, actor_name: str, actor_ro
                entity_type: str, entity_id: str | None, before: str | None, after: str | None) -> str:
     """SHA-256 over the previous hash and the event's canonical content."""
     content = json.dumps(
-        [seq, at.astimezone(timezone.utc).isoformat(), actor_name, actor_role, action, entity_type,
+        [seq, at.astimezone(UTC).isoformat(), actor_name, actor_role, action, entity_type,
          entity_id, before, after],
         separators=(",", ":"), ensure_ascii=False,
     )
@@ -41,7 +41,7 @@ def append_event(tx, actor, action: str, entity_type: str, entity_id: str | None
     row = tx.query_one("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
     prev_seq, prev_hash = (row if row else (0, GENESIS_HASH))
     seq = prev_seq + 1
-    at = datetime.now(timezone.utc)
+    at = datetime.now(UTC)
     before_text, after_text = canonical_json(before), canonical_json(after)
     digest = event_hash(prev_hash, seq, at, actor.name, actor.role, action, entity_type,
                         None if entity_id is None else str(entity_id), before_text, after_text)

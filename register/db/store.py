@@ -23,9 +23,9 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -69,7 +69,7 @@ class Change:
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 # --- DuckDB's exceptions as the register's own ------------------------------------------------------
@@ -178,13 +178,13 @@ class Cursor:
         """The first row as ``{column: value}``, or None when there is none."""
         result = self._run(sql, params)
         row = self._fetch(result.fetchone)
-        return None if row is None else dict(zip(_columns(result), row))
+        return None if row is None else dict(zip(_columns(result), row, strict=True))
 
     def dicts(self, sql: str, params: Bindings = ()) -> list[dict[str, Any]]:
         """Every row as ``{column: value}``."""
         result = self._run(sql, params)
         columns = _columns(result)
-        return [dict(zip(columns, row)) for row in self._fetch(result.fetchall)]
+        return [dict(zip(columns, row, strict=True)) for row in self._fetch(result.fetchall)]
 
     def frame(self, sql: str, params: Bindings = ()):
         """Every row as a pandas DataFrame (for pages, exports and aggregates)."""
@@ -357,10 +357,9 @@ class Store:
 
 
 def _rollback(raw: duckdb.DuckDBPyConnection) -> None:
-    try:
+    # nothing may be open (the failure came before BEGIN), or DuckDB already ended it
+    with suppress(duckdb.Error):
         raw.execute("ROLLBACK")
-    except duckdb.Error:
-        pass  # nothing was open (the failure came before BEGIN) or DuckDB already ended it
 
 
 def database_path_from_env() -> Path:

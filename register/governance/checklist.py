@@ -73,7 +73,8 @@ def record_run(store: Store, actor: Actor, *, today: date | None = None, results
 def _runs(store: Store, run_id: int | None = None) -> list[dict]:
     where = "WHERE run_id = ?" if run_id is not None else ""
     runs = store.dicts("SELECT run_id, run_at, run_by, run_role, rule_version, outcome, results, content_hash, "
-                       f"editors FROM checklist_runs {where} ORDER BY run_id DESC", [run_id] if run_id is not None else [])
+                       f"editors FROM checklist_runs {where} ORDER BY run_id DESC",
+                       [run_id] if run_id is not None else [])
     for run in runs:
         run["results"] = json.loads(run["results"])
         run["editors"] = list(run["editors"])
@@ -180,6 +181,7 @@ def gate_summary(results: dict) -> tuple[bool, str]:
         if len(c["offending"]) > 25:
             lines.append(f"         ... and {len(c['offending']) - 25} more")
     failed = results["summary"]["failed_checks"]
-    lines.append(f"{len(failed)} of {len(CHECKS)} checks failed" + (f": {', '.join(map(str, failed))}" if failed else ""))
+    lines.append(f"{len(failed)} of {len(CHECKS)} checks failed"
+                 + (f": {', '.join(map(str, failed))}" if failed else ""))
     return bool(failed), "\n".join(lines)
 

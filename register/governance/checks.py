@@ -54,7 +54,8 @@ class Finding:
     reason: str
 
     def as_dict(self) -> dict:
-        return {"entity_type": self.entity_type, "entity_id": self.entity_id, "label": self.label, "reason": self.reason}
+        return {"entity_type": self.entity_type, "entity_id": self.entity_id, "label": self.label,
+                "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def _vendor_claims(ctx: Context) -> Found:
     p = Params()
     rows = ctx.store.frame(f"""
         WITH links AS (SELECT claim_key, unnest(source_ids) AS source_id FROM register_claims WHERE NOT deleted)
-        SELECT c.claim_key, c.statement, c.claim_type, string_agg(s.source_id, ', ' ORDER BY s.source_id) AS vendor_sources
+        SELECT c.claim_key, c.statement, c.claim_type,
+               string_agg(s.source_id, ', ' ORDER BY s.source_id) AS vendor_sources
         FROM register_claims c JOIN links l ON l.claim_key = c.claim_key
         JOIN sources s ON s.source_id = l.source_id AND NOT s.deleted AND s.source_type = {p(VENDOR_DOCUMENTATION)}
         WHERE NOT c.deleted AND c.claim_type <> {p(VENDOR_CAPABILITY)}
@@ -135,7 +137,8 @@ def _original_elements(ctx: Context) -> Found:
     for _, r in rows.iterrows():
         if r["claim_type"] == DESIGN_CHOICE:
             out.append(_claim(r, f"original element marked {r['verification_status']!r} without an "
-                                 f"{ORIGINAL_PROPOSAL!r} source: link the proposal or mark it provisional / hypothesis"))
+                                 f"{ORIGINAL_PROPOSAL!r} source: link the proposal or mark it provisional / "
+                                 "hypothesis"))
         else:
             out.append(_claim(r, f"rests on an original proposal but is typed {r['claim_type']!r} and marked "
                                  f"{r['verification_status']!r}: present it as a design choice or hypothesis"))
@@ -147,8 +150,8 @@ def _unsettled_claims(ctx: Context) -> Found:
     rows = ctx.store.frame(f"SELECT claim_key, statement, verification_status FROM register_claims WHERE NOT deleted "
                            f"AND verification_status IN {p.in_list(UNSETTLED_STATUSES)} ORDER BY created_at, claim_key",
                            p.values)
-    return Found([_claim(r, f"marked {r['verification_status']!r}: remove, soften (and re-verify) or move to future work")
-                  for _, r in rows.iterrows()])
+    return Found([_claim(r, f"marked {r['verification_status']!r}: remove, soften (and re-verify) or move to "
+                            "future work") for _, r in rows.iterrows()])
 
 
 def _undated_mutable_sources(ctx: Context) -> Found:

@@ -88,7 +88,8 @@ def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> in
             before = tx.dicts(f"SELECT {', '.join(_RULE_COLUMNS)} FROM evidence_rules WHERE rule_version = ? "
                               "ORDER BY claim_type", [previous])
         version = (previous or 0) + 1
-        tx.execute("INSERT INTO evidence_rule_versions VALUES (?, ?, ?, ?)", [version, utc_now(), actor.name, reason.strip()])
+        tx.execute("INSERT INTO evidence_rule_versions VALUES (?, ?, ?, ?)",
+                   [version, utc_now(), actor.name, reason.strip()])
         for r in rules:
             tx.execute("INSERT INTO evidence_rules VALUES (?, ?, ?, ?, ?)",
                        [version, r["claim_type"], r["acceptable_source_types"], r["handling"], r["guidance"]])
@@ -115,7 +116,7 @@ def evaluate_rules(store: Store, version: int | None = None, *, today: date | No
     verification status that shows the required handling was applied (e.g. hypothesis).
     """
     version = version if version is not None else current_rule_version(store)
-    handling, status = zip(*HANDLING_STATUSES)
+    handling, status = zip(*HANDLING_STATUSES, strict=True)
     return store.frame("""
         WITH c AS (SELECT * FROM register_claims WHERE NOT deleted),
         r AS (SELECT * FROM evidence_rules WHERE rule_version = $version),

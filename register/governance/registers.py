@@ -127,7 +127,8 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
     problems += validate(kind, rows)
     if problems:
         raise ValidationFailed(problems)
-    updates = [(item, values) for item, (_, values) in zip(changes.updates, rows)]
+    # rows holds the updates, then the inserts
+    updates = [(item, values) for item, (_, values) in zip(changes.updates, rows, strict=False)]
     inserts = [values for _, values in rows[len(changes.updates):]]
     now = utc_now()
 
@@ -158,7 +159,8 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
         for values in inserts:
             state = _row_state(tx, table, values[table.key])
             if state is not None and not state["deleted"]:
-                raise ValidationFailed([Problem(None, table.key, f"{values[table.key]!r} already exists; edit that row")])
+                raise ValidationFailed([Problem(None, table.key,
+                                                f"{values[table.key]!r} already exists; edit that row")])
             if state is not None:  # a deleted row with this key comes back with the new values
                 _update(tx, table, values, actor, now, undelete=True)
             else:

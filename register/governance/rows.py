@@ -162,8 +162,9 @@ def _schema(kind: str):
             "source_id": col(nullable=False),
             "title": col(nullable=False),
             "source_type": col(vocab(SOURCE_TYPES), nullable=False),
-            "authority_tier": col(pda.Check(lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= 5)),
-                                            error="an integer from 1 (strongest) to 5")),
+            "authority_tier": col(pda.Check(
+                lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= 5)),
+                error="an integer from 1 (strongest) to 5")),
             "access_date": col(date_check),
             "valid_until": col(date_check),
             "restricted_to": col(pda.Check(lambda s: s.map(lambda v: all(r in ROLES for r in v)),

@@ -139,8 +139,8 @@ def _claim_rows_with_sources(store, actor, records, result) -> tuple[list[tuple[
         for i, ref in enumerate(refs):
             sid = by_ref.get(ref.lower())
             if sid is None:
-                candidate = normalise_source({"title": ref, "ref": ref,
-                                              "source_type": types[i] if i < len(types) else (types[0] if types else None),
+                source_type = types[i] if i < len(types) else (types[0] if types else None)
+                candidate = normalise_source({"title": ref, "ref": ref, "source_type": source_type,
                                               "access_date": record.get("access_date")})
                 sid = candidate["source_id"]
                 new_sources.setdefault(sid, (n, candidate))

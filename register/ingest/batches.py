@@ -18,7 +18,6 @@ from itertools import islice
 import pyarrow as pa
 
 from hri_core import FieldProblem, Response
-
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.ingest.items import Item, reasons_of, validate_item

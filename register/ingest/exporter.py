@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 
 from hri_core.readers import group_flat_rows
-
 from register.db.store import Store
 from register.errors import RegisterError
 from register.ingest.items import QUARANTINE_KEY

@@ -38,7 +38,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hri_core import FieldProblem, RecordError
-
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound, RegisterError
@@ -71,7 +70,7 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
     files, skipped = files_to_import(path)
     formats = [check_file(f, max_bytes=max_bytes) for f in files]  # refuse before writing anything
     profile = active_profile(store) if score else None
-    scans = [scan_file(f, fmt) for f, fmt in zip(files, formats)]
+    scans = [scan_file(f, fmt) for f, fmt in zip(files, formats, strict=True)]
     totals = [total for _, total in scans]
     grand_total = None if any(t is None for t in totals) else sum(totals)
     report = ImportReport(notes=skipped)
@@ -84,7 +83,7 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
             progress(done, grand_total, f"{batch.source_name}: {batch.records:,} records, {batch.accepted:,} accepted, "
                                         f"{batch.quarantined:,} quarantined")
 
-    for file, fmt, (sha256, _) in zip(files, formats, scans):
+    for file, fmt, (sha256, _) in zip(files, formats, scans, strict=True):
         notes: list[str] = []
         items = READERS[fmt](file, chunk_size, notes)
         batch = run_batch(store, actor, source_name=file.name, fmt=fmt, sha256=sha256, items=items, notes=notes,

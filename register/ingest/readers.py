@@ -26,7 +26,6 @@ import pyarrow as pa
 from hri_core import FieldProblem, RecordError
 from hri_core.readers import CLAIM_FIELDS, group_flat_rows, iter_jsonl, missing_flat_columns
 from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
-
 from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.frame_schema import frame_problems
@@ -102,7 +101,7 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
                     extra.append(("", "the row is not valid UTF-8 text"))
                 if len(values) > len(columns):
                     extra.append(("", f"the row has {len(values)} fields but the header has {len(columns)}"))
-                yield number, {c: v if v.strip() else None for c, v in zip(columns, values)}, extra
+                yield number, {c: v if v.strip() else None for c, v in zip(columns, values, strict=False)}, extra
 
         yield from flat_items(rows(), columns, chunk_size, notes)
 
@@ -231,7 +230,8 @@ def text_items(text: str, location: str) -> list[Item]:
             numbers = list(range(1, len(data) + 1))
         rows = [_clean_row(row) for row in data]
         columns = list(dict.fromkeys(key for row in rows for key in row))
-        items = list(flat_items(iter([(n, row, []) for n, row in zip(numbers, rows)]), columns, len(rows) + 1, []))
+        numbered = iter([(n, row, []) for n, row in zip(numbers, rows, strict=True)])
+        items = list(flat_items(numbered, columns, len(rows) + 1, []))
         for item in items:
             item.raw = text
         return items

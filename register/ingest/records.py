@@ -19,7 +19,6 @@ import pyarrow as pa
 
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
-
 from register.db.store import Transaction
 
 
@@ -106,18 +105,20 @@ def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,
                 WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
             """)
         tx.execute("""
-            INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id, imported_at, use_case,
-                                   model, created_at, question, answer, stakes, claim_count, raw)
-            SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case, s.model,
-                   s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
+            INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id,
+                                   imported_at, use_case, model, created_at, question, answer, stakes, claim_count,
+                                   raw)
+            SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case,
+                   s.model, s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
             FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """, {"batch": batch_id, "at": imported_at})
         tx.execute("""
-            INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels, label_mask, dimensions,
-                                dim_mask, criticality, source_id, span, feedback_at, feedback_count, feedback_resolved)
-            SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels, c.label_mask,
-                   c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at, c.feedback_count,
-                   c.feedback_resolved
+            INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels,
+                                label_mask, dimensions, dim_mask, criticality, source_id, span, feedback_at,
+                                feedback_count, feedback_resolved)
+            SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels,
+                   c.label_mask, c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at,
+                   c.feedback_count, c.feedback_resolved
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))

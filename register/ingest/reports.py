@@ -99,7 +99,7 @@ class ImportReport:
         """The invariant every import keeps: accepted + quarantined == records in the input."""
         return all(b.balanced for b in self.batches)
 
-    def extend(self, other: "ImportReport") -> None:
+    def extend(self, other: ImportReport) -> None:
         """Fold another report in (the CLI imports several paths into one report)."""
         self.batches.extend(other.batches)
         self.notes.extend(other.notes)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from hri_core import calibration, profile_from_dict
-
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import ImportRejected

@@ -15,7 +15,6 @@ from typing import Any
 
 from hri_core import ahp, delphi, profile_from_dict
 from hri_core.errors import FieldProblem, HRIError
-
 from register.access.permissions import Permission, authorize, deny
 from register.db.store import Actor, Change, Cursor, Store, Transaction, utc_now
 from register.errors import ElicitationError, NotFound, PermissionDenied, StaleEdit

@@ -18,7 +18,6 @@ import pandas as pd
 
 from hri_core import ScoringProfile
 from hri_core.models import ensure_utc
-
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.errors import RegisterError

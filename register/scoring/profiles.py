@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
-
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError

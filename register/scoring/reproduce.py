@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from hri_core import Response, ScoreResult, parse_response, score_response
 from hri_core.vocabulary import DIMENSIONS
-
 from register.db.store import Store
 from register.errors import NotFound
 from register.scoring.profiles import get_profile

@@ -24,7 +24,6 @@ from typing import Any
 from hri_core import DIMENSIONS, Label, ScoringProfile
 from hri_core.models import ensure_utc
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
-
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now

@@ -4,11 +4,10 @@ once, and generated SELECTs that share one builder joined in one statement witho
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from hri_core import default_profile, profile_from_dict
 from hri_core.synthetic import generate_responses
-
 from register import SYSTEM
 from register.db.sql import Params
 from register.ingest.importer import import_path
@@ -17,7 +16,7 @@ from register.scoring.scorer import score_query, score_select
 
 def test_placeholders_are_named_in_order_and_equal_scalars_share_one():
     p = Params()
-    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
     assert [p(1), p("a"), p(1), p(at), p("a"), p(at)] == ["$p1", "$p2", "$p1", "$p3", "$p2", "$p3"]
     assert p.values == {"p1": 1, "p2": "a", "p3": at}
 
@@ -39,7 +38,7 @@ def test_two_scorer_selects_sharing_a_builder_run_as_one_statement(store, tmp_pa
     source = tmp_path / "responses.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in generate_responses(40, seed=5)), encoding="utf-8")
     import_path(store, SYSTEM, source, score=False)
-    as_of = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    as_of = datetime(2026, 6, 1, tzinfo=UTC)
     other = profile_from_dict({"weights": {"F": 0.4, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.1, "H": 0.1}},
                               base=default_profile())
     p = Params()

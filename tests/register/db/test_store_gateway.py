@@ -113,9 +113,9 @@ def test_an_arrow_table_is_a_relation_only_inside_its_block(store):
 
 @pytest.mark.parametrize("name", ["Incoming", "_x; DROP TABLE sources", "1table", ""])
 def test_a_relation_name_must_be_a_plain_identifier(store, name):
-    with store.cursor() as cur, pytest.raises(ValueError, match="relation name"):
-        with cur.relation(name, pa.table({"a": [1]})):
-            pass
+    with store.cursor() as cur, pytest.raises(ValueError, match="relation name"), \
+            cur.relation(name, pa.table({"a": [1]})):
+        pass
 
 
 # --- DuckDB's errors as the register's ----------------------------------------------------------------
