@@ -34,7 +34,7 @@ import csv
 import io
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .agreement import LEVELS, cohen_kappa, krippendorff_alpha, ratings_from_rows
@@ -51,9 +51,9 @@ EXIT_OK, EXIT_NO_FILE, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 1, 2, 64
 
 def _parse_as_of(text: str | None) -> datetime:
     if text is None:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def load_profile_file(path: str | None) -> ScoringProfile:

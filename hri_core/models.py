@@ -8,7 +8,7 @@ record is valid or invalid in exactly the same way everywhere.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -25,8 +25,8 @@ def _normalise_token(value: Any) -> Any:
 def ensure_utc(moment: datetime) -> datetime:
     """Naive timestamps are read as UTC; aware ones are converted to UTC."""
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 class Claim(BaseModel):
@@ -108,7 +108,7 @@ class Response(BaseModel):
         return None if value is None else ensure_utc(value)
 
     @model_validator(mode="after")
-    def _claim_ids(self) -> "Response":
+    def _claim_ids(self) -> Response:
         """Give every claim an id (``<response_id>-<n>``) and refuse duplicates within a response."""
         seen: dict[str, int] = {}
         claims = []

@@ -43,7 +43,7 @@ class FloorRule(BaseModel):
     value: float = Field(ge=0.0, le=1.0)
 
     @model_validator(mode="after")
-    def _range(self) -> "FloorRule":
+    def _range(self) -> FloorRule:
         if self.max_criticality is not None and self.max_criticality < self.min_criticality:
             raise ValueError("max_criticality: must be >= min_criticality")
         return self
@@ -140,7 +140,7 @@ class ScoringProfile(BaseModel):
     no_claims_action: Literal["release", "caution", "review", "block"] = "review"
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ScoringProfile":
+    def _consistent(self) -> ScoringProfile:
         problems: list[str] = []
         missing = [d.value for d in DIMENSIONS if d not in self.weights]
         if missing:

@@ -12,8 +12,8 @@ it to 1e-9 on every response (a property test holds them to that).
 from __future__ import annotations
 
 import math
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 

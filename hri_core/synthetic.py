@@ -23,7 +23,7 @@ from __future__ import annotations
 import calendar
 from bisect import bisect_right
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from random import Random
 from typing import Any, NamedTuple
 
@@ -413,8 +413,8 @@ def generate_responses(n: int, seed: int = 42, start: date = date(2026, 6, 1), m
     rnd = Random(seed)
     random = rnd.random
 
-    t0 = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
-    window = (datetime.combine(_add_months(start, months), datetime.min.time(), tzinfo=timezone.utc) - t0)
+    t0 = datetime(start.year, start.month, start.day, tzinfo=UTC)
+    window = (datetime.combine(_add_months(start, months), datetime.min.time(), tzinfo=UTC) - t0)
     window_s = window.total_seconds()
 
     # Everything that depends only on (use case, model, month, response factor) is tabulated once.

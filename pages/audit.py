@@ -6,7 +6,7 @@ Filters run in SQL with bound parameters (``register.db.audit.search_events``). 
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta, timezone
+from datetime import UTC, datetime, time, timedelta
 
 import streamlit as st
 
@@ -40,8 +40,8 @@ def read_filter(options: dict) -> EventFilter:
     entity_id = cols[3].text_input("Entity id (exact)", key="audit_entity_id").strip() or None
     days = cols[4].date_input("Between (UTC days, inclusive)", value=(), key="audit_days", format="YYYY-MM-DD")
     days = tuple(days) if isinstance(days, (tuple, list)) else ((days,) if days else ())
-    since = datetime.combine(days[0], time.min, tzinfo=timezone.utc) if days else None
-    until = datetime.combine(days[-1], time.min, tzinfo=timezone.utc) + timedelta(days=1) if days else None
+    since = datetime.combine(days[0], time.min, tzinfo=UTC) if days else None
+    until = datetime.combine(days[-1], time.min, tzinfo=UTC) + timedelta(days=1) if days else None
     return EventFilter(actor=actor, actions=tuple(actions), entity_type=entity_type, entity_id=entity_id,
                        since=since, until=until)
 

@@ -6,7 +6,6 @@ server starts (the server then owns the file), and both log in through the login
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.helpers.browser import screenshot, wait_metric

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hri_core import parse_response, score_response
@@ -16,7 +16,7 @@ from register.ingest.importer import import_path
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import rescore
 
-AS_OF = datetime(2027, 1, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2027, 1, 1, tzinfo=UTC)
 ALL_DIMS = ["F", "C", "U", "O", "S", "P", "H"]
 
 
@@ -108,7 +108,7 @@ def select(rows: list[Row], f: Filters) -> list[Row]:
     """The Python reading of a Filters (profile_version aside)."""
     out = []
     for row in rows:
-        day = row.created_at.astimezone(timezone.utc).date() if row.created_at else None
+        day = row.created_at.astimezone(UTC).date() if row.created_at else None
         if f.date_from and (day is None or day < f.date_from):
             continue
         if f.date_to and (day is None or day > f.date_to):

@@ -11,13 +11,13 @@ Imported as ``hs`` everywhere (``st`` means Streamlit in this project).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as hs
 
 from hri_core import DIMENSIONS, LABELS, Band, FloorRule, ScoringProfile
 
-AS_OF = datetime(2026, 12, 1, 12, 0, 0, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 FEEDBACK_WINDOW = timedelta(days=120)
 ACTIONS = ("release", "caution", "review", "block")
 
@@ -29,7 +29,7 @@ _unit = hs.floats(min_value=0.0, max_value=1.0, allow_nan=False, allow_infinity=
 
 def iso(moment: datetime) -> str:
     """ISO 8601 with a ``Z`` suffix, as users write it."""
-    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 @hs.composite

@@ -37,7 +37,6 @@ from hri_core.ahp import (
 from hri_core.errors import HRIError
 from hri_core.profile import profile_from_dict
 
-
 DRINKS = ["Coffee", "Wine", "Tea", "Beer", "Soda", "Milk", "Water"]
 DRINKS_MATRIX = [
     [1, 9, 5, 2, 1, 1, 1 / 2],

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from hri_core import default_profile, parse_response, profile_from_dict, score_response
 from hri_core.explain import explain
 from tests.helpers.paths import REPO_ROOT
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def _explain(record, profile=None):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from hri_core import Dimension, default_profile, parse_response, profile_from_dict, score_response
 from hri_core.feedback import decay_factor
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:

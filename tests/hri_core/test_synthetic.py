@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
 import json
+import re
 import statistics
 import sys
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -18,7 +18,7 @@ from hri_core.synthetic import MODELS, USE_CASES, generate_responses
 from tests.helpers.paths import REPO_ROOT
 
 MODULE = REPO_ROOT / "hri_core" / "synthetic.py"
-AS_OF = datetime(2026, 12, 15, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 15, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")

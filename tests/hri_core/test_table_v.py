@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -17,7 +17,7 @@ from hri_core import Dimension, default_profile, parse_response, score_response
 from tests.helpers.paths import REPO_ROOT
 
 EXAMPLE_FILE = "data/table_v_supplier_contract.jsonl"
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 AS_OF_TEXT = "2026-12-01T00:00:00Z"
 
 TABLE_V = {

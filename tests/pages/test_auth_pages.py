@@ -141,8 +141,8 @@ def test_a_viewer_sees_the_queue_but_not_the_decision_form(seeded_db):
 
 def test_a_viewer_is_refused_by_the_service_even_when_the_page_is_bypassed(seeded_db):
     from register import Actor
-    from register.errors import PermissionDenied
     from register.console.review import record_decision
+    from register.errors import PermissionDenied
 
     with pytest.raises(PermissionDenied):
         record_decision(seeded_db, Actor("test-viewer", "viewer"), "paper-table-v", 1, "block", "no")

@@ -20,10 +20,9 @@ from hri_core import FieldProblem
 from hri_core.errors import ProfileError, RecordError
 from register import NotFound
 from register.errors import LoginFailed, Problem, ValidationFailed
+from tests.helpers.paths import REPO_ROOT
 from ui.page import run_page
 from ui.text import escape_markdown
-
-from tests.helpers.paths import REPO_ROOT
 
 RAISING_PAGE = """
 import streamlit as st

@@ -9,7 +9,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from register import Store
-
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
 

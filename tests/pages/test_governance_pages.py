@@ -8,10 +8,9 @@ from streamlit.testing.v1 import AppTest
 
 from register import Actor
 from register import governance as gov
-from ui.text import escape_markdown
-
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 

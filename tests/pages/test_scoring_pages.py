@@ -15,9 +15,8 @@ from register import Actor
 from register.scoring import calibration as cal
 from register.scoring import elicitation as el
 from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
-from ui.text import escape_markdown
-
 from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 ANN = Actor("ann-admin", "admin")

@@ -7,7 +7,7 @@ and are audited; the page's filters bind every value (injection strings are only
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -158,7 +158,7 @@ def test_search_filters_by_actor_action_entity_and_time(events):
     assert set(frame["actor_name"]) == {"bob", "' OR '1'='1"}
     frame, total = search_events(events, EventFilter(entity_type="thing", entity_id="t-2"))
     assert list(frame["actor_name"]) == ["O'Brien"]
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     assert search_events(events, EventFilter(since=now + timedelta(hours=1)))[1] == 0
     assert search_events(events, EventFilter(until=now + timedelta(hours=1)))[1] == \
         events.query_one("SELECT count(*) FROM audit_events")[0]

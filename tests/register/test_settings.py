@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.paths import REPO_ROOT
-
 from register import SYSTEM
 from register.ingest.importer import import_path
 from register.settings import InvalidSetting, Settings, declared, settings
+from tests.helpers.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -280,7 +280,7 @@ def test_waterfall_agrees_with_the_scorer_on_table_v():
     ]
     profile = default_profile()
     result = score_response(parse_response({"response_id": "table-v", "claims": claims}), profile,
-                            datetime(2026, 1, 1, tzinfo=timezone.utc))
+                            datetime(2026, 1, 1, tzinfo=UTC))
     decisive = result.decisive_floor
     assert decisive is not None and decisive.claim_id == "paper-table-v-3"
     fig = contribution_figure(result.dimensions, profile.weights, result.hri_add, result.hri,

@@ -7,8 +7,16 @@ import pytest
 
 from hri_core import calibration
 from ui.figures import NO_DATA_TEXT
-from ui.figures_scoring import (calibration_figure, delphi_spread_figure, distribution_shift_figure, pr_figure,
-                                roc_figure, transition_heatmap, transition_matrix, weights_figure)
+from ui.figures_scoring import (
+    calibration_figure,
+    delphi_spread_figure,
+    distribution_shift_figure,
+    pr_figure,
+    roc_figure,
+    transition_heatmap,
+    transition_matrix,
+    weights_figure,
+)
 
 BANDS = ["Low", "Medium", "High", "Critical"]
 TRANSITIONS = pd.DataFrame({"old_band": ["Low", "Medium", "Medium", "High"],

@@ -9,12 +9,11 @@ import pytest
 
 from register import SYSTEM, Actor
 from register.access import identity
-from register.ingest import importer
-from register.scoring import profiles
-from register.console import review
-from register.scoring import scorer
 from register.access.permissions import ROLES, Permission, allowed
+from register.console import review
 from register.errors import FourEyesViolation, PermissionDenied
+from register.ingest import importer
+from register.scoring import profiles, scorer
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"

@@ -10,8 +10,8 @@ import pytest
 
 from register import SYSTEM, Actor, StaleEdit
 from register.access import identity
-from register.errors import LOGIN_FAILED_MESSAGE, LoginFailed
 from register.db.store import utc_now
+from register.errors import LOGIN_FAILED_MESSAGE, LoginFailed
 
 PASSWORD = "a long enough secret"
 

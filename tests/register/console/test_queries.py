@@ -10,20 +10,43 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 import pytest
 
 from register import SYSTEM, Store
+from register.console.queries import (
+    EXPORT_COLUMNS,
+    PAGE_COLUMNS,
+    SORT_COLUMNS,
+    Filters,
+    band_mix_by_week,
+    dimension_contributions,
+    export_rows,
+    filter_options,
+    high_share_by,
+    kpis,
+    overview,
+    response_detail,
+    responses_page,
+    score_histogram,
+)
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
-from register.console.queries import (EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, Filters, band_mix_by_week,
-                              dimension_contributions, export_rows, filter_options, high_share_by, kpis, overview,
-                              response_detail, responses_page, score_histogram)
 from register.scoring.scorer import rescore
-from tests.helpers.console_records import (ALL_DIMS, AS_OF, Row, claim, dataset, expected_rows, handmade_records,
-                                           load, select, write_jsonl)
+from tests.helpers.console_records import (
+    ALL_DIMS,
+    AS_OF,
+    Row,
+    claim,
+    dataset,
+    expected_rows,
+    handmade_records,
+    load,
+    select,
+    write_jsonl,
+)
 
 
 def quantile_cont(values: list[float], q: float) -> float | None:
@@ -69,7 +92,7 @@ def test_filter_options_list_what_the_records_hold(loaded):
     assert options["models"] == sorted({r.model for r in rows})
     assert options["bands"] == [b.name for b in active_profile(store).bands] == list(BAND_NAMES)
     assert options["profile_versions"] == [1]
-    dated = [r.created_at.astimezone(timezone.utc).date() for r in rows if r.created_at]
+    dated = [r.created_at.astimezone(UTC).date() for r in rows if r.created_at]
     assert (options["date_min"], options["date_max"]) == (min(dated), max(dated))
 
 
@@ -131,7 +154,7 @@ def test_filters_accept_lists_and_stay_hashable():
 
 
 def _monday(moment: datetime) -> date:
-    day = moment.astimezone(timezone.utc).date()
+    day = moment.astimezone(UTC).date()
     return day - timedelta(days=day.weekday())
 
 
@@ -238,7 +261,7 @@ def test_high_share_by_refuses_columns_off_the_allow_list(store, by):
 def test_overview_in_one_pass_equals_the_one_figure_functions(loaded, f):
     store, _ = loaded
     weights = active_profile(store).weights
-    now = datetime(2027, 3, 1, tzinfo=timezone.utc)
+    now = datetime(2027, 3, 1, tzinfo=UTC)
     got = overview(store, f, weights, BAND_NAMES, bin_width=10, now=now)
     assert got["kpis"] == kpis(store, f, now=now)
     pairs = {"band_mix_by_week": band_mix_by_week(store, f), "score_histogram": score_histogram(store, f, 10),

@@ -7,24 +7,23 @@ and the stored import times; decisions are checked in the tables, the audit trai
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
-from register.db.audit import verify_chain
-from register.ingest.importer import import_path
-from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.console.queries import Filters, kpis
 from register.console.review import DECISIONS, decisions_for, queue_stats, record_decision, review_queue
+from register.db.audit import verify_chain
 from register.errors import InvalidDecision
+from register.ingest.importer import import_path
+from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
-from tests.helpers.console_records import (claim, dataset, expected_rows, handmade_records, load, select,
-                                           write_jsonl)
+from tests.helpers.console_records import claim, dataset, expected_rows, handmade_records, load, select, write_jsonl
 
 REVIEWER = Actor("Rita Reviewer", "reviewer")
 LEAD = Actor("Lars Lead", "admin")
-NOW = datetime(2027, 2, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2027, 2, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ right event (DOMAIN.md section 7; ARCHITECTURE.md "Testing layers")."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -125,7 +125,7 @@ def _forge(store: Store, at_seq: int, prev_hash: str) -> None:
     """Shift events at_seq.. up by one and insert a forged event at at_seq whose own hash is correct."""
     last = store.query_one("SELECT max(seq) FROM audit_events")[0]
     shifts = [("UPDATE audit_events SET seq = ? WHERE seq = ?", [s + 1, s]) for s in range(last, at_seq - 1, -1)]
-    at = datetime(2026, 11, 15, 8, 0, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 15, 8, 0, tzinfo=UTC)
     forged = [at_seq, at, "Alice Example", "reviewer", "source.delete", "source", "s-1", None, None]
     digest = event_hash(prev_hash, *forged)
     tamper(store, *shifts, (

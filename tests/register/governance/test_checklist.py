@@ -11,10 +11,10 @@ import pytest
 
 from register import SYSTEM, Actor, StaleEdit
 from register import governance as gov
-from register.governance import checklist as chk
+from register.db.store import Change
 from register.demo import seed_demo
 from register.errors import FourEyesViolation, PermissionDenied
-from register.db.store import Change
+from register.governance import checklist as chk
 
 ANN = Actor("ann", "reviewer")
 CAROL = Actor("carol", "reviewer")

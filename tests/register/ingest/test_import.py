@@ -8,7 +8,7 @@ and against what the database holds afterwards.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,7 +23,7 @@ from register.scoring.scorer import rescore
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
 RESPONSE_COLUMNS = ("response_id, revision, is_current, content_hash, use_case, model, created_at, question, answer, "
                     "stakes, claim_count")

@@ -9,8 +9,8 @@ import pytest
 
 from hri_core import parse_response
 from register import Actor, Store
-from register.ingest.records import MergeCounts, content_hash, insert_responses
 from register.db.store import Change, utc_now
+from register.ingest.records import MergeCounts, content_hash, insert_responses
 
 ANALYST = Actor("Dana Analyst", "admin")
 

@@ -6,12 +6,11 @@ import pytest
 
 from hri_core import calibration
 from register import ImportRejected
+from register.console.review import record_decision
+from register.errors import PermissionDenied
 from register.scoring import calibration as cal
 from register.scoring.elicitation import elicitations_for
-from register.errors import PermissionDenied
 from register.scoring.profiles import get_profile, profile_meta
-from register.console.review import record_decision
-
 from tests.helpers.actors import ANN, REVIEWER
 
 

@@ -8,8 +8,8 @@ import pytest
 from hri_core import HRIError
 from hri_core.ahp import DIMENSION_LETTERS
 from register import Actor, StaleEdit
-from register.scoring import elicitation as el
 from register.errors import PermissionDenied
+from register.scoring import elicitation as el
 from register.scoring.profiles import get_profile, profile_meta
 
 FACILITATOR = Actor("Fay Facilitator", "admin")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,10 +12,9 @@ from register.scoring.impact import impact_preview
 from register.scoring.profiles import active_profile, create_draft, get_profile
 from register.scoring.reproduce import load_response
 from register.scoring.scorer import rescore
-
 from tests.helpers.actors import ANN
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 STRICT = {
     "weights": {"F": 0.40, "C": 0.10, "U": 0.25, "O": 0.05, "S": 0.05, "P": 0.05, "H": 0.10},
     "bands": [{"name": "Low", "upper": 10, "action": "release"}, {"name": "Medium", "upper": 40, "action": "caution"},

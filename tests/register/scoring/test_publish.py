@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from register import RegisterError
 from register.errors import FourEyesViolation, PermissionDenied
-from register.scoring.profiles import (activate, active_profile, create_draft, get_profile, list_profiles, profile_diff,
-                               profile_meta, publish)
-
+from register.scoring.profiles import (
+    activate,
+    active_profile,
+    create_draft,
+    get_profile,
+    list_profiles,
+    profile_diff,
+    profile_meta,
+    publish,
+)
 from tests.helpers.actors import ANN, BOB, REVIEWER
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 WEIGHTS = {"weights": {"F": 0.30, "C": 0.20, "U": 0.20, "O": 0.10, "S": 0.05, "P": 0.05, "H": 0.10}}
 
 

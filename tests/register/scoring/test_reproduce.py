@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,7 +15,7 @@ from register.scoring.reproduce import load_response, reproduce
 from register.scoring.scorer import rescore
 from tests.helpers.paths import REPO_ROOT
 
-AS_OF = datetime(2026, 12, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_old_run_under_an_older_profile_still_reproduces(loaded):
     version = create_draft(loaded, SYSTEM, {"weights": {"F": 0.1, "C": 0.1, "U": 0.1, "O": 0.4, "S": 0.1,
                                                        "P": 0.1, "H": 0.1}})
     activate(loaded, SYSTEM, version, "test")
-    rescore(loaded, SYSTEM, get_profile(loaded, version), as_of=datetime(2027, 1, 1, tzinfo=timezone.utc))
+    rescore(loaded, SYSTEM, get_profile(loaded, version), as_of=datetime(2027, 1, 1, tzinfo=UTC))
     old, new = reproduce(loaded, "fb", run_id=first_run), reproduce(loaded, "fb")
     assert old.matches and new.matches
     assert old.stored["profile_version"] == 1 and new.stored["profile_version"] == version

@@ -8,7 +8,6 @@ fired floor in claim order, then profile order, among those with the top value) 
 
 from __future__ import annotations
 
-
 from hri_core import FloorRule, default_profile, parse_response, score_response
 from tests.helpers.parity import assert_matches, check_parity, score_in_fresh_db
 from tests.helpers.strategies import AS_OF

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,8 +19,15 @@ from hri_core import Band, FloorRule, default_profile, parse_response, score_res
 from register import SYSTEM, Store
 from register.scoring.profiles import create_draft, get_profile
 from register.scoring.scorer import rescore
-from tests.helpers.parity import (ANALYST, assert_matches, bulk_scores, check_parity, expected_floors, load,
-                                  stored_scores)
+from tests.helpers.parity import (
+    ANALYST,
+    assert_matches,
+    bulk_scores,
+    check_parity,
+    expected_floors,
+    load,
+    stored_scores,
+)
 from tests.helpers.paths import REPO_ROOT
 from tests.helpers.strategies import AS_OF, profiles, responses
 
@@ -166,7 +173,7 @@ def test_rescoring_one_batch_leaves_the_other_batches_scores_alone(store):
     batch_2 = load(store, batch_records("b2", 2), "second.jsonl")
     assert batch_1 != batch_2
     v1 = get_profile(store, 1)
-    as_of_1 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    as_of_1 = datetime(2026, 11, 1, tzinfo=UTC)
     run_1 = rescore(store, SYSTEM, v1, as_of=as_of_1)
     assert run_1.responses_scored == 5
     batch_1_before = stored_scores(store, "is_current AND response_id LIKE 'b1-%'")

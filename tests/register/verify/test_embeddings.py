@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tests.helpers.paths import REPO_ROOT
 
 from hri_core.judging import judge_profile_from_dict
 from hri_core.offline_judge import OfflineJudge
 from hri_core.vocabulary import Label
 from register.verify import embeddings
 from register.verify.embeddings import EncoderUnavailable, load_encoder
+from tests.helpers.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
 

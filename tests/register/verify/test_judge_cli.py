@@ -8,13 +8,12 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from register.verify import judge_cli
 from register.verify.judge_cli import main
-from tests.helpers.paths import REPO_ROOT, PEER_DATA, peer_data
+from tests.helpers.paths import PEER_DATA, REPO_ROOT, peer_data
 
 ROOT = REPO_ROOT
 DATA = ROOT / "tests" / "data" / "judge"
