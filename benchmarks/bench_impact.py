@@ -8,7 +8,8 @@ the real importer; ``--db PATH`` keeps and reuses the database), then times
 active profile scored at the same as-of time (the page's default: two scorer SELECTs joined) and
 against the stored current scores (one scorer SELECT joined with the scores table). With
 ``--rescore`` it also times the rescoring that publishing runs (``register.scoring.scorer.rescore``: every
-current response, old scores kept -- this adds a score row per response to the database). Prints figures against the target (< 3 s at 1,000,000
+current response, old scores kept -- this adds a score row per response to the database). Prints figures
+against the target (< 3 s at 1,000,000
 responses); asserts nothing (tests never time anything).
 """
 

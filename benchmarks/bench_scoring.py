@@ -83,7 +83,7 @@ def interleaved(fns: dict, repeat: int) -> dict[str, dict[str, list[float]]]:
 
 def ratio(num: list[float], den: list[float]) -> float:
     """Median of the per-round ratios (both measured in the same round)."""
-    return statistics.median(a / b for a, b in zip(num, den))
+    return statistics.median(a / b for a, b in zip(num, den, strict=True))
 
 
 def main() -> None:
@@ -143,7 +143,7 @@ def main() -> None:
     # per-claim Python path on a sample of the same file
     sample = []
     with source.open(encoding="utf-8") as handle:
-        for _, line in zip(range(args.python_sample), handle):
+        for _, line in zip(range(args.python_sample), handle, strict=False):  # the first N lines
             sample.append(json.loads(line))
     prof = default_profile()
     sample_claims = sum(len(r["claims"]) for r in sample)

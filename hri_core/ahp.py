@@ -261,7 +261,7 @@ def matrix_from_judgements(judgements: Mapping[Any, Any] | Sequence[Any],
         if len(judgements) != len(pairs):
             raise HRIError([FieldProblem("judgements", f"expected {len(pairs)} upper-triangle judgements for "
                                                        f"{n} criteria, got {len(judgements)}")])
-        for k, ((i, j), raw) in enumerate(zip(pairs, judgements)):
+        for k, ((i, j), raw) in enumerate(zip(pairs, judgements, strict=True)):
             loc = f"judgements[{k}]"
             what = f"({names[i]}/{names[j]}) "
             value = _number(raw, loc, problems, what)
@@ -421,7 +421,7 @@ def analyse_matrix(matrix: Any, criteria: Sequence[str] | None = None, *, max_cr
     return AHPResult(
         criteria=names,
         matrix=tuple(tuple(float(x) for x in row) for row in values),
-        weights={name: float(w) for name, w in zip(names, weights)},
+        weights={name: float(w) for name, w in zip(names, weights, strict=True)},
         lambda_max=lambda_max,
         ci=ci,
         ri=ri,

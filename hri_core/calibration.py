@@ -274,7 +274,7 @@ def roc_curve(pairs: Iterable[Any]) -> RocCurve:
     auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
     points = tuple(RocPoint(threshold=float(t), fpr=float(x), tpr=float(y), true_positives=int(a),
                             false_positives=int(c))
-                   for t, x, y, a, c in zip(thresholds, fpr, tpr, tp, fp))
+                   for t, x, y, a, c in zip(thresholds, fpr, tpr, tp, fp, strict=True))
     return RocCurve(points=points, auc=auc, positives=positives, negatives=negatives)
 
 
@@ -294,7 +294,7 @@ def precision_recall_curve(pairs: Iterable[Any]) -> PrCurve:
     thresholds = np.r_[distinct[1:], -np.inf]  # the k-th group is flagged by score > the next score
     ap = float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
     points = tuple(PrPoint(threshold=float(t), recall=float(r), precision=float(p))
-                   for t, r, p in zip(thresholds, recall, precision))
+                   for t, r, p in zip(thresholds, recall, precision, strict=True))
     return PrCurve(points=points, average_precision=ap, prevalence=positives / len(bad))
 
 
@@ -326,7 +326,7 @@ def cost_optimal_threshold(pairs: Iterable[Any], cost_miss: float, cost_review: 
     n = len(scores)
     costs = tuple(ThresholdCost(threshold=float(t), false_negatives=int(a), false_positives=int(b),
                                 flagged=int(np.sum(scores > t)), total_cost=float(c), expected_cost=float(c) / n)
-                  for t, a, b, c in zip(candidates, fn, fp, totals))
+                  for t, a, b, c in zip(candidates, fn, fp, totals, strict=True))
     # first minimum = lowest threshold among ties; costs equal up to float rounding count as ties
     # (c*2 + c*1 and c*1 + c*2 may differ in the last bit)
     tie = totals.min() * (1 + 1e-12) + 1e-12
@@ -431,4 +431,4 @@ def suggest_bands(pairs: Iterable[Any], cost_miss: float, cost_review: float,
                 f"cost_review={cost_review:g}) leaves no room for the {len(bands)} bands to stay ordered "
                 f"({', '.join(f'{u:g}' for u in uppers)}); adjust the costs or the band count")])
     return {"bands": [{"name": band.name, "upper": upper, "action": band.action}
-                      for band, upper in zip(bands, uppers)]}
+                      for band, upper in zip(bands, uppers, strict=True)]}

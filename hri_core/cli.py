@@ -34,12 +34,14 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TextIO
 
 from .agreement import LEVELS, cohen_kappa, krippendorff_alpha, ratings_from_rows
 from .ahp import analyse_matrix, weights_to_profile_dict
-from .errors import FieldProblem, HRIError, ProfileError
+from .errors import FieldProblem, HRIError, ProfileError, RecordError
 from .models import parse_response
 from .profile import ScoringProfile, default_profile, profile_from_dict
 from .ragmetrics import aggregate_metrics, parse_checked_results, query_metrics
@@ -67,25 +69,25 @@ def load_profile_file(path: str | None) -> ScoringProfile:
     return profile_from_dict(data)
 
 
-def report(error: HRIError, where: str, stream) -> None:
+def report(error: HRIError, where: str, stream: TextIO) -> None:
     """The single place that renders a record error for the terminal."""
     for problem in error.problems:
         field = problem.loc or "(record)"
         print(f"{where}: {field}: {problem.message}", file=stream)
 
 
-def _records(path: str):
+def _records(path: str) -> Iterator[tuple[str, dict[str, Any] | RecordError]]:
     if path == "-":
-        for line, raw, record in iter_jsonl(sys.stdin):
+        for line, _raw, record in iter_jsonl(sys.stdin):
             yield f"line {line}", record
         return
     suffix = Path(path).suffix.lower()
     with open(path, encoding="utf-8", newline="") as handle:
         if suffix == ".csv":
-            for rows, raw, record in iter_csv(handle):
+            for rows, _raw, record in iter_csv(handle):
                 yield ("row " if len(rows) == 1 else "rows ") + ",".join(map(str, rows)), record
         else:
-            for line, raw, record in iter_jsonl(handle):
+            for line, _raw, record in iter_jsonl(handle):
                 yield f"line {line}", record
 
 
@@ -227,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        exit_code: int = args.func(args)
+        return exit_code
     except HRIError as error:
         report(error, getattr(args, "profile", None) or "error", sys.stderr)
         return EXIT_USAGE

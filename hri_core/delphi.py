@@ -222,7 +222,7 @@ def summarise_round(delphi_round: DelphiRound) -> RoundSummary:
         experts=tuple(e.expert for e in delphi_round.estimates),
         spread=spread,
         median_vector={c: float(median[k]) for k, c in enumerate(criteria)},
-        distances={e.expert: float(d) for e, d in zip(delphi_round.estimates, distances)},
+        distances={e.expert: float(d) for e, d in zip(delphi_round.estimates, distances, strict=True)},
     )
 
 

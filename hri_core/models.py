@@ -149,7 +149,8 @@ def problems_from_validation(error: ValidationError) -> list[FieldProblem]:
         loc = _loc(tuple(p for p in item["loc"] if p != "[key]"))
         message = item["msg"]
         if item["type"] == "enum":
-            problems.append(FieldProblem(loc, f"unknown value {item.get('input')!r}; expected one of {item['ctx']['expected']}"))
+            expected = item["ctx"]["expected"]
+            problems.append(FieldProblem(loc, f"unknown value {item.get('input')!r}; expected one of {expected}"))
             continue
         if message.startswith("Value error, "):
             message = message[len("Value error, "):]

@@ -57,7 +57,9 @@ def missing_flat_columns(columns: Iterable[str]) -> list[str]:
     return [c for c in FLAT_REQUIRED_COLUMNS if c not in present]
 
 
-def group_flat_rows(rows: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[list[int], str, dict[str, Any] | RecordError]]:
+def group_flat_rows(
+    rows: Iterable[tuple[int, dict[str, Any]]],
+) -> Iterator[tuple[list[int], str, dict[str, Any] | RecordError]]:
     """Group flat rows (row number, mapping) into response records.
 
     Yields ``(row_numbers, raw_json, record)``; ``raw_json`` is the JSON of the rows themselves so that

@@ -289,7 +289,8 @@ USE_CASES: tuple[_UseCase, ...] = (
               ("GlobalProtect", "Cisco AnyConnect", "WireGuard"), 1, "it-vpn-guide"),
             _F("Laptops are replaced every {v} years.", "Standard laptop refresh cycle: {v} years.",
               ("3", "4", "5"), 1, "it-hardware"),
-            _F("New hardware requests take {v} working days.", "Hardware requests are fulfilled within {v} working days.",
+            _F("New hardware requests take {v} working days.",
+               "Hardware requests are fulfilled within {v} working days.",
               ("3", "5", "10"), 1, "it-hardware"),
             _F("Installing software on {os} requires {v}.", "Software installation on {os} requires {v}.",
               ("a request in the self-service portal", "local admin rights", "approval by your manager"), 2,
@@ -374,7 +375,8 @@ def _cumulative(weights: list[float]) -> list[float]:
     return out
 
 
-def _label_table(use_case: _UseCase, model: str, drift: float, response_factor: float) -> tuple[list[float], tuple[str, ...]]:
+def _label_table(use_case: _UseCase, model: str, drift: float,
+                 response_factor: float) -> tuple[list[float], tuple[str, ...]]:
     """Cumulative thresholds over (SUPPORTED, error labels...) for one situation."""
     rates = []
     for label in _ERROR_LABELS:
@@ -444,10 +446,7 @@ def generate_responses(n: int, seed: int = 42, start: date = date(2026, 6, 1), m
         rid = f"{id_prefix}-{i + 1:07d}"
         question = uc.questions[int(random() * len(uc.questions))].format_map(ctx)
 
-        if random() < _NO_CLAIMS_RATE:
-            n_claims = 0
-        else:
-            n_claims = min(12, max(1, int(rnd.gauss(6.1, 2.4) + 0.5)))
+        n_claims = 0 if random() < _NO_CLAIMS_RATE else min(12, max(1, int(rnd.gauss(6.1, 2.4) + 0.5)))
         facts = uc.facts
         order = list(range(len(facts)))
         for j in range(n_claims):  # partial Fisher-Yates: n_claims distinct facts

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     """A claim's verdict after comparison with evidence and operational constraints."""
 
     SUPPORTED = "SUPPORTED"
@@ -19,7 +19,7 @@ class Label(str, Enum):
     VALIDATED_NEGATIVE_FEEDBACK = "VALIDATED_NEGATIVE_FEEDBACK"
 
 
-class Dimension(str, Enum):
+class Dimension(StrEnum):
     """The seven risk dimensions, in the paper's order (which is also the summation order)."""
 
     F = "F"  # factual inconsistency

@@ -62,7 +62,7 @@ def main() -> None:
         st.info("Calibration needs known outcomes of both kinds (bad and good): decide on responses in the "
                 "review queue or import outcomes above.", icon=":material/info:")
         return
-    pairs = list(zip(frame["score"].astype(float), frame["bad"].astype(bool)))
+    pairs = list(zip(frame["score"].astype(float), frame["bad"].astype(bool), strict=True))
     roc = calibration.roc_curve(pairs)
     pr = calibration.precision_recall_curve(pairs)
     cols[2].metric("ROC AUC", f"{roc.auc:.3f}")

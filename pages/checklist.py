@@ -32,7 +32,7 @@ def findings(run: dict) -> None:
         with st.expander(f"{check['no']}. {check['title']} — {check['status'].upper()} "
                          f"({len(check['offending'])} offending)", icon=icon, expanded=failed):
             st.caption(check["note"])
-            for i, f in enumerate(check["offending"][:50]):
+            for _i, f in enumerate(check["offending"][:50]):
                 left, right = st.columns([4, 1])
                 left.text(f"{f['entity_type']} {f['entity_id']}: {f['reason']}")
                 right.page_link(FIX_PAGES[f["entity_type"]], label="Fix", icon=":material/edit:",

@@ -27,7 +27,8 @@ def violations(evaluation: pd.DataFrame) -> None:
     if bad.empty:
         st.success("Every register claim complies with the rules in force.", icon=":material/verified:")
     else:
-        st.dataframe(bad[["claim_key", "statement", "claim_type", "verification_status", "reason", "required_handling"]],
+        columns = ["claim_key", "statement", "claim_type", "verification_status", "reason", "required_handling"]
+        st.dataframe(bad[columns],
                      hide_index=True, column_config={"claim_key": "Claim", "required_handling": "Required handling"})
         for key in bad["claim_key"]:
             st.page_link("pages/claims_register.py", label=escape_markdown(f"Fix {key}"), icon=":material/edit:",

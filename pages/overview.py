@@ -25,17 +25,18 @@ def render_kpis(k: dict, profile) -> None:
                   delta=None if age is None else f"oldest {age:.0f} d", delta_color="off", delta_arrow="off")
     total = max(1, k["responses"])
     bands = st.columns(len(profile.bands))
-    for col, band in zip(bands, profile.bands):
+    for col, band in zip(bands, profile.bands, strict=True):
         n = k["band_counts"].get(band.name, 0)
-        col.metric(f"{band.name} → {band.action}", f"{n:,}", delta=f"{100 * n / total:.1f}% of responses", delta_color="off",
-                   delta_arrow="off")
+        col.metric(f"{band.name} → {band.action}", f"{n:,}", delta=f"{100 * n / total:.1f}% of responses",
+                   delta_color="off", delta_arrow="off")
 
 
 def main() -> None:
     f = page_frame()
     profile = data.profile()
     st.title("Overview")
-    st.caption(f"Scores under {'the current profile' if f.profile_version is None else f'profile version {f.profile_version}'}"
+    scores_under = "the current profile" if f.profile_version is None else f"profile version {f.profile_version}"
+    st.caption(f"Scores under {scores_under}"
                f" · bands and weights from **{profile.name} v{profile.version}** (provisional design parameters)")
     band_names = tuple(b.name for b in profile.bands)
     weights = tuple((d.value, w) for d, w in profile.weights.items())

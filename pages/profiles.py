@@ -71,7 +71,7 @@ def editor(versions: pd.DataFrame) -> None:
     weights_in = {}
     st.markdown("**Weights** (must sum to 1)")
     cols = st.columns(len(DIMS))
-    for col, dim in zip(cols, DIMENSIONS):
+    for col, dim in zip(cols, DIMENSIONS, strict=True):
         weights_in[dim.value] = col.number_input(dimension_label(dim.value), min_value=0.0, max_value=1.0,
                                                  step=0.01, format="%.4f", key=f"{p}w_{dim.value}",
                                                  value=float(base.weights[dim]))

@@ -26,7 +26,8 @@ MARKDOWN_COLOURS = {"SUPPORTED": "green", "PARTIAL": "orange", "UNSUPPORTED": "o
 def highlighted_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> str:
     """Markdown of the answer with claim spans coloured; all user text escaped."""
     segments = figures.highlight_segments(
-        answer, [{"text": t, "labels": [worst[c]]} for c, t in zip(claims["claim_id"], claims["text"]) if t])
+        answer,
+        [{"text": t, "labels": [worst[c]]} for c, t in zip(claims["claim_id"], claims["text"], strict=True) if t])
     parts = []
     for text, label in segments:
         safe = escape_markdown(text)

@@ -472,7 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
     crun = csub.add_parser("run", help="run the automated checks (the CI gate)")
     crun.add_argument("--fail-on", choices=("violations", "never"), default="never",
                       help="violations: exit 1 when any check fails or an imported row is rejected")
-    crun.add_argument("--claims", metavar="FILE", help="check this claims register file (CSV/Excel) instead of the database")
+    crun.add_argument("--claims", metavar="FILE",
+                      help="check this claims register file (CSV/Excel) instead of the database")
     crun.add_argument("--sources", metavar="FILE", help="with --claims: the sources register file it refers to")
     crun.add_argument("--record", action="store_true", help="store the run in the database (to sign it in the console)")
     crun.add_argument("--json", action="store_true", help="print the results as JSON")

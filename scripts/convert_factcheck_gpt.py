@@ -210,7 +210,8 @@ def _item(values: Any, i: int) -> Any:
     return values[i] if isinstance(values, list) and i < len(values) else None
 
 
-def convert_record(index: int, total: int, record: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
+def convert_record(index: int, total: int,
+                   record: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
     """One source answer -> (interchange record, [(skip reason or "", evidence origin)] per source claim)."""
     rid = f"{ID_PREFIX}-{index + 1:03d}"
     claims = []

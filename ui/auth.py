@@ -174,7 +174,7 @@ def login_page(store, cfg: Settings) -> None:
         st.divider()
         st.caption("Demo mode: look around without an account.")
         cols = st.columns(2)
-        for col, role in zip(cols, DEMO_ACTORS):
+        for col, role in zip(cols, DEMO_ACTORS, strict=True):
             if col.button(f"Continue as demo {role}", key=f"login_demo_{role}"):
                 actor = DEMO_ACTORS[role]
                 identity.record_session_event(store, actor, "login", method="demo")

@@ -115,7 +115,7 @@ def _ramp(position: float) -> str:
     if frac < 1e-12 or low == high:
         return BAND_ANCHOR_COLORS[low]
     a, b = _hex_to_rgb(BAND_ANCHOR_COLORS[low]), _hex_to_rgb(BAND_ANCHOR_COLORS[high])
-    return _rgb_to_hex(x + (y - x) * frac for x, y in zip(a, b))
+    return _rgb_to_hex(x + (y - x) * frac for x, y in zip(a, b, strict=True))
 
 
 def band_colors(band_names: Sequence[str]) -> dict[str, str]:
@@ -204,13 +204,13 @@ def score_histogram_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.
     data = df.sort_values("bin_start")
     starts = data["bin_start"].astype(float).tolist()
     ends = data["bin_end"].astype(float).tolist()
-    mids = [(s + e) / 2 for s, e in zip(starts, ends)]
+    mids = [(s + e) / 2 for s, e in zip(starts, ends, strict=True)]
     colors = band_colors([b.name for b in bands])
     bar_bands = [_band_of(m, bands) for m in mids] if bands else [""] * len(mids)
     fig = go.Figure(go.Bar(
-        x=mids, y=data["n"].tolist(), width=[e - s for s, e in zip(starts, ends)],
+        x=mids, y=data["n"].tolist(), width=[e - s for s, e in zip(starts, ends, strict=True)],
         marker_color=[colors.get(b, OTHER_COLOR) for b in bar_bands],
-        customdata=list(zip(starts, ends, bar_bands)), name="Responses", showlegend=False,
+        customdata=list(zip(starts, ends, bar_bands, strict=True)), name="Responses", showlegend=False,
         hovertemplate="Score %{customdata[0]:g}–%{customdata[1]:g} (%{customdata[2]})<br>"
                       "%{y:,} responses<extra></extra>",
     ))
@@ -240,7 +240,7 @@ def dimension_contribution_figure(df: pd.DataFrame | None) -> go.Figure:
         x=data["mean_weighted"].astype(float).tolist(),
         y=[dimension_label(d) for d in data["dimension"]],
         orientation="h", marker_color=_BAR_COLOR, showlegend=False,
-        customdata=list(zip(data["weight"].astype(float), data["mean_score"].astype(float))),
+        customdata=list(zip(data["weight"].astype(float), data["mean_score"].astype(float), strict=True)),
         hovertemplate="%{y}<br>mean w·s = %{x:.4f}<br>weight w = %{customdata[0]:.3f}"
                       "<br>mean score s = %{customdata[1]:.4f}<extra></extra>",
     ))
@@ -264,7 +264,7 @@ def high_share_figure(df: pd.DataFrame | None, by_label: str, *, share_label: st
     fig = go.Figure(go.Bar(
         x=[str(k) for k in data["key"]],
         y=(data["share"].astype(float) * 100).tolist(),
-        customdata=list(zip(data["high_or_critical"].astype(int), data["n"].astype(int))),
+        customdata=list(zip(data["high_or_critical"].astype(int), data["n"].astype(int), strict=True)),
         marker_color=_BAR_COLOR, showlegend=False,
         hovertemplate=f"{by_label} %{{x}}<br>{share_label}: %{{y:.1f}}%"
                       "<br>%{customdata[0]:,} of %{customdata[1]:,} responses<extra></extra>",
@@ -386,7 +386,7 @@ def score_history_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Fi
                     "line": {"color": "#212121", "width": 1}},
             customdata=list(zip(rows["run_id"].astype(str), rows["profile_version"].astype(str),
                                 rows["action"].astype(str), rows["hri_add"].astype(float),
-                                ["current" if c else "superseded" for c in current])),
+                                ["current" if c else "superseded" for c in current], strict=True)),
             hovertemplate=("Run %{customdata[0]} (%{customdata[4]})<br>As of %{x}<br>"
                            f"Score %{{y:.1f}} → {band} / %{{customdata[2]}}<br>"
                            "HRI_add %{customdata[3]:.3f}<br>Profile %{customdata[1]}<extra></extra>"),

@@ -58,7 +58,7 @@ def distribution_shift_figure(histogram: pd.DataFrame | None) -> go.Figure:
     """Score distribution under the active profile and under the draft, as overlaid bars per bin."""
     if histogram is None or histogram.empty:
         return empty_figure("HRI distribution")
-    labels = [f"{lo:g}–{hi:g}" for lo, hi in zip(histogram.bin_lower, histogram.bin_upper)]
+    labels = [f"{lo:g}–{hi:g}" for lo, hi in zip(histogram.bin_lower, histogram.bin_upper, strict=True)]
     fig = go.Figure([go.Bar(name="active", x=labels, y=histogram.old, marker_color=OLD_COLOR),
                      go.Bar(name="draft", x=labels, y=histogram.new, marker_color=NEW_COLOR)])
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.1))

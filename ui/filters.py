@@ -33,7 +33,8 @@ def _seed_from_url(options: dict) -> None:
     st.session_state[_KEYS["model"]] = [v for v in qp.get_all("model") if v in options["models"]]
     st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in options["bands"]]
     pv = qp.get("pv")
-    st.session_state[_KEYS["pv"]] = int(pv) if pv and pv.isdigit() and int(pv) in options["profile_versions"] else CURRENT
+    known = pv and pv.isdigit() and int(pv) in options["profile_versions"]
+    st.session_state[_KEYS["pv"]] = int(pv) if known else CURRENT
     st.session_state["flt_seeded"] = True
 
 

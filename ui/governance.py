@@ -173,7 +173,7 @@ def recent_changes(entity_type: str, limit: int = 10) -> None:
         "when (UTC)": events["occurred_at"].dt.strftime("%Y-%m-%d %H:%M:%S"),
         "who": events["actor_name"] + " (" + events["actor_role"] + ")",
         "action": events["action"], "row": events["entity_id"],
-        "change": [_change_summary(b, a) for b, a in zip(events["before"], events["after"])],
+        "change": [_change_summary(b, a) for b, a in zip(events["before"], events["after"], strict=True)],
     }))
 
 
@@ -245,7 +245,8 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
             show_error(error)
             return
         _reset(kind)
-        st.success(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, {result.unchanged} unchanged, "
+        st.success(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, "
+                   f"{result.unchanged} unchanged, "
                    f"{result.rejected_rows} rejected" + (f"; {result.sources_created} new sources"
                                                          if result.sources_created else ""), icon=":material/upload:")
         if result.rejected:
@@ -259,7 +260,7 @@ def deleted_rows(kind: str, frame: pd.DataFrame, key_col: str, label_col: str, a
     if gone.empty:
         st.caption("Nothing deleted.")
         return
-    for key, label in zip(gone[key_col], gone[label_col]):
+    for key, label in zip(gone[key_col], gone[label_col], strict=True):
         left, right = st.columns([5, 1])
         left.text(f"{key}: {str(label or '')[:100]}")
         if right.button("Restore", key=f"{kind}_restore_{key}"):

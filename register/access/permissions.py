@@ -11,7 +11,7 @@ are declared in ``register.errors``.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from register.errors import FourEyesViolation, PermissionDenied
 
@@ -19,7 +19,7 @@ ROLES = ("viewer", "annotator", "reviewer", "admin")
 SYSTEM_ROLE = "system"
 
 
-class Permission(str, Enum):
+class Permission(StrEnum):
     READ = "read"
     IMPORT = "import"                      # bring data in, fix quarantined records
     LABEL = "label"                        # label claims

@@ -38,7 +38,7 @@ def mask_restricted_claims(store, claims: pd.DataFrame, role: str) -> pd.DataFra
     out = claims.copy()
     readable = readable_sources(store, out["source_id"].tolist(), role)
     access, spans = [], []
-    for sid, span in zip(out["source_id"], out["span"]):
+    for sid, span in zip(out["source_id"], out["span"], strict=True):
         if sid is None or (isinstance(sid, float) and pd.isna(sid)):
             access.append("no source")
             spans.append(span)

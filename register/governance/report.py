@@ -21,7 +21,8 @@ __all__ = ["report_markdown", "report_pdf"]
 def _data(store: Store, run_id: int) -> dict:
     run = run_detail(store, run_id)
     ev = evaluate_rules(store, run["rule_version"])
-    violations = ev[ev["outcome"] == "violation"][["claim_key", "claim_type", "verification_status", "required_handling"]]
+    columns = ["claim_key", "claim_type", "verification_status", "required_handling"]
+    violations = ev[ev["outcome"] == "violation"][columns]
     return {"run": run, "violations": violations}
 
 
@@ -43,12 +44,15 @@ def report_markdown(store: Store, run_id: int) -> str:
            f"{s['violations']} minimum-evidence violations.", "",
            "| verification status | claims |", "| --- | ---: |"]
     out += [f"| {_md_cell(k)} | {v} |" for k, v in s["by_status"].items()]
-    out += ["", "## Checks (paper Table IX)", "", "| no. | check | automated | offending rows |", "| ---: | --- | --- | ---: |"]
-    out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |" for c in results["checks"]]
+    out += ["", "## Checks (paper Table IX)", "", "| no. | check | automated | offending rows |",
+            "| ---: | --- | --- | ---: |"]
+    out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |"
+            for c in results["checks"]]
     for c in results["checks"]:
         if c["offending"]:
             out += ["", f"### Check {c['no']}: offending rows", ""]
-            out += [f"- {f['entity_type']} `{_md_cell(f['entity_id'])}`: {_md_cell(f['reason'])}" for f in c["offending"]]
+            out += [f"- {f['entity_type']} `{_md_cell(f['entity_id'])}`: {_md_cell(f['reason'])}"
+                    for f in c["offending"]]
     out += ["", "## Minimum evidence rule violations", ""]
     if d["violations"].empty:
         out.append("None.")

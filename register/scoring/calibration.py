@@ -124,7 +124,8 @@ def outcome_pairs(store: Store, sources: tuple[str, ...] = SOURCES) -> pd.DataFr
     """
     parts = []
     if "review" in sources:
-        parts.append("SELECT k.response_id, k.outcome, 'review' AS source, k.decided_at AS seen_at FROM known_outcomes k "
+        parts.append("SELECT k.response_id, k.outcome, 'review' AS source, k.decided_at AS seen_at "
+                     "FROM known_outcomes k "
                      "JOIN responses r ON r.response_id = k.response_id AND r.revision = k.revision AND r.is_current")
     if "import" in sources:
         parts.append("SELECT o.response_id, o.outcome, 'import' AS source, i.imported_at AS seen_at "

@@ -104,7 +104,7 @@ def start_app(tmp_path):
         seeded.close()
         port = port or _free_port()
         log_path = tmp_path / f"streamlit{len(procs)}.log"
-        log = open(log_path, "w")
+        log = open(log_path, "w")  # noqa: SIM115 -- the provider's log stays open until it stops  # noqa: SIM115 -- the server's log stays open until the server stops
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
@@ -143,7 +143,7 @@ def oidc_provider(tmp_path):
              {"sub": "eve", "email": "eve@elsewhere.invalid", "email_verified": True, "name": "Eve Unknown"}]
     port = _free_port()
     log_path = tmp_path / "oidc.log"
-    log = open(log_path, "w")
+    log = open(log_path, "w")  # noqa: SIM115 -- the provider's log stays open until it stops
     args = [sys.executable, "-m", "oidc_provider_mock", "--port", str(port)]
     for user in users:
         args += ["--user-claims", json.dumps(user)]

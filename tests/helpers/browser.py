@@ -31,7 +31,7 @@ def metrics(page) -> dict[str, str]:
     """The st.metric values on the page, by label."""
     labels = page.get_by_test_id("stMetricLabel").all_inner_texts()
     values = page.get_by_test_id("stMetricValue").all_inner_texts()
-    return {label.strip(): value.strip() for label, value in zip(labels, values)}
+    return {label.strip(): value.strip() for label, value in zip(labels, values, strict=True)}
 
 
 def wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:

@@ -46,7 +46,7 @@ def bulk_scores(store: Store, profile: ScoringProfile, as_of: datetime, batch_id
     sql, params = score_query(profile, as_of, batch_id=batch_id)
     assert isinstance(params, dict)
     rows = store.query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM ({sql}) AS scored", params)
-    return {row[0]: dict(zip(SCORE_COLUMNS, row)) for row in rows}
+    return {row[0]: dict(zip(SCORE_COLUMNS, row, strict=True)) for row in rows}
 
 
 def fired_floors(store: Store, profile: ScoringProfile, as_of: datetime, batch_id: int | None = None) -> dict:
@@ -70,7 +70,7 @@ def stored_scores(store: Store, where: str = "is_current", params: list | None =
                        params or [])
     out: dict[str, list[dict]] = {}
     for row in rows:
-        out.setdefault(row[0], []).append(dict(zip(columns, row)))
+        out.setdefault(row[0], []).append(dict(zip(columns, row, strict=True)))
     return out
 
 

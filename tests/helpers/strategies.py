@@ -84,7 +84,7 @@ def weight_maps(draw) -> dict[str, float]:
     if sum(raw) == 0.0:
         raw[draw(hs.integers(0, len(raw) - 1))] = 1.0
     total = sum(raw)
-    return {dim: value / total for dim, value in zip(DIMENSION_VALUES, raw)}
+    return {dim: value / total for dim, value in zip(DIMENSION_VALUES, raw, strict=True)}
 
 
 @hs.composite

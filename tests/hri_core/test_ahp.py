@@ -81,7 +81,7 @@ def consistent_matrix(weights):
 
 def test_saaty_2008_drinks_example_weights_and_cr():
     result = analyse_matrix(DRINKS_MATRIX, DRINKS)
-    for name, published in zip(DRINKS, DRINKS_PUBLISHED):
+    for name, published in zip(DRINKS, DRINKS_PUBLISHED, strict=True):
         assert result.weights[name] == pytest.approx(published, abs=1e-3), name
     w, lam = power_iteration(DRINKS_MATRIX)
     assert result.lambda_max == pytest.approx(lam, rel=1e-9)
@@ -96,7 +96,7 @@ def test_saaty_2008_drinks_example_weights_and_cr():
 
 def test_wikipedia_leader_example_weights_and_cr():
     result = analyse_matrix(LEADER_MATRIX, LEADER)
-    for name, published in zip(LEADER, LEADER_PUBLISHED):
+    for name, published in zip(LEADER, LEADER_PUBLISHED, strict=True):
         assert result.weights[name] == pytest.approx(published, abs=1e-3), name
     _, lam = power_iteration(LEADER_MATRIX)
     assert result.lambda_max == pytest.approx(lam, rel=1e-9)
@@ -204,12 +204,12 @@ def test_geometric_mean_of_consistent_matrices_is_consistent_with_geometric_mean
 @given(hs.lists(hs.floats(min_value=0.0, max_value=5.0, allow_nan=False), min_size=7, max_size=7)
        .filter(lambda ws: sum(ws) > 1e-3))
 def test_weights_to_profile_dict_sums_to_one_and_is_accepted(raw):
-    out = weights_to_profile_dict(dict(zip(DIMENSION_LETTERS, raw)))
+    out = weights_to_profile_dict(dict(zip(DIMENSION_LETTERS, raw, strict=True)))
     assert set(out) == {"weights"}
     assert list(out["weights"]) == list(DIMENSION_LETTERS)
     assert math.fsum(out["weights"].values()) == pytest.approx(1.0, abs=1e-12)
     total = sum(raw)
-    for letter, value in zip(DIMENSION_LETTERS, raw):
+    for letter, value in zip(DIMENSION_LETTERS, raw, strict=True):
         assert out["weights"][letter] == pytest.approx(value / total, abs=7e-6)
     profile_from_dict(out)  # raises if the profile refuses it
 
@@ -222,7 +222,7 @@ def test_judgements_mapping_and_sequence_build_the_same_matrix():
     values = [SAATY_SCALE[(3 * k) % len(SAATY_SCALE)] for k in range(21)]
     from_sequence = matrix_from_judgements(values)
     mapping = {}
-    for k, ((i, j), v) in enumerate(zip(pairs, values)):
+    for k, ((i, j), v) in enumerate(zip(pairs, values, strict=True)):
         a, b = DIMENSION_LETTERS[i], DIMENSION_LETTERS[j]
         # every other pair is given the other way round, as its reciprocal
         mapping[(b, a) if k % 2 else f"{a}/{b}"] = 1 / v if k % 2 else v

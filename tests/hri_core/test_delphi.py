@@ -24,7 +24,7 @@ from hri_core.vocabulary import Dimension
 
 
 def vector(*values):
-    return dict(zip(DIMENSION_LETTERS, values))
+    return dict(zip(DIMENSION_LETTERS, values, strict=True))
 
 
 # Four experts whose vectors already sum to 1 (so normalisation leaves them as typed).
@@ -99,7 +99,7 @@ OFFSETS = {
 def scripted_round(number, shrink):
     """Every expert moves towards the target: offsets scaled by ``shrink`` (1, 0.4, 0.1)."""
     return build_round(number, [
-        {"expert": e, "weights": vector(*(t + shrink * d for t, d in zip(TARGET, offset)))}
+        {"expert": e, "weights": vector(*(t + shrink * d for t, d in zip(TARGET, offset, strict=True)))}
         for e, offset in OFFSETS.items()])
 
 

@@ -209,8 +209,10 @@ def test_fingerprint_changes_when_a_weight_changes():
     [
         {"contributions": {"ACCESS_GAP": 0.61}},
         {"floors": []},
-        {"bands": [{"name": "Low", "upper": 25, "action": "release"}, {"name": "Medium", "upper": 50, "action": "caution"},
-                   {"name": "High", "upper": 75, "action": "review"}, {"name": "Critical", "upper": 100, "action": "block"}]},
+        {"bands": [{"name": "Low", "upper": 25, "action": "release"},
+                   {"name": "Medium", "upper": 50, "action": "caution"},
+                   {"name": "High", "upper": 75, "action": "review"},
+                   {"name": "Critical", "upper": 100, "action": "block"}]},
         {"feedback_half_life_days": 31},
         {"default_dimensions": {"PARTIAL": ["C"]}},
         {"no_claims_action": "block"},

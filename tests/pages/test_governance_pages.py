@@ -82,7 +82,7 @@ def test_claims_editor_lists_every_failure_and_writes_nothing(seeded_db):
                              "added_rows": [], "deleted_rows": []}
     at.button(key="claims_save").click().run()
     problems = at.dataframe[-1].value
-    assert set(zip(problems["row"], problems["column"])) == {(1, "statement"), (2, "reviewed_on")}
+    assert set(zip(problems["row"], problems["column"], strict=True)) == {(1, "statement"), (2, "reviewed_on")}
     assert seeded_db.query_one("SELECT max(row_version) FROM register_claims")[0] == 1
 
 
@@ -183,7 +183,8 @@ def test_a_viewer_sees_the_register_read_only(seeded_db):
 
 def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
     gov.save_claims(seeded_db, Actor("ann", "reviewer"), gov.RowChanges(inserts=[{"values": {
-        "claim_key": "w-1", "statement": "Chunking by section improves recall.", "claim_type": "scientific/methodological",
+        "claim_key": "w-1", "statement": "Chunking by section improves recall.",
+        "claim_type": "scientific/methodological",
         "source_ids": ["ref-7-galileo-index"], "verification_status": "verified"}}]))
     at = _page("pages/evidence_rules.py", seeded_db, role="admin")
     assert _metrics(at)["Violations"] == "1"

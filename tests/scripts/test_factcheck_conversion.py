@@ -174,7 +174,7 @@ def _independent_recount(source: list[dict]) -> tuple[int, int, Counter, list[st
     for record in source:
         for sentence in record["sentences"].values():
             for text, worthiness, factuality in zip(sentence["claims"], sentence["claim_checkworthiness"],
-                                                    sentence["claims_factuality_label"]):
+                                                    sentence["claims_factuality_label"], strict=True):
                 total += 1
                 if worthiness != "factual":
                     non_factual += 1
@@ -215,6 +215,7 @@ def test_labels_agree_with_the_subtask4_factuality_file(committed):
 def test_criticality_matches_the_importance_annotations(committed):
     source = _source(SOURCE)
     expected = sum(1 for record in source for sentence in record["sentences"].values()
-                   for worthiness, important in zip(sentence["claim_checkworthiness"], sentence["if_most_important_claim"])
+                   for worthiness, important in zip(sentence["claim_checkworthiness"],
+                                                    sentence["if_most_important_claim"], strict=True)
                    if worthiness == "factual" and important == "yes" and sentence["most_importance_sentence"] == "yes")
     assert sum(1 for r in committed for c in r["claims"] if c["criticality"] == 2) == expected

@@ -84,7 +84,7 @@ def test_three_bands_middle_is_between_amber_and_orange_red():
     middle = band_colors(["a", "b", "c"])["b"]
     r, g, b = (int(middle[i:i + 2], 16) for i in (1, 3, 5))
     amber, orange = BAND_ANCHOR_COLORS[1], BAND_ANCHOR_COLORS[2]
-    for i, channel in zip((1, 3, 5), (r, g, b)):
+    for i, channel in zip((1, 3, 5), (r, g, b), strict=True):
         lo, hi = sorted((int(amber[i:i + 2], 16), int(orange[i:i + 2], 16)))
         assert lo <= channel <= hi
 
@@ -263,7 +263,7 @@ def test_table_v_waterfall_adds_up_to_hri_add_then_steps_to_the_floor():
     assert list(wf.text[:7]) == [f"{v:.3f}" for v in y[:7]]
     assert wf.text[0] == "0.068" and wf.text[8] == "+0.525"
     # what the waterfall draws at its last bar is the sum of all relative steps = HRI*
-    assert math.fsum(v for v, m in zip(y, measure) if m == "relative") == pytest.approx(0.70, abs=1e-12)
+    assert math.fsum(v for v, m in zip(y, measure, strict=True) if m == "relative") == pytest.approx(0.70, abs=1e-12)
 
 
 def test_waterfall_agrees_with_the_scorer_on_table_v():

@@ -110,13 +110,13 @@ def test_the_matrix_is_what_the_brief_says():
 
 @pytest.mark.parametrize("role", ["analyst", "", "ADMIN", "system "])
 def test_unknown_roles_may_do_nothing(loaded, role):
-    for name, (_, call, _) in CALLS.items():
+    for _name, (_, call, _) in CALLS.items():
         with pytest.raises(PermissionDenied):
             call(loaded, Actor("someone", role))
 
 
 def test_the_system_role_of_cli_jobs_may_do_everything(loaded):
-    for name, (_, call, action) in CALLS.items():
+    for _name, (_, call, _action) in CALLS.items():
         call(loaded, SYSTEM)
     assert loaded.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied'")[0] == 0
 

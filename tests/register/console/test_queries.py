@@ -407,7 +407,7 @@ def test_response_detail_shows_the_response_its_score_claims_and_floors(loaded):
     assert list(claims["labels"]) == [c["labels"] for c in record["claims"]]
     assert list(claims["dimensions"]) == [c.get("dimensions") for c in record["claims"]]
     assert list(claims["criticality"]) == [c["criticality"] for c in record["claims"]]
-    assert sorted(zip(detail["floors"]["claim_id"], detail["floors"]["rule_id"])) == sorted(row.floors)
+    assert sorted(zip(detail["floors"]["claim_id"], detail["floors"]["rule_id"], strict=True)) == sorted(row.floors)
     # imported (scored at import time), then rescored at AS_OF: two runs, the later one current
     history = detail["history"]
     assert list(history["is_current"]) == [False, True]
@@ -439,7 +439,7 @@ def test_response_detail_follows_revisions(loaded, tmp_path):
     assert list(current["history"]["revision"]) == [1, 1, 2]
     # the explorer lists the current revision only
     frame, _ = responses_page(store, Filters(models=("handmade",)), search="liability")
-    assert list(zip(frame["response_id"], frame["revision"])) == [("hc-crit", 2)]
+    assert list(zip(frame["response_id"], frame["revision"], strict=True)) == [("hc-crit", 2)]
 
 
 # --- profile versions -------------------------------------------------------------------------------------------

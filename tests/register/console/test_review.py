@@ -37,8 +37,9 @@ def _imported_at(store: Store) -> dict[str, datetime]:
     return dict(store.query("SELECT response_id, imported_at FROM responses WHERE is_current"))
 
 
-def expected_queue(store: Store, rows, f: Filters = Filters(), decided=frozenset()):
+def expected_queue(store: Store, rows, f: Filters | None = None, decided=frozenset()):
     """The queue in Python: action review or block, or no claims, not decided; oldest first."""
+    f = f or Filters()
     imported = _imported_at(store)
     queued = [r for r in select(rows, f)
               if (r.action in ("review", "block") or r.no_claims) and r.response_id not in decided]
@@ -202,7 +203,8 @@ def test_a_new_revision_of_a_decided_response_is_queued_again(loaded, tmp_path):
     record_decision(store, LEAD, "hc-nodate-high", 2, "release_with_caution", "hotline confirmed by phone")
     assert "hc-nodate-high" not in set(review_queue(store, Filters(), limit=1000)[0]["response_id"])
     decided = decisions_for(store, "hc-nodate-high")
-    assert list(zip(decided["revision"], decided["decision"])) == [(1, "send_back"), (2, "release_with_caution")]
+    assert list(zip(decided["revision"], decided["decision"], strict=True)) == [
+        (1, "send_back"), (2, "release_with_caution")]
     assert store.query("SELECT revision, outcome FROM known_outcomes WHERE response_id = 'hc-nodate-high' "
                        "ORDER BY revision") == [(1, "bad"), (2, "good")]
 

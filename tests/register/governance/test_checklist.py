@@ -55,7 +55,8 @@ def test_the_paper_register_passes_every_check(paper):
 
 def test_check_1_unsourced_factual_claim(paper):
     assert _offending(paper, 1) == []
-    _add(paper, _claim("x1", "scientific/methodological", ["ref-7-galileo-index"]), _claim("x2", "governance framework"))
+    _add(paper, _claim("x1", "scientific/methodological", ["ref-7-galileo-index"]),
+         _claim("x2", "governance framework"))
     assert _offending(paper, 1) == ["x1", "x2"]
 
 

@@ -95,7 +95,8 @@ def test_rules_are_versioned_and_the_newest_is_in_force(reg):
     with pytest.raises(PermissionDenied):
         gov.save_rules(reg, ANN, rules, "a reviewer may not")
     with pytest.raises(gov.ValidationFailed) as failed:
-        gov.save_rules(reg, admin, [{"claim_type": "gossip", "acceptable_source_types": ["rumour"], "handling": []}], "")
+        gov.save_rules(reg, admin, [{"claim_type": "gossip", "acceptable_source_types": ["rumour"],
+                                     "handling": []}], "")
     assert {(p.row, p.column) for p in failed.value.problems} == {
         (1, "claim_type"), (1, "acceptable_source_types"), (1, "handling"), (None, "reason")}
 
@@ -118,9 +119,11 @@ def test_unknown_source_links_are_refused(reg):
 
 
 def test_stale_edit_is_refused_not_overwritten_and_changes_are_audited(reg):
-    gov.save_claims(reg, ANN, gov.RowChanges(inserts=[_claim("c", "vendor capability", [_src("vendor documentation")])]))
+    gov.save_claims(reg, ANN, gov.RowChanges(
+        inserts=[_claim("c", "vendor capability", [_src("vendor documentation")])]))
     row = gov.list_claims(reg).iloc[0].to_dict()
-    gov.save_claims(reg, BOB, gov.RowChanges(updates=[{"key": "c", "row_version": 1, "values": {**row, "notes": "bob"}}]))
+    gov.save_claims(reg, BOB, gov.RowChanges(
+        updates=[{"key": "c", "row_version": 1, "values": {**row, "notes": "bob"}}]))
     with pytest.raises(StaleEdit, match=r"changed by bob at .* \(now version 2\), reload"):
         gov.save_claims(reg, ANN, gov.RowChanges(updates=[{"key": "c", "row_version": 1,
                                                            "values": {**row, "notes": "ann"}}]))
@@ -130,7 +133,8 @@ def test_stale_edit_is_refused_not_overwritten_and_changes_are_audited(reg):
 
 
 def test_soft_delete_and_restore(reg):
-    gov.save_claims(reg, ANN, gov.RowChanges(inserts=[_claim("c", "vendor capability", [_src("vendor documentation")])]))
+    gov.save_claims(reg, ANN, gov.RowChanges(
+        inserts=[_claim("c", "vendor capability", [_src("vendor documentation")])]))
     gov.save_claims(reg, ANN, gov.RowChanges(deletes=[{"key": "c", "row_version": 1}]))
     assert gov.list_claims(reg).empty
     assert gov.list_claims(reg, include_deleted=True)["deleted"].tolist() == [True]

@@ -42,7 +42,7 @@ def db_scores(store) -> dict[str, dict]:
                      for c in COLUMNS)
     rows = store.query(f"SELECT {cols} FROM scores s JOIN responses r USING (response_id, revision) "
                        "WHERE s.is_current AND r.is_current")
-    return {row[0]: dict(zip(COLUMNS, row)) for row in rows}
+    return {row[0]: dict(zip(COLUMNS, row, strict=True)) for row in rows}
 
 
 def test_csv_export_prefixes_formula_cells_with_a_quote(scored, tmp_path):

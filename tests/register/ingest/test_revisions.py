@@ -34,7 +34,7 @@ OTHER = {"response_id": "r-002", "claims": [{"labels": ["UNSUPPORTED"], "critica
 def import_records(store: Store, records: list[dict], raws: list[str] | None = None) -> tuple[int, MergeCounts]:
     """One import batch through ``Store.write``; ``raws`` is the text as the user sent it."""
     raws = raws or [json.dumps(r) for r in records]
-    parsed = [(parse_response(r), raw) for r, raw in zip(records, raws)]
+    parsed = [(parse_response(r), raw) for r, raw in zip(records, raws, strict=True)]
 
     def fn(cur) -> Change:
         batch_id = cur.scalar("SELECT nextval('seq_batch')")

@@ -30,9 +30,10 @@ def test_known_answer_from_csv_and_reviews(demo_store):
     revision = demo_store.query_one("SELECT revision FROM responses WHERE response_id = ? AND is_current", [r4])[0]
     record_decision(demo_store, REVIEWER, r4, revision, "block", "contradicts the contract")
     frame = cal.outcome_pairs(demo_store)
-    assert dict(zip(frame.response_id, frame.bad)) == {r1: False, r2: True, r3: False, r4: True}
-    assert dict(zip(frame.response_id, frame.source)) == {r1: "import", r2: "import", r3: "import", r4: "review"}
-    pairs = list(zip(frame.score, frame.bad))
+    assert dict(zip(frame.response_id, frame.bad, strict=True)) == {r1: False, r2: True, r3: False, r4: True}
+    assert dict(zip(frame.response_id, frame.source, strict=True)) == {
+        r1: "import", r2: "import", r3: "import", r4: "review"}
+    pairs = list(zip(frame.score, frame.bad, strict=True))
     # bad s2 outscores good s1 but not good s3; bad s4 outscores both: AUC = 3/4
     assert calibration.roc_auc(pairs) == pytest.approx(0.75)
     # missing a bad answer costs 10, a needless review 1: flag everything above s1 (one needless review)

@@ -77,7 +77,7 @@ def test_ahp_needs_profile_edit(store):
 
 
 def _vector(base, shift):
-    return {d: float(v) for d, v in zip(DIMENSION_LETTERS, base + shift)}
+    return {d: float(v) for d, v in zip(DIMENSION_LETTERS, base + shift, strict=True)}
 
 
 def test_delphi_rounds_hidden_until_close_then_converge_and_finalise(store):
