@@ -53,6 +53,9 @@ from register.settings import PREFIX, InvalidSetting, Settings, declared, env_na
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 
+# Each command imports the modules it needs when it runs (not at the top): `--help`, `settings` and
+# `status` then start without loading pandas, pyarrow, pandera or the scorer. No cycle is involved.
+
 
 def cli_actor() -> Actor:
     """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role ``system`` (whoever runs

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from hri_core.synthetic import generate_responses
 from register.db.store import Actor, Store
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
@@ -32,12 +33,8 @@ def demo_sources() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def _write_synthetic(n: int, folder: Path) -> Path | None:
-    """Synthetic responses as JSON Lines; None when ``hri_core.synthetic`` is not available."""
-    try:
-        from hri_core.synthetic import generate_responses
-    except ImportError:
-        return None
+def _write_synthetic(n: int, folder: Path) -> Path:
+    """``n`` seeded synthetic responses as a JSON Lines file in ``folder``."""
     path = folder / f"synthetic-{n}.jsonl"
     with path.open("w", encoding="utf-8") as handle:
         for record in generate_responses(n, seed=SYNTHETIC_SEED):
@@ -56,11 +53,7 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     with tempfile.TemporaryDirectory(prefix="hri-demo-") as tmp:
         sources = demo_sources()
         if synthetic > 0:
-            path = _write_synthetic(synthetic, Path(tmp))
-            if path is None:
-                summary["notes"].append(f"hri_core.synthetic is not available: {synthetic} synthetic responses skipped")
-            else:
-                sources.append(path)
+            sources.append(_write_synthetic(synthetic, Path(tmp)))
         pending = []
         total = 0
         for source in sources:

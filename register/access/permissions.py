@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from register.db.store import Change
 from register.errors import FourEyesViolation, PermissionDenied
 
 ROLES = ("viewer", "annotator", "reviewer", "admin")
@@ -68,8 +69,6 @@ def allowed(role: str, permission: Permission) -> bool:
 def deny(store, actor, permission: Permission, entity_type: str, entity_id, reason: str,
          error_type: type[PermissionDenied]):
     """Record the refused attempt (audit event ``denied`` with the reason), then raise ``error_type``."""
-    from register.db.store import Change
-
     store.write(actor, "denied", lambda tx: Change(
         entity_type, None if entity_id is None else str(entity_id), None,
         {"permission": permission.value, "reason": reason}))

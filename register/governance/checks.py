@@ -34,6 +34,9 @@ from register.governance.vocabulary import (
     VENDOR_DOCUMENTATION,
     WITHDRAWN_STATUSES,
 )
+from register.scoring.profiles import get_profile
+from register.scoring.reproduce import reproduce
+from register.scoring.scorer import score_select
 
 __all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
 
@@ -165,10 +168,6 @@ def _undated_mutable_sources(ctx: Context) -> Found:
 def _unreproducible_scores(ctx: Context) -> Found:
     """Every current score recomputed in SQL from its labels under its recorded profile version and
     as-of time, plus a sample recomputed by the Python reference scorer (``register.scoring.reproduce``)."""
-    from register.scoring.profiles import get_profile
-    from register.scoring.reproduce import reproduce
-    from register.scoring.scorer import score_select
-
     store = ctx.store
     total = store.scalar("SELECT count(*) FROM scores WHERE is_current")
     if not total:

@@ -80,7 +80,7 @@ def _latin1(text) -> str:
 
 
 def report_pdf(store: Store, run_id: int) -> bytes:
-    from fpdf import FPDF
+    from fpdf import FPDF  # on use: only a report download needs the PDF library
 
     d = _data(store, run_id)
     run, results = d["run"], d["run"]["results"]

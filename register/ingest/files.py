@@ -89,7 +89,7 @@ def check_file(path: Path, *, max_bytes: int | None = None) -> str:
 
 def open_parquet(path: Path):
     """The Parquet file's reader (footer read), or ``ImportRejected`` when it cannot be read."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # on use: only Parquet files need the Parquet reader
 
     try:
         return pq.ParquetFile(path)

@@ -17,7 +17,7 @@ _BOOL_TEXT = ("0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", 
 
 def _integer_at_least(minimum: int):
     def check(series):
-        import pandas as pd
+        import pandas as pd  # on use, as in the rest of this module: JSON Lines imports never need pandas
 
         numbers = pd.to_numeric(series, errors="coerce")
         return numbers.notna() & (numbers % 1 == 0) & (numbers >= minimum)
@@ -25,7 +25,7 @@ def _integer_at_least(minimum: int):
 
 
 def _timestamp(series):
-    import pandas as pd
+    import pandas as pd  # on use (see above)
 
     parsed = pd.to_datetime(series.map(lambda v: v if isinstance(v, str) else str(v)), errors="coerce",
                             utc=True, format="ISO8601")
@@ -39,7 +39,7 @@ def _boolean(series):
 @functools.cache
 def _flat_schema():
     """Column types and nulls of a flat claim table; lenient where pydantic is (never stricter)."""
-    import pandera.pandas as pda
+    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (~1 s to import)
 
     def column(check=None, *, nullable=True, required=False):
         return pda.Column(checks=check, nullable=nullable, required=required)
@@ -61,8 +61,8 @@ _SCHEMA_COLUMNS = ("response_id", "labels", "criticality", "feedback_count", "cr
 
 def frame_problems(window: list[tuple[int, dict, list]], columns: list[str]) -> dict[int, list[tuple[str, str]]]:
     """Run the pandera schema over a window's frame; (column, message) per failing row number."""
-    import pandas as pd
-    import pandera.pandas as pda
+    import pandas as pd  # on use (see above)
+    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (~1 s to import)
 
     out: dict[int, list[tuple[str, str]]] = {}
     for number, _, extra in window:

@@ -123,7 +123,7 @@ def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Ite
 
 def _blank_to_null(batch: pa.RecordBatch, columns: list[str]) -> pa.RecordBatch:
     """Blank strings and NaN are missing values (as ``_clean_cell`` says), computed by Arrow per column."""
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # on use: only flat tables need Arrow's compute kernels
 
     arrays = []
     for array in batch.columns:

@@ -21,6 +21,7 @@ from hri_core.models import ensure_utc
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.errors import RegisterError
+from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_select
 
 __all__ = ["ImpactPreview", "impact_preview"]
@@ -71,8 +72,6 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
     ``baseline``: a profile (scored at ``as_of`` like the draft), ``"active"`` (the active profile,
     the default) or ``"stored"`` (the current stored scores, whatever profile and as-of produced them).
     """
-    from register.scoring.profiles import active_profile
-
     if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
         raise RegisterError("changed_limit must be an integer between 0 and 100000")
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):

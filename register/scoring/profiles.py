@@ -13,6 +13,7 @@ from hri_core import ScoringProfile, default_profile, profile_from_dict
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
+from register.scoring.scorer import rescore
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -142,8 +143,6 @@ def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None
     time (``register.scoring.scorer.rescore``). ``progress(step, total, message)`` is called between the steps
     so that a page can show where it is. Returns the ``RescoreSummary``.
     """
-    from register.scoring.scorer import rescore
-
     def tick(step: int, message: str) -> None:
         if progress is not None:
             progress(step, 3, message)
