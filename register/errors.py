@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "DatabaseError", "DatabaseInUse", "ElicitationError",
-    "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidDecision", "LoginFailed", "MigrationError",
-    "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
+    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
+    "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
+    "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit",
+    "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -129,6 +130,19 @@ class AuditChainBroken(RegisterError):
     """The audit trail's hash chain does not verify: an event was edited, deleted or reordered."""
 
     title = "Audit trail does not verify"
+
+
+class AuditKeyError(RegisterError):
+    """The audit trail's signing key is missing, unreadable or unsafe: nothing can be written (every write
+    appends a signed audit event) and signed events cannot be verified until the keyring is restored."""
+
+    title = "Audit key unavailable"
+
+
+class InvalidAnchor(RegisterError, ValueError):
+    """An audit anchor (a file or a sign-off) that cannot be read as one; the message names what is wrong."""
+
+    title = "Invalid audit anchor"
 
 
 class DatabaseError(RegisterError):

@@ -50,6 +50,10 @@ class Settings(BaseSettings):
                                    description="idle minutes after which a login session ends")
     demo_mode: bool = Field(False,
                             description="`1` enables demo mode (DEMO banner, password-free demo accounts)")
+    audit_keyring: Path | None = Field(None,  # unset: beside the database (register.db.store.keyring_path)
+                                       description="the audit trail's keyring (HMAC keys, mode 0600; default: "
+                                                   "the database file's name + `.audit-key`, created on the first "
+                                                   "write); keep a backup of it away from the database")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,

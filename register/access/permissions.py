@@ -36,6 +36,7 @@ class Permission(StrEnum):
     RESCORE = "scores.rescore"
     USERS_MANAGE = "users.manage"
     AUDIT_READ = "audit.read"              # the audit trail page and its export
+    AUDIT_KEYS = "audit.keys"              # rotate the audit trail's signing key, declare a key lost
 
 
 _MINIMUM_ROLE = {
@@ -54,6 +55,7 @@ _MINIMUM_ROLE = {
     Permission.RESCORE: "admin",
     Permission.USERS_MANAGE: "admin",
     Permission.AUDIT_READ: "reviewer",
+    Permission.AUDIT_KEYS: "admin",
 }
 
 

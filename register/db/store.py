@@ -32,6 +32,7 @@ from typing import Any, NoReturn
 import duckdb
 
 from register.db import audit
+from register.db.keyring import Keyring
 from register.errors import DatabaseError, DatabaseInUse, MigrationError, RegisterError, WriteConflict
 from register.settings import settings
 
@@ -216,11 +217,23 @@ def _bind(params: Bindings) -> list[Any] | dict[str, Any]:
 # --- the store --------------------------------------------------------------------------------------
 
 
-class Store:
-    """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised."""
+def keyring_path(database: Path, configured: str | Path | None = None) -> Path:
+    """Where a database's audit keyring lives: ``configured``, else ``HRI_AUDIT_KEYRING``, else beside the
+    database file as ``<file>.audit-key``."""
+    chosen = configured or settings().audit_keyring
+    return Path(chosen) if chosen else database.with_name(database.name + ".audit-key")
 
-    def __init__(self, path: str | Path):
+
+class Store:
+    """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
+
+    ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
+    as ``keyring_path`` says; created on the first write.
+    """
+
+    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None):
         self.path = Path(path)
+        self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = duckdb.connect(str(self.path))
@@ -296,9 +309,9 @@ class Store:
                     tx.execute("BEGIN TRANSACTION")
                     change = fn(tx)
                     audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
-                                       change.before, change.after)
+                                       change.before, change.after, keyring=self.keyring)
                     for extra in change.extra_events:
-                        audit.append_event(tx, actor, *extra)
+                        audit.append_event(tx, actor, *extra, keyring=self.keyring)
                     tx.execute("COMMIT")
                     return change.result
                 except WriteConflict:
