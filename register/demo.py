@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hri_core.synthetic import generate_responses
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
@@ -43,7 +44,11 @@ def _write_synthetic(n: int, folder: Path) -> Path:
 
 
 def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None) -> dict[str, Any]:
-    """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped."""
+    """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped.
+
+    Needs every permission its parts need (checked before the first write, so nothing is half loaded)."""
+    for permission in (Permission.PROFILE_PUBLISH, Permission.RULES_EDIT, Permission.REGISTER_EDIT, Permission.IMPORT):
+        authorize(store, actor, permission, entity_type="demo")
     ensure_default_profile(store, actor)
     seed_paper_register(store, actor)  # the paper's Table VII and Table VIII as the example governance register
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from register import SYSTEM, Store
+from register.access import four_eyes
 from register.access.sources import mask_restricted_claims
 from register.console import queries, review
 from register.db import audit
@@ -127,6 +128,16 @@ def audit_options() -> dict:
 @st.cache_data(show_spinner=False)
 def audit_chain():
     return audit.verify_chain(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def audit_head():
+    return audit.head(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def linked_approvals():
+    return four_eyes.linked_approvals(get_store())
 
 
 def claims_for_role(claims, role: str):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from register.db.store import Change
+from register.db.store import Change, account_problem
 from register.errors import FourEyesViolation, PermissionDenied
 
 ROLES = ("viewer", "annotator", "reviewer", "admin")
@@ -73,12 +73,18 @@ def deny(store, actor, permission: Permission, entity_type: str, entity_id, reas
     """Record the refused attempt (audit event ``denied`` with the reason), then raise ``error_type``."""
     store.write(actor, "denied", lambda tx: Change(
         entity_type, None if entity_id is None else str(entity_id), None,
-        {"permission": permission.value, "reason": reason}))
+        {"permission": permission.value, "reason": reason}), as_account=False)
     raise error_type(reason)
 
 
 def authorize(store, actor, permission: Permission, *, entity_type: str, entity_id=None) -> None:
-    """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this."""
+    """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this now.
+
+    The account is re-read (``register.db.store.account_problem``): a disabled account, a role changed
+    since the Actor was made or an unknown name is refused whatever the Actor says. ``Store.write``
+    re-reads it once more inside the write's own transaction."""
+    if (problem := account_problem(store, actor)) is not None:
+        deny(store, actor, permission, entity_type, entity_id, problem, PermissionDenied)
     if not allowed(actor.role, permission):
         deny(store, actor, permission, entity_type, entity_id,
              f"{actor.name} ({actor.role}) may not {permission.value}: ask an admin for a role that may",

@@ -99,7 +99,9 @@ def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> in
 
 
 def ensure_default_rules(store: Store, actor: Actor) -> int:
-    """The paper's Table VIII as rule version 1 when no rules exist yet."""
+    """The paper's Table VIII as rule version 1 when no rules exist yet (needs ``Permission.RULES_EDIT``
+    even when the rules exist: it is a write whether or not there is something to do)."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="evidence_rules")
     version = current_rule_version(store)
     if version is not None:
         return version

@@ -109,11 +109,16 @@ def _content(state: dict, columns: tuple[str, ...]) -> dict:
     return {c: (list(state[c]) if isinstance(state[c], (list, tuple)) else state[c]) for c in columns}
 
 
+def _entity(kind: str) -> str:
+    """The audit entity type of a register kind (a name the caller got wrong is still audited, as itself)."""
+    return TABLES[kind].entity if kind in TABLES else str(kind)
+
+
 def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dict:
     """Apply an edit of the ``kind`` register (sources or claims); returns counts (updated, inserted,
     deleted, unchanged). ``ValidationFailed`` / ``StaleEdit`` / ``NotFound`` write nothing."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))
     table = TABLES[kind]
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=table.entity)
     rows: list[tuple[int, dict]] = []
     problems: list[Problem] = []
     for n, item in enumerate(changes.updates + changes.inserts, start=1):
@@ -206,8 +211,8 @@ def save_claims(store: Store, actor: Actor, changes: RowChanges) -> dict:
 
 def restore(store: Store, actor: Actor, kind: str, key: str) -> None:
     """Bring back a soft-deleted source or claim."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind), entity_id=key)
     table = TABLES[kind]
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=table.entity, entity_id=key)
 
     def fn(tx: Transaction) -> Change:
         state = _row_state(tx, table, key)

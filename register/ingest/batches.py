@@ -18,6 +18,7 @@ from itertools import islice
 import pyarrow as pa
 
 from hri_core import FieldProblem, Response
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.ingest.items import Item, reasons_of, validate_item
@@ -30,6 +31,7 @@ __all__ = ["finish_batch", "record_failed_fix", "run_batch", "start_batch", "wri
 
 def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: str | None) -> BatchReport:
     """Open an import batch for one file (its own audited transaction); the report to fill."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     def fn(tx: Transaction) -> Change:
         batch_id = tx.scalar("SELECT nextval('seq_batch')")
         tx.execute("INSERT INTO import_batches (batch_id, source_name, source_sha256, format, started_at, "
@@ -43,6 +45,7 @@ def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: 
 
 def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item], report: ImportReport) -> None:
     """Validate a chunk and store it in one transaction: merge, resolve, quarantine, batch counts."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     parts: list[list[tuple[Response, str]]] = []  # k-th occurrence of each response id -> parts[k]
     occurrences: dict[str, int] = {}
     accepted = {"response_id": [], "location": [], "ref": []}
@@ -128,6 +131,7 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
 
 def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | None) -> None:
     """Check the invariant against the stored counts and close the batch with its audit event."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     if batch.records == 0:
         batch.notes.append("empty file: 0 records")
     if not batch.balanced:
@@ -160,6 +164,7 @@ def run_batch(store: Store, actor: Actor, *, source_name: str, fmt: str, sha256:
               items: Iterator[Item], notes: list[str], chunk_size: int, profile, report: ImportReport,
               on_chunk: Callable[[BatchReport, int], None] | None = None) -> BatchReport:
     """One file as one batch: start it, write its items a chunk per transaction, finish it, score it."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     batch = start_batch(store, actor, source_name, fmt, sha256)
     batch.notes = notes
     for chunk in _chunks(items, chunk_size):
@@ -196,6 +201,7 @@ def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_
                       old_raw: str, old_reasons) -> None:
     """A fix that is still invalid: the quarantine row stays open with the new text and reasons (audited
     as ``quarantine.fix_failed`` with the text and reasons it had before)."""
+    authorize(store, actor, Permission.IMPORT, entity_type="quarantine", entity_id=quarantine_id)
     def fn(tx: Transaction) -> Change:
         tx.execute("UPDATE quarantine SET raw = ?, reasons = ?::JSON WHERE quarantine_id = ? AND status = 'open'",
                    [fixed_raw_text, json.dumps(reasons), quarantine_id])

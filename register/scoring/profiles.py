@@ -64,11 +64,12 @@ def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor:
 
 
 def ensure_default_profile(store: Store, actor: Actor) -> int:
-    """Create version 1 (the paper's provisional parameters, active) in an empty database."""
+    """Create version 1 (the paper's provisional parameters, active) in an empty database (needs
+    ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is something to do)."""
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles")
     if existing is not None:
         return existing
-    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
 
     def fn(tx: Transaction) -> Change:
         version = insert_profile(tx, default_profile(), "active", actor, None,
@@ -101,9 +102,9 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
     Four eyes: the draft's creator cannot publish it (command-line jobs of the ``system`` role, run by
     whoever operates the machine, are exempt).
     """
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
-    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     author = store.one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
     if author is not None and actor.role != SYSTEM_ROLE:
         require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,

@@ -27,6 +27,7 @@ from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import RegisterError
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 
@@ -291,13 +292,25 @@ def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datet
     the run, the profile version and the as-of time. Needs ``Permission.RESCORE``.
     """
     authorize(store, actor, Permission.RESCORE, entity_type="score_run")
-    return score_imported(store, actor, profile, as_of=as_of, batch_id=batch_id)
+    return _write_scores(store, actor, profile, as_of=as_of, batch_id=batch_id)
 
 
-def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None = None,
-                   batch_id: int | None = None) -> RescoreSummary:
-    """The scoring step of an import the caller already authorised (``Permission.IMPORT``): new data
-    is scored under the active profile as part of bringing it in. Everyone else calls ``rescore``."""
+def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, batch_id: int,
+                   as_of: datetime | None = None) -> RescoreSummary:
+    """The scoring step of an import: one import batch scored under the active profile as part of bringing
+    it in. Needs ``Permission.IMPORT``; ``profile`` must be the active one (an importer cannot make a draft's
+    scores current). Rescoring everything, or under another profile, is ``rescore`` (admins)."""
+    authorize(store, actor, Permission.IMPORT, entity_type="score_run", entity_id=f"batch:{batch_id}")
+    active = store.scalar("SELECT max(profile_version) FROM scoring_profiles WHERE status = 'active'")
+    if profile.version != active or not isinstance(batch_id, int):
+        raise RegisterError(f"the scoring step of an import scores one batch under the active profile "
+                            f"(v{active}), not v{profile.version}: use rescore (admins) for anything else")
+    return _write_scores(store, actor, profile, as_of=as_of, batch_id=batch_id)
+
+
+def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None,
+                  batch_id: int | None) -> RescoreSummary:
+    """Score current responses (all, or one batch) under ``profile`` in one audited transaction."""
     as_of = ensure_utc(as_of or utc_now())
     scope = "all" if batch_id is None else f"batch:{batch_id}"
 

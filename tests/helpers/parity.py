@@ -17,6 +17,7 @@ from register import Actor, Store
 from register.db.store import Change, utc_now
 from register.ingest.records import insert_responses
 from register.scoring.scorer import DIM_COLUMNS, fired_floors_query, score_query
+from tests.helpers.actors import enrol
 
 TOLERANCE = 1e-9
 ANALYST = Actor("Dana Analyst", "admin")
@@ -26,7 +27,9 @@ SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "h
 
 
 def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> int:
-    """Import validated records as one batch (an ``import_batches`` row first, as the importer does)."""
+    """Import validated records as one batch (an ``import_batches`` row first, as the importer does), as
+    ``ANALYST`` (given an account here: the register re-reads it on every write)."""
+    enrol(store, ANALYST)
     parsed = [(parse_response(record), json.dumps(record)) for record in records]
 
     def fn(cur) -> Change:

@@ -4,15 +4,24 @@ refused, a checklist run signed and made stale by a later change."""
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from register import Actor
 from register import governance as gov
 from tests.helpers.accounts import login
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
+
+
+@pytest.fixture
+def seeded_db(seeded_db):
+    """The seeded database, with accounts for the reviewers who edit through the API here."""
+    enrol(seeded_db, *(Actor(name, "reviewer") for name in ("ann", "other-reviewer", "test-reviewer")))
+    return seeded_db
 
 
 def _page(page: str, store, role: str = "reviewer", **params):

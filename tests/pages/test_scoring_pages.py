@@ -15,6 +15,7 @@ from register import Actor
 from register.scoring import calibration as cal
 from register.scoring import elicitation as el
 from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
 
@@ -40,7 +41,9 @@ class Session:
 
 
 @pytest.fixture
-def acting(login_as):
+def acting(login_as, seeded_db):
+    """The session to open pages as; ANN, BOB and rita have accounts (they also act through the API here)."""
+    enrol(seeded_db, ANN, BOB, Actor("rita-reviewer", "reviewer"))
     return Session(login_as)
 
 

@@ -15,6 +15,7 @@ import pytest
 from register import SYSTEM, Actor, Store
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.db.store import Change
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"
@@ -147,6 +148,7 @@ INJECTIONS = ["' OR '1'='1", "x'); DROP TABLE audit_events; --", "%", "_", "\\",
 
 @pytest.fixture
 def events(store):
+    enrol(store, *(Actor(name, "reviewer") for name in ["alice", "bob", "O'Brien", "' OR '1'='1"]))
     for i, name in enumerate(["alice", "bob", "O'Brien", "' OR '1'='1"]):
         store.write(Actor(name, "reviewer"), f"test.action{i % 2}", lambda cur, i=i: Change("thing", f"t-{i}"))
     return store

@@ -17,6 +17,7 @@ import pytest
 
 from register import Actor, StaleEdit
 from register import governance as gov
+from tests.helpers.actors import enrol
 from ui.governance import editor_changes
 
 CLAIMS = gov.CLAIM_COLUMNS
@@ -232,6 +233,7 @@ def test_edits_additions_and_deletions_together():
 @pytest.fixture
 def register_grid(store):
     """The claims and sources of a register, read as the grids read them (``list_*`` then a fresh index)."""
+    enrol(store, EDITOR, Actor("Sam Second", "reviewer"))
     gov.save_sources(store, EDITOR, gov.RowChanges(inserts=[
         {"values": {k: v for k, v in row.items() if k in SOURCES}}
         for row in sources_snapshot().astype(object).where(sources_snapshot().notna(), None).to_dict("records")]))

@@ -19,10 +19,18 @@ from register.errors import InvalidDecision
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
+from tests.helpers.actors import enrol
 from tests.helpers.console_records import claim, dataset, expected_rows, handmade_records, load, select, write_jsonl
 
 REVIEWER = Actor("Rita Reviewer", "reviewer")
 LEAD = Actor("Lars Lead", "admin")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, REVIEWER, LEAD)
+    return store
+
 NOW = datetime(2027, 2, 1, 12, 0, tzinfo=UTC)
 
 

@@ -10,9 +10,17 @@ import pytest
 from register import Actor, Store
 from register.db.audit import GENESIS_HASH, ChainReport, event_hash, verify_chain
 from register.db.store import Change
+from tests.helpers.actors import enrol
 
 ALICE = Actor("Alice Example", "reviewer")
 EVENTS = 6  # whatever the store fixture wrote (the default profile), then source writes up to six
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ALICE)
+    return store
+
 
 
 @pytest.fixture

@@ -15,9 +15,17 @@ from register.db.store import Change
 from register.demo import seed_demo
 from register.errors import FourEyesViolation, PermissionDenied
 from register.governance import checklist as chk
+from tests.helpers.actors import enrol
 
 ANN = Actor("ann", "reviewer")
 CAROL = Actor("carol", "reviewer")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ANN, CAROL, Actor("dora", "reviewer"), Actor("root", "admin"), Actor("vic", "viewer"))
+    return store
+
 
 
 @pytest.fixture

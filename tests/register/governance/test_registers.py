@@ -11,9 +11,17 @@ import pytest
 from register import Actor, ImportRejected, StaleEdit
 from register import governance as gov
 from register.errors import PermissionDenied
+from tests.helpers.actors import enrol
 
 ANN = Actor("ann", "reviewer")
 BOB = Actor("bob", "reviewer")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ANN, BOB, Actor("root", "admin"), Actor("vic", "viewer"))
+    return store
+
 
 
 def _source(source_id, source_type, **extra):
