@@ -3,18 +3,90 @@
 ``parse_response`` turns one decoded JSON object into a validated ``Response`` or raises a
 ``RecordError`` naming every offending field. Both the CLI and the register's importer call it, so a
 record is valid or invalid in exactly the same way everywhere.
+
+Optional fields for checking answers against the register and for RAG metrics (DOMAIN.md section 4):
+per response ``retrieved_context`` (chunks ``{"id", "text", "source_id"?}``), ``gt_answer`` (the
+target answer), ``stakes`` (low | medium | high | critical, any case), ``query_ambiguous`` and
+``gt_claims`` (the target's claims with their entailment checks); per claim ``category`` (one of
+``vocabulary.CATEGORIES``), ``is_core``, ``contradicted_by`` (context | world: only on a CONTRADICTED
+claim) and ``entailment`` (the claim's RAGChecker-style checks against the target and each chunk).
+They are *extensions*: a record without them parses, scores and serialises exactly as before (an
+absent extension is left out of ``model_dump``, so the canonical JSON of an old record -- and the
+register's content hash of it -- does not change).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .errors import FieldProblem, RecordError
-from .vocabulary import Dimension, Label
+from .vocabulary import CATEGORIES, CONTRADICTED_BY, ENTAILMENT_LABELS, STAKES, Dimension, Label
+
+Stakes = Literal["low", "medium", "high", "critical"]
+Category = Literal["legal", "financial", "safety", "health", "security", "eligibility", "discrimination/bias",
+                   "contractual", "compliance", "general"]
+ContradictedBy = Literal["context", "world"]
+EntailmentLabel = Literal["Entailment", "Neutral", "Contradiction"]
+
+# Optional fields added after the first release of the format: absent ones are left out of dumps.
+CLAIM_EXTENSIONS: tuple[str, ...] = ("category", "is_core", "contradicted_by", "entailment")
+RESPONSE_EXTENSIONS: tuple[str, ...] = ("retrieved_context", "gt_answer", "query_ambiguous", "gt_claims")
+
+# seed 003 writes "discrimination / bias"; flat tables often cannot hold a slash comfortably
+_CATEGORY_ALIASES = {"discrimination / bias": "discrimination/bias", "discrimination_bias": "discrimination/bias",
+                     "discrimination-bias": "discrimination/bias"}
+
+
+def _vocabulary_token(value: Any, vocabulary: tuple[str, ...], what: str) -> Any:
+    """Lower-case, stripped member of ``vocabulary``; a blank string is "not given" (None)."""
+    if not isinstance(value, str):
+        return value
+    token = " ".join(value.split()).lower()
+    if not token:
+        return None
+    token = _CATEGORY_ALIASES.get(token, token) if what == "category" else token
+    if token not in vocabulary:
+        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(vocabulary)}")
+    return token
+
+
+def _entailment_token(value: Any) -> Any:
+    """RAGChecker's labels in any case ("entailment" -> "Entailment")."""
+    if isinstance(value, str):
+        token = value.strip().capitalize()
+        if token not in ENTAILMENT_LABELS:
+            raise ValueError(f"unknown entailment label {value!r}; expected one of {', '.join(ENTAILMENT_LABELS)}")
+        return token
+    return value
+
+
+def _entailment_list(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_entailment_token(v) for v in value]
+    return value
+
+
+def _without_absent(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """Drop extension fields that were not given, so old records serialise exactly as before."""
+    for name in names:
+        if name in data and data[name] is None:
+            del data[name]
+    return data
 
 
 def _normalise_token(value: Any) -> Any:
@@ -27,6 +99,71 @@ def ensure_utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
+
+
+class ContextChunk(BaseModel):
+    """One retrieved chunk: what the answer could rest on. ``source_id`` links it to the source register."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str = Field(min_length=1, validation_alias=AliasChoices("id", "doc_id"))  # doc_id: RAGChecker's name
+    text: str
+    source_id: str | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        # RAGChecker and spreadsheets write chunk ids as numbers
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value.strip() if isinstance(value, str) else value
+
+    @model_serializer(mode="wrap")
+    def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), ("source_id",))
+
+
+class ClaimEntailment(BaseModel):
+    """A response claim's entailment checks, as RAGChecker records them (kept so its metrics can be
+    recomputed from imported records): ``target`` is the target answer's verdict on the claim
+    (``answer2response[i]``), ``context`` each retrieved chunk's verdict, in chunk order
+    (``retrieved2response[i]``). None means the check was not run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: EntailmentLabel | None = None
+    context: tuple[EntailmentLabel, ...] | None = None
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target(cls, value: Any) -> Any:
+        return _entailment_token(value)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context(cls, value: Any) -> Any:
+        return _entailment_list(value)
+
+
+class TargetClaim(BaseModel):
+    """One claim of the target (ground-truth) answer with its checks: ``response`` is whether the
+    response entails it (``response2answer[j]``), ``context`` each chunk's verdict (``retrieved2answer[j]``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str | None = None
+    response: EntailmentLabel | None = None
+    context: tuple[EntailmentLabel, ...] | None = None
+
+    @field_validator("response", mode="before")
+    @classmethod
+    def _response(cls, value: Any) -> Any:
+        return _entailment_token(value)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context(cls, value: Any) -> Any:
+        return _entailment_list(value)
 
 
 class Claim(BaseModel):
@@ -44,6 +181,21 @@ class Claim(BaseModel):
     feedback_at: datetime | None = None
     feedback_count: int | None = Field(default=None, ge=0)
     feedback_resolved: bool | None = None
+    # extensions (module docstring); left out of dumps when None
+    category: Category | None = None
+    is_core: bool | None = None
+    contradicted_by: ContradictedBy | None = None
+    entailment: ClaimEntailment | None = None
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _category(cls, value: Any) -> Any:
+        return _vocabulary_token(value, CATEGORIES, "category")
+
+    @field_validator("contradicted_by", mode="before")
+    @classmethod
+    def _contradicted_by(cls, value: Any) -> Any:
+        return _vocabulary_token(value, CONTRADICTED_BY, "contradicted_by")
 
     @field_validator("labels", "dimensions", mode="before")
     @classmethod
@@ -82,6 +234,17 @@ class Claim(BaseModel):
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else ensure_utc(value)
 
+    @model_validator(mode="after")
+    def _contradiction_source(self) -> Claim:
+        if self.contradicted_by is not None and Label.CONTRADICTED not in self.labels:
+            raise ValueError(f"contradicted_by: only a CONTRADICTED claim has a contradiction source "
+                             f"(labels: {', '.join(label.value for label in self.labels)})")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), CLAIM_EXTENSIONS)
+
 
 class Response(BaseModel):
     """One AI answer to one request, decomposed into claims."""
@@ -94,13 +257,36 @@ class Response(BaseModel):
     created_at: datetime | None = None
     question: str | None = None
     answer: str | None = None
-    stakes: str | None = None
+    stakes: Stakes | None = None
     claims: tuple[Claim, ...]
+    # extensions (module docstring); left out of dumps when None
+    retrieved_context: tuple[ContextChunk, ...] | None = None
+    gt_answer: str | None = None
+    query_ambiguous: bool | None = None
+    gt_claims: tuple[TargetClaim, ...] | None = None
 
     @field_validator("response_id", mode="before")
     @classmethod
     def _strip_id(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("stakes", mode="before")
+    @classmethod
+    def _stakes(cls, value: Any) -> Any:
+        return _vocabulary_token(value, STAKES, "stakes")
+
+    @field_validator("retrieved_context", mode="before")
+    @classmethod
+    def _context_cell(cls, value: Any) -> Any:
+        # a flat table (CSV) carries the chunk list as JSON text in one cell
+        if isinstance(value, str):
+            if not value.strip():
+                return None
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"must be a JSON list of chunks, got malformed JSON ({error.msg})") from error
+        return value
 
     @field_validator("created_at")
     @classmethod
@@ -123,6 +309,35 @@ class Response(BaseModel):
             claims.append(claim if claim.claim_id else claim.model_copy(update={"claim_id": claim_id}))
         object.__setattr__(self, "claims", tuple(claims))
         return self
+
+    @model_validator(mode="after")
+    def _context_consistency(self) -> Response:
+        """Chunk ids are unique; every entailment row has one verdict per retrieved chunk."""
+        problems: list[str] = []
+        chunks = self.retrieved_context
+        first: dict[str, int] = {}
+        for index, chunk in enumerate(chunks or ()):
+            if chunk.id in first:
+                problems.append(f"retrieved_context[{index}].id: duplicate chunk id {chunk.id!r} "
+                                f"(already used by retrieved_context[{first[chunk.id]}])")
+            first.setdefault(chunk.id, index)
+        rows = [(f"claims[{i}].entailment.context", c.entailment.context)
+                for i, c in enumerate(self.claims) if c.entailment is not None]
+        rows += [(f"gt_claims[{j}].context", t.context) for j, t in enumerate(self.gt_claims or ())]
+        for loc, row in rows:
+            if row is None:
+                continue
+            if chunks is None:
+                problems.append(f"{loc}: has one verdict per retrieved chunk, but retrieved_context is missing")
+            elif len(row) != len(chunks):
+                problems.append(f"{loc}: has {len(row)} verdicts, expected {len(chunks)} (one per retrieved chunk)")
+        if problems:
+            raise ValueError(" | ".join(problems))
+        return self
+
+    @model_serializer(mode="wrap")
+    def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), RESPONSE_EXTENSIONS)
 
 
 _FIELD_PATH = re.compile(r"[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*")
