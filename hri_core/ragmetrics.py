@@ -55,6 +55,10 @@ it so that callers can warn. A query with none of the four checks is an error (i
 Per-query ``metrics`` already in the input are ignored: everything is recomputed from the labels. For
 critical-information sets, pass only the critical queries to ``aggregate_metrics`` to get hallucination
 restricted to them.
+
+Imported records (``hri_core.rag_import``) keep every label: ``checked_query_from_response`` rebuilds a
+query from a ``Response`` (claims' ``entailment``, ``gt_claims``, ``retrieved_context``) and
+``metrics_from_responses`` gives the same totals as ``ragchecker_metrics`` on the file they came from.
 """
 
 from __future__ import annotations

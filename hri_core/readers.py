@@ -18,9 +18,10 @@ from typing import Any
 
 from .errors import FieldProblem, RecordError
 
-RESPONSE_FIELDS = ("response_id", "use_case", "model", "created_at", "question", "answer", "stakes")
+RESPONSE_FIELDS = ("response_id", "use_case", "model", "created_at", "question", "answer", "stakes",
+                   "gt_answer", "query_ambiguous", "retrieved_context")  # retrieved_context: JSON text
 CLAIM_FIELDS = ("claim_id", "text", "labels", "dimensions", "criticality", "source_id", "span",
-                "feedback_at", "feedback_count", "feedback_resolved")
+                "feedback_at", "feedback_count", "feedback_resolved", "category", "is_core", "contradicted_by")
 FLAT_REQUIRED_COLUMNS = ("response_id", "labels")
 FLAT_COLUMNS = RESPONSE_FIELDS + CLAIM_FIELDS
 

@@ -12,6 +12,7 @@ import pytest
 
 from hri_core import Dimension, RecordError, default_profile, parse_response, profile_from_dict, score_response
 from hri_core.models import CLAIM_EXTENSIONS, RESPONSE_EXTENSIONS
+from hri_core.readers import iter_csv
 from hri_core.vocabulary import CATEGORIES, STAKES
 from tests.helpers.paths import REPO_ROOT
 
@@ -181,3 +182,20 @@ def test_table_v_with_contradicted_by_instead_of_explicit_dimensions():
     assert implied.dimensions == explicit.dimensions
     assert implied.dimensions[Dimension.C] == pytest.approx(3 / 11)
     assert (implied.hri_add, implied.score, implied.band) == (explicit.hri_add, 70.0, "High")
+
+
+def test_flat_csv_tables_carry_the_new_columns():
+    lines = [
+        "response_id,stakes,query_ambiguous,gt_answer,retrieved_context,labels,criticality,category,is_core,"
+        "contradicted_by\n",
+        'r1,Critical,true,the target,"[{""id"": ""k1"", ""text"": ""90 days""}]",'
+        "CONTRADICTED,3,Financial,yes,context\n",
+        "r1,Critical,true,the target,,SUPPORTED,1,general,false,\n",
+    ]
+    ((rows, _raw, record),) = list(iter_csv(lines))
+    response = parse_response(record)
+    assert (rows, response.stakes, response.query_ambiguous, response.gt_answer) == ([2, 3], "critical", True,
+                                                                                     "the target")
+    assert response.retrieved_context[0].text == "90 days"
+    assert [(c.category, c.is_core, c.contradicted_by) for c in response.claims] == [
+        ("financial", True, "context"), ("general", False, None)]
