@@ -158,6 +158,15 @@ def _row(matrix: list[Any] | None, index: int) -> list[Any] | None:
     return matrix[index] if matrix else []
 
 
+def _chunk(chunk: Any) -> Any:
+    """RAGChecker's ``{"doc_id", "text"}`` as an interchange chunk ``{"id", "text"}`` (other keys kept)."""
+    if not isinstance(chunk, dict) or "doc_id" not in chunk or "id" in chunk:
+        return chunk
+    out = {"id": chunk["doc_id"], **chunk}
+    del out["doc_id"]
+    return out
+
+
 def _ragchecker_record(item: dict[str, Any], index: int, *, id_prefix: str, fields: Mapping[str, Any],
                        criticality: int | None, category: str | None, self_knowledge_label: Label) -> dict[str, Any]:
     """One query as an interchange record; ``RecordError`` names the query and every bad field."""
@@ -211,7 +220,7 @@ def _ragchecker_record(item: dict[str, Any], index: int, *, id_prefix: str, fiel
     record: dict[str, Any] = {
         "response_id": f"{id_prefix}{str(query_id).strip()}",
         "question": item.get("query"), "answer": item.get("response"), "gt_answer": item.get("gt_answer"),
-        "retrieved_context": [dict(chunk) if isinstance(chunk, dict) else chunk for chunk in chunks or ()],
+        "retrieved_context": [_chunk(chunk) for chunk in chunks or ()],
         "claims": claims, "gt_claims": gt_claims,
     }
     record.update({key: value for key, value in fields.items() if value is not None})

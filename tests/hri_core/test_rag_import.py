@@ -100,6 +100,7 @@ def test_peer_example_imports_every_query_and_keeps_every_label():
     conversion = ragchecker_results(data, id_prefix="rc-", use_case="rag-demo", model="gpt", stakes="High")
     assert conversion.failures == []
     assert [r.response_id for r in conversion.responses] == [f"rc-{q['query_id']}" for q in data["results"]]
+    assert set(conversion.records[0].record["retrieved_context"][0]) == {"id", "text"}  # doc_id -> id
     for response, query in zip(conversion.responses, data["results"], strict=True):
         assert (response.question, response.answer, response.gt_answer) == (
             query["query"], query["response"], query["gt_answer"])
