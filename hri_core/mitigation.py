@@ -75,6 +75,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -182,6 +183,9 @@ def default_mitigation_policy() -> MitigationPolicy:
     return MitigationPolicy()
 
 
+_DEFAULT_POLICY = default_mitigation_policy()  # what ``decide`` uses when given no policy (never handed out)
+
+
 def mitigation_policy_from_dict(data: Any) -> MitigationPolicy:
     """A policy from a (possibly partial) JSON mapping over the defaults; ``readings`` merge label by label.
 
@@ -207,10 +211,9 @@ def mitigation_policy_from_dict(data: Any) -> MitigationPolicy:
 # --- reading the claims --------------------------------------------------------------------------------
 
 
-class AuthorityFailure(BaseModel):
+@dataclass(frozen=True, slots=True)
+class AuthorityFailure:
     """One failed governance check of a claim: the step (Authority or Scope) and the failure word."""
-
-    model_config = ConfigDict(frozen=True)
 
     step: str
     failure: str
@@ -224,11 +227,10 @@ class AuthorityFailure(BaseModel):
         return f"{owner}failed {self.step} as {self.failure}"
 
 
-class ClaimReading(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ClaimReading:
     """One claim in CLAIM's terms: its worst verdict, the step that failed, core or not, and what could
     recover it."""
-
-    model_config = ConfigDict(frozen=True)
 
     claim_id: str
     position: int  # 1-based, as sentences name it ("claim 3")
@@ -347,7 +349,7 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     (``AuthorityResult.failures``: "stale", "not allowed", "insufficient authority", "unknown source",
     ...); labels such as OUTDATED already count as failures on their own.
     """
-    policy = policy or default_mitigation_policy()
+    policy = policy or _DEFAULT_POLICY
     claims = read_claims(response, policy, authority)
     stakes = response.stakes or policy.unknown_stakes
     assumed = response.stakes is None
@@ -355,10 +357,11 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     stakes_text = f"{stakes} stakes" + (" (assumed: the response gives none)" if assumed else "")
 
     def out(action: str, rule: str, sentence: str, claim: ClaimReading | None = None) -> MitigationDecision:
-        return MitigationDecision.model_validate({
-            "response_id": response.response_id, "action": action, "rule": rule, "reason": f"{action}: {sentence}",
-            "claim_id": claim.claim_id if claim else None, "stakes": stakes, "stakes_assumed": assumed,
-            "policy_name": policy.name, "policy_version": policy.version, "claims": claims})
+        # every value is already validated (the policy's, the response's): no second validation
+        return MitigationDecision.model_construct(
+            response_id=response.response_id, action=action, rule=rule, reason=f"{action}: {sentence}",
+            claim_id=claim.claim_id if claim else None, stakes=stakes, stakes_assumed=assumed,
+            policy_name=policy.name, policy_version=policy.version, claims=claims)
 
     if not claims:
         return out(policy.no_claims_action, "no-claims",
