@@ -151,10 +151,21 @@ def print_import_report(report, stream=None) -> None:
           + ("" if report.balanced else " (UNBALANCED)"), file=stream)
 
 
+def _initialise(store: Store, actor: Actor) -> None:
+    """A fresh database file gets what ``init`` gives it (the migrations ran on opening): the default profile."""
+    from register.scoring.profiles import ensure_default_profile
+
+    if store.scalar("SELECT count(*) FROM scoring_profiles") == 0:
+        version = ensure_default_profile(store, actor)
+        print(f"initialised {store.path}: schema created, default scoring profile v{version} active",
+              file=sys.stderr)
+
+
 def cmd_import(store: Store, args) -> int:
     from register.ingest.importer import ImportReport, import_path
 
     actor = cli_actor()
+    _initialise(store, actor)
     report = ImportReport()
     try:
         for path in args.paths:
@@ -177,7 +188,18 @@ def cmd_rescore(store: Store, args) -> int:
     summary = rescore(store, cli_actor(), active_profile(store), as_of=as_of, batch_id=args.batch)
     print(f"score run {summary.run_id}: {summary.responses_scored:,} responses scored under profile "
           f"v{summary.profile_version} as of {summary.as_of.isoformat()}")
+    if summary.failed_count:
+        print_scoring_failures(summary.failed_count, summary.failed)
+        return EXIT_QUARANTINED
     return EXIT_OK
+
+
+def print_scoring_failures(count: int, failed: dict[str, str], stream=None) -> None:
+    """Responses that failed closed (scored as worst case, action review), by id, with why."""
+    shown = "; ".join(f"{rid} ({why})" for rid, why in failed.items())
+    more = f"; {count - len(failed):,} more (see `status`)" if count > len(failed) else ""
+    print(f"{count:,} response{'s' if count != 1 else ''} could not be scored and went to review: {shown}{more}",
+          file=stream or sys.stderr)
 
 
 def cmd_quarantine_list(store: Store, args) -> int:
@@ -300,6 +322,7 @@ def cmd_status(store: Store, args) -> int:
                (SELECT count(*) FROM claims c JOIN responses r USING (response_id, revision) WHERE r.is_current)
                    AS claims,
                (SELECT count(*) FROM scores WHERE is_current) AS current_scores,
+               (SELECT count(*) FROM scores WHERE is_current AND scoring_failure IS NOT NULL) AS scoring_failures,
                (SELECT count(*) FROM quarantine WHERE status = 'open') AS open_quarantine,
                (SELECT count(*) FROM import_batches) AS import_batches,
                (SELECT count(*) FROM audit_events) AS audit_events
@@ -311,6 +334,12 @@ def cmd_status(store: Store, args) -> int:
     print(f"database: {store.path}")
     for key, value in status.items():
         print(f"{key}: {value if value is not None else 'none (run init)'}")
+        if key == "scoring_failures" and value:  # failed closed: in the review queue; say which and why
+            for rid, why in store.query("SELECT response_id, scoring_failure FROM scores WHERE is_current "
+                                        "AND scoring_failure IS NOT NULL ORDER BY response_id LIMIT 10"):
+                print(f"  {rid}: {why}")
+            if value > 10:
+                print(f"  ... and {value - 10:,} more (in the review queue)")
     return EXIT_OK
 
 

@@ -190,6 +190,10 @@ def _score_unscored(store: Store, actor: Actor, profile, batch: BatchReport) -> 
             batch.score_run_id, batch.scored = summary.run_id, summary.responses_scored
         else:
             batch.notes.append(f"also scored {summary.responses_scored:,} unscored responses of batch {batch_id}")
+        if summary.failed_count:  # failed closed: scored as worst case with action review, named here
+            batch.scoring_failures += summary.failed_count
+            batch.notes.append(f"{summary.failed_count:,} response(s) could not be scored and went to review: "
+                               + "; ".join(f"{rid} ({why})" for rid, why in summary.failed.items()))
 
 
 def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_text: str, reasons: list[dict],
