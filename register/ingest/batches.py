@@ -20,7 +20,7 @@ import pyarrow as pa
 from hri_core import FieldProblem, Response
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.ingest.items import Item, reasons_of, validate_item
+from register.ingest.items import Item, reasons_of, text_limits, validate_item
 from register.ingest.records import insert_responses
 from register.ingest.reports import COUNTS, REPORT_LIMIT, BatchReport, ImportReport, QuarantinedRecord
 from register.scoring import scorer
@@ -49,8 +49,9 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
     rejected = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
     pending: list[tuple[int, Item, list[FieldProblem]]] = []
     last_valid: dict[str, int] = {}
+    limits = text_limits()  # once per chunk: reading the settings is not free
     for position, item in enumerate(chunk):
-        response, problems = validate_item(item)
+        response, problems = validate_item(item, limits)
         if response is None:
             pending.append((position, item, problems))
             continue
