@@ -219,7 +219,8 @@ def run_batch(store: Store, actor: Actor, *, source_name: str, fmt: str, sha256:
     else:
         batch = resumed
         items = islice(items, batch.records, None)
-    batch.notes = batch.notes + notes
+    notes[:0] = batch.notes  # the reader appends to ``notes`` while it reads: keep that very list
+    batch.notes = notes
     for chunk in _chunks(items, chunk_size):
         write_chunk(store, actor, batch, chunk, report)
         if on_chunk:
