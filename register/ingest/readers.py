@@ -99,8 +99,9 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
                 except UnicodeEncodeError:
                     values = [v.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for v in values]
                     extra.append(("", "the row is not valid UTF-8 text"))
-                if len(values) > len(columns):
-                    extra.append(("", f"the row has {len(values)} fields but the header has {len(columns)}"))
+                if len(values) != len(columns):  # a cut or shifted row: its values may be in the wrong columns
+                    extra.append(("", f"the row has {len(values)} field{'s' if len(values) != 1 else ''} but the "
+                                      f"header has {len(columns)}"))
                 yield number, {c: v if v.strip() else None for c, v in zip(columns, values, strict=False)}, extra
 
         yield from flat_items(rows(), columns, chunk_size, notes)

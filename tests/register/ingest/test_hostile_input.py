@@ -253,3 +253,14 @@ def test_the_text_limits_come_from_the_settings(store, tmp_path, monkeypatch, va
     line = json.dumps({"response_id": "long", "claims": [], **record})
     report = import_path(store, SYSTEM, between(tmp_path, line))
     assert_one_bad(store, report, "line 2", [field])
+
+
+def test_ragged_csv_rows_are_quarantined_whether_long_or_short(store, tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("response_id,labels,criticality\nok-1,SUPPORTED,2\nlong,SUPPORTED,1,extra\nshort\nok-2,PARTIAL,1\n")
+    report = import_path(store, SYSTEM, path)
+    assert (report.records, report.accepted, report.quarantined) == (4, 2, 2)
+    assert quarantined(store, report) == {"row 3": [""], "row 4": [""]}
+    reasons = [json.loads(r)[0]["message"] for (r,) in store.query("SELECT reasons FROM quarantine ORDER BY location")]
+    assert reasons == ["row 3: the row has 4 fields but the header has 3",
+                       "row 4: the row has 1 field but the header has 3"]
