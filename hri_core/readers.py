@@ -105,7 +105,8 @@ def _surrogate_problems(root: Any) -> list[FieldProblem]:
                 piece.encode("utf-8")
             except UnicodeEncodeError as error:
                 char = piece[error.start]
-                where = path if isinstance(value, str) else _path(path, piece.encode("utf-8", "replace").decode())
+                where = path if isinstance(value, str) else _path(path, piece.encode("utf-8", "backslashreplace")
+                                                                   .decode())
                 problems.append(FieldProblem(where, f"holds a lone surrogate \\u{ord(char):04x}, which is not "
                                                     "Unicode text (a pair such as \\ud83d\\ude00 is fine)"))
     return problems

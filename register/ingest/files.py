@@ -67,7 +67,9 @@ def check_file(path: Path, *, max_bytes: int | None = None) -> str:
     if size > limit:
         raise ImportRejected(f"{path.name} is {_mb(size)}, over the import limit of {_mb(limit)} "
                              f"(set {MAX_BYTES_ENV} to change the limit)")
-    if size == 0:
+    if size == 0:  # an empty text file is zero records (the report says so); an empty .parquet is no Parquet
+        if fmt == "parquet":
+            raise ImportRejected(f"{path.name} is empty: not a Parquet file")
         return fmt
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)

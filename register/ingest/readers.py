@@ -52,9 +52,9 @@ def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]
     first = True
     with path.open("rb") as handle:
         for number, text, record in iter_jsonl(lines(handle)):
-            if first and text.lstrip().startswith("["):
-                notes.append("the file looks like one JSON array; the importer reads JSON Lines "
-                             "(one JSON object per line)")
+            if first and (text.lstrip().startswith("[") or text.strip() == "{"):
+                notes.append("the file looks like one JSON document (an array, or pretty-printed over several "
+                             "lines); the importer reads JSON Lines (one JSON object per line)")
             first = False
             location = f"line {number}"
             if number in undecodable:
@@ -192,8 +192,8 @@ def _python_rows(batch: pa.RecordBatch, columns: list[str], problems: dict[int, 
                 values[name].append(array[index].as_py())
             except (pa.ArrowException, OverflowError, ValueError) as error:
                 values[name].append(None)
-                problems.setdefault(index, []).append((name, f"the value cannot be read ({error}): "
-                                                             "out of the range the register stores"))
+                problems.setdefault(index, []).append((name, f"the value cannot be read ({error}); it is "
+                                                             "outside what the register can store"))
     return [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
 
 
