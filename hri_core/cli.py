@@ -133,12 +133,12 @@ def _csv_text(path: str, data: bytes) -> str:
         line = data[:error.start].count(b"\n") + 1
         raise Unreadable(f"{path}: line {line}: not UTF-8 text ({error.reason})") from None
     if "\x00" in text:
-        raise Unreadable(f"{path}: line {text[:text.index(chr(0))].count(chr(10)) + 1}: a NUL byte: binary data "
-                         "or a damaged file")
+        nul_line = text[:text.index("\x00")].count("\n") + 1
+        raise Unreadable(f"{path}: line {nul_line}: a NUL byte: binary data or a damaged file")
     if text.count('"') % 2:
-        line = unclosed_quote_line(io.StringIO(text, newline=""))
-        if line is not None:
-            raise Unreadable(f"{path}: line {line}: a quoted field opened here is never closed")
+        open_line = unclosed_quote_line(io.StringIO(text, newline=""))
+        if open_line is not None:
+            raise Unreadable(f"{path}: line {open_line}: a quoted field opened here is never closed")
     return text
 
 

@@ -139,11 +139,13 @@ GENERATED: dict[str, tuple[Callable[[Path], None], Outcome]] = {
                                                 _lines({"response_id": "long", "answer": "y" * 199_000,
                                                         "claims": []})), Outcome(1, 0, klass="size limits")),
     "csv_long_answer_column.csv": (_text("csv_long_answer_column.csv", "response_id,labels,answer\nla-1,SUPPORTED,"
-                                         + "a" * 250_000 + "\nla-2,SUPPORTED,short\n"), Outcome(2, 1, klass="size limits")),
+                                         + "a" * 250_000 + "\nla-2,SUPPORTED,short\n"),
+                                   Outcome(2, 1, klass="size limits")),
     "five_thousand_claims.jsonl": (_text("five_thousand_claims.jsonl", _lines({"response_id": "many", "claims": [
         {"labels": ["SUPPORTED"], "criticality": 1000} for _ in range(5000)]})), Outcome(1, 0, klass="size limits")),
     "deep_nesting.jsonl": (_text("deep_nesting.jsonl", _lines(_ok("ok-1")) + '{"response_id": "deep", "claims": [],'
-                                 ' "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"), Outcome(2, 1, klass="deep nesting")),
+                                 ' "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"),
+                           Outcome(2, 1, klass="deep nesting")),
     "deep_objects.jsonl": (_text("deep_objects.jsonl", '{"response_id": "deep-o", "claims": [], "x": '
                                  + '{"a": ' * 5000 + "1" + "}" * 5000 + "}\n"), Outcome(1, 1, klass="deep nesting")),
     # Parquet type mixes
