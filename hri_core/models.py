@@ -14,6 +14,7 @@ milliseconds since 1970 -- and must stay within the years 1..9999 once converted
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -25,7 +26,8 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    create_model,
     field_validator,
     model_validator,
 )
@@ -69,41 +71,24 @@ def ensure_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _iso_time_only(value: Any) -> Any:
-    """ISO 8601 text or a typed date/time; a number (or numeric text) is refused, never read as epoch time."""
+def _utc_time(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+    """A time field: ISO 8601 text or a typed date/time, in UTC (one validator call per present value).
+
+    A number (or numeric text) is refused, never read as epoch time; a date alone (a Parquet date
+    column) is midnight UTC; a time that falls outside the years 1..9999 once in UTC is refused.
+    """
     if isinstance(value, (bool, int, float, Decimal)) or (isinstance(value, str) and _NUMBER_TEXT.fullmatch(value)):
         raise ValueError(f"must be a date and time as ISO 8601 text (e.g. 2026-11-01T09:30:00Z), not the number "
                          f"{value!r}")
-    if isinstance(value, date) and not isinstance(value, datetime):  # a Parquet date column: midnight UTC
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    return value
-
-
-def _in_utc(value: datetime | None) -> datetime | None:
-    """The time in UTC, or a ValueError when UTC falls outside the years 1..9999 (e.g. 0001-01-01T00:00+01:00)."""
-    if value is None:
+    if isinstance(value, date) and not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    moment = handler(value)
+    if moment is None:
         return None
     try:
-        return ensure_utc(value)
+        return ensure_utc(moment)
     except (OverflowError, ValueError):
-        raise ValueError(f"{value.isoformat()} is out of range: in UTC it falls outside the years 1 to 9999") from None
-
-
-def _limit(info: ValidationInfo) -> TextLimits:
-    limits = info.context.get("limits") if isinstance(info.context, dict) else None
-    return limits if isinstance(limits, TextLimits) else DEFAULT_LIMITS
-
-
-def _check_length(value: str | None, limit: int) -> str | None:
-    if value is not None and len(value) > limit:
-        raise ValueError(f"is {len(value):,} characters long, over the limit of {limit:,}")
-    return value
-
-
-def _check_at_most(value: int | None, maximum: int, what: str) -> int | None:
-    if value is not None and value > maximum:
-        raise ValueError(f"must be at most {maximum:,} (the documented maximum {what}), got {value:,}")
-    return value
+        raise ValueError(f"{moment.isoformat()} is out of range: in UTC it falls outside the years 1 to 9999") from None
 
 
 class Claim(BaseModel):
@@ -111,15 +96,17 @@ class Claim(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    claim_id: str | None = None
-    text: str | None = None
+    # text lengths are bounded by the defaults here and by other limits in ``models_for`` (checked in
+    # pydantic's core: no Python call per field)
+    claim_id: str | None = Field(None, max_length=DEFAULT_LIMITS.identifier)
+    text: str | None = Field(None, max_length=DEFAULT_LIMITS.claim_text)
     labels: tuple[Label, ...] = Field(min_length=1)
     dimensions: tuple[Dimension, ...] | None = None
-    criticality: int = Field(default=1, ge=1)
-    source_id: str | None = None
-    span: str | None = None
+    criticality: int = Field(default=1, ge=1, le=MAX_CRITICALITY)
+    source_id: str | None = Field(None, max_length=DEFAULT_LIMITS.identifier)
+    span: str | None = Field(None, max_length=DEFAULT_LIMITS.span)
     feedback_at: datetime | None = None
-    feedback_count: int | None = Field(default=None, ge=0)
+    feedback_count: int | None = Field(default=None, ge=0, le=MAX_FEEDBACK_COUNT)
     feedback_resolved: bool | None = None
 
     @field_validator("labels", "dimensions", mode="before")
@@ -139,24 +126,6 @@ class Claim(BaseModel):
             raise ValueError(f"must be an integer, got {value!r}")
         return value
 
-    @field_validator("criticality")
-    @classmethod
-    def _criticality_bound(cls, value: int) -> int:
-        _check_at_most(value, MAX_CRITICALITY, "criticality")
-        return value
-
-    @field_validator("feedback_count")
-    @classmethod
-    def _feedback_count_bound(cls, value: int | None) -> int | None:
-        return _check_at_most(value, MAX_FEEDBACK_COUNT, "feedback count")
-
-    @field_validator("text", "span", "claim_id", "source_id")
-    @classmethod
-    def _length(cls, value: str | None, info: ValidationInfo) -> str | None:
-        limits = _limit(info)
-        limit = {"text": limits.claim_text, "span": limits.span}.get(info.field_name or "", limits.identifier)
-        return _check_length(value, limit)
-
     @field_validator("labels")
     @classmethod
     def _distinct_labels(cls, value: tuple[Label, ...]) -> tuple[Label, ...]:
@@ -172,15 +141,10 @@ class Claim(BaseModel):
             raise ValueError("must name at least one dimension, or be left out to use the profile defaults")
         return tuple(dict.fromkeys(value))
 
-    @field_validator("feedback_at", mode="before")
+    @field_validator("feedback_at", mode="wrap")
     @classmethod
-    def _iso(cls, value: Any) -> Any:
-        return _iso_time_only(value)
-
-    @field_validator("feedback_at")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return _in_utc(value)
+    def _utc(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+        return _utc_time(value, handler)
 
 
 class Response(BaseModel):
@@ -188,13 +152,13 @@ class Response(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    response_id: str = Field(min_length=1)
-    use_case: str | None = None
-    model: str | None = None
+    response_id: str = Field(min_length=1, max_length=DEFAULT_LIMITS.identifier)
+    use_case: str | None = Field(None, max_length=DEFAULT_LIMITS.identifier)
+    model: str | None = Field(None, max_length=DEFAULT_LIMITS.identifier)
     created_at: datetime | None = None
-    question: str | None = None
-    answer: str | None = None
-    stakes: str | None = None
+    question: str | None = Field(None, max_length=DEFAULT_LIMITS.question)
+    answer: str | None = Field(None, max_length=DEFAULT_LIMITS.answer)
+    stakes: str | None = Field(None, max_length=DEFAULT_LIMITS.identifier)
     claims: tuple[Claim, ...]
 
     @field_validator("response_id", mode="before")
@@ -202,22 +166,10 @@ class Response(BaseModel):
     def _strip_id(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("created_at", mode="before")
+    @field_validator("created_at", mode="wrap")
     @classmethod
-    def _iso(cls, value: Any) -> Any:
-        return _iso_time_only(value)
-
-    @field_validator("created_at")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return _in_utc(value)
-
-    @field_validator("response_id", "use_case", "model", "question", "answer", "stakes")
-    @classmethod
-    def _length(cls, value: str | None, info: ValidationInfo) -> str | None:
-        limits = _limit(info)
-        limit = {"answer": limits.answer, "question": limits.question}.get(info.field_name or "", limits.identifier)
-        return _check_length(value, limit)
+    def _utc(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+        return _utc_time(value, handler)
 
     @model_validator(mode="after")
     def _claim_ids(self) -> Response:
@@ -260,6 +212,17 @@ def problems_from_validation(error: ValidationError) -> list[FieldProblem]:
     for item in error.errors():
         loc = _loc(tuple(p for p in item["loc"] if p != "[key]"))
         message = item["msg"]
+        if item["type"] == "less_than_equal" and loc.endswith(("criticality", "feedback_count")):
+            what = "criticality" if loc.endswith("criticality") else "feedback count"
+            given = item["input"]
+            given = f"{given:,}" if isinstance(given, int) else repr(given)
+            problems.append(FieldProblem(loc, f"must be at most {item['ctx']['le']:,} (the documented maximum "
+                                              f"{what}), got {given}"))
+            continue
+        if item["type"] == "string_too_long":
+            problems.append(FieldProblem(loc, f"is {len(item['input']):,} characters long, over the limit of "
+                                              f"{item['ctx']['max_length']:,}"))
+            continue
         if item["type"] == "enum":
             expected = item["ctx"]["expected"]
             problems.append(FieldProblem(loc, f"unknown value {item.get('input')!r}; expected one of {expected}"))
@@ -299,14 +262,30 @@ def json_kind(value: Any) -> str:
 def parse_response(data: Any, *, record: str | None = None, limits: TextLimits | None = None) -> Response:
     """Validate one decoded record; raise ``RecordError`` listing every problem found.
 
-    ``limits`` bounds the text fields (default ``DEFAULT_LIMITS``).
+    ``limits`` bounds the text fields (default ``DEFAULT_LIMITS``, which ``Response`` itself holds).
     """
     if not isinstance(data, dict):
         raise RecordError([FieldProblem("", f"expected a JSON object (one response), got {json_kind(data)}")],
                           record=record)
+    model = Response if limits is None or limits == DEFAULT_LIMITS else models_for(limits)
     try:
-        return Response.model_validate(data, context={"limits": limits or DEFAULT_LIMITS})
+        return model.model_validate(data)
     except ValidationError as error:
         rid = data.get("response_id")
         where = record or (f"response_id={rid}" if isinstance(rid, str) and rid else None)
         raise RecordError(problems_from_validation(error), record=where) from error
+
+
+@functools.cache
+def models_for(limits: TextLimits) -> type[Response]:
+    """``Response`` (with its ``Claim``) bounded by other text limits: subclasses built once per limits."""
+    def text(limit: int) -> Any:
+        return (str | None, Field(None, max_length=limit))
+
+    claim = create_model("Claim", __base__=Claim, claim_id=text(limits.identifier), text=text(limits.claim_text),
+                         source_id=text(limits.identifier), span=text(limits.span))
+    return create_model("Response", __base__=Response,
+                        response_id=(str, Field(min_length=1, max_length=limits.identifier)),
+                        use_case=text(limits.identifier), model=text(limits.identifier),
+                        stakes=text(limits.identifier), question=text(limits.question),
+                        answer=text(limits.answer), claims=(tuple[claim, ...], ...))  # type: ignore[valid-type]
