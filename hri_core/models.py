@@ -61,6 +61,8 @@ class TextLimits:
 
 
 DEFAULT_LIMITS = TextLimits()
+# for records read back from storage: they met the limits in force when they came in, whatever those were
+NO_TEXT_LIMITS = TextLimits(answer=2 ** 40, question=2 ** 40, claim_text=2 ** 40, span=2 ** 40, identifier=2 ** 40)
 _NUMBER_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 
 

@@ -264,3 +264,14 @@ def test_ragged_csv_rows_are_quarantined_whether_long_or_short(store, tmp_path):
     reasons = [json.loads(r)[0]["message"] for (r,) in store.query("SELECT reasons FROM quarantine ORDER BY location")]
     assert reasons == ["row 3: the row has 4 fields but the header has 3",
                        "row 4: the row has 1 field but the header has 3"]
+
+
+def test_a_record_imported_under_a_raised_limit_is_still_reproduced(store, tmp_path, monkeypatch):
+    from register.scoring.reproduce import reproduce
+
+    monkeypatch.setenv("HRI_MAX_ANSWER_CHARS", "300000")
+    record = {"response_id": "long", "answer": "z" * 250_000, "claims": [{"labels": ["PARTIAL"]}]}
+    report = import_path(store, SYSTEM, between(tmp_path, json.dumps(record)))
+    assert report.accepted == 3
+    monkeypatch.delenv("HRI_MAX_ANSWER_CHARS")  # the limit in force later does not judge what is stored
+    assert reproduce(store, "long").matches

@@ -165,3 +165,20 @@ def test_stored_claims_outside_the_model_fail_closed(store, column, value, reaso
     assert reason in rows["good-0"]["scoring_failure"]
     assert (rows["good-0"]["hri"], rows["good-0"]["action"]) == (1.0, "review")
     assert rows["good-1"]["scoring_failure"] is None
+
+
+def test_the_checklist_names_a_score_that_failed_closed_instead_of_crashing(store, tmp_path):
+    from register.governance.checks import run_checks
+    from register.governance.evidence import ensure_default_rules
+
+    ensure_default_rules(store, SYSTEM)
+    write_jsonl(tmp_path / "good.jsonl", GOOD[:2])
+    import_path(store, SYSTEM, tmp_path / "good.jsonl")
+    store_unvalidated(store, POISON)
+    rescore(store, SYSTEM, active_profile(store), as_of=AS_OF)
+    results = run_checks(store, sample=50)  # the sample takes every response, the poison one too
+    (check,) = [c for c in results["checks"] if c["no"] == 7]
+    assert check["status"] == "fail"
+    assert [(f["entity_id"], f["reason"]) for f in check["offending"]] == [
+        ("poison", "could not be scored (sent to review): claims: a criticality is outside 1 to 1,000 (stored "
+                   "before this bound existed); re-import the response with a valid criticality")]
