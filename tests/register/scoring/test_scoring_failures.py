@@ -182,3 +182,16 @@ def test_the_checklist_names_a_score_that_failed_closed_instead_of_crashing(stor
     assert [(f["entity_id"], f["reason"]) for f in check["offending"]] == [
         ("poison", "could not be scored (sent to review): claims: a criticality is outside 1 to 1,000 (stored "
                    "before this bound existed); re-import the response with a valid criticality")]
+
+
+def test_an_export_says_which_scores_failed_closed(store, tmp_path):
+    from register.ingest.exporter import export_scores
+
+    write_jsonl(tmp_path / "good.jsonl", GOOD[:1])
+    import_path(store, SYSTEM, tmp_path / "good.jsonl")
+    store_unvalidated(store, POISON)
+    rescore(store, SYSTEM, active_profile(store), as_of=AS_OF)
+    export_scores(store, tmp_path / "scores.jsonl")
+    rows = {r["response_id"]: r for r in map(json.loads, (tmp_path / "scores.jsonl").read_text().splitlines())}
+    assert rows["good-0"]["scoring_failure"] is None
+    assert rows["poison"]["scoring_failure"].startswith("claims: a criticality is outside 1 to 1,000")
