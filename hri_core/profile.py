@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, ProfileError
-from .models import problems_from_validation
+from .models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, problems_from_validation
 from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
 
 WEIGHT_SUM_TOLERANCE = 1e-9
@@ -62,10 +62,11 @@ class FloorRule(BaseModel):
 
     rule_id: str = Field(min_length=1)
     label: Label
-    min_criticality: int = Field(default=1, ge=1)
-    max_criticality: int | None = Field(default=None, ge=1)
+    # bounded like the claims they read: a rule no claim can meet is a typo, and the SQL scorer binds them
+    min_criticality: int = Field(default=1, ge=1, le=MAX_CRITICALITY)
+    max_criticality: int | None = Field(default=None, ge=1, le=MAX_CRITICALITY)
     condition: Literal["criticality", "repeated_or_unresolved"] = "criticality"
-    min_feedback_count: int = Field(default=2, ge=1)
+    min_feedback_count: int = Field(default=2, ge=1, le=MAX_FEEDBACK_COUNT)
     value: float = Field(ge=0.0, le=1.0)
     min_action: Action | None = None
 

@@ -136,8 +136,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
     run_id, profile_version, as_of, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    floors_fired, decisive_claim_id, decisive_rule_id (+ question, answer with ``text_columns``).
-    ``responses`` names the relation read as the responses table (``_searched`` passes the matching
+    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (+ question, answer with
+    ``text_columns``). ``responses`` names the relation read as the responses table (``_searched`` passes the matching
     subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
     ``single_run``: the profile version's only score run, when it has one (``filtered_scores`` looks it
     up): a run scores a response once, so its rows need no latest-per-response window.
@@ -168,7 +168,7 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     SELECT r.response_id, r.revision, r.response_key, r.use_case, r.model, r.created_at, r.imported_at,
            r.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, s.band, s.action, s.no_claims, s.floors_fired, s.decisive_claim_id,
-           s.decisive_rule_id{text}
+           s.decisive_rule_id, s.scoring_failure{text}
     FROM {responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision
     WHERE {' AND '.join(cond)}"""
 

@@ -47,7 +47,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     """One page of the queue, oldest first (creation time, else import time), and the queue's size.
 
     Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
-    age_days (from creation, else import, to now), why ("no claims" or "action <action>").
+    age_days (from creation, else import, to now), why ("scoring failed: <reason>", "no claims" or
+    "action <action>").
     """
     _check_window(limit, offset)
     now = now or utc_now()
@@ -57,7 +58,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
         WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p)})
         SELECT response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
-               CASE WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
+               CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
+                    WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
         FROM q WHERE queued
         ORDER BY {moment}, imported_at, response_id
         LIMIT {p(limit)} OFFSET {p(offset)}""", p.values)
