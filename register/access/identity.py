@@ -129,22 +129,27 @@ def _row(tx: Transaction, username: str) -> dict[str, Any] | None:
 
 
 def authenticate(store: Store, username: str, password: str, *, now: datetime | None = None) -> User:
-    """Check a local login; return the user or raise ``LoginFailed`` (audited either way)."""
+    """Check a local login; return the user or raise ``LoginFailed`` (audited either way).
+
+    Every path runs exactly one argon2 verification before anything is decided (against a dummy hash
+    when the name is unknown; also for a locked or disabled account), so an unknown name, a wrong
+    password, a locked, a disabled account and a success all take the same time: the answer time
+    does not tell which names exist or are locked.
+    """
     now = now or utc_now()
     username = (username or "").strip()[:100]
     row = store.query_one("SELECT password_hash, disabled, locked_until, role FROM users WHERE username = ?",
                           [username])
+    ok = verify_password(_DUMMY_HASH if row is None else row[0], password or "")
     if row is None:
-        verify_password(_DUMMY_HASH, password or "")  # same work as a real check: no timing oracle
         store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda tx: Change(
             "user", username or None, None, {"reason": "unknown username"}))
         raise LoginFailed()
-    password_hash, disabled, locked_until, role = row
+    _, disabled, locked_until, role = row
     if locked_until is not None and locked_until > now:
         store.write(Actor(username, role), "login.refused_locked", lambda tx: Change(
             "user", username, None, {"locked_until": locked_until.isoformat()}))
         raise LoginFailed()
-    ok = verify_password(password_hash, password or "")
     if ok and not disabled:
         def success(tx: Transaction) -> Change:
             tx.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL, last_login_at = ? "
