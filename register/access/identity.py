@@ -1,8 +1,10 @@
 """Identity: local accounts (the embedded login), login throttling, and roles for company SSO users.
 
 Called by the UI's login gate (``ui.auth``), the users page and ``python -m register users ...``.
-Passwords are stored only as argon2id hashes. A failed login says only "Invalid username or
-password" whatever went wrong (unknown name, wrong password, disabled or locked account); after
+Passwords are stored only as argon2id hashes; one a person chooses must pass
+``register.access.password_policy`` (length, no control characters, not guessable). A failed login
+says only "Invalid username or password" whatever went wrong (unknown name, wrong password, disabled
+or locked account) and takes the same time (one argon2 verification on every path); after
 ``FREE_ATTEMPTS`` failures an account is locked for an exponentially growing time, recorded in the
 database and audited. Account management needs ``Permission.USERS_MANAGE`` and is audited; one-time
 passwords are returned once and never stored in clear.
@@ -25,6 +27,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from register.access import password_policy
 from register.access.permissions import ROLES, Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidAccount, LoginFailed, NotFound, StaleEdit
@@ -32,7 +35,7 @@ from register.settings import default, settings
 
 FREE_ATTEMPTS = 3            # failures before the first lock
 MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
-MIN_PASSWORD_LENGTH = 12
+MIN_PASSWORD_LENGTH = password_policy.MIN_PASSWORD_LENGTH
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
 DEFAULT_ROLES_FILE = default("roles_file")  # config/roles.toml; HRI_ROLES_FILE overrides it
 
@@ -80,15 +83,19 @@ def verify_password(password_hash: str, password: str) -> bool:
 
 
 def one_time_password() -> str:
-    """A random password shown once (about 96 bits); the user must change it at first login."""
-    return secrets.token_urlsafe(12)
+    """A random password shown once (96 bits); the user must change it at first login.
+
+    Drawn again in the (astronomically rare) case the password rules would refuse it, so every
+    password the console sets meets the rules a person's choice must meet."""
+    while True:
+        password = secrets.token_urlsafe(12)
+        if password_policy.password_problem(password) is None:
+            return password
 
 
-def check_new_password(username: str, password: str) -> None:
-    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidAccount(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
-    if password.strip().lower() == username.strip().lower():
-        raise InvalidAccount("the password must not be the username")
+def check_new_password(username: str, password: str, display_name: str = "") -> None:
+    """Raise ``InvalidAccount`` with the reason when ``password`` may not be set (``password_policy``)."""
+    password_policy.check_new_password(username, password, display_name)
 
 
 def lock_seconds(failed_attempts: int) -> int:
@@ -180,10 +187,12 @@ def record_session_event(store: Store, actor: Actor, action: str, **details: Any
 
 def change_own_password(store: Store, actor: Actor, old_password: str, new_password: str) -> None:
     """A logged-in local user changes their own password (required after a one-time password)."""
-    current_hash = store.scalar("SELECT password_hash FROM users WHERE username = ? AND NOT disabled", [actor.name])
+    row = store.query_one("SELECT password_hash, display_name FROM users WHERE username = ? AND NOT disabled",
+                          [actor.name])
+    current_hash, display_name = row if row else (None, "")
     if current_hash is None or not verify_password(current_hash, old_password or ""):
         raise InvalidAccount("the current password is not correct")
-    check_new_password(actor.name, new_password)
+    check_new_password(actor.name, new_password, display_name)
     if verify_password(current_hash, new_password):
         raise InvalidAccount("the new password must differ from the current one")
     new_hash = hash_password(new_password)
