@@ -27,7 +27,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from register.access import password_policy
+from register.access import login_failures, password_policy
 from register.access.permissions import ROLES, Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidAccount, LoginFailed, NotFound, StaleEdit
@@ -76,8 +76,10 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password_hash: str, password: str) -> bool:
+    """Whether ``password`` matches the argon2 hash; any text, even one that is not valid UTF-8 (a lone
+    surrogate: never a stored password), costs one full verification and never raises."""
     try:
-        return _hasher.verify(password_hash, password)
+        return _hasher.verify(password_hash, password.encode("utf-8", "surrogatepass"))
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
@@ -145,12 +147,13 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
     """
     now = now or utc_now()
     username = (username or "").strip()[:100]
+    # a name no account can have (every one matches USERNAME_PATTERN) is not looked up: it may not even
+    # be valid UTF-8
     row = store.query_one("SELECT password_hash, disabled, locked_until, role FROM users WHERE username = ?",
-                          [username])
+                          [username]) if USERNAME_PATTERN.match(username) else None
     ok = verify_password(_DUMMY_HASH if row is None else row[0], password or "")
-    if row is None:
-        store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda tx: Change(
-            "user", username or None, None, {"reason": "unknown username"}))
+    if row is None:  # counted per window, audited once per window: the name is the visitor's text
+        login_failures.record_unknown_name(store, username, now)
         raise LoginFailed()
     _, disabled, locked_until, role = row
     if locked_until is not None and locked_until > now:

@@ -59,6 +59,8 @@ def argon2_calls(monkeypatch):
 PATHS = {  # path -> (username, password or "one-time", succeeds)
     "unknown name": ("nobody", PASSWORD, False),
     "empty name": ("", "", False),
+    "not even text (lone surrogates)": ("x\ud800y", "p\udfffw", False),
+    "right password, surrogate appended": ("alice", PASSWORD + "\ud800", False),
     "wrong password": ("alice", "not the password", False),
     "locked, right password": ("lou", PASSWORD, False),
     "locked, wrong password": ("lou", "not the password", False),
