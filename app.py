@@ -12,10 +12,14 @@ import logging
 import streamlit as st
 
 from ui import auth
-from ui.page import run_page
+from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
 logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+# An error that escapes ui.page.run_page (module code, a widget callback) shows no detail: its traceback
+# stays in the server log (HRI_DEBUG=1 shows it, for development)
+show_error_details()
 
 st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
 
