@@ -8,6 +8,7 @@ demo seeding, the login gate and the shared filters.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import streamlit as st
 
@@ -21,7 +22,10 @@ logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 # stays in the server log (HRI_DEBUG=1 shows it, for development)
 show_error_details()
 
-st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
+# A bundled image: a ":material/...:" page icon makes the browser fetch the favicon from an outside font
+# host (it fails offline). The icons of st.Page and st.error come from Streamlit's bundled font.
+ICON = Path(__file__).parent / "assets" / "hri-icon.png"
+st.set_page_config(page_title="HRI console", page_icon=ICON, layout="wide")
 
 PAGES = {
     "Console": [
