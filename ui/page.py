@@ -24,6 +24,7 @@ from ui.errors import EXPECTED, log_incident, show_error
 
 def run_page(main: Callable[[], None]) -> None:
     """Run a page's ``main``; show any error it raises through the one error helper."""
+    show_error_details()  # what Streamlit shows of an error re-raised here (HRI_DEBUG) or raised elsewhere
     try:
         main()
     except ScriptControlException:
@@ -37,8 +38,8 @@ def run_page(main: Callable[[], None]) -> None:
 
 def show_error_details() -> None:
     """What Streamlit itself shows of an uncaught error: nothing but a generic sentence ("none"), or
-    everything with ``HRI_DEBUG=1`` ("full"). Set on every run of the entry point, so the console is
-    safe even when started from a folder whose ``.streamlit/config.toml`` is not the repository's."""
+    everything with ``HRI_DEBUG=1`` ("full"). Set on every run of the entry point and of each page, so the
+    console is safe even started from a folder whose ``.streamlit/config.toml`` is not the repository's."""
     st.set_option("client.showErrorDetails", "full" if _debug() else "none")
 
 
