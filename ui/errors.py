@@ -4,6 +4,9 @@
 - ``ValidationFailed`` (a refused register save): its title, then every refused row as a table.
 - ``hri_core.HRIError``: its title and every problem as ``field: message``.
 - ``RegisterError``: its title and its message (what happened, what to do).
+- ``DatabaseError`` other than a write conflict (the file is in use, cannot be opened, refused a
+  statement): its message names files, process ids or SQL, which are the operator's business, not a
+  visitor's: logged server-side under an incident id, the page shows its title and the incident id.
 - Anything else is a defect, not the user's to fix: its full traceback is logged server-side under a
   short incident id and the page shows only "Something went wrong (incident ID)", never the exception,
   a traceback or a file path.
@@ -21,7 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import HRIError
-from register.errors import LoginFailed, RegisterError, ValidationFailed
+from register.errors import DatabaseError, LoginFailed, RegisterError, ValidationFailed, WriteConflict
 from ui.text import escape_markdown
 
 EXPECTED = (RegisterError, HRIError)  # errors whose message is written for the user
@@ -41,6 +44,11 @@ def show_error(error: BaseException) -> None:
         problems = "; ".join(f"{p.loc or 'record'}: {p.message}" for p in error.problems)
         where = f"record {error.record}: " if error.record else ""
         st.error(f"**{error.title}** — {escape_markdown(where + problems)}", icon=ICON)
+    elif isinstance(error, DatabaseError) and not isinstance(error, WriteConflict):
+        incident = log_incident(error)
+        st.error(f"**{error.title}** — the database is not available for this request (incident {incident}). "
+                 "Please try again later, or report the incident id to your administrator: the details are in "
+                 "the server log.", icon=ICON)
     elif isinstance(error, RegisterError):
         st.error(f"**{error.title}** — {escape_markdown(str(error))}", icon=ICON)
     else:
