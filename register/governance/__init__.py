@@ -62,6 +62,6 @@ __all__ = [
     "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "ImportResult", "Problem", "RowChanges",
     "ValidationFailed", "add_row", "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules",
     "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register", "list_claims",
-    "list_rules", "list_sources", "read_upload", "readable_key", "restore", "rule_versions", "save_claims", "save_rules",
-    "save_sources", "seed_paper_register", "template",
+    "list_rules", "list_sources", "read_upload", "readable_key", "restore", "rule_versions", "save_claims",
+    "save_rules", "save_sources", "seed_paper_register", "template",
 ]

@@ -155,7 +155,8 @@ def _histogram_frame(profile=None):
     """Bins of ``score_bins`` for the profile's bands (10 wide), with counts."""
     uppers = score_bins([b.upper for b in (profile or default_profile()).bands], 10)
     starts = [0.0, *uppers[:-1]]
-    return pd.DataFrame({"bin_start": starts, "bin_end": list(uppers), "n": [(3 * k) % 7 + 1 for k in range(len(uppers))]})
+    counts = [(3 * k) % 7 + 1 for k in range(len(uppers))]
+    return pd.DataFrame({"bin_start": starts, "bin_end": list(uppers), "n": counts})
 
 
 def test_histogram_has_a_dashed_line_at_each_band_upper_but_the_last(odd_profile):
