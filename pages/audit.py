@@ -34,7 +34,7 @@ def chain_status() -> None:
 
 
 def read_filter(options: dict) -> EventFilter:
-    cols = st.columns([2, 3, 2, 2, 3])
+    cols = st.columns([2, 3, 2, 3])
     actor = cols[0].text_input("Actor contains", key="audit_actor").strip() or None
     actions = cols[1].multiselect("Action", options["actions"], key="audit_actions", placeholder="All actions")
     entity_type = cols[2].selectbox("Entity type", [None] + options["entity_types"], key="audit_entity_type",
@@ -43,7 +43,9 @@ def read_filter(options: dict) -> EventFilter:
                                    help="The id of the record an event concerns: a response id (its review "
                                         "decisions), an account name, a register key, a run or version number."
                                    ).strip() or None
-    days = cols[4].date_input("Between (UTC days, inclusive)", value=(), key="audit_days", format="YYYY-MM-DD")
+    # a row of its own: in a fifth column the range was too narrow and cut off its end date
+    days = st.columns([1, 2])[0].date_input("Between (UTC days, inclusive)", value=(), key="audit_days",
+                                             format="YYYY-MM-DD")
     days = tuple(days) if isinstance(days, (tuple, list)) else ((days,) if days else ())
     since = datetime.combine(days[0], time.min, tzinfo=UTC) if days else None
     until = datetime.combine(days[-1], time.min, tzinfo=UTC) + timedelta(days=1) if days else None

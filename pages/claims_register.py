@@ -17,6 +17,7 @@ from register.governance.vocabulary import CLAIM_TYPES, STATUSES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
+from ui.components import apply_form_values, empty_form_on_next_run
 from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -42,12 +43,14 @@ def column_config(source_ids: list[str]) -> dict:
 FORM_LABELS = {"claim_key": "Claim id", "statement": "Statement", "claim_type": "Claim type",
                "verification_status": "Verification status", "source_ids": "Sources", "reviewer": "Reviewer",
                "reviewed_on": "Reviewed on", "notes": "Notes"}
-FORM_KEYS = tuple(f"clm_{column}" for column in FORM_LABELS)
+# what is typed empties after a save; the claim type and status stay as chosen for the next claim
+EMPTY_FORM = {"clm_statement": "", "clm_source_ids": [], "clm_reviewer": "", "clm_reviewed_on": None, "clm_notes": ""}
 
 
 def add_form(actor) -> None:
     """One claim by form. A refused save keeps what was typed and names the field; the claim gets a readable
     id from its statement (``clm-the-supplier-holds-iso-27001``)."""
+    apply_form_values("add_claim")
     with st.form("add_claim", enter_to_submit=False):
         statement = st.text_area(FORM_LABELS["statement"], max_chars=2000, key="clm_statement")
         left, right = st.columns(2)
@@ -66,7 +69,7 @@ def add_form(actor) -> None:
         except RegisterError as error:
             show_form_error(error, FORM_LABELS)
             return
-        gov.clear_form(FORM_KEYS)
+        empty_form_on_next_run("add_claim", EMPTY_FORM)
         st.session_state.pop("claims_snapshot", None)
         st.toast(f"Claim {code_span(key)} added", icon=":material/check:")
         st.rerun()

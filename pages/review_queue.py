@@ -13,7 +13,7 @@ from register.access.permissions import Permission
 from register.console.review import DECISIONS
 from ui import data
 from ui.auth import can, current_actor
-from ui.components import empty_state
+from ui.components import apply_form_values, empty_form_on_next_run, empty_state
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -24,7 +24,7 @@ DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with c
                    "send_back": "Send back for revision", "escalate": "Escalate"}
 
 
-FORM_KEYS = ("review_decision_choice", "review_reason")
+EMPTY_FORM = {"review_decision_choice": None, "review_reason": ""}
 
 
 def decision_form(response_id: str, revision: int) -> None:
@@ -32,8 +32,8 @@ def decision_form(response_id: str, revision: int) -> None:
     # typed for one response never carries over to another) and after a decision is recorded
     if st.session_state.get("review_form_for") != (response_id, revision):
         st.session_state["review_form_for"] = (response_id, revision)
-        for key in FORM_KEYS:
-            st.session_state.pop(key, None)
+        empty_form_on_next_run("review_decision", EMPTY_FORM)  # applied right below, before the widgets
+    apply_form_values("review_decision")
     with st.form("review_decision", enter_to_submit=False):
         st.markdown(f"**Decision on {code_span(response_id)} (revision {revision})**")
         # nothing preselected: a reviewer who only types a reason must not release a High answer by default
@@ -53,8 +53,8 @@ def decision_form(response_id: str, revision: int) -> None:
         except RegisterError as error:
             show_error(error)
             return
-        for key in ("queue_table", *FORM_KEYS):
-            st.session_state.pop(key, None)
+        st.session_state.pop("queue_table", None)
+        empty_form_on_next_run("review_decision", EMPTY_FORM)
         st.toast(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}", icon=":material/check:")
         st.rerun()
 

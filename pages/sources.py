@@ -16,6 +16,7 @@ from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
+from ui.components import apply_form_values, empty_form_on_next_run
 from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -48,13 +49,15 @@ def column_config() -> dict:
 FORM_LABELS = {"source_id": "Source id", "title": "Title", "ref": "URL or reference", "source_type": "Source type",
                "publisher": "Publisher", "authority_tier": "Authority tier", "access_date": "Access date",
                "valid_until": "Valid until", "restricted_to": "Restricted to roles"}
-FORM_KEYS = ("src_id", "src_title", "src_ref", "src_type", "src_publisher", "src_tier", "src_access", "src_valid_until",
-             "src_restricted")
+# what is typed empties after a save; the source type and tier stay as chosen for the next source
+EMPTY_FORM = {"src_id": "", "src_title": "", "src_ref": "", "src_publisher": "", "src_access": None,
+              "src_valid_until": None, "src_restricted": []}
 
 
 def add_form(actor) -> None:
     """One source by form. A refused save keeps what was typed and names the field; a blank id becomes a
     readable one from the title (``src-nist-ai-rmf-1-0``)."""
+    apply_form_values("add_source")
     with st.form("add_source", enter_to_submit=False):
         left, right = st.columns(2)
         source_id = left.text_input("Source id (blank: made from the title)", key="src_id")
@@ -78,7 +81,7 @@ def add_form(actor) -> None:
         except RegisterError as error:
             show_form_error(error, FORM_LABELS)
             return
-        gov.clear_form(FORM_KEYS)
+        empty_form_on_next_run("add_source", EMPTY_FORM)
         st.session_state.pop("sources_snapshot", None)
         st.toast(f"Source {code_span(key)} added", icon=":material/check:")
         st.rerun()

@@ -148,11 +148,9 @@ def main() -> None:
                "config/roles.toml and are not listed here.")
     show_one_time_password()
     users = users_table()
-    left, right = st.columns(2)
-    with left:
-        add_user_form(actor)
-    with right:
-        change_user_form(actor, users)
+    # one above the other: side by side, the change form's pickers were too narrow to read their choices
+    change_user_form(actor, users)
+    add_user_form(actor)
 
 
 run_page(main)

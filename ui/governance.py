@@ -119,12 +119,6 @@ def add_row(kind: str, actor, values: dict) -> str:
         data.after_write()
 
 
-def clear_form(keys) -> None:
-    """Forget a form's widget values (after a successful save: the next record starts empty)."""
-    for key in keys:
-        st.session_state.pop(key, None)
-
-
 def restore(kind: str, actor, key: str) -> None:
     try:
         registers.restore(data.get_store(), actor, kind, key)
