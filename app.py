@@ -56,6 +56,11 @@ PAGES = {
 
 
 def main() -> None:
+    if auth.current_role() is None:
+        # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate
+        # shows the login form, and the login's rerun lands on the page asked for; none is listed.
+        st.navigation(PAGES, position="hidden").run()
+        return
     # expanded: with more than ten pages Streamlit would hide the rest behind "View more"
     st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
 

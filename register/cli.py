@@ -429,7 +429,7 @@ def cmd_governance(store: Store, args) -> int:
     if path.suffix.lower() == ".xlsx":
         frame.to_excel(path, index=False)
     else:
-        frame.to_csv(path, index=False)
+        frame.to_csv(path, index=False, lineterminator="\r\n")  # RFC 4180: a bare CR in a value gets quoted
     print(f"{len(frame)} rows written to {path}")
     return EXIT_OK
 

@@ -1,7 +1,8 @@
 """The one place a page shows an error, whatever its kind.
 
 - ``LoginFailed``: only its one sentence ("Invalid username or password"), never which part was wrong.
-- ``ValidationFailed`` (a refused register save): its title, then every refused row as a table.
+- ``ValidationFailed`` (a refused register save): its title, then every refused row as a table; on a
+  one-record form (``show_form_error``) each problem under the label of its field instead.
 - ``hri_core.HRIError``: its title and every problem as ``field: message``.
 - ``RegisterError``: its title and its message (what happened, what to do).
 - ``DatabaseError`` other than a write conflict (the file is in use, cannot be opened, refused a
@@ -53,6 +54,18 @@ def show_error(error: BaseException) -> None:
         st.error(f"**{error.title}** — {escape_markdown(str(error))}", icon=ICON)
     else:
         show_incident(log_incident(error))
+
+
+def show_form_error(error: BaseException, labels: dict[str, str]) -> None:
+    """Render an error of a one-record form: a refused save names each field by its label on the form
+    (``labels``: column -> label), never "row 1 · access_date"; anything else goes to ``show_error``."""
+    if not isinstance(error, ValidationFailed):
+        show_error(error)
+        return
+    lines = "\n".join(f"- **{escape_markdown(labels.get(p.column or '', p.column or 'Form'))}**: "
+                      f"{escape_markdown(p.message)}" for p in error.problems)
+    st.error(f"**Not saved** — fix {'this field' if len(error.problems) == 1 else 'these fields'}; what you "
+             f"typed is kept:\n\n{lines}", icon=ICON)
 
 
 def log_incident(error: BaseException) -> str:
