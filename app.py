@@ -8,16 +8,24 @@ demo seeding, the login gate and the shared filters.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import streamlit as st
 
 from ui import auth
-from ui.page import run_page
+from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
 logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-st.set_page_config(page_title="HRI console", page_icon=":material/policy:", layout="wide")
+# An error that escapes ui.page.run_page (module code, a widget callback) shows no detail: its traceback
+# stays in the server log (HRI_DEBUG=1 shows it, for development)
+show_error_details()
+
+# A bundled image: a ":material/...:" page icon makes the browser fetch the favicon from an outside font
+# host (it fails offline). The icons of st.Page and st.error come from Streamlit's bundled font.
+ICON = Path(__file__).parent / "assets" / "hri-icon.png"
+st.set_page_config(page_title="HRI console", page_icon=ICON, layout="wide")
 
 PAGES = {
     "Console": [
@@ -48,6 +56,11 @@ PAGES = {
 
 
 def main() -> None:
+    if auth.current_role() is None:
+        # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate
+        # shows the login form, and the login's rerun lands on the page asked for; none is listed.
+        st.navigation(PAGES, position="hidden").run()
+        return
     # expanded: with more than ten pages Streamlit would hide the rest behind "View more"
     st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
 

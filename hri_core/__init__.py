@@ -7,7 +7,7 @@ and the pages call these functions; the bulk SQL scorer is held to the same numb
 from .errors import FieldProblem, HRIError, ProfileError, RecordError
 from .feedback import decay_factor, scope_feedback_score
 from .models import Claim, Response, parse_response
-from .profile import Band, FloorRule, ScoringProfile, default_profile, profile_from_dict
+from .profile import Band, FloorRule, ScoringProfile, default_profile, profile_from_dict, recommended_profile
 from .scoring import ClaimScore, FiredFloor, ScoreResult, score_response
 from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
 
@@ -15,5 +15,5 @@ __all__ = [
     "Band", "Claim", "ClaimScore", "DIMENSIONS", "Dimension", "FieldProblem", "FiredFloor", "FloorRule",
     "HRIError", "LABELS", "Label", "ProfileError", "RecordError", "Response", "ScoreResult",
     "ScoringProfile", "decay_factor", "default_profile", "parse_response", "profile_from_dict",
-    "scope_feedback_score", "score_response",
+    "recommended_profile", "scope_feedback_score", "score_response",
 ]

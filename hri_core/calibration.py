@@ -39,6 +39,7 @@ __all__ = [
     "precision_recall_curve",
     "roc_auc",
     "roc_curve",
+    "score_bins",
     "suggest_bands",
 ]
 
@@ -362,6 +363,29 @@ def _bin_uppers(bins: int | Sequence[float]) -> list[float]:
     if problems:
         raise HRIError(problems)
     return uppers
+
+
+def score_bins(band_uppers: Sequence[float], width: float = 5.0) -> tuple[float, ...]:
+    """Upper bounds of score bins about ``width`` wide that never straddle a band bound.
+
+    Each band ``(lower, upper]`` is cut into ``max(1, round((upper - lower) / width))`` equal bins, so
+    every band bound is a bin bound and every bin lies inside one band. Bins are read like bands
+    (``calibration_table``, ``ScoringProfile.band_for``): ``(lower, upper]``, the first also takes 0, so a
+    score equal to a band's upper bound is counted in that band. The overview's histogram (in SQL) and
+    the calibration page bin with these same bounds. ``band_uppers`` is a profile's band uppers, e.g.
+    ``[20, 50, 75, 100]`` (5-wide bins: 4 + 6 + 5 + 5 = 20 bins).
+    """
+    uppers = _bin_uppers(list(band_uppers))
+    if isinstance(width, bool) or not isinstance(width, (int, float)) or not (0 < float(width) <= 100):
+        raise HRIError([FieldProblem("width", f"must be a number in (0, 100], got {width!r}")])
+    out: list[float] = []
+    lower = 0.0
+    for upper in uppers:
+        count = max(1, round((upper - lower) / float(width)))
+        out += [round(lower + (upper - lower) * (k + 1) / count, SCORE_DECIMALS) for k in range(count - 1)]
+        out.append(upper)  # exact, not recomputed: the band bound itself
+        lower = upper
+    return tuple(out)
 
 
 def calibration_table(pairs: Iterable[Any], bins: int | Sequence[float] = 10) -> tuple[CalibrationBin, ...]:

@@ -7,8 +7,11 @@
 
 INPUT is JSON Lines (``.jsonl``/``.json``) or a flat CSV claim table (``.csv``); ``-`` reads JSON
 Lines from standard input. One JSON object per scored response goes to stdout; every invalid record
-is reported on stderr with its line and field, every valid one is still scored, and the exit code is
-2 when any record was invalid.
+(a JSON Lines line that is not UTF-8 or not strict JSON included) is reported on stderr with its line
+and field, every valid one is still scored, and the exit code is 2 when any record was invalid. A file
+that cannot be read as a whole (missing, a folder, UTF-16 or binary, a CSV with a NUL byte or a quoted
+field never closed) is named on stderr with exit code 1; bad options exit 64. No input ends in a
+traceback.
 
 ``ahp`` reads ``{"matrix": [[...], ...]}``, a 7x7 pairwise comparison matrix over F, C, U, O, S, P, H
 (Saaty's 1-9 scale), and prints one JSON object with the eigenvector ``weights``, ``lambda_max``,
@@ -37,7 +40,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .agreement import LEVELS, cohen_kappa, krippendorff_alpha, ratings_from_rows
 from .ahp import analyse_matrix, weights_to_profile_dict
@@ -45,7 +48,7 @@ from .errors import FieldProblem, HRIError, ProfileError, RecordError
 from .models import parse_response
 from .profile import ScoringProfile, default_profile, profile_from_dict
 from .ragmetrics import aggregate_metrics, parse_checked_results, query_metrics
-from .readers import iter_csv, iter_jsonl
+from .readers import decode_json, iter_csv, iter_jsonl, unclosed_quote_line
 from .scoring import score_response
 
 EXIT_OK, EXIT_NO_FILE, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 1, 2, 64
@@ -54,7 +57,10 @@ EXIT_OK, EXIT_NO_FILE, EXIT_INVALID_RECORDS, EXIT_USAGE = 0, 1, 2, 64
 def _parse_as_of(text: str | None) -> datetime:
     if text is None:
         return datetime.now(UTC)
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--as-of {text!r} is not an ISO 8601 time (e.g. 2026-12-01T00:00:00Z)") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -62,10 +68,9 @@ def load_profile_file(path: str | None) -> ScoringProfile:
     """Read a (possibly partial) profile JSON file; the paper's defaults fill what it leaves out."""
     if path is None:
         return default_profile()
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{path}: malformed JSON at line {error.lineno}: {error.msg}") from error
+    data, problems = decode_json(Path(path).read_text(encoding="utf-8"))
+    if problems:
+        raise ProfileError(problems)
     return profile_from_dict(data)
 
 
@@ -76,37 +81,87 @@ def report(error: HRIError, where: str, stream: TextIO) -> None:
         print(f"{where}: {field}: {problem.message}", file=stream)
 
 
+class Unreadable(Exception):
+    """The input file cannot be read as a whole (missing, a folder, UTF-16, binary, an unclosed quote)."""
+
+
+# Stands for a line that is not UTF-8 (no JSON starts with a NUL): iter_jsonl refuses it, _records says why.
+_UNDECODABLE_LINE = "\x00 not UTF-8"
+
+
+def _jsonl_lines(handle: BinaryIO) -> Iterator[str]:
+    """Lines decoded one by one, so that a line that is not UTF-8 is reported alone."""
+    for data in handle:
+        try:
+            yield data.decode("utf-8")
+        except UnicodeDecodeError:
+            yield _UNDECODABLE_LINE
+
+
+def _check_text_head(path: str, head: bytes) -> None:
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head:
+        raise Unreadable(f"{path}: not UTF-8 text (UTF-16 or binary: NUL bytes); save it as UTF-8")
+
+
 def _records(path: str) -> Iterator[tuple[str, dict[str, Any] | RecordError]]:
     if path == "-":
         for line, _raw, record in iter_jsonl(sys.stdin):
             yield f"line {line}", record
         return
-    suffix = Path(path).suffix.lower()
-    with open(path, encoding="utf-8", newline="") as handle:
-        if suffix == ".csv":
-            for rows, _raw, record in iter_csv(handle):
-                yield ("row " if len(rows) == 1 else "rows ") + ",".join(map(str, rows)), record
-        else:
-            for line, _raw, record in iter_jsonl(handle):
+    try:
+        with open(path, "rb") as handle:
+            _check_text_head(path, handle.read(8192))
+            handle.seek(0)
+            if Path(path).suffix.lower() == ".csv":
+                text = _csv_text(path, handle.read())
+                for rows, _raw, record in iter_csv(io.StringIO(text, newline="")):
+                    yield ("row " if len(rows) == 1 else "rows ") + ",".join(map(str, rows)), record
+                return
+            for line, raw, record in iter_jsonl(_jsonl_lines(handle)):
+                if raw == _UNDECODABLE_LINE:
+                    record = RecordError([FieldProblem("", "the line is not valid UTF-8 text")])
                 yield f"line {line}", record
+    except OSError as error:
+        raise Unreadable(f"{path}: cannot read: {error.strerror or error}") from error
+
+
+def _csv_text(path: str, data: bytes) -> str:
+    """The CSV's text: UTF-8 (a BOM dropped), no NUL, every quoted field closed -- or ``Unreadable``."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise Unreadable(f"{path}: line {line}: not UTF-8 text ({error.reason})") from None
+    if "\x00" in text:
+        nul_line = text[:text.index("\x00")].count("\n") + 1
+        raise Unreadable(f"{path}: line {nul_line}: a NUL byte: binary data or a damaged file")
+    if text.count('"') % 2:
+        open_line = unclosed_quote_line(io.StringIO(text, newline=""))
+        if open_line is not None:
+            raise Unreadable(f"{path}: line {open_line}: a quoted field opened here is never closed")
+    return text
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     profile = load_profile_file(args.profile)
     as_of = _parse_as_of(args.as_of)
     invalid = scored = 0
-    for where, record in _records(args.input):
-        try:
-            if isinstance(record, HRIError):
-                raise record
-            response = parse_response(record)
-        except HRIError as error:
-            invalid += 1
-            rid = record.get("response_id") if isinstance(record, dict) else None
-            report(error, f"{args.input}:{where}" + (f" (response_id={rid})" if rid else ""), sys.stderr)
-            continue
-        print(json.dumps(score_response(response, profile, as_of).to_output()))
-        scored += 1
+    try:
+        for where, record in _records(args.input):
+            try:
+                if isinstance(record, HRIError):
+                    raise record
+                response = parse_response(record)
+            except HRIError as error:
+                invalid += 1
+                rid = record.get("response_id") if isinstance(record, dict) else None
+                report(error, f"{args.input}:{where}" + (f" (response_id={rid})" if rid else ""), sys.stderr)
+                continue
+            print(json.dumps(score_response(response, profile, as_of).to_output()))
+            scored += 1
+    except Unreadable as error:
+        print(f"{error}; scored {scored} response(s) before it", file=sys.stderr)
+        return EXIT_NO_FILE
     print(f"scored {scored} response(s), {invalid} invalid record(s)", file=sys.stderr)
     return EXIT_INVALID_RECORDS if invalid else EXIT_OK
 
@@ -234,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     except HRIError as error:
         report(error, getattr(args, "profile", None) or "error", sys.stderr)
         return EXIT_USAGE
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as error:  # noqa: BLE001 - bad input must never end in a traceback
+        print(f"error: unexpected {type(error).__name__}: {error}", file=sys.stderr)
+        return EXIT_NO_FILE

@@ -27,6 +27,15 @@ def _claim_position(response: Response, claim_id: str) -> str:
     return f"claim {claim_id}"
 
 
+def _action(result: ScoreResult, response: Response) -> str:
+    """``Action: x.``, saying which floor raised it above the band's own action when one did."""
+    floor = result.action_floor
+    if floor is None:
+        return f"Action: {result.action}."
+    return (f"Action: {result.action}, raised from the band's {result.band_action} because the floor on "
+            f"{_claim_position(response, floor.claim_id)} ({floor.description}) requires at least {floor.min_action}.")
+
+
 def explain(result: ScoreResult, response: Response, profile: ScoringProfile) -> str:
     """One or two sentences naming what decided the band: the floor and its claim, or the dimensions."""
     band = result.band
@@ -37,14 +46,15 @@ def explain(result: ScoreResult, response: Response, profile: ScoringProfile) ->
     if floor is not None:
         claim = next(c for c in response.claims if c.claim_id == floor.claim_id)
         why = _WHY.get(floor.label, f"is {floor.label.value}")
-        if floor.label == Label.CONTRADICTED and claim.dimensions and Dimension.C in claim.dimensions:
+        by_context = claim.contradicted_by == "context" if claim.dimensions is None else Dimension.C in claim.dimensions
+        if floor.label == Label.CONTRADICTED and by_context:
             why += " by the retrieved context"
         return (f"{band} because {_claim_position(response, floor.claim_id)} (criticality {floor.criticality}) "
                 f"{why}: the {floor.value:.2f} safety floor ({floor.description}) overrides the additive "
-                f"{result.hri_add:.2f}. Action: {result.action}.")
+                f"{result.hri_add:.2f}. " + _action(result, response))
     weighted = sorted(((profile.weights[d] * result.dimensions[d], d) for d in DIMENSIONS), reverse=True)
     drivers = [f"{d.value} {DIMENSION_NAMES[d].lower()} ({value:.3f})" for value, d in weighted[:2] if value > 0]
     if not drivers:
-        return f"{band} because every claim is supported (additive score 0). Action: {result.action}."
+        return f"{band} because every claim is supported (additive score 0). " + _action(result, response)
     return (f"{band} because the additive score {result.hri_add:.2f} is driven by " + " and ".join(drivers)
-            + f"; no safety floor set the score. Action: {result.action}.")
+            + "; no safety floor set the score. " + _action(result, response))

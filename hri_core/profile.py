@@ -14,14 +14,34 @@ import json
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .errors import FieldProblem, ProfileError
-from .models import problems_from_validation
+from .models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, problems_from_validation
 from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
 
 WEIGHT_SUM_TOLERANCE = 1e-9
-ACTIONS = ("release", "caution", "review", "block")
+ACTIONS = ("release", "caution", "review", "block")  # in increasing severity
+Action = Literal["release", "caution", "review", "block"]
+ACTION_SEVERITY: dict[str, int] = {action: rank for rank, action in enumerate(ACTIONS)}
+
+# What a CONTRADICTED claim contradicted by the retrieved context hits when it names no dimensions
+# (paper Table III: "(F), and (C) if contradicted by context").
+CONTEXT_CONTRADICTION_DIMENSIONS: tuple[Dimension, ...] = (Dimension.F, Dimension.C)
+
+
+def stricter_action(first: str, second: str) -> str:
+    """The more severe of two actions (release < caution < review < block)."""
+    return first if ACTION_SEVERITY[first] >= ACTION_SEVERITY[second] else second
 
 
 class FloorRule(BaseModel):
@@ -30,23 +50,38 @@ class FloorRule(BaseModel):
     Fires for a claim that carries ``label`` with ``min_criticality <= v_i <= max_criticality``.
     With ``condition="repeated_or_unresolved"`` (the feedback floor) it also needs the claim's
     feedback count >= ``min_feedback_count`` or its feedback not marked resolved.
+
+    ``min_action`` (optional): when the rule fires, the response's action is at least this one,
+    whatever band the score lands in (DOMAIN.md: "Floors may carry a minimum action"; Table IV's
+    rationale for the CONTRADICTED v = 2 floor is "Confirmed contradiction requiring review"). The
+    band itself is not changed: only the action is raised. Left out of dumps when None, so a profile
+    without minimum actions keeps its canonical JSON and fingerprint.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rule_id: str = Field(min_length=1)
     label: Label
-    min_criticality: int = Field(default=1, ge=1)
-    max_criticality: int | None = Field(default=None, ge=1)
+    # bounded like the claims they read: a rule no claim can meet is a typo, and the SQL scorer binds them
+    min_criticality: int = Field(default=1, ge=1, le=MAX_CRITICALITY)
+    max_criticality: int | None = Field(default=None, ge=1, le=MAX_CRITICALITY)
     condition: Literal["criticality", "repeated_or_unresolved"] = "criticality"
-    min_feedback_count: int = Field(default=2, ge=1)
+    min_feedback_count: int = Field(default=2, ge=1, le=MAX_FEEDBACK_COUNT)
     value: float = Field(ge=0.0, le=1.0)
+    min_action: Action | None = None
 
     @model_validator(mode="after")
     def _range(self) -> FloorRule:
         if self.max_criticality is not None and self.max_criticality < self.min_criticality:
             raise ValueError("max_criticality: must be >= min_criticality")
         return self
+
+    @model_serializer(mode="wrap")
+    def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("min_action", "") is None:
+            del data["min_action"]
+        return data
 
     def describe(self) -> str:
         """Human wording of the condition, e.g. ``CONTRADICTED with criticality >= 3``."""
@@ -138,6 +173,32 @@ class ScoringProfile(BaseModel):
     feedback_half_life_days: float = Field(default=30.0, gt=0.0)
     # A response with no claims cannot be judged: it is flagged and routed here, never silently released.
     no_claims_action: Literal["release", "caution", "review", "block"] = "review"
+    # Default dimensions of the CONTRADICTED label on a claim with contradicted_by = "context" (and no
+    # explicit dimensions). Set it to default_dimensions' CONTRADICTED value to turn the rule off.
+    # Left out of dumps at its default, so profiles stored before it existed keep their fingerprint.
+    context_contradiction_dimensions: tuple[Dimension, ...] = CONTEXT_CONTRADICTION_DIMENSIONS
+
+    @field_validator("context_contradiction_dimensions", mode="before")
+    @classmethod
+    def _dimension_tokens(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [v.strip().upper() if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("context_contradiction_dimensions")
+    @classmethod
+    def _distinct_context_dimensions(cls, value: tuple[Dimension, ...]) -> tuple[Dimension, ...]:
+        if not value:
+            raise ValueError("must name at least one dimension (CONTRADICTED always counts somewhere)")
+        return tuple(dict.fromkeys(value))
+
+    @model_serializer(mode="wrap")
+    def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if "context_contradiction_dimensions" in data and \
+                self.context_contradiction_dimensions == CONTEXT_CONTRADICTION_DIMENSIONS:
+            del data["context_contradiction_dimensions"]
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> ScoringProfile:
@@ -210,6 +271,27 @@ def default_profile() -> ScoringProfile:
     return ScoringProfile()
 
 
+# Table IV's floors whose rationale asks for review: "Confirmed contradiction requiring review"
+# (CONTRADICTED, v = 2) and "Confirmed unresolved feedback indicates persistent system risk"
+# (repeated or unresolved VALIDATED_NEGATIVE_FEEDBACK, the floor issue 12 routes to review too).
+REVIEW_FLOOR_IDS: tuple[str, ...] = ("contradicted-medium", "feedback-repeated-or-unresolved")
+
+
+def recommended_profile() -> ScoringProfile:
+    """The paper's parameters with Table IV's review rationale made operational.
+
+    Identical to ``default_profile()`` except that the floors ``REVIEW_FLOOR_IDS`` carry
+    ``min_action="review"``: a CONTRADICTED claim of criticality 2 scores 50 (Medium, "caution")
+    under the default profile, yet Table IV calls it a "Confirmed contradiction requiring review";
+    here it routes its answer to review. Named like the default (same paper) with version 2; the
+    register numbers stored versions itself.
+    """
+    base = default_profile()
+    floors = tuple(rule.model_copy(update={"min_action": "review"}) if rule.rule_id in REVIEW_FLOOR_IDS else rule
+                   for rule in base.floors)
+    return base.model_copy(update={"floors": floors, "version": 2})
+
+
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """Mappings merge key by key (so ``{"weights": {"F": 0.3, "C": 0.15}}`` keeps U..H); lists replace."""
     merged = dict(base)
@@ -240,7 +322,9 @@ def profile_from_dict(data: dict[str, Any], base: ScoringProfile | None = None) 
         failed = {item["loc"][0] for item in error.errors() if item["loc"]}
         if failed:
             try:
-                ScoringProfile.model_validate({k: base_dict[k] if k in failed else v for k, v in merged.items()})
+                # a failed field the base leaves out of its dump (at its default) is simply dropped
+                ScoringProfile.model_validate({k: base_dict[k] if k in failed else v for k, v in merged.items()
+                                               if k not in failed or k in base_dict})
             except ValidationError as second:
                 problems += problems_from_validation(second)
         raise ProfileError(problems) from error

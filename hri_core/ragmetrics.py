@@ -55,6 +55,10 @@ it so that callers can warn. A query with none of the four checks is an error (i
 Per-query ``metrics`` already in the input are ignored: everything is recomputed from the labels. For
 critical-information sets, pass only the critical queries to ``aggregate_metrics`` to get hallucination
 restricted to them.
+
+Imported records (``hri_core.rag_import``) keep every label: ``checked_query_from_response`` rebuilds a
+query from a ``Response`` (claims' ``entailment``, ``gt_claims``, ``retrieved_context``) and
+``metrics_from_responses`` gives the same totals as ``ragchecker_metrics`` on the file they came from.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import FieldProblem, HRIError
+from .models import Response
 
 __all__ = [
     "CHECKS",
@@ -76,6 +81,10 @@ __all__ = [
     "CheckedQuery",
     "RAGCheckError",
     "aggregate_metrics",
+    "checked_query_from_response",
+    "has_rag_checks",
+    "metrics_from_responses",
+    "parse_checked_query",
     "parse_checked_results",
     "query_metrics",
     "ragchecker_metrics",
@@ -328,20 +337,85 @@ def parse_checked_results(data: Any) -> list[CheckedQuery]:
         if not isinstance(item, dict):
             problems.append(FieldProblem(f"results[{index}]", f"must be an object, got {type(item).__name__}"))
             continue
-        reader = _QueryReader(item, index)
-        query = _parse_query(item, reader)
-        if len(query.missing) == len(CHECKS):
-            reader.problems.append(FieldProblem(", ".join(CHECKS), "none of the checks is present: not a checked "
-                                                                   "result (RAGChecker's checker has not run)"))
-        if reader.problems:
-            problems.extend(FieldProblem(f"{reader.where}: {p.loc}", p.message) for p in reader.problems)
-        else:
-            queries.append(query)
+        try:
+            queries.append(parse_checked_query(item, index))
+        except RAGCheckError as error:
+            problems.extend(FieldProblem(f"{error.record}: {p.loc}", p.message) for p in error.problems)
     if problems:
         raise RAGCheckError(problems)
     return queries
 
 
+def parse_checked_query(item: dict[str, Any], index: int = 0) -> CheckedQuery:
+    """Validate one query object of RAGChecker's results (the ``index``-th); ``RAGCheckError`` lists every
+    bad field, with ``record`` = ``"results[i] (query_id=...)"`` and field paths relative to the query."""
+    reader = _QueryReader(item, index)
+    query = _parse_query(item, reader)
+    if len(query.missing) == len(CHECKS):
+        reader.problems.append(FieldProblem(", ".join(CHECKS), "none of the checks is present: not a checked "
+                                                               "result (RAGChecker's checker has not run)"))
+    if reader.problems:
+        raise RAGCheckError(reader.problems, record=reader.where)
+    return query
+
+
 def ragchecker_metrics(data: Any) -> dict[str, dict[str, float]]:
     """Parse RAGChecker results and return its grouped totals (what ``python -m hri_core ragmetrics`` prints)."""
     return aggregate_metrics([query_metrics(q) for q in parse_checked_results(data)])
+
+
+# --- the same metrics from imported interchange records -------------------------------------------------
+
+
+def has_rag_checks(response: Response) -> bool:
+    """Whether a response carries entailment checks (``gt_claims`` or any claim's ``entailment``)."""
+    return response.gt_claims is not None or any(claim.entailment is not None for claim in response.claims)
+
+
+def checked_query_from_response(response: Response) -> CheckedQuery:
+    """The ``CheckedQuery`` of an imported response (``hri_core.rag_import``), label for label.
+
+    R = its claims, with ``entailment.target`` as answer2response and ``entailment.context`` as
+    retrieved2response; G = ``gt_claims``, with ``response`` as response2answer and ``context`` as
+    retrieved2answer; K = ``retrieved_context``. A check is missing (as in RAGChecker's input) when
+    any of its entries is None. Raises ``RAGCheckError`` for a response without checks.
+    """
+    if not has_rag_checks(response):
+        raise RAGCheckError([FieldProblem("claims[].entailment, gt_claims", "no entailment checks: the response "
+                                                                            "was not imported from checked results")],
+                            record=f"response_id={response.response_id}")
+    entailments = [claim.entailment for claim in response.claims]
+    targets = [e.target if e is not None else None for e in entailments]
+    rows = [e.context if e is not None else None for e in entailments]
+    gt = response.gt_claims or ()
+    gt_labels = [t.response for t in gt]
+    gt_rows = [t.context for t in gt]
+    checks: dict[str, Any] = {"answer2response": targets, "retrieved2response": rows,
+                              "response2answer": gt_labels, "retrieved2answer": gt_rows}
+    missing = tuple(check for check in CHECKS if any(entry is None for entry in checks[check]))
+    return CheckedQuery(
+        query_id=response.response_id,
+        chunks=len(response.retrieved_context or ()),
+        response_claims=len(response.claims),
+        gt_claims=len(gt),
+        answer2response=() if "answer2response" in missing else tuple(str(t) for t in targets),
+        response2answer=() if "response2answer" in missing else tuple(str(t) for t in gt_labels),
+        retrieved2response=() if "retrieved2response" in missing else tuple(tuple(r or ()) for r in rows),
+        retrieved2answer=() if "retrieved2answer" in missing else tuple(tuple(r or ()) for r in gt_rows),
+        missing=missing,
+    )
+
+
+def metrics_from_responses(responses: Sequence[Response]) -> dict[str, dict[str, float]]:
+    """RAGChecker's grouped totals computed from imported responses: equal to ``ragchecker_metrics`` on the
+    results they were imported from. Raises ``RAGCheckError`` naming every response without checks."""
+    problems: list[FieldProblem] = []
+    per_query = []
+    for response in responses:
+        try:
+            per_query.append(query_metrics(checked_query_from_response(response)))
+        except RAGCheckError as error:
+            problems.extend(FieldProblem(f"{error.record}: {p.loc}", p.message) for p in error.problems)
+    if problems:
+        raise RAGCheckError(problems)
+    return aggregate_metrics(per_query)

@@ -4,6 +4,17 @@
     add   = min(1, sum_k w_k s_k)
     hri   = max(add, max_i phi(c_i))                   (safety floors)
     score = 100 hri -> band -> action
+    action = the stricter of the band's action and the min_action of every floor that fired
+
+A floor's minimum action counts whenever it fires, not only when it is the decisive floor: its
+rationale ("Confirmed contradiction requiring review", Table IV) is about its claim, and another,
+higher floor firing on another claim does not make that claim less in need of review. The action is
+raised only when strictly more severe than the band's; the first fired floor (claim order, then
+profile order) with the strictest minimum is recorded as ``action_floor``. The band is never changed.
+
+Default dimensions: a label hits the claim's explicit dimensions, else the profile's default ones,
+except that a CONTRADICTED claim with ``contradicted_by = "context"`` hits the profile's
+``context_contradiction_dimensions`` (F and C: Table III, "(F), and (C) if contradicted by context").
 
 ``score_response`` is the reference implementation: the register's bulk SQL scorer must agree with
 it to 1e-9 on every response (a property test holds them to that).
@@ -19,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .feedback import decay_factor
 from .models import Claim, Response, ensure_utc
-from .profile import FloorRule, ScoringProfile
+from .profile import ACTION_SEVERITY, FloorRule, ScoringProfile
 from .vocabulary import DIMENSIONS, Dimension, Label
 
 
@@ -47,6 +58,7 @@ class FiredFloor(BaseModel):
     criticality: int
     value: float
     description: str
+    min_action: str | None = None  # the rule's minimum action, if it has one
 
 
 class ScoreResult(BaseModel):
@@ -69,6 +81,8 @@ class ScoreResult(BaseModel):
     claims: tuple[ClaimScore, ...]
     no_claims: bool
     total_criticality: int
+    band_action: str | None = None  # the band's own action, before any floor's minimum action
+    action_floor: FiredFloor | None = None  # the fired floor whose min_action raised the action, if any
 
     def to_output(self) -> dict[str, Any]:
         """The CLI / export form: flat numbers, dimension letters as keys."""
@@ -86,16 +100,23 @@ class ScoreResult(BaseModel):
                 for f in self.floors
             ],
             "decisive_floor": self.decisive_floor.claim_id if self.decisive_floor else None,
+            "action_floor": ({"claim_id": self.action_floor.claim_id, "rule_id": self.action_floor.rule_id}
+                             if self.action_floor else None),
             "profile": {"name": self.profile_name, "version": self.profile_version},
             "as_of": self.as_of.isoformat(),
         }
 
 
 def claim_dimensions(claim: Claim, label: Label, profile: ScoringProfile) -> tuple[Dimension, ...]:
-    """Dimensions a label of this claim hits: the claim's explicit list, else the profile default."""
+    """Dimensions a label of this claim hits: the claim's explicit list, else the profile default
+    (for CONTRADICTED contradicted by the retrieved context: ``context_contradiction_dimensions``)."""
     if label == Label.SUPPORTED:
         return ()
-    return claim.dimensions if claim.dimensions is not None else profile.default_dimensions[label]
+    if claim.dimensions is not None:
+        return claim.dimensions
+    if label == Label.CONTRADICTED and claim.contradicted_by == "context":
+        return profile.context_contradiction_dimensions
+    return profile.default_dimensions[label]
 
 
 def label_contribution(claim: Claim, label: Label, profile: ScoringProfile, as_of: datetime) -> float:
@@ -133,7 +154,8 @@ def score_claim(claim: Claim, profile: ScoringProfile, as_of: datetime) -> tuple
             m[dim] = max(m[dim], value)
     fired = [
         FiredFloor(claim_id=claim.claim_id or "", rule_id=rule.rule_id, label=rule.label,
-                   criticality=claim.criticality, value=rule.value, description=rule.describe())
+                   criticality=claim.criticality, value=rule.value, description=rule.describe(),
+                   min_action=rule.min_action)
         for rule in profile.floors
         if floor_fires(rule, claim, as_of)
     ]
@@ -166,6 +188,11 @@ def score_response(response: Response, profile: ScoringProfile, as_of: datetime)
     score = 100.0 * hri
     band = profile.band_for(score)
     no_claims = not response.claims
+    action: str = profile.no_claims_action if no_claims else band.action
+    action_floor = None
+    for floor in fired:  # a strictly stricter minimum only: the first fired floor keeps a tie
+        if floor.min_action is not None and ACTION_SEVERITY[floor.min_action] > ACTION_SEVERITY[action]:
+            action, action_floor = floor.min_action, floor
     return ScoreResult(
         response_id=response.response_id,
         profile_name=profile.name,
@@ -176,10 +203,12 @@ def score_response(response: Response, profile: ScoringProfile, as_of: datetime)
         hri=hri,
         score=score,
         band=band.name,
-        action=profile.no_claims_action if no_claims else band.action,
+        action=action,
         floors=tuple(fired),
         decisive_floor=top_floor if top_floor and top_floor.value > hri_add else None,
         claims=tuple(claim_scores),
         no_claims=no_claims,
         total_criticality=total_v,
+        band_action=band.action,
+        action_floor=action_floor,
     )

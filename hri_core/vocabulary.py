@@ -64,3 +64,25 @@ def dimension_mask(dimensions: Iterable[Dimension | str]) -> int:
     for dim in dimensions:
         mask |= DIMENSION_BIT[Dimension(dim)]
     return mask
+
+# --- richer answers (DOMAIN.md section 4): stakes, claim categories, contradiction source ---------
+
+# How costly a wrong answer is for the use case (the CLAIM paper's examples: an internal tool is low,
+# a clinical or legal answer high). Mitigation reads it; the score does not.
+STAKES: tuple[str, ...] = ("low", "medium", "high", "critical")
+
+# What a claim is about, for the labelling rubric's criticality guide and the authority rules. The
+# first seven are seed 003's critical-information categories ("legal, financial, safety, health,
+# security, eligibility, or discrimination / bias risk"); contractual and compliance complete the
+# paper's "higher operational consequence, such as legal, financial, safety, contractual, or
+# compliance-critical claims" (section V); general is everything else.
+CATEGORIES: tuple[str, ...] = ("legal", "financial", "safety", "health", "security", "eligibility",
+                               "discrimination/bias", "contractual", "compliance", "general")
+CRITICAL_INFORMATION_CATEGORIES: tuple[str, ...] = CATEGORIES[:7]
+
+# Where a contradiction was found: in the retrieved/provided context (Table III: "(F), and (C) if
+# contradicted by context") or only against the world (a reliable source or the target answer).
+CONTRADICTED_BY: tuple[str, ...] = ("context", "world")
+
+# RAGChecker's entailment verdicts (claim-level checks kept on imported records).
+ENTAILMENT_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")

@@ -50,13 +50,18 @@ def linked_approvals() -> None:
 
 
 def read_filter(options: dict) -> EventFilter:
-    cols = st.columns([2, 3, 2, 2, 3])
+    cols = st.columns([2, 3, 2, 3])
     actor = cols[0].text_input("Actor contains", key="audit_actor").strip() or None
     actions = cols[1].multiselect("Action", options["actions"], key="audit_actions", placeholder="All actions")
     entity_type = cols[2].selectbox("Entity type", [None] + options["entity_types"], key="audit_entity_type",
                                     format_func=lambda v: "All types" if v is None else v)
-    entity_id = cols[3].text_input("Entity id (exact)", key="audit_entity_id").strip() or None
-    days = cols[4].date_input("Between (UTC days, inclusive)", value=(), key="audit_days", format="YYYY-MM-DD")
+    entity_id = cols[3].text_input("Record id (exact)", key="audit_entity_id",
+                                   help="The id of the record an event concerns: a response id (its review "
+                                        "decisions), an account name, a register key, a run or version number."
+                                   ).strip() or None
+    # a row of its own: in a fifth column the range was too narrow and cut off its end date
+    days = st.columns([1, 2])[0].date_input("Between (UTC days, inclusive)", value=(), key="audit_days",
+                                             format="YYYY-MM-DD")
     days = tuple(days) if isinstance(days, (tuple, list)) else ((days,) if days else ())
     since = datetime.combine(days[0], time.min, tzinfo=UTC) if days else None
     until = datetime.combine(days[-1], time.min, tzinfo=UTC) + timedelta(days=1) if days else None
@@ -65,7 +70,7 @@ def read_filter(options: dict) -> EventFilter:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Audit trail")
     if not can(Permission.AUDIT_READ):
         st.info(f"Your role ({current_actor().role}) cannot open the audit trail: it needs the reviewer or admin "

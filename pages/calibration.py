@@ -23,6 +23,7 @@ from ui.page import run_page
 from ui.shell import page_frame
 
 SOURCE_LABELS = {"review": "Review decisions", "import": "Imported outcomes (CSV)"}
+BINNINGS = ("profile bands", "score bins (as on the overview)")
 
 
 def upload_section() -> None:
@@ -47,7 +48,7 @@ def upload_section() -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Calibration")
     upload_section()
     sources = st.multiselect("Outcome sources", list(SOURCE_LABELS), default=list(SOURCE_LABELS),
@@ -71,11 +72,12 @@ def main() -> None:
     left.plotly_chart(roc_figure(roc), key="cal_roc")
     right.plotly_chart(pr_figure(pr), key="cal_pr")
 
-    binning = st.radio("Calibration bins", ["profile bands", "10 equal bins"], horizontal=True, key="cal_bins")
-    bins = [b.upper for b in profile.bands] if binning == "profile bands" else 10
+    binning = st.radio("Calibration bins", list(BINNINGS), horizontal=True, key="cal_bins")
+    uppers = [b.upper for b in profile.bands]
+    # the score bins are the overview histogram's: the same function, so a bin means the same on both pages
+    bins = uppers if binning == "profile bands" else calibration.score_bins(uppers)
     table = calibration.calibration_table(pairs, bins)
-    st.plotly_chart(calibration_figure(table, [b.name for b in profile.bands] if binning == "profile bands" else ()),
-                    key="cal_plot")
+    st.plotly_chart(calibration_figure(table, profile.bands), key="cal_plot")
     st.dataframe(pd.DataFrame([b.to_dict() for b in table]), hide_index=True, key="cal_table")
 
     st.subheader("Cost-sensitive review threshold")

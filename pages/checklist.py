@@ -19,6 +19,7 @@ from ui.auth import can, current_actor
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import code_span, escape_markdown
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
              "response": "pages/response_detail.py"}
@@ -29,9 +30,9 @@ def findings(run: dict) -> None:
     for check in run["results"]["checks"]:
         failed = check["status"] == "fail"
         icon = ":material/cancel:" if failed else ":material/check_circle:"
-        with st.expander(f"{check['no']}. {check['title']} — {check['status'].upper()} "
+        with st.expander(f"{check['no']}. {escape_markdown(check['title'])} — {check['status'].upper()} "
                          f"({len(check['offending'])} offending)", icon=icon, expanded=failed):
-            st.caption(check["note"])
+            st.caption(escape_markdown(check["note"]))
             for _i, f in enumerate(check["offending"][:50]):
                 left, right = st.columns([4, 1])
                 left.text(f"{f['entity_type']} {f['entity_id']}: {f['reason']}")
@@ -44,7 +45,7 @@ def findings(run: dict) -> None:
 def sign_form(actor, run: dict) -> None:
     status = {c["no"]: c["status"] for c in run["results"]["checks"]}
     with st.form(f"sign_{run['run_id']}", enter_to_submit=False):
-        st.markdown(f"**Sign run {run['run_id']}** as {actor.name} ({actor.role})")
+        st.markdown(f"**Sign run {run['run_id']}** as {code_span(actor.name)} ({escape_markdown(actor.role)})")
         decisions = {}
         for check in CHECKS:
             no = check.no
@@ -66,7 +67,7 @@ def sign_form(actor, run: dict) -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     actor = current_actor()
     st.title("Pre-submission checklist")
     if can(Permission.CHECKLIST_RUN) and st.button("Run the checklist now", type="primary"):
@@ -91,13 +92,17 @@ def main() -> None:
     if run["stale"]:
         st.warning("Stale: a checked record or the evidence rules changed since this run. Its sign-offs no longer "
                    "cover the register; run the checklist again.", icon=":material/history:")
-    st.caption(f"Run by {run['run_by']} at {run['run_at']:%Y-%m-%d %H:%M UTC}; content hash "
-               f"{run['content_hash'][:16]}…")
+    st.caption(f"Run by {code_span(run['run_by'])} at {run['run_at']:%Y-%m-%d %H:%M UTC}; content hash "
+               f"{code_span(run['content_hash'][:16])}…")
     findings(run)
     for so in run["signoffs"]:
         st.text(f"Signed by {so['signed_by']} ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
                 f"{so['outcome']}" + (" — STALE" if so["stale"] else ""))
-    if not run["stale"] and can(Permission.CHECKLIST_SIGN):
+    signed_by_me = [so for so in run["signoffs"] if so["signed_by"] == actor.name]
+    if signed_by_me:
+        st.info(f"You signed this run at {signed_by_me[0]['signed_at']:%Y-%m-%d %H:%M UTC}. A further sign-off "
+                "must come from another reviewer.", icon=":material/draw:")
+    elif not run["stale"] and can(Permission.CHECKLIST_SIGN):
         sign_form(actor, run)
     pdf, markdown = gov.report_files(int(run_id))
     left, right = st.columns(2)

@@ -11,17 +11,17 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from register.governance.registers import RowChanges
 from register.governance.rows import CLAIM_COLUMNS
 from register.governance.transfer import export_claims
 from register.governance.vocabulary import CLAIM_TYPES, STATUSES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
-from ui.errors import show_error
+from ui.components import apply_form_values, empty_form_on_next_run
+from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.text import code_span, escape_markdown
 
 
 def column_config(source_ids: list[str]) -> dict:
@@ -40,32 +40,43 @@ def column_config(source_ids: list[str]) -> dict:
     }
 
 
+FORM_LABELS = {"claim_key": "Claim id", "statement": "Statement", "claim_type": "Claim type",
+               "verification_status": "Verification status", "source_ids": "Sources", "reviewer": "Reviewer",
+               "reviewed_on": "Reviewed on", "notes": "Notes"}
+# what is typed empties after a save; the claim type and status stay as chosen for the next claim
+EMPTY_FORM = {"clm_statement": "", "clm_source_ids": [], "clm_reviewer": "", "clm_reviewed_on": None, "clm_notes": ""}
+
+
 def add_form(actor) -> None:
-    with st.form("add_claim", clear_on_submit=True, enter_to_submit=False):
-        statement = st.text_area("Statement", max_chars=2000)
+    """One claim by form. A refused save keeps what was typed and names the field; the claim gets a readable
+    id from its statement (``clm-the-supplier-holds-iso-27001``)."""
+    apply_form_values("add_claim")
+    with st.form("add_claim", enter_to_submit=False):
+        statement = st.text_area(FORM_LABELS["statement"], max_chars=2000, key="clm_statement")
         left, right = st.columns(2)
-        claim_type = left.selectbox("Claim type", CLAIM_TYPES)
-        status = right.selectbox("Verification status", STATUSES)
-        sources = st.multiselect("Sources", gov.sources()["source_id"].tolist())
-        reviewer = left.text_input("Reviewer")
-        reviewed_on = right.date_input("Reviewed on", value=None)
-        notes = st.text_input("Notes")
+        claim_type = left.selectbox(FORM_LABELS["claim_type"], CLAIM_TYPES, key="clm_claim_type")
+        status = right.selectbox(FORM_LABELS["verification_status"], STATUSES, key="clm_verification_status")
+        sources = st.multiselect(FORM_LABELS["source_ids"], gov.sources()["source_id"].tolist(), key="clm_source_ids")
+        reviewer = left.text_input(FORM_LABELS["reviewer"], key="clm_reviewer")
+        reviewed_on = right.date_input(FORM_LABELS["reviewed_on"], value=None, key="clm_reviewed_on")
+        notes = st.text_input(FORM_LABELS["notes"], key="clm_notes")
         submitted = st.form_submit_button("Add claim")
     if submitted:
         try:
-            gov.save("claims", actor, RowChanges(inserts=[{"values": {
+            key = gov.add_row("claims", actor, {
                 "statement": statement, "claim_type": claim_type, "source_ids": sources, "verification_status": status,
-                "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes}, "row": 1}]))
-        except RegisterError as error:  # ValidationFailed too: show_error lists every row
-            show_error(error)
+                "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes})
+        except RegisterError as error:
+            show_form_error(error, FORM_LABELS)
             return
+        empty_form_on_next_run("add_claim", EMPTY_FORM)
         st.session_state.pop("claims_snapshot", None)
-        st.toast("Claim added", icon=":material/check:")
+        st.toast(f"Claim {code_span(key)} added", icon=":material/check:")
         st.rerun()
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     actor = current_actor()
     st.title("Claims register")
     st.caption("Paper Table VII: each claim linked to its sources, with its verification status. Checked against "

@@ -195,7 +195,7 @@ def delphi_tab() -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Weight elicitation")
     ahp, delphi = st.tabs(["AHP pairwise comparisons", "Delphi rounds"])
     with ahp:

@@ -64,7 +64,7 @@ def editor(actor, version: int | None) -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     actor = current_actor()
     st.title("Minimum evidence rules")
     versions = gov.rule_versions()

@@ -46,8 +46,9 @@ def render_impact(preview, band_names, prefix: str) -> None:
     cols[3].metric("Mean HRI score", f"{preview.mean_new or 0:.1f}", delta=f"{mean_shift:+.2f}",
                    delta_color="inverse")
     lines = preview.transition_lines()
-    st.markdown("**Band transitions:** " + ("; ".join(lines) if lines else "no response changes band"))
-    st.caption(f"Compared with {preview.baseline}, both scored as of {preview.as_of:%Y-%m-%d %H:%M} UTC.")
+    st.markdown("**Band transitions:** " + (escape_markdown("; ".join(lines)) if lines else "no response changes band"))
+    st.caption(f"Compared with {escape_markdown(preview.baseline)}, both scored as of "
+               f"{preview.as_of:%Y-%m-%d %H:%M} UTC.")
     left, right = st.columns(2)
     left.plotly_chart(transition_heatmap(preview.transitions, band_names), key=f"{prefix}_heat")
     right.plotly_chart(distribution_shift_figure(preview.histogram), key=f"{prefix}_dist")
@@ -72,9 +73,11 @@ def editor(versions: pd.DataFrame) -> None:
     st.markdown("**Weights** (must sum to 1)")
     cols = st.columns(len(DIMS))
     for col, dim in zip(cols, DIMENSIONS, strict=True):
+        # the start value goes into Session State, not ``value=``: "Normalise" writes these keys, and a widget
+        # with both a default and a Session State value makes Streamlit log a warning with a stack trace
+        st.session_state.setdefault(f"{p}w_{dim.value}", float(base.weights[dim]))
         weights_in[dim.value] = col.number_input(dimension_label(dim.value), min_value=0.0, max_value=1.0,
-                                                 step=0.01, format="%.4f", key=f"{p}w_{dim.value}",
-                                                 value=float(base.weights[dim]))
+                                                 step=0.01, format="%.4f", key=f"{p}w_{dim.value}")
     total = math.fsum(weights_in.values())
     sum_col, button_col = st.columns([1, 3])
     sum_col.metric("Weight sum", f"{total:.4f}")
@@ -156,8 +159,8 @@ def show_records(version: int) -> None:
                                        f"{len(b['rounds'])} round(s); converged: {b['converged']}",
                    "calibration": lambda b: f"Calibration on {b['outcomes']} outcomes; threshold "
                                             f"{b['threshold']:g}; AUC {b['auc']:.3f}"}[rec["method"]](body)
-        with st.expander(f"Elicitation record #{rec['elicitation_id']} ({rec['method']}, {body.get('date')}): "
-                         f"{escape_markdown(summary)}"):
+        with st.expander(escape_markdown(f"Elicitation record #{rec['elicitation_id']} ({rec['method']}, "
+                                         f"{body.get('date')}): {summary}")):
             st.json(body, expanded=False)
 
 
@@ -235,7 +238,7 @@ def publish_section(versions: pd.DataFrame) -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Scoring profiles")
     versions = scoring.profiles_table()
     st.dataframe(versions, hide_index=True, key="pv_table",

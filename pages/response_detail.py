@@ -7,32 +7,60 @@ import streamlit as st
 
 from hri_core.explain import explain
 from register.access.sources import RESTRICTED_NOTE
+from register.console.queries import NO_CLAIMS_STATE
 from register.errors import NotFound
 from register.scoring.reproduce import reproduce
 from ui import data, figures
 from ui.auth import current_actor
 from ui.errors import show_error
+from ui.highlight import answer_html, highlight_pieces, legend_html, worst_label
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.text import code_span, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-# Streamlit's markdown colour names, by label (claims are highlighted in the colour of their worst label)
-MARKDOWN_COLOURS = {"SUPPORTED": "green", "PARTIAL": "orange", "UNSUPPORTED": "orange", "CONTRADICTED": "red",
-                    "OUTDATED": "violet", "OUT_OF_SCOPE": "blue", "ACCESS_GAP": "gray",
-                    "VALIDATED_NEGATIVE_FEEDBACK": "red"}
+DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
+                   "send_back": "Sent back", "escalate": "Escalated"}
 
 
-def highlighted_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> str:
-    """Markdown of the answer with claim spans coloured; all user text escaped."""
-    segments = figures.highlight_segments(
-        answer,
-        [{"text": t, "labels": [worst[c]]} for c, t in zip(claims["claim_id"], claims["text"], strict=True) if t])
-    parts = []
-    for text, label in segments:
-        safe = escape_markdown(text)
-        parts.append(f":{MARKDOWN_COLOURS[label]}-background[{safe}]" if label else safe)
-    return "".join(parts)
+def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> None:
+    """The answer with every claim marked in the colour of its worst label, its claim number after it, line
+    breaks kept, and a legend (``ui.highlight``; every character of the answer escaped)."""
+    pieces = highlight_pieces(answer, [{"text": t, "labels": [worst[c]]}
+                                       for c, t in zip(claims["claim_id"], claims["text"], strict=True)])
+    if not answer:
+        st.caption("—")
+        return
+    st.html(answer_html(pieces))
+    marked = {n for p in pieces for n in p.claims}
+    labels = [p.label for p in pieces if p.label]
+    if labels:
+        st.html(legend_html(labels))
+    if len(marked) < len(claims):
+        missing = [str(n) for n in range(1, len(claims) + 1) if n not in marked]
+        st.caption(f"Not found in the answer: claim {', '.join(missing)} (see the table below).")
+
+
+def header(result, response: dict, decision: dict | None) -> None:
+    """Score, band (or "No claims"), action and the review decision of this revision, if any."""
+    head = st.columns([1, 1, 1, 1, 2])
+    if result.no_claims:
+        head[0].metric("HRI score", "—", help="A response without claims is not judged: it has no score")
+        head[1].metric("Band", NO_CLAIMS_STATE)
+    else:
+        head[0].metric("HRI score", f"{result.score:.1f}")
+        head[1].metric("Band", escape_markdown(result.band))
+    head[2].metric("Action", escape_markdown(result.action))
+    shown = "—" if decision is None else DECISION_LABELS.get(decision["decision"], decision["decision"])
+    head[3].metric("Review decision", escape_markdown(shown),
+                   help="Not decided yet" if decision is None else "The reason is in the table at the bottom")
+    with head[4]:
+        st.caption(f"{code_span(response.get('use_case') or '—')} · {code_span(response.get('model') or '—')} · "
+                   f"revision {response['revision']} · profile v{result.profile_version} · scored as of "
+                   f"{result.as_of:%Y-%m-%d %H:%M} UTC")
+        if decision is not None:
+            st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
+                       f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
 
 
 def pick_response() -> str | None:
@@ -46,7 +74,7 @@ def pick_response() -> str | None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Response detail")
     rid = pick_response()
     if not rid:
@@ -63,33 +91,25 @@ def main() -> None:
         return
     result, response = repro.recomputed, detail["response"]
     profile = data.get_profile(result.profile_version)
-    head = st.columns([1, 1, 1, 3])
-    head[0].metric("HRI score", f"{result.score:.1f}")
-    head[1].metric("Band", result.band)
-    head[2].metric("Action", result.action)
-    with head[3]:
-        st.caption(f"{response.get('use_case') or '—'} · {response.get('model') or '—'} · revision "
-                   f"{response['revision']} · profile v{result.profile_version} · scored as of "
-                   f"{result.as_of:%Y-%m-%d %H:%M} UTC")
-        if repro.matches:
-            st.success("Recomputed from the stored labels and profile: matches the stored score.",
-                       icon=":material/verified:")
-        else:
-            st.error("Recomputation differs from the stored score: " + "; ".join(repro.differences))
-    st.info(explain(result, data.load_response(rid), profile), icon=":material/lightbulb:")
+    decisions = data.decisions_for(rid)
+    this_revision = decisions[decisions["revision"] == response["revision"]] if not decisions.empty else decisions
+    header(result, response, None if this_revision.empty else this_revision.iloc[-1].to_dict())
+    if repro.matches:
+        st.success("Recomputed from the stored labels and profile: matches the stored score.",
+                   icon=":material/verified:")
+    else:
+        st.error("Recomputation differs from the stored score: " + escape_markdown("; ".join(repro.differences)))
+    st.info(escape_markdown(explain(result, data.load_response(rid), profile)), icon=":material/lightbulb:")
 
     claims = detail["claims"]
     by_id = {c.claim_id: c for c in result.claims}
-    worst = {cid: figures.worst_label([lab.value for lab in by_id[cid].labels],
-                                      {lab.value: profile.contributions[lab] for lab in by_id[cid].labels})
+    worst = {cid: worst_label([lab.value for lab in by_id[cid].labels],
+                              {lab.value: profile.contributions[lab] for lab in by_id[cid].labels})
              for cid in claims["claim_id"]}
     st.subheader("Question")
     st.markdown(escape_markdown(response.get("question") or "—"))
     st.subheader("Answer")
-    st.markdown(highlighted_answer(response.get("answer") or "", claims, worst) or "—")
-    present = sorted(set(worst.values()), key=list(MARKDOWN_COLOURS).index)
-    st.caption("Claims are highlighted in the colour of their worst label: " + " · ".join(
-        f":{MARKDOWN_COLOURS[label]}-background[{label}]" for label in present))
+    render_answer(response.get("answer") or "", claims, worst)
 
     st.subheader("Claims")
     claims = data.claims_for_role(claims, current_actor().role)  # restricted sources: span withheld
@@ -117,7 +137,6 @@ def main() -> None:
     if not detail["floors"].empty:
         st.caption("Safety floors that fired")
         st.dataframe(detail["floors"], hide_index=True)
-    decisions = data.decisions_for(rid)
     if not decisions.empty:
         st.subheader("Review decisions")
         st.dataframe(decisions, hide_index=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from register.console.queries import Filters
 from ui import data
 from ui.components import empty_state
 from ui.exports import to_csv_bytes, to_excel_bytes
 from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import escape_markdown
 
 PAGE_SIZE = 50
 SORTS = {"score": "HRI score", "created_at": "Created", "response_id": "Response id", "use_case": "Use case",
@@ -33,6 +35,17 @@ COLUMNS = {
 }
 
 
+def no_match(f, search: str | None) -> None:
+    """Nothing to list: say why (the search, the filters, or an empty register) and what to do."""
+    if search:
+        st.info(f"No responses match the search “{escape_markdown(search)}” under these filters. Try other "
+                "words, or clear the search.", icon=":material/search_off:")
+    elif f != Filters():
+        st.info("No responses match these filters. Widen them in the sidebar.", icon=":material/filter_alt_off:")
+    else:
+        empty_state("There are no scored responses yet.")
+
+
 def main() -> None:
     f = page_frame()
     st.title("Responses")
@@ -41,13 +54,17 @@ def main() -> None:
                                placeholder="e.g. ISO 27001").strip() or None
     sort_by = top[1].selectbox("Sort by", list(SORTS), format_func=SORTS.get, key="responses_sort")
     descending = top[2].toggle("Descending", value=True, key="responses_desc")
+    view = (f, search, sort_by, descending)
+    if st.session_state.get("responses_view") != view:  # a new search, filter or order starts at page 1
+        st.session_state["responses_view"] = view
+        st.session_state["responses_page"] = 1
     page = top[3].number_input("Page", min_value=1, step=1, key="responses_page")
     frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1))
     pages = max(1, -(-total // PAGE_SIZE))
     if total and page > pages:
         st.warning(f"There are only {pages} page(s) for this view; showing none. Go back to page {pages}.")
     if not total:
-        empty_state("No responses match these filters" + (f" and the search {search!r}." if search else "."))
+        no_match(f, search)
         return
     st.caption(f"{total:,} responses · page {page} of {pages} · select a row to open its detail")
     event = st.dataframe(frame, hide_index=True, column_config=COLUMNS, on_select="rerun",

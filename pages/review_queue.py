@@ -13,32 +13,49 @@ from register.access.permissions import Permission
 from register.console.review import DECISIONS
 from ui import data
 from ui.auth import can, current_actor
-from ui.components import empty_state
+from ui.components import apply_form_values, empty_form_on_next_run, empty_state
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import code_span
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
                    "send_back": "Send back for revision", "escalate": "Escalate"}
 
 
+EMPTY_FORM = {"review_decision_choice": None, "review_reason": ""}
+
+
 def decision_form(response_id: str, revision: int) -> None:
-    with st.form("review_decision", clear_on_submit=True, enter_to_submit=False):
-        st.markdown(f"**Decision on `{response_id}` (revision {revision})**")
+    # the form keeps what was typed when something is missing; it starts empty for each response (a reason
+    # typed for one response never carries over to another) and after a decision is recorded
+    if st.session_state.get("review_form_for") != (response_id, revision):
+        st.session_state["review_form_for"] = (response_id, revision)
+        empty_form_on_next_run("review_decision", EMPTY_FORM)  # applied right below, before the widgets
+    apply_form_values("review_decision")
+    with st.form("review_decision", enter_to_submit=False):
+        st.markdown(f"**Decision on {code_span(response_id)} (revision {revision})**")
+        # nothing preselected: a reviewer who only types a reason must not release a High answer by default
         decision = st.radio("Decision", DECISIONS, format_func=DECISION_LABELS.get, horizontal=True,
-                            key="review_decision_choice")
+                            key="review_decision_choice", index=None)
         reason = st.text_area("Reason (required)", key="review_reason", max_chars=2000,
                               placeholder="Why this decision? It is stored with your name in the audit trail.")
         submitted = st.form_submit_button("Record decision", type="primary")
     if submitted:
+        missing = [what for what, given in (("choose a decision", decision is not None),
+                                            ("give a reason", bool(reason.strip()))) if not given]
+        if missing:
+            st.error(f"**Decision not recorded** — {' and '.join(missing)}.", icon=":material/error:")
+            return
         try:
             data.record_decision(current_actor(), response_id, revision, decision, reason)
         except RegisterError as error:
             show_error(error)
             return
         st.session_state.pop("queue_table", None)
-        st.toast(f"Recorded: {DECISION_LABELS[decision]} for {response_id}", icon=":material/check:")
+        empty_form_on_next_run("review_decision", EMPTY_FORM)
+        st.toast(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}", icon=":material/check:")
         st.rerun()
 
 
@@ -80,7 +97,7 @@ def main() -> None:
         st.session_state["queue_pick"] = ids[0]
     pick = st.selectbox("Response to decide on", ids, key="queue_pick")
     row = frame[frame["response_id"] == pick].iloc[0]
-    st.page_link("pages/response_detail.py", label=f"Open the detail of {row['response_id']}",
+    st.page_link("pages/response_detail.py", label=f"Open the detail of {code_span(row['response_id'])}",
                  icon=":material/open_in_new:", query_params={"response_id": str(row["response_id"])})
     if can(Permission.REVIEW_DECIDE):
         decision_form(str(row["response_id"]), int(row["revision"]))

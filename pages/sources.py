@@ -10,17 +10,17 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
-from register.governance.registers import RowChanges
 from register.governance.rows import SOURCE_COLUMNS
 from register.governance.transfer import export_sources
 from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
-from ui.errors import show_error
+from ui.components import apply_form_values, empty_form_on_next_run
+from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.text import code_span, escape_markdown
 
 
 def column_config() -> dict:
@@ -46,35 +46,49 @@ def column_config() -> dict:
     }
 
 
+FORM_LABELS = {"source_id": "Source id", "title": "Title", "ref": "URL or reference", "source_type": "Source type",
+               "publisher": "Publisher", "authority_tier": "Authority tier", "access_date": "Access date",
+               "valid_until": "Valid until", "restricted_to": "Restricted to roles"}
+# what is typed empties after a save; the source type and tier stay as chosen for the next source
+EMPTY_FORM = {"src_id": "", "src_title": "", "src_ref": "", "src_publisher": "", "src_access": None,
+              "src_valid_until": None, "src_restricted": []}
+
+
 def add_form(actor) -> None:
-    with st.form("add_source", clear_on_submit=True, enter_to_submit=False):
+    """One source by form. A refused save keeps what was typed and names the field; a blank id becomes a
+    readable one from the title (``src-nist-ai-rmf-1-0``)."""
+    apply_form_values("add_source")
+    with st.form("add_source", enter_to_submit=False):
         left, right = st.columns(2)
-        source_id = left.text_input("Source id (blank: derived from the reference)", key="src_id")
-        title = right.text_input("Title", key="src_title")
-        ref = left.text_input("URL or reference", key="src_ref")
-        source_type = right.selectbox("Source type", SOURCE_TYPES, key="src_type")
-        publisher = left.text_input("Publisher")
-        tier = right.number_input("Authority tier (1 strongest)", min_value=1, max_value=5, value=3)
-        access_date = left.date_input("Access date", value=None, key="src_access")
-        valid_until = right.date_input("Valid until", value=None)
-        restricted = st.multiselect("Restricted to roles (blank: everyone)", ROLES)
+        source_id = left.text_input("Source id (blank: made from the title)", key="src_id")
+        title = right.text_input(FORM_LABELS["title"], key="src_title")
+        ref = left.text_input(FORM_LABELS["ref"], key="src_ref")
+        source_type = right.selectbox(FORM_LABELS["source_type"], SOURCE_TYPES, key="src_type")
+        publisher = left.text_input(FORM_LABELS["publisher"], key="src_publisher")
+        tier = right.number_input("Authority tier (1 strongest)", min_value=1, max_value=5, value=3,
+                                  key="src_tier")
+        access_date = left.date_input(FORM_LABELS["access_date"], value=None, key="src_access",
+                                      help="Required for " + ", ".join(MUTABLE_SOURCE_TYPES))
+        valid_until = right.date_input(FORM_LABELS["valid_until"], value=None, key="src_valid_until")
+        restricted = st.multiselect("Restricted to roles (blank: everyone)", ROLES, key="src_restricted")
         submitted = st.form_submit_button("Add source")
     if submitted:
         try:
-            gov.save("sources", actor, RowChanges(inserts=[{"values": {
+            key = gov.add_row("sources", actor, {
                 "source_id": source_id, "title": title, "ref": ref, "source_type": source_type, "publisher": publisher,
                 "authority_tier": tier, "access_date": access_date, "valid_until": valid_until,
-                "restricted_to": restricted}, "row": 1}]))
-        except RegisterError as error:  # ValidationFailed too: show_error lists every row
-            show_error(error)
+                "restricted_to": restricted})
+        except RegisterError as error:
+            show_form_error(error, FORM_LABELS)
             return
+        empty_form_on_next_run("add_source", EMPTY_FORM)
         st.session_state.pop("sources_snapshot", None)
-        st.toast("Source added", icon=":material/check:")
+        st.toast(f"Source {code_span(key)} added", icon=":material/check:")
         st.rerun()
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     actor = current_actor()
     st.title("Source register")
     st.caption("Every source a claim rests on, classified by type (peer-reviewed publication, official framework, "

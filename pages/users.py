@@ -20,15 +20,15 @@ from ui.auth import can, current_actor
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.text import code_span, escape_markdown
 
 
 def show_one_time_password() -> None:
     shown = st.session_state.pop("users_otp", None)  # shown on this run only, then forgotten
     if shown:
         who, password = shown
-        st.success(f"One-time password of **{who}** — copy it now, it is not shown again. The user must change it "
-                   "at the first login.", icon=":material/key:")
+        st.success(f"One-time password of {code_span(who)} — copy it now, it is not shown again. The user must "
+                   "change it at the first login.", icon=":material/key:")
         st.code(password, language=None)
 
 
@@ -67,35 +67,81 @@ def add_user_form(actor) -> None:
         st.rerun()
 
 
+CHANGES = ("set role", "disable", "enable", "reset password")
+PENDING = "users_pending_role"  # (username, old role, new role, row version) awaiting confirmation
+
+
 def change_user_form(actor, users: list[identity.User]) -> None:
+    """Change one account. Nothing is preselected (Apply with the untouched form changes nothing) and a role
+    change is applied only after a confirmation that names the account, its role now and the new role."""
     if not users:
         return
+    by_name = {u.username: u for u in users}
     with st.form("user_change"):
         st.markdown("**Change an account**")
         cols = st.columns(3)
-        names = [u.username for u in users]
-        username = cols[0].selectbox("Account", names, key="user_change_name")
-        action = cols[1].selectbox("Change", ["set role", "disable", "enable", "reset password"],
-                                   key="user_change_action")
-        role = cols[2].selectbox("New role (for “set role”)", ROLES, key="user_change_role")
+        username = cols[0].selectbox("Account", list(by_name), key="user_change_name", index=None,
+                                     placeholder="Choose an account")
+        action = cols[1].selectbox("Change", CHANGES, key="user_change_action", index=None,
+                                   placeholder="Choose a change")
+        role = cols[2].selectbox("New role (for “set role”)", ROLES, key="user_change_role", index=None,
+                                 placeholder="Choose a role")
         submitted = st.form_submit_button("Apply")
     if submitted:
-        store = data.get_store()
-        version = next(u.row_version for u in users if u.username == username)
-        try:
-            if action == "set role":
-                identity.set_role(store, actor, username, role, expected_version=version)
-            elif action in ("disable", "enable"):
-                identity.set_disabled(store, actor, username, action == "disable", expected_version=version)
-            else:
-                st.session_state["users_otp"] = (username, identity.reset_password(
-                    store, actor, username, expected_version=version))
-        except RegisterError as error:
-            show_error(error)
+        st.session_state.pop(PENDING, None)
+        missing = [what for what, value in (("an account", username), ("a change", action)) if value is None]
+        if action == "set role" and role is None:
+            missing.append("the new role")
+        if missing:
+            st.info(f"Choose {' and '.join(missing)}: nothing was changed.", icon=":material/info:")
             return
-        data.after_write()
-        st.toast(f"{username}: {action} done", icon=":material/check:")
+        user = by_name[username]
+        if action == "set role":
+            if role == user.role:
+                st.info(f"{code_span(username)} already has the role {role}: nothing was changed.",
+                        icon=":material/info:")
+                return
+            st.session_state[PENDING] = (username, user.role, role, user.row_version)
+        else:
+            apply_change(actor, username, action, user.row_version)
+    confirm_role_change(actor)
+
+
+def confirm_role_change(actor) -> None:
+    pending = st.session_state.get(PENDING)
+    if pending is None:
+        return
+    username, old, new, version = pending
+    own = " This is your own account." if username == actor.name else ""
+    st.warning(f"Change the role of {code_span(username)} from **{old}** to **{new}**?{own}",
+               icon=":material/manage_accounts:")
+    confirm, cancel = st.columns(2)
+    if cancel.button("Cancel", key="users_role_cancel"):
+        st.session_state.pop(PENDING, None)
         st.rerun()
+    if confirm.button(f"Change {username}'s role to {new}", key="users_role_confirm", type="primary"):
+        st.session_state.pop(PENDING, None)
+        apply_change(actor, username, "set role", version, role=new)
+
+
+def apply_change(actor, username: str, action: str, version: int, *, role: str | None = None) -> None:
+    store = data.get_store()
+    try:
+        if action == "set role":
+            identity.set_role(store, actor, username, role, expected_version=version)
+        elif action in ("disable", "enable"):
+            identity.set_disabled(store, actor, username, action == "disable", expected_version=version)
+        else:
+            st.session_state["users_otp"] = (username, identity.reset_password(
+                store, actor, username, expected_version=version))
+    except RegisterError as error:
+        data.after_write()  # a refusal is audited too
+        show_error(error)
+        return
+    data.after_write()
+    done = f"role {role}" if action == "set role" else action
+    st.toast(f"{code_span(username)}: {done} done", icon=":material/check:")
+    st.rerun()
 
 
 def admin_requests_section(actor, users: list[identity.User]) -> None:
@@ -140,7 +186,7 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
 
 
 def main() -> None:
-    page_frame()
+    page_frame(filters=False)
     st.title("Users")
     if not can(Permission.USERS_MANAGE):
         st.info(f"Your role ({current_actor().role}) cannot manage users: it needs the admin role.",
@@ -152,11 +198,9 @@ def main() -> None:
                "login. Disabling any account refuses its next action.")
     show_one_time_password()
     users = users_table()
-    left, right = st.columns(2)
-    with left:
-        add_user_form(actor)
-    with right:
-        change_user_form(actor, users)
+    # one above the other: side by side, the change form's pickers were too narrow to read their choices
+    change_user_form(actor, users)
+    add_user_form(actor)
     admin_requests_section(actor, users)
 
 

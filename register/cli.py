@@ -3,8 +3,9 @@
     python -m register [--db PATH] COMMAND ...
 
     init                               create or migrate the database; create the default profile
-    import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet);
-           [--chunk-size N] [--json]   progress on stderr, the report on stdout
+    import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet); a fresh
+           [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
+           [--resume]                  stdout; --resume finishes the interrupted import of each file
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
     quarantine list [--all] [--json]   open quarantined records (--all: resolved ones too)
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
@@ -19,7 +20,8 @@
     users bootstrap [--username NAME]  first start: create an admin with a one-time password (printed
                                        once) when no account exists
     users list | add NAME --role R | reset-password NAME | set-role NAME ROLE | disable NAME | enable NAME
-    status                             counts of responses, claims, scores, open quarantine; active profile
+    status                             counts of responses, claims, scores, scoring failures, open
+                                       quarantine, unfinished imports (and how to finish them); active profile
     checklist run [--fail-on violations] [--claims FILE [--sources FILE]] [--record] [--json]
                                        the pre-submission checklist's automated checks (paper Table IX);
                                        with --fail-on violations the exit code is 1 when any check fails.
@@ -35,9 +37,10 @@ allows one read-write process per file: stop the app while running commands that
 Acting user: every write is recorded in the audit trail as
 ``Actor(name=$HRI_ACTOR or the login name, role="system")``.
 
-Exit codes: 0 success; 1 the command failed (the error is printed once, as ``title: message``) or
-the audit trail does not verify; 2 an import finished but quarantined at least one record;
-64 usage error (unknown command or option).
+Exit codes: 0 success; 1 the command failed (the error is printed once, as ``title: message``; a
+refused file says "File refused" and nothing of it was written) or the audit trail does not verify;
+2 an import finished but quarantined at least one record, or a rescore sent responses it could not
+score to review; 64 usage error (unknown command or option, ``--chunk-size`` below 1).
 """
 
 from __future__ import annotations
@@ -108,6 +111,17 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def _positive(text: str) -> int:
+    """An argparse type: an integer >= 1 (``--chunk-size 0`` would import nothing, forever)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _parse_time(text: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -155,15 +169,26 @@ def print_import_report(report, stream=None) -> None:
           + ("" if report.balanced else " (UNBALANCED)"), file=stream)
 
 
+def _initialise(store: Store, actor: Actor) -> None:
+    """A fresh database file gets what ``init`` gives it (the migrations ran on opening): the default profile."""
+    from register.scoring.profiles import ensure_default_profile
+
+    if store.scalar("SELECT count(*) FROM scoring_profiles") == 0:
+        version = ensure_default_profile(store, actor)
+        print(f"initialised {store.path}: schema created, default scoring profile v{version} active",
+              file=sys.stderr)
+
+
 def cmd_import(store: Store, args) -> int:
     from register.ingest.importer import ImportReport, import_path
 
     actor = cli_actor()
+    _initialise(store, actor)
     report = ImportReport()
     try:
         for path in args.paths:
             report.extend(import_path(store, actor, path, progress=None if args.quiet else _progress,
-                                      chunk_size=args.chunk_size, score=not args.no_score))
+                                      chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume))
     finally:  # a refused path stops the command; what the paths before it did is still reported
         if report.batches or report.notes:
             if args.json:
@@ -181,7 +206,18 @@ def cmd_rescore(store: Store, args) -> int:
     summary = rescore(store, cli_actor(), active_profile(store), as_of=as_of, batch_id=args.batch)
     print(f"score run {summary.run_id}: {summary.responses_scored:,} responses scored under profile "
           f"v{summary.profile_version} as of {summary.as_of.isoformat()}")
+    if summary.failed_count:
+        print_scoring_failures(summary.failed_count, summary.failed)
+        return EXIT_QUARANTINED
     return EXIT_OK
+
+
+def print_scoring_failures(count: int, failed: dict[str, str], stream=None) -> None:
+    """Responses that failed closed (scored as worst case, action review), by id, with why."""
+    shown = "; ".join(f"{rid} ({why})" for rid, why in failed.items())
+    more = f"; {count - len(failed):,} more (see `status`)" if count > len(failed) else ""
+    print(f"{count:,} response{'s' if count != 1 else ''} could not be scored and went to review: {shown}{more}",
+          file=stream or sys.stderr)
 
 
 def cmd_quarantine_list(store: Store, args) -> int:
@@ -350,6 +386,7 @@ def cmd_users_disable(store: Store, args) -> int:
 
 def cmd_status(store: Store, args) -> int:
     from register.errors import NotFound
+    from register.ingest.batches import unfinished_batches
     from register.scoring.profiles import active_profile
 
     status: dict = store.one("""
@@ -358,6 +395,7 @@ def cmd_status(store: Store, args) -> int:
                (SELECT count(*) FROM claims c JOIN responses r USING (response_id, revision) WHERE r.is_current)
                    AS claims,
                (SELECT count(*) FROM scores WHERE is_current) AS current_scores,
+               (SELECT count(*) FROM scores WHERE is_current AND scoring_failure IS NOT NULL) AS scoring_failures,
                (SELECT count(*) FROM quarantine WHERE status = 'open') AS open_quarantine,
                (SELECT count(*) FROM import_batches) AS import_batches,
                (SELECT count(*) FROM audit_events) AS audit_events
@@ -366,9 +404,22 @@ def cmd_status(store: Store, args) -> int:
         status["active_profile_version"] = active_profile(store).version
     except NotFound:
         status["active_profile_version"] = None
+    unfinished = unfinished_batches(store)
+    status["unfinished_batches"] = len(unfinished)
     print(f"database: {store.path}")
     for key, value in status.items():
         print(f"{key}: {value if value is not None else 'none (run init)'}")
+        if key == "scoring_failures" and value:  # failed closed: in the review queue; say which and why
+            for rid, why in store.query("SELECT response_id, scoring_failure FROM scores WHERE is_current "
+                                        "AND scoring_failure IS NOT NULL ORDER BY response_id LIMIT 10"):
+                print(f"  {rid}: {why}")
+            if value > 10:
+                print(f"  ... and {value - 10:,} more (in the review queue)")
+    for row in unfinished:  # an import that was killed or interrupted: say how to finish it
+        print(f"  batch {row['batch_id']} {row['source_name']}: {row['records_total']:,} records stored "
+              f"({row['accepted']:,} accepted, {row['quarantined']:,} quarantined), started "
+              f"{row['started_at']:%Y-%m-%d %H:%M} UTC by {row['actor_name']}, never finished; finish it: "
+              f"python -m register import --resume {row['source_name']}")
     return EXIT_OK
 
 
@@ -436,7 +487,7 @@ def cmd_governance(store: Store, args) -> int:
     if path.suffix.lower() == ".xlsx":
         frame.to_excel(path, index=False)
     else:
-        frame.to_csv(path, index=False)
+        frame.to_csv(path, index=False, lineterminator="\r\n")  # RFC 4180: a bare CR in a value gets quoted
     print(f"{len(frame)} rows written to {path}")
     return EXIT_OK
 
@@ -466,7 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import files or folders")
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("--no-score", action="store_true", help="store only; do not score the new batches")
-    imp.add_argument("--chunk-size", type=int, default=5000, help="records per transaction (default 5000)")
+    imp.add_argument("--chunk-size", type=_positive, default=5000, help="records per transaction (default 5000)")
+    imp.add_argument("--resume", action="store_true",
+                     help="finish the interrupted import of each file (see `status`): continue where it stopped")
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     imp.set_defaults(func=cmd_import)
@@ -573,7 +626,8 @@ def main(argv: list[str] | None = None) -> int:
             store = Store(Path(args.db) if args.db else database_path_from_env())
         return args.func(store, args)
     except KeyboardInterrupt:
-        print("Interrupted: committed chunks are kept; the open batch stays unfinished", file=sys.stderr)
+        print("Interrupted: committed chunks are kept; the open batch stays unfinished (see `status`); finish it "
+              "with: python -m register import --resume PATH", file=sys.stderr)
         return EXIT_FAILED
     except Exception as error:  # noqa: BLE001 - rendered once, here
         render_error(error)

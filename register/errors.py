@@ -94,7 +94,7 @@ class PermissionDenied(RegisterError):
 
 
 class FourEyesViolation(PermissionDenied):
-    """The author of a change tried to approve it: a second person must."""
+    """The author of a change tried to approve it: a second person must approve it (four eyes)."""
 
     title = "Needs a second person"
 

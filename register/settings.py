@@ -58,6 +58,15 @@ class Settings(BaseSettings):
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
                                  description="largest file `python -m register import` accepts, in MiB")
+    max_answer_chars: int = Field(200_000, ge=1,
+                                  description="longest answer an imported response may have, in characters "
+                                              "(a longer one is quarantined)")
+    max_question_chars: int = Field(20_000, ge=1,
+                                    description="longest question an imported response may have, in characters")
+    max_claim_text_chars: int = Field(20_000, ge=1,
+                                      description="longest claim text an imported claim may have, in characters")
+    max_span_chars: int = Field(20_000, ge=1,
+                                description="longest evidence span an imported claim may have, in characters")
     debug: bool = Field(False,
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "

@@ -195,7 +195,8 @@ def password_change_page(store) -> None:
     state = session()
     st.title("Choose a new password")
     st.info("You logged in with a one-time password. Choose your own password to continue "
-            f"(at least {identity.MIN_PASSWORD_LENGTH} characters).", icon=":material/key:")
+            f"(at least {identity.MIN_PASSWORD_LENGTH} characters and not easy to guess: a few uncommon words "
+            "make a strong one).", icon=":material/key:")
     with st.form("password_change", clear_on_submit=True):
         old = st.text_input("Current (one-time) password", type="password", key="pw_old",
                             autocomplete="current-password")

@@ -1,4 +1,4 @@
-"""Small display components shared by the pages: empty states.
+"""Small display components shared by the pages: empty states, and emptying a form after it was saved.
 
 Errors are shown by ``ui.errors``, escaping is ``ui.text``, the logged-in user and its permissions are
 ``ui.auth``.
@@ -16,3 +16,20 @@ def empty_state(what: str) -> None:
         "(JSON Lines, CSV or Parquet; see the README), or load the demo set with `python -m register demo`.",
         icon=":material/inbox:",
     )
+
+
+def empty_form_on_next_run(form: str, values: dict) -> None:
+    """After a successful save: give the form's widgets ``values`` (their empty values) on the next run.
+
+    A form keeps what was typed while a save is refused (no ``clear_on_submit``), so it is emptied by hand
+    once the record is saved. Widget state cannot change after the widget ran in this run, and removing
+    the keys does not empty what the browser shows: the values are set before the widgets of the next
+    run are created (``apply_form_values``), which Streamlit sends to the browser.
+    """
+    st.session_state[f"_form_values_{form}"] = dict(values)
+
+
+def apply_form_values(form: str) -> None:
+    """Call before the form's widgets: applies what ``empty_form_on_next_run`` left for ``form``."""
+    for key, value in st.session_state.pop(f"_form_values_{form}", {}).items():
+        st.session_state[key] = value

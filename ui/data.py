@@ -67,9 +67,10 @@ def filter_options() -> dict:
 
 
 @st.cache_data(show_spinner=False)
-def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...]) -> dict:
+def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
+             bins: tuple[float, ...]) -> dict:
     """Every figure of the overview page (KPIs and the five charts' data) from one query."""
-    return queries.overview(get_store(), f, dict(weights), bands)
+    return queries.overview(get_store(), f, dict(weights), bands, bins=bins)
 
 
 @st.cache_data(show_spinner=False)

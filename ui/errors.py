@@ -1,9 +1,13 @@
 """The one place a page shows an error, whatever its kind.
 
 - ``LoginFailed``: only its one sentence ("Invalid username or password"), never which part was wrong.
-- ``ValidationFailed`` (a refused register save): its title, then every refused row as a table.
+- ``ValidationFailed`` (a refused register save): its title, then every refused row as a table; on a
+  one-record form (``show_form_error``) each problem under the label of its field instead.
 - ``hri_core.HRIError``: its title and every problem as ``field: message``.
 - ``RegisterError``: its title and its message (what happened, what to do).
+- ``DatabaseError`` other than a write conflict (the file is in use, cannot be opened, refused a
+  statement): its message names files, process ids or SQL, which are the operator's business, not a
+  visitor's: logged server-side under an incident id, the page shows its title and the incident id.
 - Anything else is a defect, not the user's to fix: its full traceback is logged server-side under a
   short incident id and the page shows only "Something went wrong (incident ID)", never the exception,
   a traceback or a file path.
@@ -21,7 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import HRIError
-from register.errors import LoginFailed, RegisterError, ValidationFailed
+from register.errors import DatabaseError, LoginFailed, RegisterError, ValidationFailed, WriteConflict
 from ui.text import escape_markdown
 
 EXPECTED = (RegisterError, HRIError)  # errors whose message is written for the user
@@ -41,10 +45,27 @@ def show_error(error: BaseException) -> None:
         problems = "; ".join(f"{p.loc or 'record'}: {p.message}" for p in error.problems)
         where = f"record {error.record}: " if error.record else ""
         st.error(f"**{error.title}** — {escape_markdown(where + problems)}", icon=ICON)
+    elif isinstance(error, DatabaseError) and not isinstance(error, WriteConflict):
+        incident = log_incident(error)
+        st.error(f"**{error.title}** — the database is not available for this request (incident {incident}). "
+                 "Please try again later, or report the incident id to your administrator: the details are in "
+                 "the server log.", icon=ICON)
     elif isinstance(error, RegisterError):
         st.error(f"**{error.title}** — {escape_markdown(str(error))}", icon=ICON)
     else:
         show_incident(log_incident(error))
+
+
+def show_form_error(error: BaseException, labels: dict[str, str]) -> None:
+    """Render an error of a one-record form: a refused save names each field by its label on the form
+    (``labels``: column -> label), never "row 1 · access_date"; anything else goes to ``show_error``."""
+    if not isinstance(error, ValidationFailed):
+        show_error(error)
+        return
+    lines = "\n".join(f"- **{escape_markdown(labels.get(p.column or '', p.column or 'Form'))}**: "
+                      f"{escape_markdown(p.message)}" for p in error.problems)
+    st.error(f"**Not saved** — fix {'this field' if len(error.problems) == 1 else 'these fields'}; what you "
+             f"typed is kept:\n\n{lines}", icon=ICON)
 
 
 def log_incident(error: BaseException) -> str:

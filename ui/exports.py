@@ -1,11 +1,17 @@
 """Downloads of the current view: CSV and Excel with spreadsheet formulas neutralised.
 
 A cell that starts with = + - @ (or a tab / carriage return) would be run as a formula by
-spreadsheet programs; such cells get a leading apostrophe (the OWASP "CSV injection" advice).
+spreadsheet programs; such cells get a leading apostrophe (the OWASP "CSV injection" advice). The
+apostrophe stays in the file: a reader gets the escaped value back, not the formula.
+
+CSV is RFC 4180: rows end with CRLF and every field holding a comma, a quote, a CR or an LF is quoted.
+(With pandas' default LF line ending a field with a bare CR was written unquoted, and every reader
+split its row in two.)
 """
 
 from __future__ import annotations
 
+import csv
 import io
 
 import pandas as pd
@@ -32,7 +38,9 @@ def _naive_times(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame) -> bytes:
-    return escape_formulas(frame).to_csv(index=False).encode("utf-8")
+    """``frame`` as UTF-8 CSV (RFC 4180, formulas escaped); read back by ``csv`` or pandas row for row."""
+    # QUOTE_MINIMAL quotes a field holding any character of the line terminator: with CRLF, both CR and LF
+    return escape_formulas(frame).to_csv(index=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).encode("utf-8")
 
 
 def to_excel_bytes(frame: pd.DataFrame, sheet: str = "responses") -> bytes:

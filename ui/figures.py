@@ -1,4 +1,4 @@
-"""Plotly figure builders of the console, and the pure helpers that colour claims.
+"""Plotly figure builders of the console.
 
 Pages call these with the DataFrames the data layer returns and hand the result to
 ``st.plotly_chart``; nothing here reads the database or Streamlit state, so each builder is a pure
@@ -7,25 +7,26 @@ contributions always come in from the profile: this module holds colours, never 
 
 Every builder returns a ``plotly.graph_objects.Figure``; an empty (or ``None``) frame gives a figure
 whose only content is the annotation ``NO_DATA_TEXT``, so a page never has to special-case "no rows".
+Plotly renders a subset of HTML in names, labels and hover text (``<a href>`` included), so every
+string that comes from data or a profile goes through ``ui.text.escape_html`` first.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension, Label
+from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension
+from ui.text import escape_html
 
 __all__ = [
-    "BAND_ANCHOR_COLORS", "LABEL_COLORS", "LABEL_SEVERITY", "NO_DATA_TEXT", "OTHER_COLOR",
-    "band_colors", "band_mix_figure", "contribution_figure", "dimension_contribution_figure",
-    "dimension_label", "empty_figure", "high_share_figure", "highlight_segments", "label_color",
-    "score_histogram_figure", "score_history_figure", "worst_label",
+    "BAND_ANCHOR_COLORS", "NO_DATA_TEXT", "OTHER_COLOR", "band_colors", "band_mix_figure", "contribution_figure",
+    "dimension_contribution_figure", "dimension_label", "empty_figure", "high_share_figure",
+    "score_histogram_figure", "score_history_figure",
 ]
 
 NO_DATA_TEXT = "No data for these filters"
@@ -35,29 +36,6 @@ NO_DATA_TEXT = "No data for these filters"
 BAND_ANCHOR_COLORS: tuple[str, ...] = ("#2E7D32", "#FFB300", "#F4511E", "#8B0000")
 # Anything without a colour of its own (a band of an older profile version, an unknown label).
 OTHER_COLOR = "#9E9E9E"
-
-LABEL_COLORS: dict[str, str] = {
-    Label.SUPPORTED.value: "#2E7D32",                    # green
-    Label.PARTIAL.value: "#FFD54F",                      # light amber
-    Label.UNSUPPORTED.value: "#FF8F00",                  # dark amber
-    Label.CONTRADICTED.value: "#D32F2F",                 # red
-    Label.OUTDATED.value: "#7B1FA2",                     # purple
-    Label.OUT_OF_SCOPE.value: "#1976D2",                 # blue
-    Label.ACCESS_GAP.value: "#757575",                   # grey
-    Label.VALIDATED_NEGATIVE_FEEDBACK.value: "#8B0000",  # dark red
-}
-
-# Tie-break order of ``worst_label``, worst first. Only breaks ties: the profile's contributions decide.
-LABEL_SEVERITY: tuple[str, ...] = (
-    Label.CONTRADICTED.value,
-    Label.VALIDATED_NEGATIVE_FEEDBACK.value,
-    Label.UNSUPPORTED.value,
-    Label.OUTDATED.value,
-    Label.OUT_OF_SCOPE.value,
-    Label.ACCESS_GAP.value,
-    Label.PARTIAL.value,
-    Label.SUPPORTED.value,
-)
 
 _WATERFALL_INCREASE = "#EF6C00"
 _WATERFALL_DECREASE = "#2E7D32"
@@ -181,8 +159,8 @@ def band_mix_figure(df: pd.DataFrame | None, band_names: Sequence[str]) -> go.Fi
     for band in _band_order(data["band"], band_names):
         y = [int(counts.get((week, band), 0)) for week in weeks]
         fig.add_trace(go.Bar(
-            x=weeks, y=y, name=band, marker_color=colors.get(band, OTHER_COLOR),
-            hovertemplate=f"Week %{{x}}<br>{band}: %{{y:,}} responses<extra></extra>",
+            x=weeks, y=y, name=escape_html(band), marker_color=colors.get(band, OTHER_COLOR),
+            hovertemplate=f"Week %{{x}}<br>{escape_html(band)}: %{{y:,}} responses<extra></extra>",
         ))
     fig.update_layout(title=title, barmode="stack", xaxis_title="Week", yaxis_title="Responses",
                       legend_title_text="Band")
@@ -192,10 +170,12 @@ def band_mix_figure(df: pd.DataFrame | None, band_names: Sequence[str]) -> go.Fi
 # --- 2. score histogram ----------------------------------------------------------------------------
 
 def score_histogram_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Figure:
-    """Bars of response counts over 0-100, coloured by band, with a dashed line at each band's upper
-    bound except the last (which is the end of the scale). ``bands`` is the profile's ``Band`` tuple.
+    """Bars of response counts over 0-100, each in the colour of the band it lies in, with a dashed line at
+    each band's upper bound except the last (the end of the scale). ``bands`` is the profile's ``Band`` tuple.
 
-    ``df`` has columns ``bin_start, bin_end, n``; a bar takes the band of its bin's midpoint.
+    ``df`` has columns ``bin_start, bin_end, n`` with bins read like bands: ``(start, end]`` (the first
+    also takes 0) and aligned to the band bounds (``hri_core.calibration.score_bins``), so a bar's band is
+    the band of its upper end: a score of exactly 50 is counted, and coloured, in the band ending at 50.
     """
     title = "Score distribution"
     if _is_empty(df):
@@ -204,19 +184,20 @@ def score_histogram_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.
     data = df.sort_values("bin_start")
     starts = data["bin_start"].astype(float).tolist()
     ends = data["bin_end"].astype(float).tolist()
-    mids = [(s + e) / 2 for s, e in zip(starts, ends, strict=True)]
     colors = band_colors([b.name for b in bands])
-    bar_bands = [_band_of(m, bands) for m in mids] if bands else [""] * len(mids)
+    bar_bands = [_band_of(e, bands) for e in ends] if bands else [""] * len(ends)
     fig = go.Figure(go.Bar(
-        x=mids, y=data["n"].tolist(), width=[e - s for s, e in zip(starts, ends, strict=True)],
+        x=[(s + e) / 2 for s, e in zip(starts, ends, strict=True)], y=data["n"].tolist(),
+        width=[e - s for s, e in zip(starts, ends, strict=True)],
         marker_color=[colors.get(b, OTHER_COLOR) for b in bar_bands],
-        customdata=list(zip(starts, ends, bar_bands, strict=True)), name="Responses", showlegend=False,
-        hovertemplate="Score %{customdata[0]:g}–%{customdata[1]:g} (%{customdata[2]})<br>"
+        customdata=list(zip(starts, ends, [escape_html(b) for b in bar_bands], strict=True)), name="Responses",
+        showlegend=False,
+        hovertemplate="Score above %{customdata[0]:g} up to %{customdata[1]:g} (%{customdata[2]})<br>"
                       "%{y:,} responses<extra></extra>",
     ))
     for band in list(bands)[:-1]:
         fig.add_vline(x=band.upper, line_dash="dash", line_color="#424242", line_width=1,
-                      annotation_text=f"{band.name} ≤ {band.upper:g}", annotation_position="top left")
+                      annotation_text=f"{escape_html(band.name)} ≤ {band.upper:g}", annotation_position="top left")
     fig.update_layout(title=title, xaxis_title="HRI score (0-100)", yaxis_title="Responses", bargap=0.05)
     fig.update_xaxes(range=[0, 100])
     return fig
@@ -262,7 +243,7 @@ def high_share_figure(df: pd.DataFrame | None, by_label: str, *, share_label: st
     _require(df, ("key", "n", "high_or_critical", "share"), "high_share_figure")
     data = df.sort_values(["share", "n"], ascending=[False, False], kind="stable")
     fig = go.Figure(go.Bar(
-        x=[str(k) for k in data["key"]],
+        x=[escape_html(k) for k in data["key"]],
         y=(data["share"].astype(float) * 100).tolist(),
         customdata=list(zip(data["high_or_critical"].astype(int), data["n"].astype(int), strict=True)),
         marker_color=_BAR_COLOR, showlegend=False,
@@ -329,13 +310,14 @@ def contribution_figure(
 
     floor_value = _attr(floor, "value") if floor is not None else None
     if floor_value is not None and float(floor_value) > hri_add:
-        rule_id, claim_id = _attr(floor, "rule_id", "?"), _attr(floor, "claim_id", "?")
+        rule_id, claim_id = escape_html(_attr(floor, "rule_id", "?")), escape_html(_attr(floor, "claim_id", "?"))
         step = hri - hri_add
         x.append(f"floor {rule_id} ({float(floor_value):.3f})<br>claim {claim_id}")
         y.append(step)
         measure.append("relative")
         text.append(f"+{step:.3f}")
         hover.append(f"Safety floor {rule_id} on claim {claim_id}<br>raises {hri_add:.3f} to {hri:.3f}")
+    band, action = escape_html(band), escape_html(action)
     x.append(f"HRI* = {hri:.3f} → {band} / {action}")
     y.append(0.0)
     measure.append("total")
@@ -380,7 +362,7 @@ def score_history_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Fi
         rows = data[data["band"] == band]
         current = rows["is_current"].astype(bool).tolist()
         fig.add_trace(go.Scatter(
-            x=rows["as_of"].tolist(), y=rows["score"].astype(float).tolist(), mode="markers", name=band,
+            x=rows["as_of"].tolist(), y=rows["score"].astype(float).tolist(), mode="markers", name=escape_html(band),
             marker={"color": colors.get(band, OTHER_COLOR), "size": [14 if c else 9 for c in current],
                     "symbol": ["diamond" if c else "circle" for c in current],
                     "line": {"color": "#212121", "width": 1}},
@@ -388,77 +370,14 @@ def score_history_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Fi
                                 rows["action"].astype(str), rows["hri_add"].astype(float),
                                 ["current" if c else "superseded" for c in current], strict=True)),
             hovertemplate=("Run %{customdata[0]} (%{customdata[4]})<br>As of %{x}<br>"
-                           f"Score %{{y:.1f}} → {band} / %{{customdata[2]}}<br>"
+                           f"Score %{{y:.1f}} → {escape_html(band)} / %{{customdata[2]}}<br>"
                            "HRI_add %{customdata[3]:.3f}<br>Profile %{customdata[1]}<extra></extra>"),
         ))
     for band in list(bands)[:-1]:
         fig.add_hline(y=band.upper, line_dash="dot", line_color="#616161", line_width=1,
-                      annotation_text=f"{band.name} ≤ {band.upper:g}", annotation_position="bottom right")
+                      annotation_text=f"{escape_html(band.name)} ≤ {band.upper:g}",
+                      annotation_position="bottom right")
     fig.update_layout(title=title, xaxis_title="Scored as of", yaxis_title="HRI score (0-100)",
                       legend_title_text="Band")
     fig.update_yaxes(range=[0, 105])
     return fig
-
-
-# --- 7. claim highlighting -------------------------------------------------------------------------
-
-def label_color(label: Any) -> str:
-    """Colour of an HRI label (``OTHER_COLOR`` for ``None`` or an unknown label)."""
-    if label is None:
-        return OTHER_COLOR
-    return LABEL_COLORS.get(_text(label), OTHER_COLOR)
-
-
-def _severity_rank(label: str) -> int:
-    return LABEL_SEVERITY.index(label) if label in LABEL_SEVERITY else len(LABEL_SEVERITY)
-
-
-def worst_label(labels: Iterable[Any], contributions: Mapping[Any, float]) -> str | None:
-    """The label of ``labels`` with the highest contribution (the profile's ``contributions``; a label
-    missing there counts 0); ties go to the more severe label of ``LABEL_SEVERITY``. ``None`` if empty.
-    """
-    values = {_text(k): float(v) for k, v in contributions.items()}
-    names = list(dict.fromkeys(_text(label) for label in labels))
-    if not names:
-        return None
-    return min(names, key=lambda name: (-values.get(name, 0.0), _severity_rank(name)))
-
-
-def highlight_segments(
-    answer: str,
-    claims: Sequence[Mapping[str, Any]],
-    contributions: Mapping[Any, float] | None = None,
-) -> list[tuple[str, str | None]]:
-    """Split ``answer`` into ``(text, label)`` segments; joined, the texts give ``answer`` back exactly.
-
-    Each claim (``{"text", "labels"}``) marks the first case-insensitive, verbatim occurrence of its
-    text (surrounding whitespace ignored) that does not overlap a span an earlier claim took; the
-    segment carries the claim's ``worst_label`` under ``contributions`` (severity order alone when
-    none are given). Claims whose text is empty, absent, or only found overlapping, and claims with
-    no labels, are not highlighted. Unhighlighted stretches are merged into one ``(text, None)``.
-    """
-    spans: list[tuple[int, int, str]] = []
-    for claim in claims:
-        needle = str(claim.get("text") or "").strip()
-        label = worst_label(claim.get("labels") or (), contributions or {})
-        if not needle or label is None:
-            continue
-        pattern = re.compile(re.escape(needle), re.IGNORECASE)
-        pos = 0
-        while (match := pattern.search(answer, pos)) is not None:
-            start, end = match.span()
-            if all(end <= s or start >= e for s, e, _ in spans):
-                spans.append((start, end, label))
-                break
-            pos = start + 1
-
-    segments: list[tuple[str, str | None]] = []
-    cursor = 0
-    for start, end, label in sorted(spans):
-        if start > cursor:
-            segments.append((answer[cursor:start], None))
-        segments.append((answer[start:end], label))
-        cursor = end
-    if cursor < len(answer):
-        segments.append((answer[cursor:], None))
-    return segments

@@ -118,16 +118,22 @@ def pr_figure(curve) -> go.Figure:
                    "precision")
 
 
-def calibration_figure(bins: Sequence[Any] | None, band_names: Sequence[str] = ()) -> go.Figure:
-    """Observed bad-answer rate per score bin (``CalibrationBin`` rows), counts in the hover."""
+def calibration_figure(bins: Sequence[Any] | None, bands: Sequence[Any] = ()) -> go.Figure:
+    """Observed bad-answer rate per score bin (``CalibrationBin`` rows), counts in the hover; each bar in the
+    colour of the profile band it lies in (``bands``: the profile's ``Band`` tuple; bins are read like bands,
+    so a bin's band is the band of its upper bound)."""
     rows = [b for b in bins or () if b.count]
     if not rows:
         return empty_figure("Calibration")
-    colors = band_colors(band_names) if band_names else {}
+    colors = band_colors([b.name for b in bands]) if bands else {}
+
+    def band_of(upper: float) -> str | None:
+        return next((b.name for b in bands if round(upper, 9) <= b.upper), None)
+
     fig = go.Figure(go.Bar(
         x=[f"{b.lower:g}–{b.upper:g}" for b in rows], y=[b.bad_rate for b in rows],
         customdata=[[b.count, b.bad] for b in rows],
         hovertemplate="%{x}: %{y:.0%} bad (%{customdata[1]} of %{customdata[0]})<extra></extra>",
-        marker_color=list(colors.values())[: len(rows)] if len(colors) == len(rows) else NEW_COLOR))
+        marker_color=[colors.get(band_of(b.upper), NEW_COLOR) for b in rows] if colors else NEW_COLOR))
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
     return _layout(fig, "Observed bad-answer rate per score bin", "HRI score bin", "bad answers")

@@ -26,9 +26,22 @@ def _parse_date(text: str | None) -> date | None:
         return None  # a malformed link falls back to "all dates" rather than failing the page
 
 
+def _dates_within(start: date | None, end: date | None, options: dict) -> tuple[date, ...]:
+    """The linked date range, held inside the data's range (the date picker refuses a value outside it, which
+    failed the whole page); a range that misses the data entirely, or runs backwards, is dropped."""
+    low, high = options.get("date_min"), options.get("date_max")
+    if start is None or (end is not None and end < start):
+        return ()
+    if low is not None and high is not None:
+        if start > high or (end is not None and end < low):
+            return ()
+        start, end = max(start, low), None if end is None else min(end, high)
+    return (start,) if end is None else (start, end)
+
+
 def _seed_from_url(options: dict) -> None:
     qp = st.query_params
-    st.session_state["flt_dates"] = tuple(d for d in (_parse_date(qp.get("from")), _parse_date(qp.get("to"))) if d)
+    st.session_state["flt_dates"] = _dates_within(_parse_date(qp.get("from")), _parse_date(qp.get("to")), options)
     st.session_state[_KEYS["uc"]] = [v for v in qp.get_all("uc") if v in options["use_cases"]]
     st.session_state[_KEYS["model"]] = [v for v in qp.get_all("model") if v in options["models"]]
     st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in options["bands"]]

@@ -111,6 +111,14 @@ def save(kind: str, actor, changes: registers.RowChanges) -> dict:
         data.after_write()
 
 
+def add_row(kind: str, actor, values: dict) -> str:
+    """Add one source or claim from a form; returns its (readable) key."""
+    try:
+        return registers.add_row(data.get_store(), actor, kind, values)
+    finally:
+        data.after_write()
+
+
 def restore(kind: str, actor, key: str) -> None:
     try:
         registers.restore(data.get_store(), actor, kind, key)
@@ -164,12 +172,13 @@ def _change_summary(before: Any, after: Any) -> str:
 
 
 def recent_changes(entity_type: str, limit: int = 10) -> None:
-    """The latest audited changes of this register, as a plain table (escaped text)."""
+    """The latest audited changes of this register, as a data frame (text shown literally: ``st.table``
+    would render the names, keys and values as markdown)."""
     events = audit_for(entity_type, limit)
     if events.empty:
         st.caption("No changes recorded yet.")
         return
-    st.table(pd.DataFrame({
+    st.dataframe(hide_index=True, key=f"{entity_type}_recent_changes", data=pd.DataFrame({
         "when (UTC)": events["occurred_at"].dt.strftime("%Y-%m-%d %H:%M:%S"),
         "who": events["actor_name"] + " (" + events["actor_role"] + ")",
         "action": events["action"], "row": events["entity_id"],

@@ -1,8 +1,10 @@
 """Identity: local accounts (the embedded login), login throttling, and roles for company SSO users.
 
 Called by the UI's login gate (``ui.auth``), the users page and ``python -m register users ...``.
-Passwords are stored only as argon2id hashes. A failed login says only "Invalid username or
-password" whatever went wrong (unknown name, wrong password, disabled or locked account); after
+Passwords are stored only as argon2id hashes; one a person chooses must pass
+``register.access.password_policy`` (length, no control characters, not guessable). A failed login
+says only "Invalid username or password" whatever went wrong (unknown name, wrong password, disabled
+or locked account) and takes the same time (one argon2 verification on every path); after
 ``FREE_ATTEMPTS`` failures an account is locked for an exponentially growing time, recorded in the
 database and audited. Account management needs ``Permission.USERS_MANAGE`` and is audited; one-time
 passwords are returned once and never stored in clear.
@@ -25,6 +27,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from register.access import login_failures, password_policy
 from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, InvalidAccount, LoginFailed, NotFound, StaleEdit
@@ -32,7 +35,7 @@ from register.settings import default, settings
 
 FREE_ATTEMPTS = 3            # failures before the first lock
 MAX_LOCK_SECONDS = 15 * 60   # the lock doubles per further failure up to this
-MIN_PASSWORD_LENGTH = 12
+MIN_PASSWORD_LENGTH = password_policy.MIN_PASSWORD_LENGTH
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$")
 DEFAULT_ROLES_FILE = default("roles_file")  # config/roles.toml; HRI_ROLES_FILE overrides it
 
@@ -76,22 +79,28 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password_hash: str, password: str) -> bool:
+    """Whether ``password`` matches the argon2 hash; any text, even one that is not valid UTF-8 (a lone
+    surrogate: never a stored password), costs one full verification and never raises."""
     try:
-        return _hasher.verify(password_hash, password)
+        return _hasher.verify(password_hash, password.encode("utf-8", "surrogatepass"))
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
 
 def one_time_password() -> str:
-    """A random password shown once (about 96 bits); the user must change it at first login."""
-    return secrets.token_urlsafe(12)
+    """A random password shown once (96 bits); the user must change it at first login.
+
+    Drawn again in the (astronomically rare) case the password rules would refuse it, so every
+    password the console sets meets the rules a person's choice must meet."""
+    while True:
+        password = secrets.token_urlsafe(12)
+        if password_policy.password_problem(password) is None:
+            return password
 
 
-def check_new_password(username: str, password: str) -> None:
-    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidAccount(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
-    if password.strip().lower() == username.strip().lower():
-        raise InvalidAccount("the password must not be the username")
+def check_new_password(username: str, password: str, display_name: str = "") -> None:
+    """Raise ``InvalidAccount`` with the reason when ``password`` may not be set (``password_policy``)."""
+    password_policy.check_new_password(username, password, display_name)
 
 
 def lock_seconds(failed_attempts: int) -> int:
@@ -132,22 +141,28 @@ def _row(tx: Transaction, username: str) -> dict[str, Any] | None:
 
 
 def authenticate(store: Store, username: str, password: str, *, now: datetime | None = None) -> User:
-    """Check a local login; return the user or raise ``LoginFailed`` (audited either way)."""
+    """Check a local login; return the user or raise ``LoginFailed`` (audited either way).
+
+    Every path runs exactly one argon2 verification before anything is decided (against a dummy hash
+    when the name is unknown; also for a locked or disabled account), so an unknown name, a wrong
+    password, a locked, a disabled account and a success all take the same time: the answer time
+    does not tell which names exist or are locked.
+    """
     now = now or utc_now()
     username = (username or "").strip()[:100]
+    # a name no account can have (every one matches USERNAME_PATTERN) is not looked up: it may not even
+    # be valid UTF-8
     row = store.query_one("SELECT password_hash, disabled, locked_until, role FROM users WHERE username = ?",
-                          [username])
-    if row is None:
-        verify_password(_DUMMY_HASH, password or "")  # same work as a real check: no timing oracle
-        store.write(Actor(username or "(empty)", "anonymous"), "login.failed", lambda tx: Change(
-            "user", username or None, None, {"reason": "unknown username"}), as_account=False)
+                          [username]) if USERNAME_PATTERN.match(username) else None
+    ok = verify_password(_DUMMY_HASH if row is None else row[0], password or "")
+    if row is None:  # counted per window, audited once per window: the name is the visitor's text
+        login_failures.record_unknown_name(store, username, now)
         raise LoginFailed()
-    password_hash, disabled, locked_until, role = row
+    _, disabled, locked_until, role = row
     if locked_until is not None and locked_until > now:
         store.write(Actor(username, role), "login.refused_locked", lambda tx: Change(
             "user", username, None, {"locked_until": locked_until.isoformat()}), as_account=False)
         raise LoginFailed()
-    ok = verify_password(password_hash, password or "")
     if ok and not disabled:
         def success(tx: Transaction) -> Change:
             tx.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL, last_login_at = ? "
@@ -179,10 +194,12 @@ def record_session_event(store: Store, actor: Actor, action: str, **details: Any
 
 def change_own_password(store: Store, actor: Actor, old_password: str, new_password: str) -> None:
     """A logged-in local user changes their own password (required after a one-time password)."""
-    current_hash = store.scalar("SELECT password_hash FROM users WHERE username = ? AND NOT disabled", [actor.name])
+    row = store.query_one("SELECT password_hash, display_name FROM users WHERE username = ? AND NOT disabled",
+                          [actor.name])
+    current_hash, display_name = row if row else (None, "")
     if current_hash is None or not verify_password(current_hash, old_password or ""):
         raise InvalidAccount("the current password is not correct")
-    check_new_password(actor.name, new_password)
+    check_new_password(actor.name, new_password, display_name)
     if verify_password(current_hash, new_password):
         raise InvalidAccount("the new password must differ from the current one")
     new_hash = hash_password(new_password)

@@ -96,5 +96,6 @@ def require_other_person(store, actor, author: str | None, permission: Permissio
     """Four eyes: the author of ``what`` cannot be the one who approves it."""
     if author is not None and author == actor.name:
         deny(store, actor, permission, entity_type, entity_id,
-             f"{actor.name} authored {what} and cannot also approve it: a second person must",
+             f"{actor.name} authored {what} and cannot also approve it: a second person must approve it "
+             "(four eyes)",
              FourEyesViolation)

@@ -18,6 +18,7 @@ read from the register), never from constants here.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from hri_core import DIMENSIONS
+from hri_core.calibration import score_bins
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.scoring.profiles import active_profile
@@ -32,6 +34,7 @@ from register.scoring.profiles import active_profile
 __all__ = [
     "EXPORT_COLUMNS",
     "GROUP_COLUMNS",
+    "NO_CLAIMS_STATE",
     "PAGE_COLUMNS",
     "QUEUE_ACTIONS",
     "SORT_COLUMNS",
@@ -50,6 +53,11 @@ __all__ = [
     "scored_set",
     "search_keys",
 ]
+
+# The state shown instead of a band for a response without claims: it was never judged, so its score
+# (0) and the band that score falls in mean nothing. Every console query reports it in the ``band``
+# column, the band filter selects it, and the overview counts it apart from the bands.
+NO_CLAIMS_STATE = "No claims"
 
 # Actions that put a response in the review queue (a response with no claims is queued too). These
 # are the action vocabulary of ``hri_core.profile.ACTIONS``; which score maps to which action is the
@@ -136,7 +144,9 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
     run_id, profile_version, as_of, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    floors_fired, decisive_claim_id, decisive_rule_id (+ question, answer with ``text_columns``).
+    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (+ question, answer with
+    ``text_columns``). ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
+    claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
     subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
     ``single_run``: the profile version's only score run, when it has one (``filtered_scores`` looks it
@@ -161,14 +171,15 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
         cond.append(f"r.use_case IN {p.in_list(f.use_cases)}")
     if f.models:
         cond.append(f"r.model IN {p.in_list(f.models)}")
+    state = f"CASE WHEN s.no_claims THEN {p(NO_CLAIMS_STATE)} ELSE s.band END"
     if f.bands:
-        cond.append(f"s.band IN {p.in_list(f.bands)}")
+        cond.append(f"{state} IN {p.in_list(f.bands)}")
     text = ", r.question, r.answer" if text_columns else ""
     return f"""
     SELECT r.response_id, r.revision, r.response_key, r.use_case, r.model, r.created_at, r.imported_at,
            r.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
-           s.hri_add, s.hri, s.score, s.band, s.action, s.no_claims, s.floors_fired, s.decisive_claim_id,
-           s.decisive_rule_id{text}
+           s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
+           s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure{text}
     FROM {responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision
     WHERE {' AND '.join(cond)}"""
 
@@ -243,6 +254,15 @@ def _band_names(store: Store, bands: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(bands) if bands is not None else tuple(b.name for b in active_profile(store).bands)
 
 
+def _states(band_names: tuple[str, ...]) -> tuple[str, ...]:
+    """The states a response can show: the profile's bands, then "No claims"."""
+    return (*band_names, NO_CLAIMS_STATE)
+
+
+def _bins(store: Store, bins: Sequence[float] | None) -> tuple[float, ...]:
+    return tuple(bins) if bins is not None else score_bins([b.upper for b in active_profile(store).bands])
+
+
 def _as_list(value: Any) -> list | None:
     """A DuckDB list cell (numpy array) as a Python list; a missing one as None."""
     return None if value is None or isinstance(value, (float, type(pd.NA))) else [str(v) for v in value]
@@ -256,8 +276,8 @@ def _none_if_nan(value: Any) -> Any:
 
 
 def filter_options(store: Store) -> dict:
-    """Choices for the filter bar: use cases, models, bands (active profile order), profile versions
-    that have scores, and the range of creation dates of the current responses."""
+    """Choices for the filter bar: use cases, models, bands (active profile order, then ``NO_CLAIMS_STATE``),
+    profile versions that have scores, and the range of creation dates of the current responses."""
     row = store.one("""
         SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
                list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
@@ -266,7 +286,7 @@ def filter_options(store: Store) -> dict:
     versions = [v for (v,) in store.query(
         "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
     return {"use_cases": list(row["use_cases"] or []), "models": list(row["models"] or []),
-            "bands": list(_band_names(store, None)), "profile_versions": versions,
+            "bands": list(_states(_band_names(store, None))), "profile_versions": versions,
             "date_min": row["date_min"], "date_max": row["date_max"]}
 
 
@@ -279,7 +299,8 @@ def _kpis_part(p: Params, now: datetime) -> str:
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,
-               quantile_cont(score, 0.5) AS median_score, quantile_cont(score, 0.95) AS p95_score,
+               quantile_cont(score, 0.5) FILTER (WHERE NOT no_claims) AS median_score,
+               quantile_cont(score, 0.95) FILTER (WHERE NOT no_claims) AS p95_score,
                count(*) FILTER (WHERE decisive_claim_id IS NOT NULL) AS floors_fired,
                count(*) FILTER (WHERE no_claims) AS no_claims, histogram(band) AS band_histogram,
                count(*) FILTER (WHERE queued) AS queue_size, {oldest} AS queue_oldest_age_days
@@ -287,7 +308,7 @@ def _kpis_part(p: Params, now: datetime) -> str:
 
 
 def _kpis_dict(row: dict, band_names: tuple[str, ...]) -> dict:
-    counts = {name: 0 for name in band_names}
+    counts = dict.fromkeys(_states(band_names), 0)
     for band, n in (row["band_histogram"] or {}).items():
         counts[band] = counts.get(band, 0) + int(n)
     oldest = row["queue_oldest_age_days"]
@@ -298,24 +319,29 @@ def _kpis_dict(row: dict, band_names: tuple[str, ...]) -> dict:
 
 
 def _week_part(p: Params, band_names: tuple[str, ...]) -> tuple[str, str]:
-    order = p(list(band_names))
+    order = p(list(_states(band_names)))
     return (f"SELECT {_WEEK} AS week, band, count(*) AS n FROM fr WHERE created_at IS NOT NULL GROUP BY week, band",
             f"week, coalesce(list_position({order}, band), 1000), band")
 
 
-def _histogram_part(p: Params, bin_width: float) -> tuple[str, str]:
-    if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100) or isinstance(bin_width, bool):
-        raise ValueError(f"bin_width must be a number in (0, 100], got {bin_width!r}")
-    bins = math.ceil(100.0 / bin_width - 1e-9)
-    if bins > _MAX_BINS:
-        raise ValueError(f"bin_width {bin_width} gives {bins} bins; at most {_MAX_BINS} are allowed")
-    w, nb = p(float(bin_width)), p(bins)
+def _histogram_part(p: Params, uppers: Sequence[float]) -> tuple[str, str]:
+    """Counts per bin of ``uppers`` (``hri_core.calibration.score_bins``): a score is in the first bin whose
+    upper bound it does not exceed, compared at 9 decimals like band bounds. Responses without claims have
+    no score to place (their state is "No claims") and are left out."""
+    bounds = [float(u) for u in uppers]
+    if not bounds or len(bounds) > _MAX_BINS or any(b <= a for a, b in zip(bounds, bounds[1:], strict=False)) \
+            or bounds[0] <= 0 or bounds[-1] != 100.0:
+        raise ValueError(f"bins must be 1..{_MAX_BINS} increasing upper bounds in (0, 100] ending at 100, "
+                         f"got {list(uppers)!r}")
+    lowers = [0.0, *bounds[:-1]]
+    case = " ".join(f"WHEN round(score, 9) <= {p(u)} THEN {i}" for i, u in enumerate(bounds[:-1]))
+    index = f"CASE {case} ELSE {len(bounds) - 1} END" if case else "0"
     return (f"""
-        SELECT round(t.i * {w}, 9) AS bin_start, least(round((t.i + 1) * {w}, 9), 100.0) AS bin_end,
-               coalesce(b.n, 0) AS n
-        FROM range({nb}) t(i) LEFT JOIN (
-            SELECT least(floor(round(score, 9) / {w}), {nb} - 1)::INTEGER AS bin, count(*) AS n FROM fr GROUP BY 1
-        ) b ON b.bin = t.i""", "bin_start")
+        SELECT t.bin_start, t.bin_end, coalesce(b.n, 0) AS n
+        FROM (SELECT unnest({p(lowers)}::DOUBLE[]) AS bin_start, unnest({p(bounds)}::DOUBLE[]) AS bin_end,
+                     generate_subscripts({p(bounds)}::DOUBLE[], 1) - 1 AS i) t
+        LEFT JOIN (SELECT {index} AS bin, count(*) AS n FROM fr WHERE NOT no_claims GROUP BY 1) b ON b.bin = t.i""",
+            "bin_start")
 
 
 def _weights_by_letter(weights: dict) -> dict[str, float]:
@@ -376,8 +402,9 @@ def _weeks_as_dates(frame: pd.DataFrame) -> pd.DataFrame:
 def kpis(store: Store, f: Filters, *, now: datetime | None = None) -> dict:
     """Headline numbers of the filtered set.
 
-    Keys: responses, claims, band_counts {band: n} (every band of the active profile, in its order, 0
-    when none; a band name found only in older scores is appended), median_score, p95_score (None
+    Keys: responses, claims, band_counts {state: n} (every band of the active profile, in its order, then
+    ``NO_CLAIMS_STATE``, 0 when none; a band name found only in older scores is appended), median_score,
+    p95_score (of the responses with claims; None
     when empty), floors_fired (responses whose HRI a floor set), no_claims, queue_size,
     queue_oldest_age_days (the same numbers as ``queue_stats(store, f)``).
     """
@@ -395,14 +422,16 @@ def band_mix_by_week(store: Store, f: Filters) -> pd.DataFrame:
     return _weeks_as_dates(_frame(store, f, p, _week_part(p, _band_names(store, None))))
 
 
-def score_histogram(store: Store, f: Filters, bin_width: float = 5.0) -> pd.DataFrame:
-    """Counts of scores in fixed bins over 0-100: bin_start, bin_end, n (every bin, zero counts too).
+def score_histogram(store: Store, f: Filters, bins: Sequence[float] | None = None) -> pd.DataFrame:
+    """Counts of scores per bin over 0-100: bin_start, bin_end, n (every bin, zero counts too).
 
-    Bins are [start, end); a score of exactly 100 goes in the last bin. Scores are compared rounded
-    to 9 decimals, like band bounds (20.000000000000004 is 20).
+    ``bins`` are the bins' upper bounds (default: ``hri_core.calibration.score_bins`` of the active
+    profile's bands, so no bin straddles a band bound). Bins are read like bands: (start, end], the first
+    also takes 0, scores compared at 9 decimals (20.000000000000004 is 20), so a score of exactly 50 is
+    counted in the bin ending at 50, in the band ending at 50. Responses without claims are not counted.
     """
     p = Params()
-    return _frame(store, f, p, _histogram_part(p, bin_width))
+    return _frame(store, f, p, _histogram_part(p, _bins(store, bins)))
 
 
 def dimension_contributions(store: Store, f: Filters, weights: dict) -> pd.DataFrame:
@@ -424,7 +453,7 @@ def high_share_by(store: Store, f: Filters, by: str, bands: tuple[str, ...] | No
 
 
 def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | None = None, *,
-             bin_width: float = 5.0, now: datetime | None = None) -> dict:
+             bins: Sequence[float] | None = None, now: datetime | None = None) -> dict:
     """Every figure of the overview page in one statement over one materialised join.
 
     Keys: ``kpis``, ``band_mix_by_week``, ``score_histogram``, ``dimension_contributions``,
@@ -436,7 +465,7 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     share_bands = _band_names(store, bands)
     by_letter = _weights_by_letter(weights)
     p = Params()
-    lists = {"band_mix_by_week": _week_part(p, band_names), "score_histogram": _histogram_part(p, bin_width),
+    lists = {"band_mix_by_week": _week_part(p, band_names), "score_histogram": _histogram_part(p, _bins(store, bins)),
              "high_share_by_use_case": _share_part(p, "use_case", share_bands),
              "high_share_by_model": _share_part(p, "model", share_bands)}
     rows = {"kpis": _kpis_part(p, now or utc_now()), "dimension_contributions": _dimensions_part(p, by_letter)}
@@ -557,8 +586,9 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         "WHERE run_id = ? AND response_id = ? AND revision = ? ORDER BY claim_idx, rule_id",
         [None if score is None else score["run_id"], response_id, rev])
     history = store.frame(
-        "SELECT run_id, revision, profile_version, as_of, score, band, action, hri_add, is_current FROM scores "
-        "WHERE response_id = ? ORDER BY run_id, revision", [response_id])
+        "SELECT run_id, revision, profile_version, as_of, score, CASE WHEN no_claims THEN ? ELSE band END AS band, "
+        "action, hri_add, is_current FROM scores WHERE response_id = ? ORDER BY run_id, revision",
+        [NO_CLAIMS_STATE, response_id])
     revisions = [r for (r,) in store.query(
         "SELECT revision FROM responses WHERE response_id = ? ORDER BY revision", [response_id])]
     decisions = store.frame(

@@ -5,8 +5,9 @@ response is queued when its selected score's action asks for a person (``queries
 review or block) or it has no claims, and nobody has decided on that revision yet. A decision binds
 to one revision, copies the score it was made on, and is written through ``Store.write`` with an
 audit event ``review.decide``; the ``known_outcomes`` view (migration 002) turns decisions into
-good/bad outcomes for calibration. A new revision of a decided response is a new answer: it is
-queued again when its action asks for review.
+good/bad outcomes for calibration. The audit event is filed under the response (entity ``response``,
+its response id) so the audit trail is searched by the id people know. A new revision of a decided
+response is a new answer: it is queued again when its action asks for review.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from datetime import datetime
 import pandas as pd
 
 from register.access.permissions import Permission, authorize
-from register.console.queries import QUEUE_ACTIONS, Filters, _check_window, age_days_expr, filtered_scores, flag_queued
+from register.console.queries import (
+    NO_CLAIMS_STATE,
+    QUEUE_ACTIONS,
+    Filters,
+    _check_window,
+    age_days_expr,
+    filtered_scores,
+    flag_queued,
+)
 from register.console.queries import queue_stats as _queue_stats
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -47,7 +56,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     """One page of the queue, oldest first (creation time, else import time), and the queue's size.
 
     Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
-    age_days (from creation, else import, to now), why ("no claims" or "action <action>").
+    age_days (from creation, else import, to now), why ("scoring failed: <reason>", "no claims" or
+    "action <action>").
     """
     _check_window(limit, offset)
     now = now or utc_now()
@@ -57,7 +67,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
         WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p)})
         SELECT response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
-               CASE WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
+               CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
+                    WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
         FROM q WHERE queued
         ORDER BY {moment}, imported_at, response_id
         LIMIT {p(limit)} OFFSET {p(offset)}""", p.values)
@@ -105,8 +116,10 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
         score = tx.one(
             "SELECT score, band, action, profile_version, run_id, no_claims FROM scores "
             "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]) or {}
-        score_at, band, action = score.get("score"), score.get("band"), score.get("action")
         version, run_id, no_claims = score.get("profile_version"), score.get("run_id"), score.get("no_claims")
+        # the state the reviewer saw: a response without claims shows "No claims", not the band of its 0
+        score_at, action = score.get("score"), score.get("action")
+        band = NO_CLAIMS_STATE if no_claims else score.get("band")
         decision_id = tx.scalar("SELECT nextval('seq_review_decision')")
         decided_at = utc_now()
         tx.execute(
@@ -122,7 +135,9 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
         after = {**state, "decision_id": decision_id, "decision": decision, "outcome": OUTCOMES[decision],
                  "reason": reason, "decided_by": actor.name, "decided_role": actor.role,
                  "decided_at": decided_at.isoformat()}
-        return Change("review_decision", str(decision_id), before, after, result=decision_id)
+        # filed under the response it decides (its business id), so the audit trail finds every decision on a
+        # response by its id; the decision's own id is in ``after``
+        return Change("response", response_id, before, after, result=decision_id)
 
     return store.write(actor, "review.decide", fn)
 

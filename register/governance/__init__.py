@@ -26,9 +26,11 @@ from register.governance.evidence import (
 )
 from register.governance.registers import (
                                           RowChanges,
+                                          add_row,
                                           canonical_rows,
                                           list_claims,
                                           list_sources,
+                                          readable_key,
                                           restore,
                                           save_claims,
                                           save_sources,
@@ -58,8 +60,8 @@ from register.governance.vocabulary import (
 __all__ = [
     "CLAIM_COLUMNS", "CLAIM_TEMPLATE_COLUMNS", "CLAIM_TYPES", "HANDLINGS", "MAX_UPLOAD_BYTES", "MUTABLE_SOURCE_TYPES",
     "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "ImportResult", "Problem", "RowChanges",
-    "ValidationFailed", "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules",
+    "ValidationFailed", "add_row", "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules",
     "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register", "list_claims",
-    "list_rules", "list_sources", "read_upload", "restore", "rule_versions", "save_claims", "save_rules",
-    "save_sources", "seed_paper_register", "template",
+    "list_rules", "list_sources", "read_upload", "readable_key", "restore", "rule_versions", "save_claims",
+    "save_rules", "save_sources", "seed_paper_register", "template",
 ]

@@ -11,7 +11,8 @@ that hash and to the head of the audit trail at signing time (an anchor: ``signo
 by ``python -m register audit verify --anchor signoff:ID``). Staleness is computed on read by
 re-hashing the current rows and rules with the run's stored results: any later change to a checked
 record (or a new rule version) makes the run and its sign-offs stale. The signer must not be the last
-editor of any checked record (four eyes).
+editor of any checked record (four eyes), and each reviewer signs a run once: a second sign-off must
+come from another person.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from typing import Any
 
 import pandas as pd
 
-from register.access.permissions import Permission, authorize, require_other_person
+from register.access.permissions import Permission, authorize, deny, require_other_person
 from register.db import audit
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import InvalidAnchor, NotFound, Problem, StaleEdit, ValidationFailed
+from register.errors import FourEyesViolation, InvalidAnchor, NotFound, Problem, StaleEdit, ValidationFailed
 from register.governance.checks import CHECKS, run_checks
 from register.governance.evidence import current_rule_version, list_rules
 from register.governance.registers import canonical_rows
@@ -148,7 +149,7 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) ->
     ``decisions``: {item no: {"decision": pass | fail | waived, "reason": text}}. Every item needs a
     decision; waived needs a reason; an item whose automated check failed cannot be passed (fail it or
     waive it with a reason). Refused with ``StaleEdit`` when the checked records changed since the run,
-    and ``FourEyesViolation`` when the signer last edited any checked record.
+    and ``FourEyesViolation`` when the signer last edited any checked record or already signed this run.
     """
     authorize(store, actor, Permission.CHECKLIST_SIGN, entity_type="checklist_run", entity_id=run_id)
     run = run_detail(store, run_id)
@@ -156,6 +157,9 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) ->
     require_other_person(store, actor, actor.name if actor.name in editors else None, Permission.CHECKLIST_SIGN,
                          entity_type="checklist_run", entity_id=run_id,
                          what="edits to the checked register rows")
+    if any(s["signed_by"] == actor.name for s in run["signoffs"]):
+        deny(store, actor, Permission.CHECKLIST_SIGN, "checklist_run", run_id, _signed_twice(actor, run_id),
+             FourEyesViolation)
     if run["stale"]:
         raise StaleEdit(f"the register or the evidence rules changed since checklist run {run_id} "
                         f"({run['run_at']:%Y-%m-%d %H:%M:%S} UTC): run the checklist again, then sign")
@@ -177,6 +181,9 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) ->
     outcome = "passed" if all(d["decision"] in ("pass", "waived") for d in clean.values()) else "failed"
 
     def fn(tx: Transaction) -> Change:
+        if tx.scalar("SELECT count(*) FROM checklist_signoffs WHERE run_id = ? AND signed_by = ?",
+                     [run_id, actor.name]):  # signed meanwhile, e.g. from a second tab
+            raise FourEyesViolation(_signed_twice(actor, run_id))
         now_hash = tx.scalar("SELECT content_hash FROM checklist_runs WHERE run_id = ?", [run_id])
         signoff_id = tx.scalar("SELECT nextval('seq_checklist_signoff')")
         anchor = audit.head(tx)  # the trail as the signer saw it: this sign-off's own event comes next
@@ -191,6 +198,11 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) ->
                       result=signoff_id)
 
     return store.write(actor, "checklist.sign", fn)
+
+
+def _signed_twice(actor: Actor, run_id: int) -> str:
+    return (f"{actor.name} already signed checklist run {run_id}: a second sign-off must come from another "
+            "reviewer (four eyes)")
 
 
 def gate_summary(results: dict) -> tuple[bool, str]:

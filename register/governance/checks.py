@@ -179,6 +179,10 @@ def _unreproducible_scores(ctx: Context) -> Found:
     for (version,) in missing:
         out[f"profile-{version}"] = Finding("response", f"profile {version}", "",
                                             "scores recorded a profile version that is not stored").as_dict()
+    # a score that failed closed reproduces nothing: it is a finding of its own, with its reason
+    for rid, why in store.query("SELECT response_id, scoring_failure FROM scores WHERE is_current "
+                                "AND scoring_failure IS NOT NULL ORDER BY response_id"):
+        out[rid] = Finding("response", rid, "", f"could not be scored (sent to review): {why}").as_dict()
     groups = store.query("SELECT DISTINCT profile_version, as_of FROM scores WHERE is_current ORDER BY 1, 2")
     for version, as_of in groups:
         if f"profile-{version}" in out:

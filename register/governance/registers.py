@@ -14,6 +14,7 @@ after. Deletes are soft (``deleted``) and can be restored.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,8 +27,8 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, Problem, StaleEdit, ValidationFailed
 from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, normalise_claim, normalise_source, validate
 
-__all__ = ["RowChanges", "canonical_rows", "list_claims", "list_sources", "restore", "save_claims", "save_rows",
-           "save_sources"]
+__all__ = ["RowChanges", "add_row", "canonical_rows", "list_claims", "list_sources", "readable_key", "restore",
+           "save_claims", "save_rows", "save_sources"]
 
 
 @dataclass
@@ -207,6 +208,51 @@ def save_sources(store: Store, actor: Actor, changes: RowChanges) -> dict:
 def save_claims(store: Store, actor: Actor, changes: RowChanges) -> dict:
     """Apply an edit of the claims register; returns counts. ``ValidationFailed`` / ``StaleEdit`` write nothing."""
     return save_rows(store, actor, "claims", changes)
+
+
+# a key made for a row added by hand: the prefix of its kind and the first words of its title or statement
+KEY_PREFIX = {"sources": "src", "claims": "clm"}
+KEY_TEXT = {"sources": ("title", "ref"), "claims": ("statement",)}
+MAX_SLUG = 40
+
+
+def _slug(text: str) -> str:
+    slug = ""
+    for word in re.findall(r"[^\W_]+", text.casefold()):
+        if slug and len(slug) + 1 + len(word) > MAX_SLUG:
+            break
+        slug = f"{slug}-{word}" if slug else word[:MAX_SLUG]
+    return slug or "row"
+
+
+def readable_key(store: Store, kind: str, text: str) -> str:
+    """A new, readable key for a row added by hand: ``src-nist-ai-rmf-1-0`` from the title "NIST AI RMF 1.0",
+    then ``-2``, ``-3``, ... when that key is taken (deleted rows included, since a restore brings them back).
+
+    Rows imported from files keep their hash-derived keys (``register.governance.rows``): importing the same
+    file again must find the same rows.
+    """
+    table = TABLES[kind]
+    base = f"{KEY_PREFIX[kind]}-{_slug(text)}"
+    taken = {k for (k,) in store.query(f"SELECT {table.key} FROM {table.name} WHERE starts_with({table.key}, ?)",
+                                       [base])}
+    if base not in taken:
+        return base
+    return next(f"{base}-{n}" for n in range(2, len(taken) + 3) if f"{base}-{n}" not in taken)
+
+
+def add_row(store: Store, actor: Actor, kind: str, values: dict) -> str:
+    """Add one source or claim (the "add" forms); returns its key. A blank key gets a ``readable_key`` from the
+    title (sources) or statement (claims). Refused like any save (``ValidationFailed`` names the field as
+    the column, with row 1)."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))  # before readable_key's read
+    table = TABLES[kind]
+    values = dict(values)
+    if not str(values.get(table.key) or "").strip():
+        text = next((str(values[f]) for f in KEY_TEXT[kind] if str(values.get(f) or "").strip()), "")
+        values[table.key] = readable_key(store, kind, text) if text else None
+    save_rows(store, actor, kind, RowChanges(inserts=[{"values": values, "row": 1}]))
+    return values[table.key]
 
 
 def restore(store: Store, actor: Actor, kind: str, key: str) -> None:

@@ -7,6 +7,16 @@ they fix are marked ``resolved``, invalid ones go to the ``quarantine`` table wi
 response id, raw text verbatim and reasons, and the batch's counts grow. Finishing a batch checks
 ``accepted + quarantined == records`` against the stored counts; then what the batch changed is
 scored under the active profile.
+
+One record never rolls back the others: when a chunk's transaction fails for a reason that is not
+the database's as a whole (in use, a conflict), the chunk is written again in halves, down to the one
+record that cannot be stored, which is quarantined with the database's reason. If even that fails,
+the failure is the database's, not the record's, and the import stops.
+
+An import stopped halfway (killed, Ctrl-C) leaves its batch unfinished, with the counts of the chunks
+it committed. ``unfinished_batches`` lists them (``status`` shows them); ``resume_batch`` continues
+one after checking its counts against its stored rows (``import --resume``); ``close_batch`` finishes
+one as it stands when its file changed since.
 """
 
 from __future__ import annotations
@@ -20,23 +30,29 @@ import pyarrow as pa
 from hri_core import FieldProblem, Response
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import RegisterError
-from register.ingest.items import Item, reasons_of, validate_item
+from register.errors import DatabaseError, DatabaseInUse, RegisterError, WriteConflict
+from register.ingest.items import Item, reasons_of, text_limits, validate_item
 from register.ingest.records import insert_responses
 from register.ingest.reports import COUNTS, REPORT_LIMIT, BatchReport, ImportReport, QuarantinedRecord
 from register.scoring import scorer
 
-__all__ = ["finish_batch", "record_failed_fix", "run_batch", "start_batch", "write_chunk"]
+__all__ = ["close_batch", "finish_batch", "record_failed_fix", "resume_batch", "run_batch", "start_batch",
+           "unfinished_batches", "write_chunk"]
+
+# Errors of one chunk's data that splitting the chunk can isolate; the database's own state (in use by
+# another process, a concurrent writer) is not one of them.
+_RECORD_ERRORS = (DatabaseError, pa.ArrowException, OverflowError, ValueError, UnicodeError)
 
 
-def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: str | None) -> BatchReport:
+def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: str | None,
+                chunk_size: int | None = None) -> BatchReport:
     """Open an import batch for one file (its own audited transaction); the report to fill."""
     authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     def fn(tx: Transaction) -> Change:
         batch_id = tx.scalar("SELECT nextval('seq_batch')")
         tx.execute("INSERT INTO import_batches (batch_id, source_name, source_sha256, format, started_at, "
-                   "actor_name) VALUES (?, ?, ?, ?, ?, ?)",
-                   [batch_id, source_name, sha256, fmt, utc_now(), actor.name])
+                   "actor_name, chunk_size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [batch_id, source_name, sha256, fmt, utc_now(), actor.name, chunk_size])
         return Change("import_batch", str(batch_id), None,
                       {"source_name": source_name, "format": fmt, "source_sha256": sha256}, result=batch_id)
 
@@ -44,16 +60,42 @@ def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: 
 
 
 def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item], report: ImportReport) -> None:
-    """Validate a chunk and store it in one transaction: merge, resolve, quarantine, batch counts."""
+    """Validate a chunk and store it in one transaction: merge, resolve, quarantine, batch counts.
+
+    A failure that one of its records causes is isolated: the chunk is written again in halves, and
+    the record that cannot be stored alone is quarantined with the reason (see the module docstring).
+    """
     authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
+    try:
+        _write_chunk(store, actor, batch, chunk, report)
+    except (DatabaseInUse, WriteConflict):
+        raise
+    except _RECORD_ERRORS as error:
+        if len(chunk) > 1:
+            half = len(chunk) // 2
+            write_chunk(store, actor, batch, chunk[:half], report)
+            write_chunk(store, actor, batch, chunk[half:], report)
+            return
+        item = chunk[0]
+        problem = FieldProblem("", f"the record passed validation but could not be stored "
+                                   f"({type(error).__name__}: {error}); report this")
+        unstorable = Item(item.location, item.raw, None, [problem], item.response_id, check_model=False)
+        try:
+            _write_chunk(store, actor, batch, [unstorable], report)
+        except _RECORD_ERRORS:
+            raise error from None  # not this record: the database refuses every write
+
+
+def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item], report: ImportReport) -> None:
     parts: list[list[tuple[Response, str]]] = []  # k-th occurrence of each response id -> parts[k]
     occurrences: dict[str, int] = {}
     accepted = {"response_id": [], "location": [], "ref": []}
     rejected = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
     pending: list[tuple[int, Item, list[FieldProblem]]] = []
     last_valid: dict[str, int] = {}
+    limits = text_limits()  # once per chunk: reading the settings is not free
     for position, item in enumerate(chunk):
-        response, problems = validate_item(item)
+        response, problems = validate_item(item, limits)
         if response is None:
             pending.append((position, item, problems))
             continue
@@ -66,16 +108,16 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
         last_valid[rid] = position
         for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
             accepted[key].append(value)
+    listed: list[QuarantinedRecord] = []
     for position, item, problems in pending:
-        reasons = reasons_of(problems)
+        # nothing is quarantined without a reason
+        reasons = reasons_of(problems or [FieldProblem("", "the record could not be read as a response")])
         # a later valid occurrence of the same response in this chunk fixes it already
         fixed = item.response_id is not None and last_valid.get(item.response_id, -1) > position
         for key, value in (("location", item.location), ("response_id", item.response_id), ("raw", item.raw),
                            ("reasons", json.dumps(reasons)), ("resolved", fixed)):
             rejected[key].append(value)
-        if len(report.quarantined_records) < REPORT_LIMIT:
-            report.quarantined_records.append(
-                QuarantinedRecord(batch.source_name, item.location, item.response_id, reasons))
+        listed.append(QuarantinedRecord(batch.source_name, item.location, item.response_id, reasons))
     accepted_table = pa.table(accepted, schema=pa.schema([("response_id", pa.string()), ("location", pa.string()),
                                                           ("ref", pa.int64())]))
     rejected_table = pa.table(rejected, schema=pa.schema([("location", pa.string()), ("response_id", pa.string()),
@@ -102,17 +144,7 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
                             AND location IN (SELECT location FROM _import_accepted)))
                 """, params)
         if rejected_table.num_rows:
-            with tx.relation("_import_rejected", rejected_table):
-                tx.execute("""
-                    INSERT INTO quarantine (quarantine_id, batch_id, source_name, location, response_id, raw, reasons,
-                                            created_at, status, resolved_at, resolved_batch_id)
-                    SELECT nextval('seq_quarantine'), $batch, $source, s.location, s.response_id, s.raw,
-                           s.reasons::JSON, $at, CASE WHEN s.resolved THEN 'resolved' ELSE 'open' END,
-                           CASE WHEN s.resolved THEN $at END, CASE WHEN s.resolved THEN $batch END
-                    FROM _import_rejected s
-                    WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.status = 'open' AND q.source_name = $source
-                                      AND q.location = s.location AND q.raw = s.raw)
-                """, params)
+            _insert_quarantine(tx, rejected_table, params)
         counts = {"records": len(chunk), "accepted": accepted_table.num_rows, "new_responses": new,
                   "new_revisions": revised, "unchanged": unchanged, "quarantined": rejected_table.num_rows,
                   "resolved": resolved}
@@ -127,6 +159,23 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
     counts = store.write(actor, "import.chunk", fn)
     for name, value in counts.items():
         setattr(batch, name, getattr(batch, name) + value)
+    room = REPORT_LIMIT - len(report.quarantined_records)  # listed once the chunk is stored, never twice
+    report.quarantined_records.extend(listed[:max(0, room)])
+
+
+def _insert_quarantine(tx: Transaction, rejected: pa.Table, params: dict) -> None:
+    """The chunk's invalid records into the quarantine, unless the same record is open there already."""
+    with tx.relation("_import_rejected", rejected):
+        tx.execute("""
+            INSERT INTO quarantine (quarantine_id, batch_id, source_name, location, response_id, raw, reasons,
+                                    created_at, status, resolved_at, resolved_batch_id)
+            SELECT nextval('seq_quarantine'), $batch, $source, s.location, s.response_id, s.raw,
+                   s.reasons::JSON, $at, CASE WHEN s.resolved THEN 'resolved' ELSE 'open' END,
+                   CASE WHEN s.resolved THEN $at END, CASE WHEN s.resolved THEN $batch END
+            FROM _import_rejected s
+            WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.status = 'open' AND q.source_name = $source
+                              AND q.location = s.location AND q.raw = s.raw)
+        """, params)
 
 
 def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | None) -> None:
@@ -162,10 +211,20 @@ def _chunks(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
 
 def run_batch(store: Store, actor: Actor, *, source_name: str, fmt: str, sha256: str | None,
               items: Iterator[Item], notes: list[str], chunk_size: int, profile, report: ImportReport,
-              on_chunk: Callable[[BatchReport, int], None] | None = None) -> BatchReport:
-    """One file as one batch: start it, write its items a chunk per transaction, finish it, score it."""
+              on_chunk: Callable[[BatchReport, int], None] | None = None,
+              resumed: BatchReport | None = None) -> BatchReport:
+    """One file as one batch: start it, write its items a chunk per transaction, finish it, score it.
+
+    ``resumed``: an unfinished batch of the same file (``resume_batch``): its stored records are the
+    first ``resumed.records`` of the file (chunks commit in file order), so those are skipped.
+    """
     authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
-    batch = start_batch(store, actor, source_name, fmt, sha256)
+    if resumed is None:
+        batch = start_batch(store, actor, source_name, fmt, sha256, chunk_size)
+    else:
+        batch = resumed
+        items = islice(items, batch.records, None)
+    notes[:0] = batch.notes  # the reader appends to ``notes`` while it reads: keep that very list
     batch.notes = notes
     for chunk in _chunks(items, chunk_size):
         write_chunk(store, actor, batch, chunk, report)
@@ -195,6 +254,10 @@ def _score_unscored(store: Store, actor: Actor, profile, batch: BatchReport) -> 
             batch.score_run_id, batch.scored = summary.run_id, summary.responses_scored
         else:
             batch.notes.append(f"also scored {summary.responses_scored:,} unscored responses of batch {batch_id}")
+        if summary.failed_count:  # failed closed: scored as worst case with action review, named here
+            batch.scoring_failures += summary.failed_count
+            batch.notes.append(f"{summary.failed_count:,} response(s) could not be scored and went to review: "
+                               + "; ".join(f"{rid} ({why})" for rid, why in summary.failed.items()))
 
 
 def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_text: str, reasons: list[dict],
@@ -210,3 +273,73 @@ def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_
                        else old_reasons}, {"raw": fixed_raw_text, "reasons": reasons})
 
     store.write(actor, "quarantine.fix_failed", fn)
+
+
+_UNFINISHED_COLUMNS = ("batch_id, source_name, source_sha256, format, started_at, actor_name, chunk_size, "
+                       "records_total, accepted, new_responses, new_revisions, unchanged, quarantined")
+
+
+def unfinished_batches(store: Store, source_name: str | None = None) -> list[dict]:
+    """Import batches that were started and never finished (an import killed or interrupted), oldest first."""
+    where, params = ("AND source_name = ?", [source_name]) if source_name is not None else ("", [])
+    return store.dicts(f"SELECT {_UNFINISHED_COLUMNS} FROM import_batches WHERE finished_at IS NULL {where} "
+                       "ORDER BY batch_id", params)
+
+
+def _report_of(row: dict) -> BatchReport:
+    batch = BatchReport(row["batch_id"], row["source_name"], row["format"])
+    batch.records, batch.accepted, batch.quarantined = row["records_total"], row["accepted"], row["quarantined"]
+    batch.new_responses, batch.new_revisions, batch.unchanged = (row["new_responses"], row["new_revisions"],
+                                                                 row["unchanged"])
+    return batch
+
+
+def _reconcile(tx: Transaction, row: dict) -> dict:
+    """The batch's stored counts, checked against what it stored: every record counted once, as many
+    stored responses as it counts new ones and revisions, no more quarantine rows than it counts."""
+    stored = tx.one(f"SELECT {_UNFINISHED_COLUMNS}, finished_at FROM import_batches WHERE batch_id = ?",
+                    [row["batch_id"]])
+    if stored is None or stored["finished_at"] is not None:
+        raise RegisterError(f"import batch {row['batch_id']} is no longer unfinished (finished meanwhile)")
+    responses = tx.scalar("SELECT count(*) FROM responses WHERE batch_id = ?", [row["batch_id"]])
+    quarantine = tx.scalar("SELECT count(*) FROM quarantine WHERE batch_id = ?", [row["batch_id"]])
+    problems = []
+    if stored["accepted"] + stored["quarantined"] != stored["records_total"]:
+        problems.append(f"{stored['accepted']} accepted + {stored['quarantined']} quarantined != "
+                        f"{stored['records_total']} records")
+    if responses != stored["new_responses"] + stored["new_revisions"]:
+        problems.append(f"it holds {responses} responses but its counts say "
+                        f"{stored['new_responses'] + stored['new_revisions']} (new and revised)")
+    if quarantine > stored["quarantined"]:
+        problems.append(f"it holds {quarantine} quarantine rows but counts {stored['quarantined']}")
+    if problems:
+        raise RegisterError(f"import batch {row['batch_id']} ({row['source_name']}) cannot be finished: "
+                            + "; ".join(problems) + ". Its rows were changed outside the importer: report this")
+    return stored
+
+
+def resume_batch(store: Store, actor: Actor, row: dict) -> BatchReport:
+    """Take up an unfinished batch (audited ``import.resume``): its counts reconciled, its report to go on filling."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
+    def fn(tx: Transaction) -> Change:
+        stored = _reconcile(tx, row)
+        counts = {name: stored["records_total" if name == "records" else name] for name in COUNTS if name != "resolved"}
+        return Change("import_batch", str(row["batch_id"]), None, {"resumed_after": counts}, result=stored)
+
+    batch = _report_of(store.write(actor, "import.resume", fn))
+    batch.notes.append(f"resumed after {batch.records:,} stored records (the import of "
+                       f"{row['started_at']:%Y-%m-%d %H:%M} UTC was interrupted)")
+    return batch
+
+
+def close_batch(store: Store, actor: Actor, row: dict, reason: str) -> None:
+    """Finish an unfinished batch as it stands (audited ``import.close``): what it stored is kept and counted."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
+    def fn(tx: Transaction) -> Change:
+        stored = _reconcile(tx, row)
+        tx.execute("UPDATE import_batches SET finished_at = ? WHERE batch_id = ?", [utc_now(), row["batch_id"]])
+        after = {name: stored["records_total" if name == "records" else name] for name in COUNTS if name != "resolved"}
+        after.update(source_name=row["source_name"], reason=reason)
+        return Change("import_batch", str(row["batch_id"]), None, after)
+
+    store.write(actor, "import.close", fn)

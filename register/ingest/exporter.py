@@ -40,6 +40,7 @@ EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("decisive_rule_id", "s.decisive_rule_id", "text"),
     ("profile_version", "s.profile_version", "number"),
     ("as_of", "s.as_of", "time"),
+    ("scoring_failure", "s.scoring_failure", "text"),  # set when the score failed closed (worst case, review)
 )
 
 # Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").

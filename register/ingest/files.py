@@ -4,8 +4,11 @@ Called by ``register.ingest.importer`` before anything is written, and by the de
 (``scan_file``: a source whose SHA-256 matches a finished batch is skipped). A file is checked by its
 size (``DEFAULT_MAX_BYTES``, or ``HRI_IMPORT_MAX_MB``, or ``max_bytes=``) and its type, by extension
 and by a sniff of its first bytes (a PNG renamed ``.jsonl`` is refused with ``ImportRejected``; so is
-a ``.parquet`` without the Parquet magic). Text with a byte that is not UTF-8 is not refused: the
-reader quarantines that line or row.
+a ``.parquet`` without the Parquet magic); ``scan_file``, which reads every byte for the fingerprint
+anyway, also refuses a text file with a NUL byte anywhere and a CSV with a quoted field that is never
+closed -- files that would otherwise be half imported. Text with a byte that is not UTF-8 is not
+refused: the reader quarantines that line or row. A folder imports its supported files; every other
+entry is named in the report's notes with why it was skipped.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from hri_core.readers import unclosed_quote_line
 from register.errors import ImportRejected
 from register.settings import default, settings
 
@@ -30,7 +34,7 @@ _BINARY_MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
     (b"%PDF", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (an .xlsx workbook is one)"),
     (b"\x1f\x8b", "a gzip archive"), (b"PAR1", "a Parquet file"), (b"SQLite format 3\x00", "an SQLite database"),
-    (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"),
+    (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"), (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
 )
 
 
@@ -63,7 +67,9 @@ def check_file(path: Path, *, max_bytes: int | None = None) -> str:
     if size > limit:
         raise ImportRejected(f"{path.name} is {_mb(size)}, over the import limit of {_mb(limit)} "
                              f"(set {MAX_BYTES_ENV} to change the limit)")
-    if size == 0:
+    if size == 0:  # an empty text file is zero records (the report says so); an empty .parquet is no Parquet
+        if fmt == "parquet":
+            raise ImportRejected(f"{path.name} is empty: not a Parquet file")
         return fmt
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
@@ -81,7 +87,8 @@ def check_file(path: Path, *, max_bytes: int | None = None) -> str:
     if kind:
         raise ImportRejected(f"{path.name} is not a {fmt.upper()} text file: it looks like {kind}{hint}")
     if b"\x00" in head:
-        raise ImportRejected(f"{path.name} is not a {fmt.upper()} text file: it holds binary data (NUL bytes)")
+        raise ImportRejected(f"{path.name} is not a {fmt.upper()} text file: it holds binary data (NUL bytes; "
+                             "UTF-16 text without a byte-order mark looks like this too: save it as UTF-8)")
     # Text that is not UTF-8 is not refused here: the line or row holding a bad byte is quarantined
     # ("not valid UTF-8 text"), wherever it is in the file, and every other record still imports.
     return fmt
@@ -98,33 +105,68 @@ def open_parquet(path: Path):
 
 
 def files_to_import(path: Path) -> tuple[list[Path], list[str]]:
-    """The files of an import: the file itself, or a folder's supported files sorted by name."""
+    """The files of an import: the file itself, or a folder's supported files sorted by name.
+
+    Everything else in a folder is named in the notes (so in the report) with why it was skipped: a
+    subfolder (not imported recursively), a hidden file, a file of another type.
+    """
     if not path.exists():
         raise ImportRejected(f"{path}: no such file or folder")
     if not path.is_dir():
         return [path], []
-    files, skipped = [], []
+    files, notes = [], []
     for entry in sorted(path.iterdir()):
-        if not entry.is_file() or entry.name.startswith("."):
-            continue
-        (files if entry.suffix.lower() in FORMATS else skipped).append(entry)
+        if entry.is_dir():
+            notes.append(f"skipped {entry.name}/: a folder (folders are not imported recursively; name it to "
+                         "import it)")
+        elif entry.name.startswith("."):
+            notes.append(f"skipped {entry.name}: a hidden file (its name starts with a dot)")
+        elif not entry.is_file():
+            notes.append(f"skipped {entry.name}: not a regular file")
+        elif entry.suffix.lower() not in FORMATS:
+            notes.append(f"skipped {entry.name}: not a supported file type ({', '.join(FORMATS)})")
+        else:
+            files.append(entry)
     if not files:
         raise ImportRejected(f"{path}: the folder holds no {', '.join(FORMATS)} files")
-    notes = [f"skipped {p.name}: not a supported file type" for p in skipped]
     return files, notes
 
 
 def scan_file(path: Path, fmt: str) -> tuple[str, int | None]:
-    """SHA-256 of the file and, for JSON Lines, its number of records (non-blank lines) for progress."""
+    """SHA-256 of the file and, for JSON Lines, its number of records (non-blank lines) for progress.
+
+    The same pass refuses (``ImportRejected``, before anything is written) a text file that would
+    otherwise be half imported: a NUL byte anywhere (binary data or a damaged file: the head check of
+    ``check_file`` sees only the first bytes), or a CSV whose last quoted field is never closed (the
+    reader would swallow every row after it into one value). An odd number of quote characters is the
+    cheap sign; only then is the file parsed a second time to find the line (``unclosed_quote_line``).
+    """
     digest = hashlib.sha256()
-    count = 0
+    count = quotes = offset = 0
+    text = fmt in ("jsonl", "csv")
     with path.open("rb") as handle:
-        if fmt == "jsonl":
-            for line in handle:
-                digest.update(line)
-                if line.strip():
-                    count += 1
-            return digest.hexdigest(), count
-        for block in iter(lambda: handle.read(1 << 20), b""):
+        blocks = handle if fmt == "jsonl" else iter(lambda: handle.read(1 << 20), b"")
+        for block in blocks:
             digest.update(block)
-    return digest.hexdigest(), None
+            if text and b"\x00" in block:
+                _refuse_nul(path, fmt, offset + block.index(b"\x00"))
+            if fmt == "jsonl":
+                count += bool(block.strip())
+            elif fmt == "csv":
+                quotes += block.count(b'"')
+            offset += len(block)
+    if quotes % 2:
+        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+            line = unclosed_quote_line(handle)
+        if line is not None:
+            raise ImportRejected(f"{path.name}: line {line}: a quoted field opened here is never closed, so every "
+                                 "row after it would become part of one value; close the quote (a quote inside "
+                                 "a quoted field is written twice: \"\"). Nothing was imported")
+    return digest.hexdigest(), (count if fmt == "jsonl" else None)
+
+
+def _refuse_nul(path: Path, fmt: str, offset: int) -> None:
+    with path.open("rb") as handle:
+        line = handle.read(offset).count(b"\n") + 1
+    raise ImportRejected(f"{path.name}: line {line}: a NUL byte (byte {offset:,}): binary data or a damaged file, "
+                         f"not {fmt.upper()} text. Nothing was imported")

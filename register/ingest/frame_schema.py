@@ -27,9 +27,11 @@ def _integer_at_least(minimum: int):
 def _timestamp(series):
     import pandas as pd  # on use (see above)
 
+    # ISO 8601 text or a typed time (a Parquet timestamp column); a number is refused, as by the model
+    # (pydantic would read it as seconds or milliseconds since 1970)
     parsed = pd.to_datetime(series.map(lambda v: v if isinstance(v, str) else str(v)), errors="coerce",
                             utc=True, format="ISO8601")
-    return parsed.notna() | pd.to_numeric(series, errors="coerce").notna()  # pydantic also reads unix times
+    return parsed.notna() & pd.to_numeric(series, errors="coerce").isna()
 
 
 def _boolean(series):
@@ -79,5 +81,7 @@ def frame_problems(window: list[tuple[int, dict, list]], columns: list[str]) -> 
             if index is None or pd.isna(index):
                 continue  # frame-level failures (missing columns) are handled as file-level problems
             message = "a value is required" if check == "not_nullable" else f"{value!r} is not {check}"
-            out.setdefault(int(index), []).append((column, message))
+            found = out.setdefault(int(index), [])
+            if not any(known == column for known, _ in found):  # the reader already said why (e.g. not UTF-8)
+                found.append((column, message))
     return out

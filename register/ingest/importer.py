@@ -13,6 +13,14 @@ imports the fixed text of one quarantined record. The work is done by one module
   and stored in one ``Store.write`` transaction, so memory stays bounded by a chunk, not by the file;
 - ``reports``: what the import did, per file and in all.
 
+An import stopped halfway (killed, Ctrl-C) keeps its committed chunks and leaves its batch unfinished
+(``status`` lists it). ``import_path(..., resume=True)`` (``python -m register import --resume FILE``)
+finishes it: for each file, an unfinished batch of the same name and content is taken up where it
+stopped (its counts reconciled with its stored rows first, audited ``import.resume``), with the chunk
+size it ran with, and ends like any batch (``import.batch``, scored); one of the same name whose file
+changed since is closed as it stands (``import.close``) and the file imported anew. Nothing is lost:
+re-importing records that were stored counts them as unchanged.
+
 Validation collects every failure, never only the first. A valid record is merged by
 ``register.ingest.records.insert_responses`` (new / new revision / unchanged); an invalid one goes to
 the ``quarantine`` table with its location (``line 7``, ``rows 4,5``), its response id when known,
@@ -41,7 +49,7 @@ from hri_core import FieldProblem, RecordError
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound, RegisterError
-from register.ingest.batches import record_failed_fix, run_batch
+from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
 from register.ingest.readers import READERS, text_items
@@ -55,13 +63,15 @@ ProgressFn = Callable[[int, "int | None", str], None]
 
 
 def import_path(store: Store, actor: Actor, path: str | Path, *, progress: ProgressFn | None = None,
-                chunk_size: int = 5000, score: bool = True, max_bytes: int | None = None) -> ImportReport:
+                chunk_size: int = 5000, score: bool = True, max_bytes: int | None = None,
+                resume: bool = False) -> ImportReport:
     """Import a file or every supported file of a folder (one batch per file); score what changed.
 
     ``progress(done_records, total_or_None, message)`` is called after every chunk; ``total`` is known
     for JSON Lines (its non-blank lines) and None otherwise. With ``score=True`` each batch that
-    added responses or revisions is rescored under the active profile. Raises ``ImportRejected`` (before
-    anything is written) when a file is refused, ``NotFound`` when there is no active profile to score with.
+    added responses or revisions is rescored under the active profile. ``resume=True`` finishes the
+    unfinished batch of each file (see the module docstring). Raises ``ImportRejected`` (before anything
+    is written) when a file is refused, ``NotFound`` when there is no active profile to score with.
     """
     authorize(store, actor, Permission.IMPORT, entity_type="import", entity_id=str(path))
     if chunk_size < 1:
@@ -85,13 +95,35 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
 
     for file, fmt, (sha256, _) in zip(files, formats, scans, strict=True):
         notes: list[str] = []
-        items = READERS[fmt](file, chunk_size, notes)
+        resumed, size = _resumed(store, actor, file.name, sha256, report) if resume else (None, chunk_size)
+        items = READERS[fmt](file, size or chunk_size, notes)
         batch = run_batch(store, actor, source_name=file.name, fmt=fmt, sha256=sha256, items=items, notes=notes,
-                          chunk_size=chunk_size, profile=profile, report=report, on_chunk=on_chunk)
+                          chunk_size=size or chunk_size, profile=profile, report=report, on_chunk=on_chunk,
+                          resumed=resumed)
         if progress:
             progress(done, grand_total, f"{file.name}: done, {batch.records:,} records"
                                         + (f", {batch.scored:,} scored" if batch.score_run_id else ""))
     return report
+
+
+def _resumed(store: Store, actor: Actor, name: str, sha256: str, report: ImportReport) -> tuple[BatchReport | None,
+                                                                                            int | None]:
+    """The unfinished batch of this file to take up, and its chunk size; unfinished batches of the same
+    name whose content differs are closed as they stand (their stored records are kept)."""
+    candidates = unfinished_batches(store, name)
+    same = [row for row in candidates if row["source_sha256"] == sha256]
+    take = same[-1] if same else None
+    for row in candidates:
+        if row is not take:
+            reason = ("its file changed since it was interrupted" if row["source_sha256"] != sha256
+                      else "a later interrupted import of the same file is resumed instead")
+            close_batch(store, actor, row, reason)
+            report.notes.append(f"closed unfinished batch {row['batch_id']} of {name} as it stood "
+                                f"({row['records_total']:,} records stored): {reason}")
+    if take is None:
+        report.notes.append(f"{name}: no unfinished import of this file to resume; imported it anew")
+        return None, None
+    return resume_batch(store, actor, take), take["chunk_size"]
 
 
 def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_raw_text: str, *,

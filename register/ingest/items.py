@@ -4,6 +4,8 @@ Every reader (``register.ingest.readers``) turns a file into ``Item``s; the batc
 (``register.ingest.batches``) validates each with ``validate_item`` and stores it, or quarantines it
 with ``reasons_of`` its problems. ``QUARANTINE_KEY`` is the key the quarantine export
 (``register.ingest.exporter``) writes on each line so that a fixed line names the row it resolves.
+Text fields are held to the limits of the settings (``text_limits``: ``HRI_MAX_ANSWER_CHARS``, ...); a
+field over its limit is named with the setting that would raise it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hri_core import FieldProblem, RecordError, Response, parse_response
+from hri_core.models import TextLimits
+from register.settings import env_name, settings
 
-__all__ = ["QUARANTINE_KEY", "Item", "reasons_of", "response_id_of", "take_quarantine_ref", "validate_item"]
+__all__ = ["QUARANTINE_KEY", "Item", "reasons_of", "response_id_of", "take_quarantine_ref", "text_limits",
+           "validate_item"]
 
 QUARANTINE_KEY = "_quarantine"  # written by the quarantine export; names the row a fixed line resolves
 _CLAIM_LOC = re.compile(r"^claims\[(\d+)\]")
@@ -56,19 +61,45 @@ def take_quarantine_ref(record: Any) -> tuple[Any, int | None]:
     return record, ref if isinstance(ref, int) and not isinstance(ref, bool) else None
 
 
-def validate_item(item: Item) -> tuple[Response | None, list[FieldProblem]]:
-    """Every problem of a record: those found while reading, then pydantic's (not repeating a field)."""
+# the text fields whose limit is a setting: their locations, and the setting of each
+_LIMITED_FIELD = re.compile(r"^(?:(answer|question)|claims\[\d+\]\.(text|span))$")
+_LIMIT_SETTING = {"answer": "max_answer_chars", "question": "max_question_chars", "text": "max_claim_text_chars",
+                  "span": "max_span_chars"}
+_OVER_LIMIT = "characters long, over the limit of"
+
+
+def text_limits() -> TextLimits:
+    """The text limits in force (the settings' values; the identifier limit is hri_core's)."""
+    current = settings()
+    return TextLimits(answer=current.max_answer_chars, question=current.max_question_chars,
+                      claim_text=current.max_claim_text_chars, span=current.max_span_chars)
+
+
+def validate_item(item: Item, limits: TextLimits | None = None) -> tuple[Response | None, list[FieldProblem]]:
+    """Every problem of a record: those found while reading, then pydantic's (not repeating a field).
+
+    ``limits``: the text limits (default: ``text_limits()``; the batch writer reads them once per chunk).
+    """
     problems = list(item.problems)
     response = None
     if item.check_model and item.record is not None:
         try:
-            response = parse_response(item.record)
+            response = parse_response(item.record, limits=limits or text_limits())
         except RecordError as error:
             known = {p.loc for p in problems}
             for problem in error.problems:
                 if problem.loc not in known:
-                    problems.append(_with_row(problem, item.claim_rows))
+                    problems.append(_with_row(_with_setting(problem), item.claim_rows))
     return (None, problems) if problems else (response, problems)
+
+
+def _with_setting(problem: FieldProblem) -> FieldProblem:
+    """A text over its limit names the setting that sets the limit."""
+    match = _LIMITED_FIELD.match(problem.loc)
+    if match and _OVER_LIMIT in problem.message:
+        setting = _LIMIT_SETTING[match.group(1) or match.group(2)]
+        return FieldProblem(problem.loc, f"{problem.message} ({env_name(setting)})")
+    return problem
 
 
 def _with_row(problem: FieldProblem, claim_rows: list[int] | None) -> FieldProblem:

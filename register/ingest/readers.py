@@ -52,9 +52,9 @@ def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]
     first = True
     with path.open("rb") as handle:
         for number, text, record in iter_jsonl(lines(handle)):
-            if first and text.lstrip().startswith("["):
-                notes.append("the file looks like one JSON array; the importer reads JSON Lines "
-                             "(one JSON object per line)")
+            if first and (text.lstrip().startswith("[") or text.strip() == "{"):
+                notes.append("the file looks like one JSON document (an array, or pretty-printed over several "
+                             "lines); the importer reads JSON Lines (one JSON object per line)")
             first = False
             location = f"line {number}"
             if number in undecodable:
@@ -99,40 +99,106 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
                 except UnicodeEncodeError:
                     values = [v.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for v in values]
                     extra.append(("", "the row is not valid UTF-8 text"))
-                if len(values) > len(columns):
-                    extra.append(("", f"the row has {len(values)} fields but the header has {len(columns)}"))
+                if len(values) != len(columns):  # a cut or shifted row: its values may be in the wrong columns
+                    extra.append(("", f"the row has {len(values)} field{'s' if len(values) != 1 else ''} but the "
+                                      f"header has {len(columns)}"))
                 yield number, {c: v if v.strip() else None for c, v in zip(columns, values, strict=False)}, extra
 
         yield from flat_items(rows(), columns, chunk_size, notes)
 
 
 def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
-    """Flat Parquet: streamed in record batches; data rows are numbered from 1."""
+    """Flat Parquet: streamed in record batches; data rows are numbered from 1.
+
+    Columns are read as the values they hold, whatever their Arrow type: dictionary-encoded columns
+    are decoded, binary columns are read as UTF-8 text (never as ``"b'...'"``), blank text and NaN are
+    missing values; a value that cannot become a Python value (a binary value that is not UTF-8, a
+    timestamp beyond the year 9999) is a problem of its row and column, never of the whole file.
+    """
     parquet = open_parquet(path)
     columns = [name.strip() for name in parquet.schema_arrow.names]
 
     def rows() -> Iterator[tuple[int, dict, list]]:
         number = 0
         for batch in parquet.iter_batches(batch_size=max(1024, min(chunk_size, 65536))):
-            for row in _blank_to_null(batch, columns).to_pylist():
+            batch, problems = _readable(batch, columns)
+            for index, row in enumerate(_python_rows(batch, columns, problems)):
                 number += 1
-                yield number, row, []
+                yield number, row, problems.get(index, [])
 
     yield from flat_items(rows(), columns, chunk_size, notes)
 
 
-def _blank_to_null(batch: pa.RecordBatch, columns: list[str]) -> pa.RecordBatch:
-    """Blank strings and NaN are missing values (as ``_clean_cell`` says), computed by Arrow per column."""
+_BINARY = (pa.types.is_binary, pa.types.is_large_binary, pa.types.is_fixed_size_binary)
+
+
+def _readable(batch: pa.RecordBatch, columns: list[str]) -> tuple[pa.RecordBatch, dict[int, list]]:
+    """The batch with every column in a type the importer reads, computed by Arrow per column, and the
+    (column, message) problems per row index of the values that could not be converted.
+
+    Dictionary columns are decoded; binary columns become UTF-8 text (a value that is not UTF-8 becomes
+    missing, with a problem); blank text and NaN become missing values (as ``_clean_cell`` says).
+    """
     import pyarrow.compute as pc  # on use: only flat tables need Arrow's compute kernels
 
+    problems: dict[int, list] = {}
     arrays = []
-    for array in batch.columns:
+    for name, array in zip(columns, batch.columns, strict=True):
+        if pa.types.is_dictionary(array.type):
+            array = array.dictionary_decode()
+        if any(test(array.type) for test in _BINARY):
+            array = _binary_as_text(name, array, problems)
         if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
             array = pc.if_else(pc.equal(pc.utf8_trim_whitespace(array), ""), pa.scalar(None, array.type), array)
         elif pa.types.is_floating(array.type):
             array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
         arrays.append(array)
-    return pa.RecordBatch.from_arrays(arrays, names=columns)
+    return pa.RecordBatch.from_arrays(arrays, names=columns), problems
+
+
+def _binary_as_text(name: str, array: pa.Array, problems: dict[int, list]) -> pa.Array:
+    if pa.types.is_fixed_size_binary(array.type):
+        array = array.cast(pa.binary())
+    try:
+        return array.cast(pa.string())  # Arrow checks that every value is UTF-8
+    except pa.ArrowInvalid:
+        pass
+    values = []
+    for index, value in enumerate(array.to_pylist()):  # only a column that holds a value that is not UTF-8
+        try:
+            values.append(None if value is None else value.decode("utf-8"))
+        except UnicodeDecodeError:
+            values.append(None)
+            problems.setdefault(index, []).append((name, f"{_short(value)} is binary data that is not UTF-8 text"))
+    return pa.array(values, pa.string())
+
+
+def _python_rows(batch: pa.RecordBatch, columns: list[str], problems: dict[int, list]) -> list[dict]:
+    """The rows as dicts; a value Python cannot hold (a date beyond 9999) is missing, with a problem."""
+    try:
+        return batch.to_pylist()
+    except (pa.ArrowException, OverflowError, ValueError):
+        pass
+    values: dict[str, list] = {}
+    for name, array in zip(columns, batch.columns, strict=True):
+        try:
+            values[name] = array.to_pylist()
+            continue
+        except (pa.ArrowException, OverflowError, ValueError):
+            pass
+        values[name] = []
+        for index in range(len(array)):  # only a column that holds such a value
+            try:
+                values[name].append(array[index].as_py())
+            except (pa.ArrowException, OverflowError, ValueError) as error:
+                values[name].append(None)
+                problems.setdefault(index, []).append((name, f"the value cannot be read ({error}); it is "
+                                                             "outside what the register can store"))
+    return [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
+
+
+def _short(value: bytes) -> str:
+    return repr(value[:40]) + ("..." if len(value) > 40 else "")
 
 
 def _clean_row(row: dict) -> dict:

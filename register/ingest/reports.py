@@ -42,6 +42,7 @@ class BatchReport:
     notes: list[str] = field(default_factory=list)
     score_run_id: int | None = None
     scored: int = 0
+    scoring_failures: int = 0  # responses that failed closed (worst case, action review); named in notes
 
     @property
     def balanced(self) -> bool:

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from hri_core import Response, ScoreResult, parse_response, score_response
+from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import DIMENSIONS
 from register.db.store import Store
 from register.errors import NotFound
@@ -36,7 +37,7 @@ def load_response(store: Store, response_id: str, revision: int | None = None) -
         [response_id, revision])
     record["response_id"] = response_id
     record["claims"] = [{k: v for k, v in c.items() if v is not None} for c in claims]
-    return parse_response(record)
+    return parse_response(record, limits=NO_TEXT_LIMITS)  # stored text met the limits in force at its import
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,24 @@ Labels and explicit dimensions are stored as bit masks (``hri_core.vocabulary.LA
 claim's contribution to a dimension is a handful of integer tests and one GREATEST, computed once per
 distinct claim shape; the score is one GROUP BY of the claims for the dimensions and one of the few
 claims that can fire a floor (see ``score_select``).
+
+No response can stop the scoring of the others. The arithmetic cannot overflow (sums are HUGEINT or
+DOUBLE and stored as BIGINT: nothing is cast to 32 bits), and a response the scorer must not score
+fails closed instead of failing the statement: a claim stored outside the model's bounds (criticality
+outside 1..``MAX_CRITICALITY``, no known label, an unknown dimension -- a record stored before a bound
+existed, or edited by hand), or a result outside [0, 1], gives a score row whose ``scoring_failure``
+says why, with the worst-case numbers (every dimension 1, HRI 1, score 100, the top band) and the action
+``review``. ``rescore`` reports those responses by id (``RescoreSummary.failed``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hri_core import DIMENSIONS, Label, ScoringProfile
-from hri_core.models import ensure_utc
+from hri_core import DIMENSIONS, LABELS, Label, ScoringProfile
+from hri_core.models import MAX_CRITICALITY, ensure_utc
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
@@ -30,6 +38,25 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
+FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
+FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
+
+# Why a claim shape cannot be scored: bit -> reason (the bits are OR-ed over a response's claims).
+_BAD_SHAPE = {
+    1: f"claims: a criticality is outside 1 to {MAX_CRITICALITY:,} (stored before this bound existed); "
+       "re-import the response with a valid criticality",
+    2: "claims: a claim has no label this version knows; re-import the response",
+    4: "claims: a claim names a dimension this version does not know; re-import the response",
+}
+_OUT_OF_RANGE = "the computed score is outside 0 to 1 (report this)"
+
+
+def _bad_shape(p: Params) -> str:
+    """The bits of ``_BAD_SHAPE`` that a claim shape (label_mask, dim_mask, criticality) sets."""
+    all_labels, all_dims = (1 << len(LABELS)) - 1, (1 << len(DIMENSIONS)) - 1
+    return (f"(CASE WHEN criticality BETWEEN 1 AND {p(MAX_CRITICALITY)} THEN 0 ELSE 1 END"
+            f" | CASE WHEN label_mask BETWEEN 1 AND {all_labels} THEN 0 ELSE 2 END"
+            f" | CASE WHEN dim_mask IS NULL OR dim_mask BETWEEN 1 AND {all_dims} THEN 0 ELSE 4 END)")
 
 
 def _floor_condition(rule, as_of_param: str, p: Params) -> str:
@@ -95,7 +122,8 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     (the impact preview joins two; the checklist compares one with the stored scores).
 
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    total_criticality, floors_fired, decisive_claim_id, decisive_rule_id.
+    total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (NULL, or why
+    the response fails closed: see the module docstring).
 
     Shape of the computation (why it is fast): what a claim contributes -- v_i * m_ik for the seven
     dimensions, the floor rules it fires and the best of them -- depends only on its label mask,
@@ -203,20 +231,29 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     shape_base = ", ".join([*(f"{expr} AS {name}" for name, expr in shape_max.items()),
                             *(f"{cond} AS {name}" for name, cond in fired.items())])
     scope_cl = _scope(p, batch_id, "cl")
+    # why a response fails closed: its claims' bad-shape bits, or a result outside [0, 1] (NaN included:
+    # NaN is not BETWEEN anything)
+    checked = (*DIM_COLUMNS.values(), "hri_add0", "greatest(hri_add0, phi)")
+    in_range = " AND ".join(f"{expr} BETWEEN 0 AND 1" for expr in checked)
+    failure_parts = ", ".join([*(f"CASE WHEN (bad & {bit}) <> 0 THEN {p(reason)} END"
+                                 for bit, reason in _BAD_SHAPE.items()),
+                               f"CASE WHEN NOT ({in_range}) THEN {p(_OUT_OF_RANGE)} END"])
+    failed_dims = ", ".join(f"CASE WHEN scoring_failure IS NULL THEN {col} ELSE 1.0 END AS {col}"
+                            for col in DIM_COLUMNS.values())
     sql = f"""
 WITH k AS (
     SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, {shape_cols},
-           {shape_nf} AS k_nf, {shape_part} AS k_part, (label_mask & {dyn_mask}) <> 0 AS k_dyn
-    FROM (SELECT label_mask, dim_mask, criticality, {shape_base}
+           {shape_nf} AS k_nf, {shape_part} AS k_part, (label_mask & {dyn_mask}) <> 0 AS k_dyn, k_bad
+    FROM (SELECT label_mask, dim_mask, criticality, {shape_base}, {_bad_shape(p)} AS k_bad
           FROM (SELECT DISTINCT label_mask, dim_mask, criticality FROM claims cl WHERE {scope_cl}))
 ), a AS (
-    SELECT response_key, sum(criticality) AS tv, {sums}
-    FROM (SELECT cl.response_key, cl.criticality, {static_vm}
+    SELECT response_key, sum(criticality) AS tv, {sums}, bit_or(k_bad) AS bad
+    FROM (SELECT cl.response_key, cl.criticality, {static_vm}, k.k_bad
           FROM claims cl JOIN k ON k.k_label = cl.label_mask AND k.k_crit = cl.criticality
                AND k.k_dim IS NOT DISTINCT FROM cl.dim_mask AND NOT k.k_dyn
           WHERE {scope_cl}
           UNION ALL
-          SELECT c.response_key, c.criticality, {row_vm}
+          SELECT c.response_key, c.criticality, {row_vm}, k.k_bad
           FROM (SELECT response_key, criticality, label_mask, dim_mask, {vnf_value} AS fb
                 FROM claims cl WHERE {scope_cl} AND cl.label_mask >= {dyn_mask & -dyn_mask}) c
                JOIN k ON k.k_label = c.label_mask AND k.k_crit = c.criticality
@@ -229,22 +266,31 @@ WITH k AS (
     coalesce(f.phi, 0.0) AS phi,
     coalesce(a.tv, 0) AS total_criticality,
     a.tv IS NULL AS no_claims,
+    coalesce(a.bad, 0) AS bad,
     coalesce(f.n_fired, 0) AS floors_fired,
     f.top_claim, f.top_rule
     FROM responses r LEFT JOIN a ON a.response_key = r.response_key LEFT JOIN f ON f.response_key = r.response_key
     WHERE {_scope(p, batch_id, "r")}
 ), h AS (
-    SELECT *, least(1.0, {weighted}) AS hri_add FROM s
+    SELECT *, least(1.0, {weighted}) AS hri_add0 FROM s
 ), g AS (
-    SELECT *, greatest(hri_add, phi) AS hri, round(100.0 * greatest(hri_add, phi), 9) AS score9 FROM h
+    SELECT *, greatest(hri_add0, phi) AS hri0,
+        nullif(concat_ws('; ', {failure_parts}), '') AS scoring_failure FROM h
+), v AS (
+    SELECT *, CASE WHEN scoring_failure IS NULL THEN hri_add0 ELSE 1.0 END AS hri_add,
+        CASE WHEN scoring_failure IS NULL THEN hri0 ELSE 1.0 END AS hri FROM g
+), w AS (
+    SELECT *, round(100.0 * hri, 9) AS score9 FROM v
 )
-SELECT response_id, revision, {', '.join(DIM_COLUMNS.values())}, hri_add, hri, 100.0 * hri AS score,
+SELECT response_id, revision, {failed_dims}, hri_add, hri, 100.0 * hri AS score,
     {band_case} AS band,
-    CASE WHEN no_claims THEN {p(profile.no_claims_action)} ELSE {action_case} END AS action,
-    no_claims, total_criticality::INTEGER AS total_criticality, floors_fired::INTEGER AS floors_fired,
+    CASE WHEN scoring_failure IS NOT NULL THEN {p(FAILED_ACTION)} WHEN no_claims THEN {p(profile.no_claims_action)}
+         ELSE {action_case} END AS action,
+    no_claims, total_criticality::BIGINT AS total_criticality, floors_fired::BIGINT AS floors_fired,
     CASE WHEN phi > hri_add THEN top_claim END AS decisive_claim_id,
-    CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id
-FROM g
+    CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id,
+    scoring_failure
+FROM w
 """
     return sql
 
@@ -278,10 +324,15 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
 
 @dataclass(frozen=True)
 class RescoreSummary:
+    """What a score run did; ``failed`` maps the responses that failed closed (the first
+    ``FAILURE_REPORT_LIMIT``, by id) to why, and ``failed_count`` counts them all."""
+
     run_id: int
     profile_version: int
     as_of: datetime
     responses_scored: int
+    failed: dict[str, str] = field(default_factory=dict)
+    failed_count: int = 0
 
 
 def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None = None,
@@ -331,14 +382,22 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         count = tx.execute(
             f"INSERT INTO scores SELECT {p(run_id)}, response_id, revision, {p(profile.version)}, {p(as_of)}, true, "
             "s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, "
-            f"floors_fired, decisive_claim_id, decisive_rule_id FROM ({select}) AS new_scores", p.values)
+            f"floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure FROM ({select}) AS new_scores",
+            p.values)
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id)
         tx.execute(f"INSERT INTO score_floors SELECT {p(run_id)}, * FROM ({floors})", p.values)
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
-        summary = RescoreSummary(run_id, profile.version, as_of, count)
-        return Change("score_run", str(run_id), None,
-                      {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,
-                       "responses_scored": count}, result=summary)
+        failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
+                                 [run_id])
+        failed = dict(tx.query("SELECT response_id, scoring_failure FROM scores WHERE run_id = ? "
+                               "AND scoring_failure IS NOT NULL ORDER BY response_id LIMIT ?",
+                               [run_id, FAILURE_REPORT_LIMIT])) if failed_count else {}
+        summary = RescoreSummary(run_id, profile.version, as_of, count, failed, failed_count)
+        after = {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,
+                 "responses_scored": count}
+        if failed_count:
+            after.update(scoring_failures=failed_count, failed_responses=failed)
+        return Change("score_run", str(run_id), None, after, result=summary)
 
     return store.write(actor, "scores.rescore", fn)

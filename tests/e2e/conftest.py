@@ -76,19 +76,21 @@ def _register_cli(*args: str) -> None:
 
 @pytest.fixture
 def start_app(tmp_path):
-    """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD)``: seed
-    a database with the CLI in this process (plus ``imports``), create the accounts, then serve app.py on it;
-    returns {"url", "db", "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped
-    at teardown."""
+    """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD,
+    prepare=None)``: seed a database with the CLI in this process (plus ``imports``, then ``prepare(db_path)`` for
+    anything else a test needs written first), create the accounts, then serve app.py on it; returns {"url", "db",
+    "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped at teardown."""
     procs = []
 
     def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None,
-               accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> dict:
+               accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD, prepare=None) -> dict:
         db = tmp_path / f"e2e{len(procs)}.duckdb"
         full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
         _register_cli("--db", str(db), "demo", "--synthetic", "200")
         for path in imports:
             _register_cli("--db", str(db), "import", str(path))
+        if prepare is not None:
+            prepare(db)
         from register import Store
         from register.console import review
 

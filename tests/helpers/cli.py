@@ -52,3 +52,20 @@ def run_module(module: str, *args: object, env: dict[str, str] | None = None, ti
     proc = subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=REPO_ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_register(*args: object) -> str:
+    """``python -m register ARGS`` in this process, quietly (for setting up data); returns what it printed.
+    Raises ``RuntimeError`` with its output when it exits non-zero."""
+    import contextlib
+    import io
+
+    from register.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(arg) for arg in args])
+    if code != 0:
+        raise RuntimeError(f"python -m register {' '.join(map(str, args))} exited {code}:\n"
+                           f"{out.getvalue()}{err.getvalue()}")
+    return out.getvalue()

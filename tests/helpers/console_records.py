@@ -11,7 +11,7 @@ from pathlib import Path
 from hri_core import parse_response, score_response
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
-from register.console.queries import Filters
+from register.console.queries import NO_CLAIMS_STATE, Filters
 from register.ingest.importer import import_path
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import rescore
@@ -80,7 +80,7 @@ class Row:
     claim_texts: list[str]
     claim_count: int
     score: float
-    band: str
+    band: str  # as the pages show it: the band, or NO_CLAIMS_STATE for a response without claims
     action: str
     no_claims: bool
     decisive: bool
@@ -97,8 +97,9 @@ def expected_rows(records: list[dict], profile) -> list[Row]:
         result = score_response(response, profile, AS_OF)
         rows.append(Row(
             response.response_id, response.use_case, response.model, response.created_at, response.question,
-            response.answer, [c.text for c in response.claims], len(response.claims), result.score, result.band,
-            result.action, result.no_claims, result.decisive_floor is not None,
+            response.answer, [c.text for c in response.claims], len(response.claims), result.score,
+            NO_CLAIMS_STATE if result.no_claims else result.band, result.action, result.no_claims,
+            result.decisive_floor is not None,
             [(fl.claim_id, fl.rule_id) for fl in result.floors],
             {d.value: v for d, v in result.dimensions.items()}, result.hri_add))
     return rows

@@ -23,7 +23,8 @@ TOLERANCE = 1e-9
 ANALYST = Actor("Dana Analyst", "admin")
 
 SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "hri", "score", "band", "action",
-                 "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id")
+                 "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id",
+                 "scoring_failure")
 
 
 def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> int:
@@ -80,6 +81,7 @@ def stored_scores(store: Store, where: str = "is_current", params: list | None =
 def assert_matches(row: dict, expected: ScoreResult) -> None:
     """One SQL score row against the reference score of the same response."""
     rid = expected.response_id
+    assert row["scoring_failure"] is None, (rid, row["scoring_failure"])  # a valid record always scores
     for dim in DIMENSIONS:
         assert row[DIM_COLUMNS[dim]] == pytest.approx(expected.dimensions[dim], abs=TOLERANCE), (rid, dim.value)
     assert row["hri_add"] == pytest.approx(expected.hri_add, abs=TOLERANCE), rid

@@ -88,7 +88,8 @@ def test_detail_of_table_v_shows_70_high_review_and_names_claim_3(seeded_db):
     shown = _metrics(at)
     assert (shown["HRI score"], shown["Band"], shown["Action"]) == ("70.0", "High", "review")
     explanation = " ".join(i.value for i in at.info)
-    assert "claim 3 (criticality 3) is CONTRADICTED" in explanation and "0.70 safety floor" in explanation
+    assert escape_markdown("claim 3 (criticality 3) is CONTRADICTED") in explanation  # escaped: it quotes data
+    assert escape_markdown("0.70 safety floor") in explanation
     assert any("matches the stored score" in s.value for s in at.success)
     claims = at.dataframe[0].value
     assert list(claims["claim_id"])[2] == "paper-table-v-3"

@@ -13,7 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from hri_core import Label, default_profile, profile_from_dict
+from hri_core import default_profile, profile_from_dict
+from hri_core.calibration import score_bins
 from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension
 from ui import figures
 from ui.figures import (
@@ -25,11 +26,8 @@ from ui.figures import (
     contribution_figure,
     dimension_contribution_figure,
     high_share_figure,
-    highlight_segments,
-    label_color,
     score_histogram_figure,
     score_history_figure,
-    worst_label,
 )
 
 # A profile whose bands differ from the paper's in names, count and bounds.
@@ -153,13 +151,16 @@ def test_band_mix_keeps_bands_unknown_to_the_profile_after_the_known_ones():
 
 # --- 2. histogram --------------------------------------------------------------------------------
 
-def _histogram_frame():
-    starts = list(range(0, 100, 10))
-    return pd.DataFrame({"bin_start": starts, "bin_end": [s + 10 for s in starts], "n": [5, 3, 0, 2, 9, 1, 1, 4, 0, 2]})
+def _histogram_frame(profile=None):
+    """Bins of ``score_bins`` for the profile's bands (10 wide), with counts."""
+    uppers = score_bins([b.upper for b in (profile or default_profile()).bands], 10)
+    starts = [0.0, *uppers[:-1]]
+    counts = [(3 * k) % 7 + 1 for k in range(len(uppers))]
+    return pd.DataFrame({"bin_start": starts, "bin_end": list(uppers), "n": counts})
 
 
 def test_histogram_has_a_dashed_line_at_each_band_upper_but_the_last(odd_profile):
-    fig = score_histogram_figure(_histogram_frame(), odd_profile.bands)
+    fig = score_histogram_figure(_histogram_frame(odd_profile), odd_profile.bands)
     lines = [s for s in fig.layout.shapes if s.type == "line"]
     assert sorted(s.x0 for s in lines) == [12.5, 33, 61, 88]
     assert all(s.x0 == s.x1 and s.line.dash == "dash" for s in lines)
@@ -170,27 +171,39 @@ def test_histogram_has_a_dashed_line_at_each_band_upper_but_the_last(odd_profile
     assert not {20, 50, 75} & {s.x0 for s in lines}
 
 
-def test_histogram_bars_cover_the_bins_and_take_their_band_colour(odd_profile):
-    df = _histogram_frame()
+def test_histogram_bars_cover_the_bins_and_take_the_colour_of_their_band(odd_profile):
+    df = _histogram_frame(odd_profile)
     fig = score_histogram_figure(df, odd_profile.bands)
     (bars,) = fig.data
     assert list(bars.y) == df["n"].tolist()
-    assert list(bars.x) == [s + 5 for s in range(0, 100, 10)]
-    assert list(bars.width) == [10] * 10
+    assert [x - w / 2 for x, w in zip(bars.x, bars.width, strict=True)] == pytest.approx(df["bin_start"].tolist())
+    assert [x + w / 2 for x, w in zip(bars.x, bars.width, strict=True)] == pytest.approx(df["bin_end"].tolist())
     colors = band_colors([b.name for b in odd_profile.bands])
-    # midpoints 5 | 15 25 | 35 45 55 | 65 75 85 | 95 against uppers 12.5, 33, 61, 88, 100
-    expected = ["Calm"] + ["Watch"] * 2 + ["Alert"] * 3 + ["Hold"] * 3 + ["Stop"]
+    expected = [odd_profile.band_for(end).name for end in df["bin_end"]]
     assert list(bars.marker.color) == [colors[b] for b in expected]
     assert [c[2] for c in bars.customdata] == expected
     assert tuple(fig.layout.xaxis.range) == (0, 100)
 
 
-def test_histogram_band_of_a_bin_is_inclusive_at_the_upper_bound():
+def test_histogram_bar_ending_at_a_band_bound_is_that_bands_colour():
+    # the bin (45, 50] holds the scores of exactly 50: Medium, like the band card beside the chart
     bands = default_profile().bands
-    df = pd.DataFrame({"bin_start": [70.0, 15.0, 95.0], "bin_end": [80.0, 25.0, 100.0], "n": [1, 2, 3]})
+    df = pd.DataFrame({"bin_start": [45.0, 50.0, 15.0, 70.0], "bin_end": [50.0, 55.0, 20.0, 75.0], "n": [295, 1, 2, 3]})
     fig = score_histogram_figure(df, bands)
-    # sorted by bin_start; midpoints 20 (Low, inclusive), 75 (High, inclusive), 97.5 (Critical)
-    assert [c[2] for c in fig.data[0].customdata] == ["Low", "High", "Critical"]
+    # sorted by bin_start
+    assert [c[2] for c in fig.data[0].customdata] == ["Low", "Medium", "High", "High"]
+    colors = band_colors([b.name for b in bands])
+    assert list(fig.data[0].marker.color)[1] == colors["Medium"]
+
+
+def test_data_strings_reach_plotly_escaped():
+    link = '<a href="http://127.0.0.1:9/x">use case</a>'
+    df = pd.DataFrame({"key": [link], "n": [2], "high_or_critical": [1], "share": [0.5]})
+    fig = high_share_figure(df, "Use case")
+    assert list(fig.data[0].x) == ['&lt;a href=&quot;http://127.0.0.1:9/x&quot;&gt;use case&lt;/a&gt;']
+    fig = contribution_figure({"F": 0.2}, {"F": 1.0}, 0.2, 0.7, {"claim_id": link, "rule_id": "<b>r</b>", "value": 0.7},
+                              "<i>High</i>", "review")
+    assert not any("<a " in x or "<b>" in x or "<i>" in x for x in fig.data[0].x)
 
 
 def test_histogram_paper_profile_lines_at_20_50_75():
@@ -345,105 +358,6 @@ def test_score_history_markers_by_band_with_version_in_hover(odd_profile):
     assert [t["name"] for t in json.loads(fig.to_json())["data"][1:]] == ["Calm", "Alert", "Hold"]
 
 
-# --- 7. labels and highlighting ------------------------------------------------------------------
-
-def test_label_colours():
-    assert label_color("SUPPORTED").lower() == "#2e7d32"
-    assert label_color(Label.CONTRADICTED) == label_color("CONTRADICTED")
-    assert label_color("CONTRADICTED") != label_color("VALIDATED_NEGATIVE_FEEDBACK")
-    assert label_color("PARTIAL") != label_color("UNSUPPORTED")
-    assert len({label_color(label) for label in Label}) == len(Label)  # every label distinguishable
-    assert label_color("NOT_A_LABEL") == OTHER_COLOR and label_color(None) == OTHER_COLOR
-
-
-def test_worst_label_by_contribution_then_severity():
-    contributions = default_profile().contributions  # keyed by Label enums
-    assert worst_label(["SUPPORTED", "PARTIAL"], contributions) == "PARTIAL"
-    assert worst_label(["ACCESS_GAP", "UNSUPPORTED"], contributions) == "UNSUPPORTED"  # 0.75 > 0.60
-    # ties at 0.75: UNSUPPORTED before OUTDATED before OUT_OF_SCOPE, whatever the input order
-    assert worst_label(["OUT_OF_SCOPE", "OUTDATED", "UNSUPPORTED"], contributions) == "UNSUPPORTED"
-    assert worst_label(["OUT_OF_SCOPE", "OUTDATED"], contributions) == "OUTDATED"
-    # ties at 1.00: CONTRADICTED before VALIDATED_NEGATIVE_FEEDBACK
-    assert worst_label([Label.VALIDATED_NEGATIVE_FEEDBACK, Label.CONTRADICTED], contributions) == "CONTRADICTED"
-    # the profile decides first: a profile that weighs ACCESS_GAP above CONTRADICTED wins over severity
-    custom = {"CONTRADICTED": 0.5, "ACCESS_GAP": 0.9}
-    assert worst_label(["CONTRADICTED", "ACCESS_GAP"], custom) == "ACCESS_GAP"
-    # no contributions at all: severity alone
-    assert worst_label(["PARTIAL", "ACCESS_GAP"], {}) == "ACCESS_GAP"
-    assert worst_label([], contributions) is None
-
-
-ANSWER = ("The SLA includes 24/7 support. Fees are $1,200 (per year). "
-          "Support hours: Mon-Fri. The SLA includes 24/7 support? Yes.")
-
-
-def _check_reassembles(segments, answer):
-    assert "".join(text for text, _ in segments) == answer
-    assert all(text for text, _ in segments)  # no empty segments
-
-
-def test_highlight_segments_labels_the_right_spans():
-    claims = [
-        {"text": "the sla includes 24/7 support", "labels": ["CONTRADICTED"]},
-        {"text": "Fees are $1,200 (per year).", "labels": ["SUPPORTED"]},  # regex specials: $ ( ) .
-        {"text": "The SLA includes 24/7 support", "labels": ["OUTDATED"]},  # second occurrence
-        {"text": "not in the answer", "labels": ["UNSUPPORTED"]},
-    ]
-    segments = highlight_segments(ANSWER, claims)
-    _check_reassembles(segments, ANSWER)
-    labelled = [(t, lab) for t, lab in segments if lab]
-    assert labelled == [
-        ("The SLA includes 24/7 support", "CONTRADICTED"),  # original casing kept
-        ("Fees are $1,200 (per year).", "SUPPORTED"),
-        ("The SLA includes 24/7 support", "OUTDATED"),
-    ]
-    first = ANSWER.index("The SLA")
-    second = ANSWER.index("The SLA", first + 1)
-    offsets, pos = [], 0
-    for text, label in segments:
-        if label:
-            offsets.append(pos)
-        pos += len(text)
-    assert offsets == [first, ANSWER.index("Fees"), second]
-
-
-def test_highlight_segments_overlapping_claims_do_not_overlap():
-    answer = "Revenue grew 12% in 2025 and margins rose."
-    claims = [
-        {"text": "grew 12% in 2025", "labels": ["SUPPORTED"]},
-        {"text": "12% in 2025 and margins", "labels": ["CONTRADICTED"]},  # only occurrence overlaps: skipped
-        {"text": "margins rose", "labels": ["PARTIAL", "UNSUPPORTED"]},
-    ]
-    segments = highlight_segments(answer, claims, default_profile().contributions)
-    _check_reassembles(segments, answer)
-    assert [s for s in segments if s[1]] == [("grew 12% in 2025", "SUPPORTED"), ("margins rose", "UNSUPPORTED")]
-
-
-def test_highlight_segments_skips_to_a_later_non_overlapping_occurrence():
-    answer = "aaa"
-    segments = highlight_segments(answer, [{"text": "aa", "labels": ["SUPPORTED"]},
-                                           {"text": "a", "labels": ["CONTRADICTED"]}])
-    assert segments == [("aa", "SUPPORTED"), ("a", "CONTRADICTED")]
-
-
-def test_highlight_segments_edge_cases():
-    assert highlight_segments("", [{"text": "x", "labels": ["SUPPORTED"]}]) == []
-    assert highlight_segments("Plain answer.", []) == [("Plain answer.", None)]
-    # a whole-answer claim, a claim with no labels, a blank claim, surrounding whitespace ignored
-    answer = "Exactly this."
-    assert highlight_segments(answer, [{"text": "", "labels": ["CONTRADICTED"]},
-                                       {"text": "this", "labels": []},
-                                       {"text": "  exactly THIS.  ", "labels": ["OUTDATED"]}]) == [
-        (answer, "OUTDATED")]
-    # regex metacharacters only match literally
-    answer = "a+b=c and a.b*c"
-    segments = highlight_segments(answer, [{"text": "a.b*c", "labels": ["PARTIAL"]},
-                                           {"text": "a+b", "labels": ["SUPPORTED"]},
-                                           {"text": ".*", "labels": ["CONTRADICTED"]}])
-    _check_reassembles(segments, answer)
-    assert [s for s in segments if s[1]] == [("a+b", "SUPPORTED"), ("a.b*c", "PARTIAL")]
-
-
 def test_figures_module_is_pure():
     """No Streamlit or DuckDB behind the builders (checked by source, since this session imports both)."""
     import ast
@@ -454,5 +368,7 @@ def test_figures_module_is_pure():
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "math", "re", "collections", "typing", "pandas", "plotly", "hri_core"}
+    assert imported <= {"__future__", "math", "collections", "typing", "pandas", "plotly", "hri_core", "ui"}
+    assert {node.module for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ui")} <= {"ui.text"}
     assert not {"streamlit", "duckdb"} & imported

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from hri_core import calibration
-from ui.figures import NO_DATA_TEXT
+from hri_core import calibration, default_profile
+from ui.figures import NO_DATA_TEXT, band_colors
 from ui.figures_scoring import (
     calibration_figure,
     delphi_spread_figure,
@@ -72,9 +72,19 @@ def test_roc_and_pr_figures_carry_the_areas():
 
 def test_calibration_figure_skips_empty_bins():
     table = calibration.calibration_table([(10, False), (15, True), (80, True)], [20, 50, 75, 100])
-    fig = calibration_figure(table, BANDS)
+    fig = calibration_figure(table, default_profile().bands)
     assert list(fig.data[0].y) == [0.5, 1.0]
     assert list(fig.data[0].x) == ["0–20", "75–100"]
+
+
+def test_calibration_score_bins_are_coloured_by_their_band():
+    profile = default_profile()
+    bins = calibration.score_bins([b.upper for b in profile.bands])
+    table = calibration.calibration_table([(50.0, True), (50.01, False), (20.0, False)], bins)
+    fig = calibration_figure(table, profile.bands)
+    colors = band_colors([b.name for b in profile.bands])
+    assert list(fig.data[0].x) == ["15–20", "45–50", "50–55"]  # 50 sits in the bin that ends at 50
+    assert list(fig.data[0].marker.color) == [colors["Low"], colors["Medium"], colors["High"]]
 
 
 def test_weights_and_delphi_figures():

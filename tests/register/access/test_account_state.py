@@ -86,7 +86,8 @@ def test_the_account_is_read_again_inside_the_write_itself(store, monkeypatch):
     assert store.scalar("SELECT count(*) FROM scoring_profiles") == drafts
     name, _, action, after = last_event(store)
     assert (name, action) == (DRAFTER.name, "denied")
-    assert json.loads(after) == {"attempted": "profile.create_draft", "reason": f"the account {DRAFTER.name} is disabled"}
+    assert json.loads(after) == {"attempted": "profile.create_draft",
+                                 "reason": f"the account {DRAFTER.name} is disabled"}
 
 
 def test_a_write_that_skips_the_permission_check_still_meets_the_account_check(store):

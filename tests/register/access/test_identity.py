@@ -108,10 +108,12 @@ def test_a_locked_account_refuses_even_the_right_password_until_the_lock_ends(al
     assert user.username == "alice" and user.failed_attempts == 0 and user.locked_until is None
 
 
-def test_unknown_usernames_are_audited_as_anonymous(alice):
+def test_unknown_usernames_are_audited_per_window_without_the_name(alice):
     with pytest.raises(LoginFailed):
         identity.authenticate(alice, "mallory", "guess")
-    assert _events(alice, "login.failed")[-1][:3] == ("mallory", "anonymous", "mallory")
+    assert _events(alice, "login.failed") == []
+    actor, role, entity, _ = _events(alice, "login.failed_unknown")[-1]
+    assert (actor, role) == ("(unknown name)", "anonymous") and "mallory" not in entity
 
 
 def test_reset_password_gives_a_new_one_time_password_and_lifts_the_lock(alice):

@@ -15,9 +15,11 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 import pytest
 
+from hri_core.calibration import calibration_table, score_bins
 from register import SYSTEM, Store
 from register.console.queries import (
     EXPORT_COLUMNS,
+    NO_CLAIMS_STATE,
     PAGE_COLUMNS,
     SORT_COLUMNS,
     Filters,
@@ -67,6 +69,7 @@ def loaded(store, tmp_path):
 
 
 BAND_NAMES = ("Low", "Medium", "High", "Critical")  # the default profile's; checked in test_filter_options
+STATES = (*BAND_NAMES, NO_CLAIMS_STATE)  # what a response shows: its band, or "No claims"
 
 
 def _filters(rows: list[Row]) -> list[Filters]:
@@ -90,7 +93,7 @@ def test_filter_options_list_what_the_records_hold(loaded):
     options = filter_options(store)
     assert options["use_cases"] == sorted({r.use_case for r in rows})
     assert options["models"] == sorted({r.model for r in rows})
-    assert options["bands"] == [b.name for b in active_profile(store).bands] == list(BAND_NAMES)
+    assert options["bands"] == [b.name for b in active_profile(store).bands] + [NO_CLAIMS_STATE] == list(STATES)
     assert options["profile_versions"] == [1]
     dated = [r.created_at.astimezone(UTC).date() for r in rows if r.created_at]
     assert (options["date_min"], options["date_max"]) == (min(dated), max(dated))
@@ -100,7 +103,7 @@ def test_filter_options_of_an_empty_register(store):
     options = filter_options(store)
     assert options["use_cases"] == [] and options["models"] == [] and options["profile_versions"] == []
     assert options["date_min"] is None and options["date_max"] is None
-    assert options["bands"] == list(BAND_NAMES)
+    assert options["bands"] == list(STATES)
 
 
 def test_kpis_match_a_python_recomputation_under_each_filter(loaded):
@@ -112,9 +115,9 @@ def test_kpis_match_a_python_recomputation_under_each_filter(loaded):
         seen_sizes.add(len(want))
         assert got["responses"] == len(want), f
         assert got["claims"] == sum(r.claim_count for r in want), f
-        assert got["band_counts"] == {b: sum(r.band == b for r in want) for b in BAND_NAMES}, f
-        assert list(got["band_counts"]) == list(BAND_NAMES)  # the profile's order, zeros included
-        scores = [r.score for r in want]
+        assert got["band_counts"] == {b: sum(r.band == b for r in want) for b in STATES}, f
+        assert list(got["band_counts"]) == list(STATES)  # the profile's order, zeros included
+        scores = [r.score for r in want if not r.no_claims]  # a response without claims has no score to count
         assert got["median_score"] == pytest.approx(quantile_cont(scores, 0.5), abs=1e-9)
         assert got["p95_score"] == pytest.approx(quantile_cont(scores, 0.95), abs=1e-9)
         assert got["floors_fired"] == sum(r.decisive for r in want), f
@@ -127,7 +130,7 @@ def test_kpis_of_an_empty_selection(loaded):
     got = kpis(store, Filters(use_cases=("no-such-use-case",)))
     assert got["responses"] == 0 and got["claims"] == 0
     assert got["median_score"] is None and got["p95_score"] is None
-    assert got["band_counts"] == dict.fromkeys(BAND_NAMES, 0)
+    assert got["band_counts"] == dict.fromkeys(STATES, 0)
     assert got["queue_size"] == 0 and got["queue_oldest_age_days"] is None
 
 
@@ -169,33 +172,74 @@ def test_band_mix_by_week_counts_per_monday_and_band(loaded, f):
     assert list(frame["week"]) == sorted(frame["week"])
 
 
+def _bin_of(score: float, uppers) -> int:
+    """The bin of a score read like a band: the first upper bound it does not exceed (9 decimals)."""
+    return next(i for i, upper in enumerate(uppers) if round(score, 9) <= upper)
+
+
+@pytest.mark.parametrize("bands", [(20, 50, 75, 100), (12.5, 33, 61, 88, 100), (100,)])
 @pytest.mark.parametrize("width", [5.0, 10, 3.0, 100])
-def test_score_histogram_bins_every_filtered_response(loaded, width):
+def test_score_histogram_bins_every_judged_response_like_its_band(loaded, bands, width):
     store, rows = loaded
+    uppers = score_bins(bands, width)
     for f in (Filters(), Filters(use_cases=("claims-handling",))):
-        want_rows = select(rows, f)
-        frame = score_histogram(store, f, bin_width=width)
-        bins = math.ceil(100 / width - 1e-9)
-        assert len(frame) == bins
-        assert frame["bin_start"].iloc[0] == 0 and frame["bin_end"].iloc[-1] == 100
+        want_rows = [r for r in select(rows, f) if not r.no_claims]
+        frame = score_histogram(store, f, uppers)
+        assert list(frame["bin_end"]) == list(uppers)
+        assert frame["bin_start"].iloc[0] == 0 and list(frame["bin_start"].iloc[1:]) == list(uppers[:-1])
         assert frame["n"].sum() == len(want_rows)
-        want = Counter(min(math.floor(round(r.score, 9) / width), bins - 1) for r in want_rows)
-        assert list(frame["n"]) == [want.get(i, 0) for i in range(bins)]
-    if width == 5.0:
-        assert (frame["n"] == 0).any()  # empty bins are listed, not dropped
+        want = Counter(_bin_of(r.score, uppers) for r in want_rows)
+        assert list(frame["n"]) == [want.get(i, 0) for i in range(len(uppers))]
+        assert set(bands) <= set(uppers)  # no bin straddles a band bound
+
+
+def test_a_score_equal_to_a_band_bound_is_counted_in_that_bands_last_bin(store, tmp_path):
+    # a CONTRADICTED claim of criticality 2 meets the 0.50 floor: score exactly 50, Medium's upper bound. It
+    # belongs in the bin that ends at 50 (Medium), never in the one that starts there ([start, end) bins drew
+    # it as a High bar beside a Medium band card)
+    records = [{"response_id": f"edge-{i}", "answer": "a", "claims": [claim("x", ["CONTRADICTED"], 2)]}
+               for i in range(3)] + [{"response_id": "low", "answer": "a", "claims": [claim("x", ["PARTIAL"])]}]
+    load(store, tmp_path, records)
+    assert sorted(s for (s,) in store.query("SELECT score FROM scores WHERE is_current")) == [7.5, 50, 50, 50]
+    frame = score_histogram(store, Filters()).set_index("bin_end")
+    assert frame.loc[50.0, "n"] == 3 and frame.loc[55.0, "n"] == 0 and frame.loc[10.0, "n"] == 1
+    assert kpis(store, Filters())["band_counts"]["Medium"] == 3  # the band card counts the same three
+
+
+def test_histogram_and_calibration_table_bin_alike(loaded):
+    store, rows = loaded
+    judged = [r for r in rows if not r.no_claims]
+    uppers = score_bins([b.upper for b in active_profile(store).bands])
+    table = calibration_table([(r.score, r.band in ("High", "Critical")) for r in judged], uppers)
+    assert list(score_histogram(store, Filters(), uppers)["n"]) == [b.count for b in table]
+
+
+def test_responses_without_claims_are_their_own_state(loaded):
+    store, rows = loaded
+    none = [r for r in rows if r.no_claims]
+    assert none and all(r.score == 0 for r in none)
+    got = kpis(store, Filters())
+    assert got["band_counts"][NO_CLAIMS_STATE] == len(none) == got["no_claims"]
+    assert got["band_counts"]["Low"] == sum(r.band == "Low" for r in rows)  # not counted as Low
+    assert score_histogram(store, Filters())["n"].sum() == len(rows) - len(none)
+    frame, total = responses_page(store, Filters(bands=(NO_CLAIMS_STATE,)))
+    assert total == len(none) and set(frame["band"]) == {NO_CLAIMS_STATE}
+    assert NO_CLAIMS_STATE not in set(responses_page(store, Filters(bands=("Low",)), limit=500)[0]["band"])
+    detail = response_detail(store, none[0].response_id)
+    assert set(detail["history"]["band"]) == {NO_CLAIMS_STATE}
 
 
 def test_a_score_of_100_goes_in_the_last_bin(loaded):
     store, rows = loaded
     assert [r.score for r in rows if r.response_id == "hc-crit"] == [100.0]
-    frame = score_histogram(store, Filters(models=("handmade",)), bin_width=10)
+    frame = score_histogram(store, Filters(models=("handmade",)), [10 * (k + 1) for k in range(10)])
     assert frame["n"].iloc[-1] == 1 and (frame["bin_start"].iloc[-1], frame["bin_end"].iloc[-1]) == (90, 100)
 
 
-@pytest.mark.parametrize("width", [0, -5, 0.01, float("nan"), "5"])
-def test_score_histogram_refuses_unusable_bin_widths(store, width):
-    with pytest.raises(ValueError, match="bin_width"):
-        score_histogram(store, Filters(), bin_width=width)
+@pytest.mark.parametrize("bins", [[], [50], [60, 50, 100], [0, 100], [50, 101], list(range(1, 1002))])
+def test_score_histogram_refuses_unusable_bins(store, bins):
+    with pytest.raises(ValueError, match="bins"):
+        score_histogram(store, Filters(), bins)
 
 
 def test_dimension_contributions_match_python_means(loaded):
@@ -262,9 +306,10 @@ def test_overview_in_one_pass_equals_the_one_figure_functions(loaded, f):
     store, _ = loaded
     weights = active_profile(store).weights
     now = datetime(2027, 3, 1, tzinfo=UTC)
-    got = overview(store, f, weights, BAND_NAMES, bin_width=10, now=now)
+    bins = [10 * (k + 1) for k in range(10)]
+    got = overview(store, f, weights, BAND_NAMES, bins=bins, now=now)
     assert got["kpis"] == kpis(store, f, now=now)
-    pairs = {"band_mix_by_week": band_mix_by_week(store, f), "score_histogram": score_histogram(store, f, 10),
+    pairs = {"band_mix_by_week": band_mix_by_week(store, f), "score_histogram": score_histogram(store, f, bins),
              "dimension_contributions": dimension_contributions(store, f, weights),
              "high_share_by_use_case": high_share_by(store, f, "use_case", BAND_NAMES),
              "high_share_by_model": high_share_by(store, f, "model", BAND_NAMES)}
@@ -468,11 +513,12 @@ def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):
     for f_rows, f in ((rows_v1, Filters(profile_version=1)), (rows_v2, Filters(profile_version=version)),
                       (rows_v2, Filters())):
         got = kpis(store, f)
-        assert got["band_counts"] == {b: sum(r.band == b for r in f_rows) for b in BAND_NAMES}
-        assert got["median_score"] == pytest.approx(quantile_cont([r.score for r in f_rows], 0.5), abs=1e-9)
-        hist = score_histogram(store, f, bin_width=10)
-        assert list(hist["n"]) == [sum(min(math.floor(round(r.score, 9) / 10), 9) == i for r in f_rows)
-                                   for i in range(10)]
+        assert got["band_counts"] == {b: sum(r.band == b for r in f_rows) for b in STATES}
+        judged = [r for r in f_rows if not r.no_claims]
+        assert got["median_score"] == pytest.approx(quantile_cont([r.score for r in judged], 0.5), abs=1e-9)
+        bins = [10 * (k + 1) for k in range(10)]
+        hist = score_histogram(store, f, bins)
+        assert list(hist["n"]) == [sum(_bin_of(r.score, bins) == i for r in judged) for i in range(10)]
         contrib = dimension_contributions(store, f, get_profile(store, version).weights).set_index("dimension")
         assert contrib.loc["U", "mean_score"] == pytest.approx(statistics.fmean(r.dims["U"] for r in f_rows))
         frame, total = responses_page(store, f, limit=5)

@@ -14,7 +14,7 @@ import pytest
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
 from register.console.queries import Filters, kpis
 from register.console.review import DECISIONS, decisions_for, queue_stats, record_decision, review_queue
-from register.db.audit import verify_chain
+from register.db.audit import EventFilter, search_events, verify_chain
 from register.errors import InvalidDecision
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
@@ -134,7 +134,8 @@ def test_a_decision_leaves_the_queue_is_audited_and_becomes_a_known_outcome(load
     assert len(audit) == 1
     name, role, action, entity_type, entity_id, before, after = audit[0]
     assert (name, role, action, entity_type, entity_id) == (REVIEWER.name, REVIEWER.role, "review.decide",
-                                                            "review_decision", str(decision_id))
+                                                            "response", rid)
+    assert f'"decision_id":{decision_id}' in after
     assert '"decision":null' in before and '"queued":true' in before
     assert '"decision":"block"' in after and '"outcome":"bad"' in after and REVIEWER.name in after
     assert verify_chain(store).ok
@@ -264,3 +265,12 @@ def test_no_claims_is_queued_whatever_action_the_profile_gives_it(loaded):
     assert frame.loc["hc-noclaims", "why"] == "no claims"
     caution = frame[frame["action"] == "caution"]
     assert caution["no_claims"].all() and set(caution["why"]) == {"no claims"}
+
+
+def test_a_decision_is_found_in_the_audit_trail_by_its_response_id(loaded):
+    store, _ = loaded
+    rid = review_queue(store, Filters(), limit=1, now=NOW)[0].iloc[0]["response_id"]
+    decision_id = record_decision(store, REVIEWER, rid, 1, "release", "Checked against the contract.")
+    found, total = search_events(store, EventFilter(entity_id=rid))
+    assert total == 1 and list(found["action"]) == ["review.decide"]
+    assert f'"decision_id":{decision_id}' in found.iloc[0]["after"]

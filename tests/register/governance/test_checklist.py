@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from register import SYSTEM, Actor, StaleEdit
+from register import SYSTEM, Actor, StaleEdit, Store
 from register import governance as gov
 from register.db.store import Change
 from register.demo import seed_demo
@@ -152,11 +152,24 @@ def test_rule_change_also_makes_a_run_stale(paper):
 def test_four_eyes_the_last_editor_cannot_sign(paper):
     _add(paper, _claim("e1", "vendor capability", ["ref-7-galileo-index"]))  # ann edits
     run = chk.record_run(paper, CAROL)
-    with pytest.raises(FourEyesViolation):
+    with pytest.raises(FourEyesViolation) as refused:
         chk.sign(paper, ANN, run, _all())
+    # a whole sentence that says what has to happen (it stopped at "a second person must")
+    assert str(refused.value).endswith("a second person must approve it (four eyes)")
     assert paper.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
     assert paper.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied' AND actor_name = 'ann'")[0] == 1
     chk.sign(paper, CAROL, run, _all())  # carol ran it but edited nothing: she may sign
+
+
+def test_the_same_reviewer_cannot_sign_one_run_twice(paper):
+    run = chk.record_run(paper, ANN)
+    chk.sign(paper, CAROL, run, _all())
+    with pytest.raises(FourEyesViolation, match="carol already signed checklist run"):
+        chk.sign(paper, CAROL, run, _all("fail"))
+    assert [s["signed_by"] for s in chk.run_detail(paper, run)["signoffs"]] == ["carol"]
+    assert paper.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied' AND actor_name = 'carol'")[0] == 1
+    chk.sign(paper, Actor("dora", "reviewer"), run, _all())  # a second person may
+    assert [s["signed_by"] for s in chk.run_detail(paper, run)["signoffs"]] == ["carol", "dora"]
 
 
 def test_item_decisions_are_validated(paper):
@@ -247,3 +260,24 @@ def test_governance_cli_exports_and_reimports_without_duplicates(tmp_path, regis
     bad.write_text("statement,claim_type,verification_status\nSomething,gossip,verified\n")
     refused = cli("governance", "import", "claims", str(bad))
     assert refused.returncode == 2 and "row 1, claim_type" in refused.stderr
+
+
+def test_governance_cli_csv_export_keeps_a_value_with_a_carriage_return_on_its_row(tmp_path, register_cli):
+    import csv
+
+    db = tmp_path / "cli.duckdb"
+    run = register_cli()
+    assert run("--db", str(db), "demo").returncode == 0
+    store = Store(db)
+    try:
+        gov.add_row(store, ANN, "claims", {"statement": "A bare carriage\rreturn", "claim_type": "scientific/"
+                                           "methodological", "verification_status": "unverified",
+                                           "notes": 'a "quote", a comma\r\nand a line'})
+    finally:
+        store.close()
+    out = tmp_path / "claims.csv"
+    assert run("--db", str(db), "governance", "export", "claims", str(out)).returncode == 0
+    with out.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert len(rows) == 1 + 8 and {len(r) for r in rows} == {len(rows[0])}
+    assert any(r[1] == "A bare carriage\rreturn" for r in rows)

@@ -240,3 +240,27 @@ def test_the_paper_register_is_part_of_the_demo(store):
     assert (gov.evaluate_rules(store)["outcome"] == "compliant").all()
     seed_demo(store, SYSTEM)  # idempotent
     assert len(gov.list_claims(store)) == 7
+
+
+def test_rows_added_by_hand_get_readable_keys(reg):
+    first = gov.add_row(reg, ANN, "sources", {"title": "NIST AI RMF 1.0", "source_type": "official framework"})
+    second = gov.add_row(reg, ANN, "sources", {"title": "NIST AI RMF 1.0", "ref": "another edition",
+                                                "source_type": "official framework"})
+    assert (first, second) == ("src-nist-ai-rmf-1-0", "src-nist-ai-rmf-1-0-2")
+    statement = "The supplier's platform holds an ISO 27001 certificate valid until the end of 2027, audited yearly."
+    claim = gov.add_row(reg, ANN, "claims", {"statement": statement, "claim_type": "vendor capability",
+                                             "verification_status": "unverified", "source_ids": [first]})
+    assert claim == "clm-the-supplier-s-platform-holds-an-iso"  # whole words, the slug at most 40 characters
+    assert set(gov.list_claims(reg)["claim_key"]) >= {claim}
+    # a deleted row keeps its key taken (restoring it brings it back)
+    gov.save_sources(reg, ANN, gov.RowChanges(deletes=[{"key": second, "row_version": 1}]))
+    assert gov.readable_key(reg, "sources", "NIST AI RMF 1.0") == "src-nist-ai-rmf-1-0-3"
+    # a key typed in is kept as typed
+    assert gov.add_row(reg, ANN, "sources", {"source_id": "my-id", "title": "x", "source_type": "preprint"}) == "my-id"
+
+
+def test_a_row_added_by_hand_that_fails_validation_names_the_field(reg):
+    with pytest.raises(gov.ValidationFailed) as refused:
+        gov.add_row(reg, ANN, "sources", {"title": "Vendor blog", "source_type": "web page"})
+    assert [(p.row, p.column) for p in refused.value.problems] == [(1, "access_date")]
+    assert not gov.list_sources(reg)["title"].eq("Vendor blog").any()  # nothing written

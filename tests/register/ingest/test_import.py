@@ -136,7 +136,7 @@ def test_folder_import_makes_one_batch_per_supported_file_in_name_order(store, t
     report = import_path(store, SYSTEM, folder)
     assert [b.source_name for b in report.batches] == ["responses.csv", "responses.jsonl"]
     assert [(b.new_responses, b.unchanged) for b in report.batches] == [(3, 0), (0, 3)]  # same content, other format
-    assert report.notes == ["skipped README.txt: not a supported file type"]
+    assert report.notes == ["skipped README.txt: not a supported file type (.jsonl, .json, .csv, .parquet)"]
     assert store.query("SELECT source_name, records_total, accepted, finished_at IS NOT NULL FROM import_batches "
                        "ORDER BY batch_id") == [("responses.csv", 3, 3, True), ("responses.jsonl", 3, 3, True)]
     assert_balanced(report)

@@ -1,0 +1,58 @@
+"""New revisions of responses made inside the register (adjudicated labels, validated feedback, verified
+claims), stored and scored exactly as an imported revision is.
+
+Labels that people or judges change in the console never edit a stored row: the changed response is
+merged by the same batch path as an import (``register.ingest.batches.run_batch``), so it becomes the
+next revision (the previous one stays, with its score), it is audited (``import.start`` /
+``import.batch`` with the batch's source and format), and the active profile scores it. The batch's
+``format`` says where the revision came from (``revision:adjudication``, ``revision:feedback``...), its
+``source_name`` what it is about, so the batch history reads as the label's provenance.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hri_core import Response
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Store
+from register.errors import RegisterError
+from register.ingest.batches import run_batch
+from register.ingest.items import Item
+from register.ingest.reports import BatchReport, ImportReport
+from register.scoring.profiles import active_profile
+
+__all__ = ["REVISION_ORIGINS", "revise_responses"]
+
+# Where a revision made in the register comes from (the batch format is ``revision:<origin>``).
+REVISION_ORIGINS = ("adjudication", "annotation", "feedback", "verification")
+
+_CHUNK = 5_000
+
+
+def revise_responses(store: Store, actor: Actor, responses: list[Response], *, origin: str, subject: str,
+                     permission: Permission, score: bool = True) -> BatchReport:
+    """Store each response as its next revision (unchanged ones count as unchanged) in one batch, and score.
+
+    ``origin``: one of ``REVISION_ORIGINS``; ``subject``: what the change is about, in words (it becomes
+    the batch's source name, e.g. ``"adjudication of claim c3 of r-17"``); ``permission``: what the
+    actor must hold for this kind of change (checked here after ``LABEL``, which every origin implies,
+    against the account's current state).
+    Returns the batch report (``new_revisions``, ``unchanged``, ``score_run_id``...).
+    """
+    # every origin changes labels: that much is checked before any argument is read; then the caller's own
+    authorize(store, actor, Permission.LABEL, entity_type="response")
+    if origin not in REVISION_ORIGINS:
+        raise RegisterError(f"{origin!r} is not a revision origin ({', '.join(REVISION_ORIGINS)})")
+    authorize(store, actor, permission, entity_type="response")
+    if not responses:
+        raise RegisterError("nothing to revise: no responses given")
+    items = []
+    for position, response in enumerate(responses, start=1):
+        record = response.model_dump(mode="json")
+        raw = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        items.append(Item(f"{origin} {position}", raw, record, [], response.response_id))
+    profile = active_profile(store) if score else None
+    report = ImportReport()
+    return run_batch(store, actor, source_name=subject, fmt=f"revision:{origin}", sha256=None, items=iter(items),
+                     notes=[f"{origin} by {actor.name}"], chunk_size=_CHUNK, profile=profile, report=report)
