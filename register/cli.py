@@ -26,6 +26,10 @@
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
+    judge check PAIRS.jsonl [--profile F] [--reasons]
+                                       one verdict line per claim/evidence pair (opens no database)
+    judge eval PAIRS.jsonl [--profile F]
+                                       the judge's metrics against the pairs' gold labels, as JSON
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -546,6 +550,11 @@ def build_parser() -> argparse.ArgumentParser:
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
     sett.set_defaults(func=cmd_settings)
+
+    # --- claim judges (register.verify): `judge check|eval` open no database ---
+    from register.verify.judge_cli import add_subparser as add_judge_subparser
+
+    add_judge_subparser(sub)
     return parser
 
 
@@ -553,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     store = None
     try:
-        if args.func is not cmd_settings:  # reading the settings must not create a database
+        if args.func is not cmd_settings and getattr(args, "needs_store", True):  # these must not create a database
             store = Store(Path(args.db) if args.db else database_path_from_env())
         return args.func(store, args)
     except KeyboardInterrupt:

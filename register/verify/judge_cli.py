@@ -2,7 +2,7 @@
 
     python -m register judge check PAIRS.jsonl [--profile F] [--reasons]
     python -m register judge eval  PAIRS.jsonl [--profile F]
-    (until wired into register/cli.py: python -m register.verify.judge_cli check|eval ...)
+    (also stand-alone: python -m register.verify.judge_cli check|eval ...)
 
 Input: JSON Lines, one pair a line: ``{"id", "claim", "evidence": [sentence or chunk, ...]}``; ``eval``
 also needs ``label`` (SUPPORTED, PARTIAL, UNSUPPORTED or CONTRADICTED, any case) and takes an optional
