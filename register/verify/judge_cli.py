@@ -158,6 +158,10 @@ def judge_for(profile: JudgeProfile) -> Judge:
         from register.verify.embeddings import load_encoder  # optional dependency, loaded only when asked
 
         return OfflineJudge(profile, load_encoder().similarity)
+    if profile.backend == "llm":
+        from register.verify.llm_judge import llm_judge_from_settings  # configured from HRI_LLM_* when asked
+
+        return llm_judge_from_settings(profile)
     raise JudgeCommandError(f"judge backend {profile.backend!r} of profile {profile.key} is not available here")
 
 
