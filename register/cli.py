@@ -30,6 +30,10 @@
                                        one verdict line per claim/evidence pair (opens no database)
     judge eval PAIRS.jsonl [--profile F]
                                        the judge's metrics against the pairs' gold labels, as JSON
+    verify INPUT.jsonl [--profile F] [--link-threshold X] [--json]
+                                       extract, link and judge the claims of each answer (question, answer,
+                                       retrieved_context, gt_answer); store them as proposals and a new scored
+                                       revision (unconfirmed claims count as UNSUPPORTED); exit 2 on skipped lines
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -454,6 +458,42 @@ def cmd_settings(_store: None, args) -> int:
     return EXIT_OK
 
 
+def cmd_verify(store: Store, args) -> int:
+    """Verify the answers of INPUT.jsonl; bad lines are reported (line and field) and skipped."""
+    from register.verify.judge_cli import load_profile
+    from register.verify.pipeline import LINK_THRESHOLD, VerifyInput, read_inputs, verify
+    from register.verify.run import judge_in_register
+
+    actor = cli_actor()
+    _initialise(store, actor)
+    path = Path(args.input)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            parsed = list(read_inputs(handle))
+    except (OSError, UnicodeDecodeError) as error:
+        raise RegisterError(f"cannot read {args.input}: {error}") from error
+    inputs = [item for item in parsed if isinstance(item, VerifyInput)]
+    problems = [problem for item in parsed if not isinstance(item, VerifyInput) for problem in item]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    judge = judge_in_register(load_profile(args.profile), store, actor)
+    report = verify(store, actor, inputs, judge, source_name=path.name,
+                    link_threshold=args.link_threshold if args.link_threshold is not None else LINK_THRESHOLD,
+                    progress=None if args.quiet else _progress)
+    skipped = len(parsed) - len(inputs)
+    if args.json:
+        print(json.dumps({**report.as_dict(), "skipped_lines": skipped}))
+    else:
+        labels = ", ".join(f"{n} {label}" for label, n in sorted(report.labels.items()))
+        print(f"verification run {report.run_id}: {report.responses:,} responses, {report.claims:,} claims "
+              f"({labels}); {report.unlinked:,} UNLINKED; {report.applied:,} applied by the judge policy, "
+              f"{report.proposed:,} proposals await a person; stored as batch {report.batch_id}, "
+              f"score run {report.score_run_id}")
+    if skipped:
+        print(f"{skipped} line(s) skipped", file=sys.stderr)
+    return EXIT_QUARANTINED if skipped else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -555,6 +595,15 @@ def build_parser() -> argparse.ArgumentParser:
     from register.verify.judge_cli import add_subparser as add_judge_subparser
 
     add_judge_subparser(sub)
+
+    ver = sub.add_parser("verify", help="verify answers' claims against their retrieved context (proposals)")
+    ver.add_argument("input", metavar="INPUT.jsonl", help="JSON Lines: question, answer, retrieved_context, gt_answer")
+    ver.add_argument("--profile", help="judge profile file or name (default offline-default)")
+    ver.add_argument("--link-threshold", type=float, default=None,
+                     help="least claim-word recall of a claim's best span; below it the claim is UNLINKED (0.5)")
+    ver.add_argument("--json", action="store_true", help="print the report as JSON")
+    ver.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    ver.set_defaults(func=cmd_verify)
     return parser
 
 
