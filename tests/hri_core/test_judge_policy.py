@@ -32,7 +32,9 @@ def test_no_rule_lets_an_offline_judge_clear_critical_categories_or_high_stakes(
         with pytest.raises(JudgePolicyError, match="never clear"):
             judge_policy_from_dict({"version": 1, "rules": [RULE | {"backends": ["offline-lexical"]} | change]})
     # UNSUPPORTED from an offline judge may be allowed there: it clears nothing
-    judge_policy_from_dict({"version": 1, "rules": [RULE | {"backends": ["offline-lexical"], "labels": ["UNSUPPORTED"]}]})
+    rule = RULE | {"backends": ["offline-lexical"], "labels": ["UNSUPPORTED"]}
+    policy = judge_policy_from_dict({"version": 1, "rules": [rule]})
+    assert policy.allows(**(VERDICT | {"backend": "offline-lexical", "label": Label.UNSUPPORTED})) == 0
 
 
 @pytest.mark.parametrize(("change", "field"), [
