@@ -1,0 +1,65 @@
+"""AppTest of the Claim verification page: proposals shown with their provenance, a confirmation by an annotator
+reaches the claim as a new revision, a viewer cannot decide."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from register import Actor
+from register.verify.judge_cli import judge_for, load_profile
+from register.verify.pipeline import read_inputs, verify
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
+
+APP = str(REPO_ROOT / "app.py")
+NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
+        "answer": "The Nile flows into the Mediterranean Sea. Bananas are the largest export of Egypt.",
+        "retrieved_context": ["The Nile flows north and flows into the Mediterranean Sea at Alexandria."]}
+
+
+def _verified(store):
+    verify(store, Actor("seed", "annotator"), list(read_inputs([json.dumps(NILE)])),
+           judge_for(load_profile("offline-default")), source_name="nile.jsonl")
+
+
+def _page(role: str):
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, role)
+    at.run()
+    at.switch_page("pages/verification.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at) -> str:
+    return "\n".join([str(x.value) for x in at.markdown] + [str(x.value) for x in at.warning]
+                     + [str(x.value) for x in at.info] + [str(x.value) for x in at.caption])
+
+
+def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
+    _verified(seeded_db)
+    at = _page("annotator")
+    assert {m.label: m.value for m in at.metric}["Proposed"] == "2"
+    assert {m.label: m.value for m in at.metric}["Judge policy"] == "off"
+    grid = at.dataframe[0].value
+    assert list(grid["claim_text"]) == ["The Nile flows into the Mediterranean Sea.",
+                                        "Bananas are the largest export of Egypt."]
+    first = int(grid["proposal_id"].iloc[0])
+    at.selectbox(key="proposal_pick").set_value(first).run()
+    assert escape_markdown("offline-default@1") in _texts(at) and "Alexandria" in _texts(at)
+    at.radio(key="proposal_action").set_value("confirm")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert seeded_db.query("SELECT labels FROM claims WHERE is_current AND response_id = 'r-nile' "
+                           "ORDER BY claim_idx")[0][0] == ["SUPPORTED"]
+    assert {m.label: m.value for m in at.metric}["Confirmed"] == "1"
+
+
+def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
+    _verified(seeded_db)
+    at = _page("viewer")
+    assert len(at.dataframe) == 1 and len(at.radio) == 0
+    assert "deciding needs the annotator role" in _texts(at)

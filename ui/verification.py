@@ -1,0 +1,42 @@
+"""Reads and writes of the Claim verification page: machine proposals, their counts and the judge policy."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from register.db.store import Actor
+from register.verify import policy, proposals
+from ui import data
+
+PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
+                    "link_score", "reason", "target_label", "category", "stakes", "backend", "judge_profile",
+                    "span", "evidence_index", "run_id")
+
+
+@st.cache_data(show_spinner=False)
+def proposal_frame(status: str) -> pd.DataFrame:
+    """Proposals of one status as a frame (the page's table)."""
+    rows = proposals.list_proposals(data.get_store(), status=status)
+    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(PROPOSAL_COLUMNS))
+    return frame
+
+
+@st.cache_data(show_spinner=False)
+def counts() -> dict[str, int]:
+    """Proposals by status."""
+    return proposals.proposal_counts(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def active_policy_version() -> int | None:
+    """The active judge policy's version, or None (off)."""
+    active = policy.active_policy(data.get_store())
+    return active.version if active else None
+
+
+def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:
+    """Record decisions (a write: clears the cached reads)."""
+    result = proposals.decide_proposals(data.get_store(), actor, decisions)
+    data.after_write()
+    return result
