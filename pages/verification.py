@@ -51,6 +51,30 @@ def decision_form(row) -> None:
     st.rerun()
 
 
+def agreement_section() -> None:
+    summary, curve = verification.agreement_frames()
+    with st.expander("Judges against people: agreement and false clearance by confidence", expanded=False):
+        if summary.empty:
+            st.caption("No decided proposal yet: each confirmation or rejection adds to this comparison.")
+            return
+        st.dataframe(summary, hide_index=True, column_config={
+            "judge_profile": st.column_config.TextColumn("Judge profile"),
+            "decided": st.column_config.NumberColumn("Decided"),
+            "kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f"),
+            "false_clearance": st.column_config.NumberColumn("False clearance", format="%.3f"),
+            "false_cleared": st.column_config.TextColumn("Falsely cleared")})
+        st.caption("At each confidence threshold: the share of decided proposals the judge would still answer "
+                   "(coverage), the share of claims people hold not supported that it would clear (false "
+                   "clearance) and of supported ones it would clear (supported recall). Write a profile's next "
+                   "version at a chosen threshold with `python -m register judge-agreement --threshold T --out FILE`.")
+        st.dataframe(curve, hide_index=True, column_config={
+            "judge_profile": st.column_config.TextColumn("Judge profile"),
+            "threshold": st.column_config.NumberColumn("Confidence >=", format="%.2f"),
+            "coverage": st.column_config.NumberColumn("Coverage", format="%.3f"),
+            "false_clearance": st.column_config.NumberColumn("False clearance", format="%.3f"),
+            "supported_recall": st.column_config.NumberColumn("Supported recall", format="%.3f")})
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Claim verification")
@@ -63,6 +87,7 @@ def main() -> None:
     st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
                "UNSUPPORTED. " + ("The active policy applied the verdicts it allows at verification."
                                   if policy_version else "No judge policy is active: every verdict waits here."))
+    agreement_section()
     frame = verification.proposal_frame("proposed")
     if frame.empty:
         empty_state("No proposal waits for a decision. Run `python -m register verify INPUT.jsonl` to verify answers.")

@@ -34,6 +34,9 @@
                                        extract, link and judge the claims of each answer (question, answer,
                                        retrieved_context, gt_answer); store them as proposals and a new scored
                                        revision (unconfirmed claims count as UNSUPPORTED); exit 2 on skipped lines
+    judge-agreement [--json] [--threshold T --out FILE [--profile F]]
+                                       each judge's kappa, false clearance and coverage by confidence against the
+                                       people's decisions; with --threshold, write the profile's next version
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -494,6 +497,40 @@ def cmd_verify(store: Store, args) -> int:
     return EXIT_QUARANTINED if skipped else EXIT_OK
 
 
+def cmd_judge_agreement(store: Store, args) -> int:
+    """Kappa, false clearance and the threshold curve of each judge; optionally a profile's next version."""
+    from register.verify.agreement import judge_agreement, profile_with_threshold
+    from register.verify.judge_cli import load_profile
+
+    entries = judge_agreement(store)
+    if args.threshold is not None:
+        if not args.out:
+            raise RegisterError("--threshold needs --out FILE (where the new profile version is written)")
+        profile = load_profile(args.profile)
+        mine = next((e for e in entries if e["judge_profile"] == profile.key), None)
+        point = next((c for c in mine["curve"] if c["threshold"] == args.threshold), None) if mine else None
+        evidence = (f"chosen from {mine['decided']} decided proposals: false clearance "
+                    f"{point['false_clearance']['count']}/{point['false_clearance']['total']}, coverage "
+                    f"{point['coverage']['value']}" if point else "chosen by hand (no curve point at this threshold)")
+        chosen = profile_with_threshold(profile, args.threshold, evidence)
+        Path(args.out).write_text(chosen.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {chosen.key} (thresholds.supported {args.threshold}) to {args.out}")
+        return EXIT_OK
+    if args.json:
+        print(json.dumps(entries, indent=2))
+        return EXIT_OK
+    if not entries:
+        print("no decided proposal yet: confirm or reject proposals on the Claim verification page")
+    for e in entries:
+        fc = e["false_clearance"]
+        print(f"{e['judge_profile']} ({e['backend']}): {e['decided']} decided, kappa {e['kappa']}, false clearance "
+              f"{fc['count']}/{fc['total']}")
+        for point in e["curve"]:
+            print(f"  >= {point['threshold']:.2f}: coverage {point['coverage']['value']}, false clearance "
+                  f"{point['false_clearance']['value']}, supported recall {point['supported_recall']['value']}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -604,6 +641,13 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--json", action="store_true", help="print the report as JSON")
     ver.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     ver.set_defaults(func=cmd_verify)
+
+    agr = sub.add_parser("judge-agreement", help="each judge against the people who decided its proposals")
+    agr.add_argument("--json", action="store_true", help="print the agreement as JSON")
+    agr.add_argument("--profile", help="with --threshold: the judge profile to write the next version of")
+    agr.add_argument("--threshold", type=float, help="the SUPPORTED threshold chosen from the curve")
+    agr.add_argument("--out", help="with --threshold: the file to write the new profile version to")
+    agr.set_defaults(func=cmd_judge_agreement)
     return parser
 
 

@@ -40,3 +40,20 @@ def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:
     result = proposals.decide_proposals(data.get_store(), actor, decisions)
     data.after_write()
     return result
+
+
+@st.cache_data(show_spinner=False)
+def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each judge against the people's decisions: a summary row per profile, and the threshold curves."""
+    from register.verify.agreement import judge_agreement
+
+    entries = judge_agreement(data.get_store())
+    summary = pd.DataFrame([{"judge_profile": e["judge_profile"], "backend": e["backend"], "decided": e["decided"],
+                             "kappa": e["kappa"], "false_clearance": e["false_clearance"]["value"],
+                             "false_cleared": f"{e['false_clearance']['count']}/{e['false_clearance']['total']}"}
+                            for e in entries])
+    curve = pd.DataFrame([{"judge_profile": e["judge_profile"], "threshold": p["threshold"],
+                           "coverage": p["coverage"]["value"], "false_clearance": p["false_clearance"]["value"],
+                           "supported_recall": p["supported_recall"]["value"]}
+                          for e in entries for p in e["curve"]])
+    return summary, curve

@@ -44,7 +44,7 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
     at = _page("annotator")
     assert {m.label: m.value for m in at.metric}["Proposed"] == "2"
     assert {m.label: m.value for m in at.metric}["Judge policy"] == "off"
-    grid = at.dataframe[0].value
+    grid = at.dataframe[-1].value
     assert list(grid["claim_text"]) == ["The Nile flows into the Mediterranean Sea.",
                                         "Bananas are the largest export of Egypt."]
     first = int(grid["proposal_id"].iloc[0])
@@ -56,10 +56,12 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
     assert seeded_db.query("SELECT labels FROM claims WHERE is_current AND response_id = 'r-nile' "
                            "ORDER BY claim_idx")[0][0] == ["SUPPORTED"]
     assert {m.label: m.value for m in at.metric}["Confirmed"] == "1"
+    summary = at.dataframe[0].value  # the agreement table comes first, now that a decision exists
+    assert summary["judge_profile"].tolist() == ["offline-default@1"] and summary["decided"].tolist() == [1]
 
 
 def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
     _verified(seeded_db)
     at = _page("viewer")
-    assert len(at.dataframe) == 1 and len(at.radio) == 0
+    assert len(at.dataframe) == 1 and len(at.radio) == 0  # the proposals; no agreement table before decisions
     assert "deciding needs the annotator role" in _texts(at)
