@@ -37,6 +37,10 @@
     judge-agreement [--json] [--threshold T --out FILE [--profile F]]
                                        each judge's kappa, false clearance and coverage by confidence against the
                                        people's decisions; with --threshold, write the profile's next version
+    testset draft|save|export|run|report NAME ...
+                                       critical-information test sets: drafted offline from the register, edited
+                                       as new versions, run against an assistant (or imported answers), verified,
+                                       and reported on the critical questions alone
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -531,6 +535,83 @@ def cmd_judge_agreement(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_testset(store: Store, args) -> int:
+    """Critical-information test sets (register.verify.testsets)."""
+    from register.verify import testsets
+
+    actor = cli_actor()
+    command = args.testset_command
+    if command == "draft":
+        items = testsets.draft_from_register(store)
+        if not items:
+            raise RegisterError("nothing to draft from: the register has no claims register rows and no supported "
+                                "claims of critical categories")
+        version = testsets.save_test_set(store, actor, args.name, items, note="drafted offline from the register")
+        print(f"test set {args.name} v{version}: {len(items)} draft question(s); edit them (testset export, "
+              "testset save) before relying on them")
+    elif command == "save":
+        items = _read_jsonl_objects(Path(args.file))
+        version = testsets.save_test_set(store, actor, args.name, items, note=args.note)
+        print(f"test set {args.name} v{version}: {len(items)} item(s)")
+    elif command == "export":
+        version, items = testsets.load_test_set(store, args.name, args.version)
+        Path(args.file).write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+        print(f"wrote {len(items)} item(s) of {args.name} v{version} to {args.file}")
+    elif command == "run":
+        from register.verify.judge_cli import load_profile
+        from register.verify.run import judge_in_register
+
+        judge = judge_in_register(load_profile(args.profile), store, actor)
+        if args.answers:
+            rows = _read_jsonl_objects(Path(args.answers))
+            answers = {str(r.get("item_id")): str(r.get("answer") or "") for r in rows}
+            run_id, report = testsets.run_test_set(store, actor, args.name, judge, version=args.version,
+                                                   answers=answers, model=args.assistant_model)
+        else:
+            from register.settings import secret
+            from register.verify.llm_client import ChatClient
+
+            if not (args.assistant_url and args.assistant_model):
+                raise RegisterError("give --assistant-url and --assistant-model, or --answers FILE")
+            current = settings()
+            client = ChatClient(args.assistant_url, args.assistant_model, secret(current.llm_api_key_env),
+                                timeout=current.llm_timeout, retries=current.llm_retries)
+            run_id, report = testsets.run_test_set(store, actor, args.name, judge, version=args.version,
+                                                   assistant=client)
+        print(f"test set run {run_id}: {report.responses} answer(s) verified (verification run {report.run_id}, "
+              f"{report.claims} claims)")
+    else:
+        rows = testsets.critical_report(store, args.name)
+        if args.json:
+            print(json.dumps(rows, default=str, indent=2))
+        for row in [] if args.json else rows:
+            print(f"run {row['test_run_id']} {row['name']} v{row['version']} {row['model']} "
+                  f"{row['started_at']:%Y-%m-%d %H:%M}: {row['critical_questions']} critical question(s), "
+                  f"{row['hallucinated']} hallucinated (rate {row['hallucination_rate']}), {row['needs_review']} "
+                  f"need review, {row['unanswered']} unanswered")
+    return EXIT_OK
+
+
+def _read_jsonl_objects(path: Path) -> list[dict]:
+    """The JSON objects of a JSON Lines file; the first bad line is an error naming it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise RegisterError(f"cannot read {path}: {error}") from error
+    out = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RegisterError(f"{path.name} line {number}: not valid JSON ({error.msg})") from None
+        if not isinstance(value, dict):
+            raise RegisterError(f"{path.name} line {number}: expected a JSON object")
+        out.append(value)
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -648,6 +729,31 @@ def build_parser() -> argparse.ArgumentParser:
     agr.add_argument("--threshold", type=float, help="the SUPPORTED threshold chosen from the curve")
     agr.add_argument("--out", help="with --threshold: the file to write the new profile version to")
     agr.set_defaults(func=cmd_judge_agreement)
+
+    tst = sub.add_parser("testset", help="critical-information test sets: draft, save, export, run, report")
+    tsub = tst.add_subparsers(dest="testset_command", required=True)
+    tdraft = tsub.add_parser("draft", help="draft a set offline from the register (saved as the next version)")
+    tdraft.add_argument("name")
+    tsave = tsub.add_parser("save", help="save edited items (JSON Lines) as the set's next version")
+    tsave.add_argument("name")
+    tsave.add_argument("file")
+    tsave.add_argument("--note", default="", help="what changed")
+    texp = tsub.add_parser("export", help="write a version's items as JSON Lines, to edit")
+    texp.add_argument("name")
+    texp.add_argument("file")
+    texp.add_argument("--version", type=int)
+    trun = tsub.add_parser("run", help="ask an assistant (or take --answers) and verify the answers")
+    trun.add_argument("name")
+    trun.add_argument("--version", type=int)
+    trun.add_argument("--assistant-url", help="the assistant's OpenAI-compatible endpoint (key: $HRI_LLM_API_KEY_ENV)")
+    trun.add_argument("--assistant-model", help="the assistant's model name")
+    trun.add_argument("--answers", help="instead: JSON Lines of {item_id, answer} (with --assistant-model as its name)")
+    trun.add_argument("--profile", help="judge profile (default offline-default)")
+    trep = tsub.add_parser("report", help="hallucination on the critical questions, per model and run")
+    trep.add_argument("name", nargs="?")
+    trep.add_argument("--json", action="store_true")
+    for parser_ in (tdraft, tsave, texp, trun, trep):
+        parser_.set_defaults(func=cmd_testset)
     return parser
 
 

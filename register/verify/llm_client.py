@@ -62,10 +62,13 @@ class ChatClient:
         self.endpoint = url.rstrip("/") + "/chat/completions"
         self.model, self._api_key, self.timeout, self.retries, self._sleep = model, api_key, timeout, retries, sleep
 
-    def complete(self, messages: list[dict[str, str]]) -> ChatAnswer:
-        """The answer to ``messages`` (temperature 0, JSON asked for), or ``LLMCallFailed``."""
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0,
-                           "response_format": {"type": "json_object"}}).encode("utf-8")
+    def complete(self, messages: list[dict[str, str]], *, json_answer: bool = True) -> ChatAnswer:
+        """The answer to ``messages`` (temperature 0; JSON asked for unless ``json_answer`` is false), or
+        ``LLMCallFailed``."""
+        request: dict[str, object] = {"model": self.model, "messages": messages, "temperature": 0}
+        if json_answer:
+            request["response_format"] = {"type": "json_object"}
+        body = json.dumps(request).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"

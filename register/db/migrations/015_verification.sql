@@ -89,3 +89,30 @@ CREATE TABLE IF NOT EXISTS judge_proposals (
     policy_version  INTEGER,                   -- the policy that applied it (status 'applied')
     created_at      TIMESTAMPTZ NOT NULL
 );
+
+-- Critical-information test sets (seed 003): questions with a ground-truth target and supporting quotes,
+-- versioned (a version is never changed: an edit is the next version). Items are a JSON list:
+-- {item_id, question, target, quotes, category, source_ids, draft}; draft = generated, not yet edited.
+CREATE TABLE IF NOT EXISTS test_sets (
+    name        VARCHAR NOT NULL,
+    version     INTEGER NOT NULL,
+    created_by  VARCHAR NOT NULL,
+    created_at  TIMESTAMPTZ NOT NULL,
+    note        VARCHAR,
+    items       JSON NOT NULL,
+    PRIMARY KEY (name, version)
+);
+
+-- One run of a test set against an assistant (or its imported answers), verified as a verification run.
+CREATE TABLE IF NOT EXISTS test_set_runs (
+    test_run_id       BIGINT PRIMARY KEY,
+    name              VARCHAR NOT NULL,
+    version           INTEGER NOT NULL,
+    assistant_model   VARCHAR NOT NULL,
+    started_at        TIMESTAMPTZ NOT NULL,
+    actor_name        VARCHAR NOT NULL,
+    verification_run  BIGINT,
+    answered          INTEGER NOT NULL,
+    failed            INTEGER NOT NULL      -- questions the assistant did not answer (timeout, refusal...)
+);
+CREATE SEQUENCE IF NOT EXISTS seq_test_set_run START 1;
