@@ -75,6 +75,28 @@ def agreement_section() -> None:
             "supported_recall": st.column_config.NumberColumn("Supported recall", format="%.3f")})
 
 
+def test_set_section() -> None:
+    report = verification.critical_report()
+    with st.expander("Critical-information test sets: hallucination on critical questions, per model and run",
+                     expanded=not report.empty):
+        if report.empty:
+            st.caption("No test-set run yet: `python -m register testset draft NAME`, edit, then `testset run NAME`.")
+            return
+        st.dataframe(report, hide_index=True, column_config={
+            "test_run_id": st.column_config.NumberColumn("Run"),
+            "name": st.column_config.TextColumn("Test set"),
+            "version": st.column_config.NumberColumn("Version"),
+            "model": st.column_config.TextColumn("Assistant model"),
+            "started_at": st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm"),
+            "critical_questions": st.column_config.NumberColumn("Critical questions"),
+            "hallucinated": st.column_config.NumberColumn("Hallucinated"),
+            "needs_review": st.column_config.NumberColumn("Needs review"),
+            "unanswered": st.column_config.NumberColumn("Unanswered (all questions)"),
+            "hallucination_rate": st.column_config.NumberColumn("Hallucination rate", format="%.2f")})
+        st.caption("An answer hallucinates when a claim of it is judged UNSUPPORTED or CONTRADICTED against the "
+                   "question's target and quotes; machine verdicts, so confirm them above before acting on them.")
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Claim verification")
@@ -88,6 +110,7 @@ def main() -> None:
                "UNSUPPORTED. " + ("The active policy applied the verdicts it allows at verification."
                                   if policy_version else "No judge policy is active: every verdict waits here."))
     agreement_section()
+    test_set_section()
     frame = verification.proposal_frame("proposed")
     if frame.empty:
         empty_state("No proposal waits for a decision. Run `python -m register verify INPUT.jsonl` to verify answers.")

@@ -57,3 +57,13 @@ def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
                            "supported_recall": p["supported_recall"]["value"]}
                           for e in entries for p in e["curve"]])
     return summary, curve
+
+
+@st.cache_data(show_spinner=False)
+def critical_report() -> pd.DataFrame:
+    """Hallucination on the critical questions of each test-set run, per model and time."""
+    from register.verify.testsets import critical_report as report
+
+    rows = report(data.get_store())
+    return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
+                                       "hallucinated", "needs_review", "unanswered", "hallucination_rate"])

@@ -65,3 +65,18 @@ def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
     at = _page("viewer")
     assert len(at.dataframe) == 1 and len(at.radio) == 0  # the proposals; no agreement table before decisions
     assert "deciding needs the annotator role" in _texts(at)
+
+
+def test_the_critical_test_set_report_shows_each_run_by_model(seeded_db):
+    from register.verify.testsets import draft_from_register, run_test_set, save_test_set
+
+    annotator = Actor("seed", "annotator")
+    items = draft_from_register(seeded_db)
+    items[0] = {**items[0], "category": "safety", "draft": False}
+    save_test_set(seeded_db, annotator, "critical", items)
+    run_test_set(seeded_db, annotator, "critical", judge_for(load_profile("offline-default")), model="assistant-a",
+                 answers={items[0]["item_id"]: "I do not know."})
+    at = _page("annotator")
+    report = at.dataframe[0].value
+    assert report["model"].tolist() == ["assistant-a"] and report["critical_questions"].tolist() == [1]
+    assert report["hallucinated"].tolist() == [1]
