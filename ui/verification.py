@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from register.db.store import Actor
-from register.verify import policy, proposals
+from register.verify import policy, proposals, testsets
+from register.verify.agreement import judge_agreement
 from ui import data
 
 PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
@@ -45,8 +46,6 @@ def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:
 @st.cache_data(show_spinner=False)
 def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each judge against the people's decisions: a summary row per profile, and the threshold curves."""
-    from register.verify.agreement import judge_agreement
-
     entries = judge_agreement(data.get_store())
     summary = pd.DataFrame([{"judge_profile": e["judge_profile"], "backend": e["backend"], "decided": e["decided"],
                              "kappa": e["kappa"], "false_clearance": e["false_clearance"]["value"],
@@ -62,8 +61,6 @@ def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
 @st.cache_data(show_spinner=False)
 def critical_report() -> pd.DataFrame:
     """Hallucination on the critical questions of each test-set run, per model and time."""
-    from register.verify.testsets import critical_report as report
-
-    rows = report(data.get_store())
+    rows = testsets.critical_report(data.get_store())
     return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
                                        "hallucinated", "needs_review", "unanswered", "hallucination_rate"])

@@ -35,7 +35,7 @@ from typing import Any
 from hri_core import Response
 from hri_core.judge_policy import JudgePolicy, offline_may_clear
 from hri_core.judging import Judge, Verdict, abstention
-from hri_core.models import parse_response
+from hri_core.models import DEFAULT_LIMITS, parse_response
 from hri_core.offline_judge import extract_features, split_sentences
 from hri_core.vocabulary import CATEGORIES, STAKES, Label
 from register.access.permissions import Permission, authorize
@@ -134,6 +134,11 @@ def parse_input(line: int, text: str) -> VerifyInput | list[str]:
         problems.append(_problem(line, "stakes", f"one of {', '.join(STAKES)}"))
     if optional["category"] is not None and optional["category"] not in CATEGORIES:
         problems.append(_problem(line, "category", f"one of {', '.join(CATEGORIES)}"))
+    for name, limit in (("answer", DEFAULT_LIMITS.answer), ("question", DEFAULT_LIMITS.question),
+                        ("gt_answer", DEFAULT_LIMITS.answer)):
+        value = data.get(name)
+        if isinstance(value, str) and len(value) > limit:
+            problems.append(_problem(line, name, f"longer than {limit:,} characters"))
     criticality = data.get("criticality", 1)
     if isinstance(criticality, bool) or not isinstance(criticality, int) or not 1 <= criticality <= MAX_CRITICALITY:
         problems.append(_problem(line, "criticality", f"a whole number from 1 to {MAX_CRITICALITY}"))
@@ -288,11 +293,13 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
         key = verdict.label.value if verdict.label else "needs review"
         report.labels[key] = report.labels.get(key, 0) + 1
         claim_id = f"c{claim.index + 1}"
-        by_input[item.line].append({"claim_id": claim_id, "text": claim.text, "labels": [label.value],
-                                    "criticality": item.criticality, "span": claim.span,
+        text = _bounded(claim.text, DEFAULT_LIMITS.claim_text)  # the proposal names the claim as stored
+        by_input[item.line].append({"claim_id": claim_id, "text": text,
+                                    "labels": [label.value], "criticality": item.criticality,
+                                    "span": None if claim.span is None else _bounded(claim.span, DEFAULT_LIMITS.span),
                                     **({"category": item.category} if item.category else {})})
         reason = verdict.reason if claim.extraction == "sentences" else f"{verdict.reason} [{claim.extraction}]"
-        rows.append([item.response_id, claim.index, claim_id, claim.text, item.category, item.stakes,
+        rows.append([item.response_id, claim.index, claim_id, text, item.category, item.stakes,
                      item.criticality, verdict.span or claim.span,
                      verdict.evidence_index if verdict.evidence_index is not None else claim.evidence_index,
                      claim.link_score, unlinked, verdict.label.value if verdict.label else None, verdict.confidence,
@@ -308,6 +315,11 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
                 record[name] = getattr(item, name)
         responses.append(parse_response(record))
     return rows, responses, report
+
+
+def _bounded(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (an unpunctuated answer is one long "sentence")."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _store_proposals(store: Store, actor: Actor, run_id: int, rows: list[list[Any]], report: VerifyReport) -> None:

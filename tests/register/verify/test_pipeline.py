@@ -165,3 +165,19 @@ def test_the_verify_command_reports_bad_lines_and_verifies_the_good_ones(registe
     assert (report["responses"], report["claims"], report["skipped_lines"]) == (1, 2, 3)
     plain = run_cli("verify", path)
     assert "claims judged" in plain.stderr and "proposals await a person" in plain.stdout
+
+
+def test_an_unpunctuated_long_answer_is_stored_with_bounded_claim_and_span(store):
+    long_answer = "word " * 5_000 + "ends here"  # one 25,000-character "sentence"
+    report = run(store, {"response_id": "r-long", "answer": long_answer, "retrieved_context": [long_answer]})
+    (row,) = list_proposals(store, response_id="r-long")
+    stored = store.query_one("SELECT text, span FROM claims WHERE is_current AND response_id = 'r-long'")
+    assert report.claims == 1 and len(stored[0]) == 20_000 and stored[0] == row["claim_text"]
+    assert len(stored[1]) <= 20_000
+    decide_proposals(store, ANNOTATOR, [Decision(row["proposal_id"], "confirm", Label.PARTIAL)])  # not stale
+    assert current_labels(store, "r-long") == [("c1", ["PARTIAL"])]
+
+
+def test_an_answer_over_the_text_limit_is_a_bad_line():
+    (problems,) = list(read_inputs([json.dumps({**NILE, "question": "q" * 20_001})]))
+    assert problems == ["line 1: question: longer than 20,000 characters"]
