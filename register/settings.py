@@ -77,6 +77,22 @@ class Settings(BaseSettings):
     minilm_tokenizer: Path | None = Field(None,
                                           description="its tokenizer.json (default: "
                                                       "`data/models/minilm/tokenizer.json`)")
+    # --- the LLM judge (register.verify.llm_judge): an OpenAI-compatible chat endpoint ---
+    llm_url: str | None = Field(None, min_length=1,
+                                description="base URL of the LLM judge's OpenAI-compatible endpoint, e.g. "
+                                            "`http://127.0.0.1:8000/v1` (unset: the LLM judge is unavailable)")
+    llm_model: str | None = Field(None, min_length=1,
+                                  description="model name sent to the endpoint (default: the judge profile's model)")
+    llm_api_key_env: str = Field("OPENAI_API_KEY", min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                 description="NAME of the environment variable that holds the endpoint's API key "
+                                             "(the key itself is read at call time, never stored or printed)")
+    llm_timeout: float = Field(60.0, gt=0, description="seconds one LLM judge request may take before it is retried")
+    llm_retries: int = Field(3, ge=0, le=10,
+                             description="retries of a failed LLM judge request (timeouts, HTTP 429 and 5xx), "
+                                         "with exponential backoff")
+    llm_batch: int = Field(5, ge=1, le=50, description="claims judged per LLM request")
+    llm_price_input: float = Field(0.0, ge=0, description="cost per million prompt tokens (recorded per batch)")
+    llm_price_output: float = Field(0.0, ge=0, description="cost per million completion tokens")
 
 
 def env_name(field: str) -> str:
@@ -92,6 +108,12 @@ def declared() -> dict[str, str]:
 def default(field: str) -> Any:
     """The default of one setting (for constants that document it, e.g. ``DEFAULT_MAX_BYTES``)."""
     return Settings.model_fields[field].default
+
+
+def secret(variable: str) -> str | None:
+    """The value of the environment variable ``variable`` that holds a secret (the LLM judge's API key, named by
+    ``HRI_LLM_API_KEY_ENV``): read at call time, never part of ``Settings``, so `settings` never prints it."""
+    return os.environ.get(variable) or None
 
 
 def settings() -> Settings:
