@@ -3,7 +3,7 @@
 DuckDB lets one process write a database file, and while the console runs that process is the
 console's. So the console watches a folder (``HRI_INBOX``, default ``inbox/`` beside the database
 file): ``InboxWatcher`` is one background thread per process and folder (``start_watcher``), polling
-every ``HRI_INBOX_POLL_SECONDS``. A file is taken only when its size and modification time are the
+every ``HRI_INBOX_POLL_SECONDS``; files are imported in the order they arrived. A file is taken only when its size and modification time are the
 same at two consecutive looks (a file still being written is left for a later look); hidden files
 (a leading dot) and names ending in ``.partial``, ``.part``, ``.tmp`` or ``~`` are never taken, so a
 writer that copies under such a name and renames when done is never seen half written.
@@ -109,12 +109,18 @@ class Inbox:
         return self
 
     def waiting(self) -> list[Path]:
-        """Files waiting at the top of the inbox, by name (hidden and still-being-copied names excluded)."""
+        """Files waiting at the top of the inbox in the order they arrived (modification time, then name;
+        hidden and still-being-copied names excluded): a later file may revise a record of an earlier one."""
         if not self.root.is_dir():
             return []
-        return sorted(entry for entry in self.root.iterdir()
-                      if entry.is_file() and not entry.name.startswith(".")
-                      and not entry.name.endswith(IGNORED_SUFFIXES))
+        found = []
+        for entry in self.root.iterdir():
+            if entry.name.startswith(".") or entry.name.endswith(IGNORED_SUFFIXES):
+                continue
+            with _suppress_missing():
+                if entry.is_file():
+                    found.append((entry.stat().st_mtime_ns, entry.name, entry))
+        return [entry for _, _, entry in sorted(found)]
 
     def reports(self, since: float = 0.0) -> list[Path]:
         """Report files in done/ and failed/ written at or after ``since`` (a ``time.time()``), oldest first."""
