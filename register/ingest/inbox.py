@@ -205,6 +205,8 @@ class InboxWatcher:
 
     def __init__(self, store: Store, root: Path, *, poll_seconds: float = 2.0, actor: Actor = INBOX_ACTOR,
                  on_import: Callable[[InboxResult], None] | None = None):
+        if poll_seconds <= 0:
+            raise ValueError(f"poll_seconds must be > 0, got {poll_seconds}")
         self.store = store
         self.inbox = Inbox(Path(root))
         self.poll_seconds = poll_seconds

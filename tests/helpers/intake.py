@@ -32,10 +32,12 @@ def write_mixed_parquet(target: Path) -> Path:
 
 
 def outcome(report: dict, store, source_name: str | None = None) -> dict:
-    """Counts, quarantined records and stored quarantine rows of one import (ids left out)."""
+    """Counts, quarantined records and stored quarantine rows of one import (ids left out); ``store=None``
+    when the database is not at hand (``stored_quarantine`` is then empty)."""
     where, params = ("WHERE source_name = ?", [source_name]) if source_name else ("", [])
-    stored = store.query(f"SELECT source_name, location, response_id, raw, reasons, status FROM quarantine {where} "
-                         "ORDER BY source_name, location", params)
+    stored = [] if store is None else store.query(
+        f"SELECT source_name, location, response_id, raw, reasons, status FROM quarantine {where} "
+        "ORDER BY source_name, location", params)
     return {
         "counts": {name: report[name] for name in COUNTS},
         "balanced": report["balanced"],
@@ -44,3 +46,19 @@ def outcome(report: dict, store, source_name: str | None = None) -> dict:
         "stored_quarantine": [(*row[:4], json.loads(row[4]) if isinstance(row[4], str) else row[4], row[5])
                               for row in stored],
     }
+
+
+def cli_outcome(path: Path, database: Path, capsys) -> dict:
+    """What ``python -m register --db DATABASE import PATH --json`` reports and stores (the reference the
+    other ways in are held to), run in this process."""
+    from register import Store
+    from register.cli import main
+    from tests.helpers.cli import call_main
+
+    result = call_main(main, ["--db", database, "import", path, "--json", "--quiet"], capsys)
+    assert result.returncode in (0, 2), result.stderr
+    store = Store(database)
+    try:
+        return outcome(json.loads(result.stdout), store)
+    finally:
+        store.close()

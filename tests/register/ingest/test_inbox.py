@@ -19,7 +19,7 @@ from register import SYSTEM, Store
 from register.ingest import inbox as inbox_mod
 from register.ingest.inbox import Inbox, InboxWatcher, hand_off, start_watcher, wait_for_reports, watcher_alive
 from register.scoring.profiles import ensure_default_profile
-from tests.helpers.intake import MIXED_CSV, MIXED_JSONL, outcome, write_mixed_parquet
+from tests.helpers.intake import MIXED_CSV, MIXED_JSONL, cli_outcome, outcome, write_mixed_parquet
 
 
 @pytest.fixture
@@ -34,28 +34,16 @@ def watcher(store, folder):
     w.stop()
 
 
-def _cli_outcome(register_cli, path: Path) -> dict:
-    """What ``python -m register import PATH --json`` reports and stores, in a database of its own."""
-    run = register_cli()
-    result = run("import", path, "--json", "--quiet")
-    assert result.returncode == 2, result.stderr  # records were quarantined
-    cli_store = Store(run.db)
-    try:
-        return outcome(json.loads(result.stdout), cli_store)
-    finally:
-        cli_store.close()
-
-
 def _drop(source: Path, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     return Path(shutil.copy(source, folder / source.name))
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet"])
-def test_a_dropped_file_imports_reports_and_quarantines_exactly_as_the_cli(store, watcher, folder, register_cli,
+def test_a_dropped_file_imports_reports_and_quarantines_exactly_as_the_cli(store, watcher, folder, capsys,
                                                                           tmp_path, kind):
-    source = {"jsonl": MIXED_JSONL, "csv": MIXED_CSV}.get(kind) or write_mixed_parquet(tmp_path / "intake_mixed.parquet")
-    expected = _cli_outcome(register_cli, source)
+    source = {"jsonl": MIXED_JSONL, "csv": MIXED_CSV}.get(kind) or write_mixed_parquet(tmp_path / "mixed.parquet")
+    expected = cli_outcome(source, tmp_path / "cli.duckdb", capsys)
     _drop(source, folder)
     assert watcher.poll_once() == []  # first look: size noted, not taken
     [result] = watcher.poll_once()
@@ -118,7 +106,8 @@ def test_the_same_name_twice_keeps_both_files_and_reports(watcher, folder):
         [result] = watcher.poll_once()
     first = json.loads((folder / "done" / "intake_mixed.jsonl.report.json").read_text())
     second = json.loads(result.report_path.read_text())
-    assert result.moved_to.name.endswith("-intake_mixed.jsonl") and result.moved_to != folder / "done" / MIXED_JSONL.name
+    assert result.moved_to.name.endswith("-intake_mixed.jsonl")
+    assert result.moved_to != folder / "done" / MIXED_JSONL.name
     assert first["new_responses"] == 2 and second["new_responses"] == 0
     assert second["accepted"] == 4 and second["records"] == 8
     assert second["quarantined"] == 4  # still reported, but no second open quarantine row (same file, location, text)
