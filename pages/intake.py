@@ -86,7 +86,7 @@ def quarantine_section() -> None:
         column_config={
             "quarantine_id": st.column_config.NumberColumn("#", format="%d"),
             "source_name": "file", "response_id": "response id",
-            "reasons": st.column_config.TextColumn("why it was quarantined", width="large"),
+            "reasons": st.column_config.TextColumn("why it was quarantined", width="medium"),
             "raw": st.column_config.TextColumn("record (edit to fix)", width="large"),
             "action": st.column_config.SelectboxColumn("action", options=list(intake.ACTIONS)),
             "discard_reason": st.column_config.TextColumn("discard reason", max_chars=2000),

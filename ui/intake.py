@@ -33,8 +33,9 @@ UPLOAD_TYPES = ["jsonl", "json", "csv", "parquet"]
 REPORT_COUNTS = (("Records", "records"), ("Accepted", "accepted"), ("New", "new_responses"),
                  ("Revised", "new_revisions"), ("Unchanged", "unchanged"), ("Quarantined", "quarantined"))
 REIMPORT, DISCARD = "re-import", "discard"
-ACTIONS = ("", REIMPORT, DISCARD)
-GRID_COLUMNS = ["quarantine_id", "source_name", "location", "response_id", "reasons", "raw", "action", "discard_reason"]
+ACTIONS = (REIMPORT, DISCARD)  # an empty cell: leave the row as it is
+# the action first: the record's text is wide and would push it out of sight
+GRID_COLUMNS = ["quarantine_id", "action", "discard_reason", "source_name", "location", "response_id", "reasons", "raw"]
 
 
 # --- upload ------------------------------------------------------------------------------------------
@@ -74,7 +75,7 @@ def reasons_text(problems: list[dict]) -> str:
 def quarantine_frame(statuses: tuple[str, ...] = ("open",), limit: int = 500) -> pd.DataFrame:
     """The quarantine rows as the grid shows them (read fresh: the grid is a work list that changes per click)."""
     rows = quarantine_rows(data.get_store(), statuses, limit=limit)
-    frame = pd.DataFrame([{**row, "reasons": reasons_text(row["reasons"]), "action": "", "discard_reason": ""}
+    frame = pd.DataFrame([{**row, "reasons": reasons_text(row["reasons"]), "action": None, "discard_reason": ""}
                           for row in rows])
     if frame.empty:
         frame = pd.DataFrame(columns=[*GRID_COLUMNS, "status", "created_at", "discarded_by", "discard_reason"])

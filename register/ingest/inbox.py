@@ -3,8 +3,9 @@
 DuckDB lets one process write a database file, and while the console runs that process is the
 console's. So the console watches a folder (``HRI_INBOX``, default ``inbox/`` beside the database
 file): ``InboxWatcher`` is one background thread per process and folder (``start_watcher``), polling
-every ``HRI_INBOX_POLL_SECONDS``; files are imported in the order they arrived. A file is taken only when its size and modification time are the
-same at two consecutive looks (a file still being written is left for a later look); hidden files
+every ``HRI_INBOX_POLL_SECONDS``; files are imported in the order they arrived. A file is taken
+only when its size and modification time are the same at two consecutive looks (a file still being
+written is left for a later look); hidden files
 (a leading dot) and names ending in ``.partial``, ``.part``, ``.tmp`` or ``~`` are never taken, so a
 writer that copies under such a name and renames when done is never seen half written.
 

@@ -148,3 +148,30 @@ def test_the_inbox_section_shows_the_latest_reports(seeded_db, login_as):
     latest = next(d.value for d in at.dataframe if "moved to" in d.value.columns)
     assert latest.iloc[0]["file"] == MIXED_JSONL.name and latest.iloc[0]["outcome"] == "done"
     assert latest.iloc[0]["quarantined"] == result.report["quarantined"] == 4
+
+
+def test_the_running_console_imports_a_dropped_file_with_one_watcher_for_every_session(seeded_db, login_as,
+                                                                                      monkeypatch):
+    import time
+
+    import streamlit as st
+
+    from ui.intake import ensure_inbox_watcher
+
+    monkeypatch.setenv("HRI_INBOX_POLL_SECONDS", "0.1")
+    _open(login_as), _open(login_as, "reviewer")  # two sessions of one server process, each running app.py
+    watcher = ensure_inbox_watcher()
+    assert watcher is not None and watcher.running
+    threads = [t for t in __import__("threading").enumerate() if t.name.startswith("hri-inbox:")]
+    assert [t.name for t in threads] == [f"hri-inbox:{(seeded_db.path.parent / 'inbox').resolve()}"]
+    inbox = seeded_db.path.parent / "inbox"
+    shutil.copy(MIXED_JSONL, inbox / ".drop.partial")
+    (inbox / ".drop.partial").rename(inbox / MIXED_JSONL.name)
+    deadline = time.monotonic() + 60
+    while not (inbox / "done" / f"{MIXED_JSONL.name}.report.json").exists():
+        assert time.monotonic() < deadline, "the console's watcher did not import the dropped file"
+        time.sleep(0.1)
+    assert seeded_db.scalar("SELECT actor_name FROM import_batches WHERE source_name = ?", [MIXED_JSONL.name]) == \
+        "inbox"
+    st.cache_resource.clear()  # the resource released (server shutdown, cache cleared): the thread ends
+    assert not watcher.running
