@@ -9,7 +9,7 @@
            [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
                                        files to its inbox and wait for its report (asked on a terminal)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
-    quarantine list [--all] [--json]   open quarantined records (--all: resolved ones too)
+    quarantine list [--all] [--json]   open quarantined records (--all: resolved and discarded ones too)
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
     demo [--synthetic N]               load the demo set (idempotent), plus N synthetic responses
     export FILE [--format F] [--batch N]  current scores as csv, parquet or jsonl (default: from FILE's extension)
@@ -546,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     qua = sub.add_parser("quarantine", help="list or export quarantined records")
     qsub = qua.add_subparsers(dest="quarantine_command", required=True)
     qlist = qsub.add_parser("list", help="list quarantined records")
-    qlist.add_argument("--all", action="store_true", help="include resolved rows")
+    qlist.add_argument("--all", action="store_true", help="include resolved and discarded rows")
     qlist.add_argument("--json", action="store_true", help="one JSON object per row")
     qlist.set_defaults(func=cmd_quarantine_list)
     qexp = qsub.add_parser("export", help="write the open quarantine as JSON Lines to fix and re-import")
