@@ -375,7 +375,7 @@ def hand_off(root: Path, files: list[Path], *, wait_free: float = 60.0) -> list[
             while True:
                 handed_at = time.time()
                 try:
-                    os.link(partial, inbox.root / source.name)
+                    _place(partial, inbox.root / source.name)
                     break
                 except FileExistsError:
                     if time.monotonic() > deadline:
@@ -383,9 +383,22 @@ def hand_off(root: Path, files: list[Path], *, wait_free: float = 60.0) -> list[
                                             f"{wait_free:g} s: the console is not taking files") from None
                     time.sleep(0.2)
         finally:
-            partial.unlink()
+            partial.unlink(missing_ok=True)  # gone already when it was renamed into place
         handed.append(Handoff(source.name, sha256, handed_at))
     return handed
+
+
+def _place(partial: Path, target: Path) -> None:
+    """Make ``partial`` appear as ``target`` whole; ``FileExistsError`` when ``target`` exists. A hard link
+    refuses to replace a file atomically; where the file system has none, a rename after a check."""
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here (some network and container file systems)
+        if target.exists():
+            raise FileExistsError(target) from None
+        os.rename(partial, target)
 
 
 def wait_for_reports(root: Path, handoffs: list[Handoff], *, timeout: float, poll: float = 0.2) -> bool:
