@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import auth
+from ui import auth, intake
 from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
@@ -55,9 +55,12 @@ PAGES = {
         st.Page("pages/users.py", title="Users", icon=":material/manage_accounts:", url_path="users"),
     ],
 }
+# intake: uploads, the quarantine, and the inbox this process imports dropped files from
+PAGES["Intake"] = [st.Page("pages/intake.py", title="Import", icon=":material/upload_file:", url_path="import")]
 
 
 def main() -> None:
+    intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
     if auth.current_role() is None:
         # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate
         # shows the login form, and the login's rerun lands on the page asked for; none is listed.

@@ -5,9 +5,11 @@
     init                               create or migrate the database; create the default profile
     import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet); a fresh
            [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
-           [--resume]                  stdout; --resume finishes the interrupted import of each file
+           [--resume] [--via-inbox]    stdout; --resume finishes the interrupted import of each file;
+           [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
+                                       files to its inbox and wait for its report (asked on a terminal)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
-    quarantine list [--all] [--json]   open quarantined records (--all: resolved ones too)
+    quarantine list [--all] [--json]   open quarantined records (--all: resolved and discarded ones too)
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
     demo [--synthetic N]               load the demo set (idempotent), plus N synthetic responses
     export FILE [--format F] [--batch N]  current scores as csv, parquet or jsonl (default: from FILE's extension)
@@ -70,7 +72,7 @@ from pathlib import Path
 from hri_core import HRIError
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
-from register.errors import AuditChainBroken, RegisterError
+from register.errors import AuditChainBroken, DatabaseInUse, RegisterError
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
@@ -206,10 +208,75 @@ def cmd_import(store: Store, args) -> int:
                                       chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume))
     finally:  # a refused path stops the command; what the paths before it did is still reported
         if report.batches or report.notes:
-            if args.json:
-                print(json.dumps(report.as_dict(), default=str))
-            else:
-                print_import_report(report)
+            _print_report(report, args)
+    return EXIT_QUARANTINED if report.quarantined else EXIT_OK
+
+
+def _print_report(report, args) -> None:
+    if args.json:
+        print(json.dumps(report.as_dict(), default=str))
+    else:
+        print_import_report(report)
+
+
+def _offer_inbox(args, held: DatabaseInUse) -> bool:
+    """Whether to hand the files to the console's inbox: ``--via-inbox``, or yes at a terminal's prompt."""
+    if args.command != "import":
+        return False
+    if args.no_score or args.resume:  # the console imports with its own options: scored, from the start
+        if args.via_inbox:
+            raise DatabaseInUse(f"{held} (--via-inbox cannot carry --no-score or --resume: the console imports "
+                                "every file from its start and scores it)")
+        return False
+    if args.via_inbox:
+        return True
+    if not sys.stdin.isatty():
+        return False
+    print(f"{held.title}: {held}", file=sys.stderr)
+    answer = input("Hand the files to the running console's inbox and wait for its report? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def cmd_import_via_inbox(database: Path, args) -> int:
+    """``import`` while the console holds the database: its inbox imports the files, this prints the report."""
+    from register.ingest.files import check_file, files_to_import
+    from register.ingest.importer import ImportReport
+    from register.ingest.inbox import hand_off, inbox_for, wait_for_reports, watcher_alive
+
+    inbox = inbox_for(database)
+    beat = watcher_alive(inbox)
+    if beat is None:
+        raise DatabaseInUse(f"{database} is open in another process, and no console watches its inbox {inbox} "
+                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): stop that process, or "
+                            "start the console")
+    report, files = ImportReport(), []
+    for path in args.paths:  # every file checked before any is handed over, as a direct import does
+        found, skipped = files_to_import(Path(path))
+        for file in found:
+            check_file(file)
+        files += found
+        report.notes.extend(skipped)
+    if not args.quiet:
+        print(f"the database is held by the console (PID {beat.get('pid')}): handing {len(files)} file(s) to "
+              f"its inbox {inbox} and waiting for the report", file=sys.stderr)
+    handoffs = hand_off(inbox, files)
+    complete = wait_for_reports(inbox, handoffs, timeout=args.wait)
+    failures = []
+    for handoff in handoffs:
+        if handoff.report is None:
+            continue
+        if "error" in handoff.report:
+            failures.append(f"{handoff.name}: {handoff.report['error']['title']}: {handoff.report['error']['message']}")
+        else:
+            report.extend(ImportReport.from_dict(handoff.report))
+    if report.batches or report.notes:
+        _print_report(report, args)
+    if not complete:
+        waiting = ", ".join(h.name for h in handoffs if h.report is None)
+        raise RegisterError(f"no report for {waiting} after {args.wait:g} s: the file(s) stay in {inbox} and the "
+                            f"console imports them when it can; their report will be in {inbox / 'done'}")
+    if failures:
+        raise RegisterError("; ".join(failures) + f" (moved to {inbox / 'failed'})")
     return EXIT_QUARANTINED if report.quarantined else EXIT_OK
 
 
@@ -684,6 +751,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    imp.add_argument("--via-inbox", action="store_true",
+                     help="when the running console holds the database, hand the files to its inbox and wait "
+                          "for its report (without it, asked on a terminal; refused with --no-score or --resume)")
+    imp.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
+                     help="with the inbox: how long to wait for the report (default 600)")
     imp.set_defaults(func=cmd_import)
 
     res = sub.add_parser("rescore", help="score current responses under the active profile")
@@ -694,7 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     qua = sub.add_parser("quarantine", help="list or export quarantined records")
     qsub = qua.add_subparsers(dest="quarantine_command", required=True)
     qlist = qsub.add_parser("list", help="list quarantined records")
-    qlist.add_argument("--all", action="store_true", help="include resolved rows")
+    qlist.add_argument("--all", action="store_true", help="include resolved and discarded rows")
     qlist.add_argument("--json", action="store_true", help="one JSON object per row")
     qlist.set_defaults(func=cmd_quarantine_list)
     qexp = qsub.add_parser("export", help="write the open quarantine as JSON Lines to fix and re-import")
@@ -831,7 +903,13 @@ def main(argv: list[str] | None = None) -> int:
     store = None
     try:
         if args.func is not cmd_settings and getattr(args, "needs_store", True):  # these must not create a database
-            store = Store(Path(args.db) if args.db else database_path_from_env())
+            database = Path(args.db) if args.db else database_path_from_env()
+            try:
+                store = Store(database)
+            except DatabaseInUse as held:
+                if not _offer_inbox(args, held):
+                    raise
+                return cmd_import_via_inbox(database, args)
         return args.func(store, args)
     except KeyboardInterrupt:
         print("Interrupted: committed chunks are kept; the open batch stays unfinished (see `status`); finish it "

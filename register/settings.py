@@ -67,6 +67,14 @@ class Settings(BaseSettings):
                                       description="longest claim text an imported claim may have, in characters")
     max_span_chars: int = Field(20_000, ge=1,
                                 description="longest evidence span an imported claim may have, in characters")
+    inbox: Path | None = Field(None,
+                               description="the folder the running console imports dropped files from, each "
+                                           "moved to done/ or failed/ inside it with its JSON report (default: "
+                                           "`inbox/` beside the database file)")
+    inbox_poll_seconds: float = Field(2.0, ge=0,
+                                      description="how often the running console looks into the inbox, in "
+                                                  "seconds; a file is imported once its size stays the same "
+                                                  "between two looks; `0` turns the inbox off")
     debug: bool = Field(False,
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "
