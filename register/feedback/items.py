@@ -30,6 +30,7 @@ from hri_core import Label
 from register.access.permissions import Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
+from register.governance.feedback_labels import validated_outside_register
 from register.ingest.revise import revise_responses
 from register.scoring.reproduce import load_response
 
@@ -88,16 +89,9 @@ def list_feedback(store: Store, *, states: tuple[str, ...] = (), response_id: st
 
 
 def outside_register(store: Store, *, limit: int | None = None) -> pd.DataFrame:
-    """Current claims labelled VALIDATED_NEGATIVE_FEEDBACK with no validation record here: "validated outside
-    the register" (imported with the label). Columns response_id, revision, claim_id, feedback_at,
-    feedback_count, feedback_resolved."""
-    return store.frame(
-        "SELECT c.response_id, c.revision, c.claim_id, c.feedback_at, c.feedback_count, c.feedback_resolved "
-        "FROM claims c WHERE c.is_current AND list_contains(c.labels, ?) AND NOT EXISTS ("
-        "  SELECT 1 FROM feedback_items f WHERE f.response_id = c.response_id "
-        "  AND f.validated_claim_id = c.claim_id AND f.state IN ('validated', 'resolved')) "
-        "ORDER BY c.response_id, c.claim_idx" + ("" if limit is None else f" LIMIT {int(limit)}"),
-        [Label.VALIDATED_NEGATIVE_FEEDBACK.value])
+    """Current claims whose VALIDATED_NEGATIVE_FEEDBACK label has no validation record here: "validated outside
+    the register" (``register.governance.feedback_labels``, which the checklist reads too)."""
+    return validated_outside_register(store, limit=limit)
 
 
 def report_feedback(store: Store, actor: Actor, response_id: str, text: str, severity: float, *,
