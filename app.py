@@ -34,6 +34,7 @@ PAGES = {
         st.Page("pages/response_detail.py", title="Response detail", icon=":material/fact_check:",
                 url_path="response"),
         st.Page("pages/review_queue.py", title="Review queue", icon=":material/rule:", url_path="review"),
+        st.Page("pages/feedback.py", title="Feedback", icon=":material/feedback:", url_path="feedback"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),
