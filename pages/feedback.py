@@ -51,6 +51,7 @@ def report_section() -> None:
         st.warning(f"No response {code_span(typed)} in the register.", icon=":material/search_off:")
         return
     apply_form_values("fb_report")
+    st.session_state.setdefault("fb_severity", REPORT_EMPTY["fb_severity"])  # the slider's start, before it exists
     with st.form("fb_report", enter_to_submit=False):
         claim = st.selectbox("About", [WHOLE_ANSWER, *claims], key="fb_claim",
                              format_func=lambda c: c if c == WHOLE_ANSWER else f"claim {c}")

@@ -103,7 +103,8 @@ def test_a_viewer_may_report_but_not_validate(small_db):
     assert any("may report problems" in i.value for i in at.info)
     at.text_area(key="fb_text").set_value("Wrong year.")
     at.button[[b.label for b in at.button].index("Report")].click().run()
-    assert small_db.scalar("SELECT reported_role FROM feedback_items") == "viewer"
+    assert small_db.one("SELECT reported_role, severity FROM feedback_items") == {"reported_role": "viewer",
+                                                                             "severity": 0.5}  # the default q
 
 
 def test_imported_feedback_labels_are_listed_as_validated_outside_the_register(small_db, tmp_path):
