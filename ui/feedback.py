@@ -128,7 +128,8 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
     if frame.empty:
         st.caption("No scopes for these filters.")
         return
-    top = frame.sort_values(["s_h", "events"], ascending=False).iloc[0]
+    frame = frame.sort_values(["s_h", "events", "n_reviewed"], ascending=False, kind="stable")  # riskiest first
+    top = frame.iloc[0]
     cols = st.columns([1, 2])
     cols[0].metric("Highest scope s_H", f"{top['s_h']:.3f}",
                    delta=f"{top['events']:,} event(s) / {top['n_reviewed']:,} reviewed", delta_color="off",
