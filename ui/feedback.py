@@ -139,6 +139,9 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
                         f"half-life of {profile.feedback_half_life_days:g} days")
     cols[0].caption(f"Scope {code_span(scope_label(top['use_case'], top['model']))} · window of {window} days "
                     f"ending {escape_markdown(as_of.strftime('%Y-%m-%d %H:%M'))} UTC")
+    # the table and the trend on request: the overview stays light to render (it is every user's first page)
+    if not cols[1].toggle("Show every scope and the trend", key="overview_sh_details"):
+        return
     cols[1].dataframe(frame[["use_case", "model", "events", "n_reviewed", "s_h"]], hide_index=True,
                       key="overview_sh_table",
                       column_config={"use_case": "Use case", "model": "Model", "events": "Validated events",

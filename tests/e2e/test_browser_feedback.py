@@ -43,6 +43,7 @@ def test_viewer_reports_reviewer_validates_and_the_overview_shows_s_h(app_server
 
     page.get_by_role("link", name="Overview", exact=True).click()
     page.get_by_text("Highest scope s_H").wait_for()
+    page.get_by_text("Show every scope and the trend").click()
     page.get_by_text("Validated feedback s_H per scope").first.wait_for()
     screenshot(page, "overview-feedback-tile")
     app_server["stop"]()

@@ -140,6 +140,8 @@ def test_the_overview_tile_matches_a_hand_computation(small_db, monkeypatch):
     assert not at.exception, at.exception
     metrics = {m.label: m for m in at.metric}
     assert metrics["Highest scope s_H"].value == f"{contracts:.3f}"
+    assert not any("n_reviewed" in d.value.columns for d in at.dataframe)  # the details are shown on request
+    at.toggle(key="overview_sh_details").set_value(True).run()
     table = _frame_with(at, "n_reviewed").set_index("use_case")
     assert table.loc["contracts", "s_h"] == pytest.approx(contracts, abs=1e-12)
     assert table.loc["hr", "s_h"] == pytest.approx(hr, abs=1e-12)
