@@ -36,6 +36,7 @@ PAGES = {
         st.Page("pages/review_queue.py", title="Review queue", icon=":material/rule:", url_path="review"),
         st.Page("pages/verification.py", title="Claim verification", icon=":material/verified:",
                 url_path="verification"),
+        st.Page("pages/feedback.py", title="Feedback", icon=":material/feedback:", url_path="feedback"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),

@@ -1,7 +1,8 @@
 """Overview: where the risk is. KPIs and charts for the shared filters.
 
 A response without claims is not judged: it shows as its own state ("No claims", with the profile's
-action for it), never inside a band, and is left out of the score histogram.
+action for it), never inside a band, and is left out of the score histogram. The validated-feedback
+tile shows the paper's scope-level s_H per use case and model over a chosen window, and its trend.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import streamlit as st
 from hri_core.calibration import score_bins
 from register.console.queries import NO_CLAIMS_STATE
 from ui import data, figures
+from ui import feedback as feedback_ui
 from ui.components import empty_state
 from ui.page import run_page
 from ui.shell import page_frame
@@ -73,6 +75,7 @@ def main() -> None:
         by = by or "use_case"
         st.plotly_chart(figures.high_share_figure(figures_data[f"high_share_by_{by}"], by.replace("_", " ")),
                         config=PLOT_CONFIG)
+    feedback_ui.scope_tile(f.use_cases, f.models, profile, PLOT_CONFIG)
 
 
 run_page(main)

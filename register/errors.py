@@ -13,8 +13,8 @@ from dataclasses import dataclass
 __all__ = [
     "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
     "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
-    "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit",
-    "ValidationFailed", "WriteConflict",
+    "InvalidFeedback", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem", "RegisterError",
+    "StaleEdit", "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -72,6 +72,16 @@ class InvalidDecision(RegisterError, ValueError):
     """A review decision that cannot be recorded as given; ``field`` names the input to fix."""
 
     title = "Decision not recorded"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class InvalidFeedback(RegisterError, ValueError):
+    """A feedback report, validation or resolution that cannot be recorded as given; ``field`` names the input."""
+
+    title = "Feedback not recorded"
 
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")

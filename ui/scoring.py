@@ -44,6 +44,11 @@ def outcome_pairs(sources: tuple[str, ...]) -> pd.DataFrame:
     return reg_calibration.outcome_pairs(data.get_store(), sources)
 
 
+@st.cache_data(show_spinner=False)
+def audit_sample_items(undecided_only: bool) -> pd.DataFrame:
+    return reg_calibration.audit_sample_items(data.get_store(), undecided_only=undecided_only)
+
+
 def preview(profile: ScoringProfile) -> ImpactPreview:
     """Impact of ``profile`` against the active profile (not cached: the user asks for it explicitly)."""
     return impact_preview(data.get_store(), profile)

@@ -1,6 +1,7 @@
 """Roles and permissions, enforced in the register's service functions (not only by hiding buttons).
 
-Roles (cumulative): viewer reads; annotator labels claims and submits feedback; reviewer records
+Roles (cumulative): viewer reads and reports problems with answers (anyone signed in may: feedback is
+validated before it counts); annotator labels claims; reviewer records
 review decisions, validates feedback and signs checklists; admin edits profiles, rules and users.
 ``system`` is the role of command-line and start-up jobs run by whoever operates the machine.
 
@@ -43,7 +44,7 @@ _MINIMUM_ROLE = {
     Permission.READ: "viewer",
     Permission.IMPORT: "annotator",
     Permission.LABEL: "annotator",
-    Permission.FEEDBACK_SUBMIT: "annotator",
+    Permission.FEEDBACK_SUBMIT: "viewer",     # anyone signed in reports; validation is a reviewer's
     Permission.FEEDBACK_VALIDATE: "reviewer",
     Permission.REVIEW_DECIDE: "reviewer",
     Permission.REGISTER_EDIT: "reviewer",

@@ -4,9 +4,9 @@ Called by the review-queue and response-detail pages (through ``ui`` helpers) an
 response is queued when its selected score's action asks for a person (``queries.QUEUE_ACTIONS``:
 review or block) or it has no claims, and nobody has decided on that revision yet. A decision binds
 to one revision, copies the score it was made on, and is written through ``Store.write`` with an
-audit event ``review.decide``; the ``known_outcomes`` view (migration 002) turns decisions into
-good/bad outcomes for calibration. The audit event is filed under the response (entity ``response``,
-its response id) so the audit trail is searched by the id people know. A new revision of a decided
+audit event ``review.decide``; the ``known_outcomes`` view (migrations 002, 014) turns decisions into
+good/bad outcomes for calibration (an escalation is none). The audit event is filed under the response
+(entity ``response``, its response id) so the audit trail is searched by the id people know. A new revision of a decided
 response is a new answer: it is queued again when its action asks for review.
 """
 
@@ -35,9 +35,10 @@ __all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_sta
            "record_decision", "review_queue"]
 
 DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
-# what each decision says about the answer, for calibration (the view known_outcomes says the same)
+# what each decision says about the answer, for calibration (the view known_outcomes says the same): an
+# escalation hands the answer to someone else without judging it, so it says nothing (None)
 OUTCOMES = {"release": "good", "release_with_caution": "good", "block": "bad", "send_back": "bad",
-            "escalate": "bad"}
+            "escalate": None}
 
 QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
                  "no_claims", "age_days", "why")

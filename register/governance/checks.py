@@ -19,9 +19,11 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from hri_core import Label
 from register.db.sql import Params
 from register.db.store import Store
 from register.governance.evidence import current_rule_version, evaluate_rules
+from register.governance.feedback_labels import OUTSIDE_REGISTER, validated_outside_register
 from register.governance.vocabulary import (
     BENCHMARK_NUMBER,
     DESIGN_CHOICE,
@@ -213,6 +215,29 @@ def _unreproducible_scores(ctx: Context) -> Found:
     return Found(sorted(out.values(), key=lambda f: f["entity_id"]), note)
 
 
+def _feedback_validated_outside(ctx: Context) -> Found:
+    """VALIDATED_NEGATIVE_FEEDBACK labels with no validation record in the register: the paper counts only
+    feedback "confirmed by a reviewer, source check, or adjudication process" (V.A), and for these nobody
+    here can say who confirmed it, how or when (``register.governance.feedback_labels``)."""
+    rows = validated_outside_register(ctx.store)
+    labelled = ctx.store.scalar("SELECT count(*) FROM claims WHERE is_current AND list_contains(labels, ?)",
+                                [Label.VALIDATED_NEGATIVE_FEEDBACK.value])
+    found = [Finding("response", r["response_id"], f"claim {r['claim_id']}",
+                     f"{Label.VALIDATED_NEGATIVE_FEEDBACK.value} {OUTSIDE_REGISTER}: no record of who validated "
+                     "it, how or when (validate the problem on the Feedback page, or remove the label)").as_dict()
+             for _, r in rows.iterrows()]
+    note = (f"{labelled:,} current {Label.VALIDATED_NEGATIVE_FEEDBACK.value} label(s) checked for a validation "
+            f"record: {len(found):,} {OUTSIDE_REGISTER}") if labelled else None
+    return Found(found, note)
+
+
+def _labels_and_scores(ctx: Context) -> Found:
+    """Item 7: the stored scores reproduce from their labels, and every feedback label was validated here."""
+    scores, feedback = _unreproducible_scores(ctx), _feedback_validated_outside(ctx)
+    note = "; ".join(n for n in (scores.note, feedback.note) if n) or None
+    return Found(scores.offending + feedback.offending, note)
+
+
 def _has_table(store: Store, name: str) -> bool:
     return bool(store.scalar("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]))
 
@@ -233,7 +258,8 @@ CHECKS: tuple[Check, ...] = (
     Check(6, "Mutable web sources include access dates in the reference list or verification register.",
           "web pages, vendor pages and repository documentation", _undated_mutable_sources),
     Check(7, "Claim labels, criticality weights, and safety floors are reproducible from the documented rubric.",
-          "current scores recomputed from their labels under their recorded profile versions", _unreproducible_scores),
+          "current scores recomputed from their labels under their recorded profile versions; feedback labels "
+          "checked for a validation record", _labels_and_scores),
 )
 
 

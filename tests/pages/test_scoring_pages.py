@@ -180,7 +180,7 @@ def test_calibration_page_shows_known_answer_and_saves_bands(seeded_db, acting):
                            "score > 0 GROUP BY score ORDER BY score LIMIT 4")
     (r1, s1), (r2, _), (r3, _), (r4, _) = rows
     cal.import_outcomes_csv(seeded_db, ANN, f"response_id,outcome\n{r1},good\n{r2},bad\n{r3},good\n{r4},bad\n"
-                            .encode(), "known.csv")
+                            .encode(), "known.csv", kind="incident")
     at = acting.open("pages/calibration.py")
     shown = _metrics(at)
     assert shown["Known outcomes"] == "4" and shown["Bad answers"] == "2"

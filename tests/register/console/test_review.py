@@ -145,13 +145,14 @@ def test_a_decision_leaves_the_queue_is_audited_and_becomes_a_known_outcome(load
 
 @pytest.mark.parametrize("decision, outcome", [
     ("release", "good"), ("release_with_caution", "good"), ("block", "bad"), ("send_back", "bad"),
-    ("escalate", "bad")])
+    ("escalate", None)])
 def test_known_outcomes_map_each_decision(loaded, decision, outcome):
     store, _ = loaded
     rid = review_queue(store, Filters(), limit=1)[0]["response_id"].item()
     record_decision(store, LEAD, rid, 1, decision, "checked against the source")
-    assert store.query("SELECT outcome, source FROM known_outcomes WHERE response_id = ?", [rid]) == [
-        (outcome, "review")]
+    # an escalation passes the answer on without judging it: no outcome (it used to count as bad)
+    expected = [] if outcome is None else [(outcome, "review", "review_decision")]
+    assert store.query("SELECT outcome, source, kind FROM known_outcomes WHERE response_id = ?", [rid]) == expected
     assert set(DECISIONS) == {"release", "release_with_caution", "block", "send_back", "escalate"}
 
 
