@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "DatabaseError", "DatabaseInUse", "ElicitationError",
-    "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidDecision", "LoginFailed", "MigrationError",
+    "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidDecision", "LabellingError", "LoginFailed",
+    "MigrationError",
     "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
 ]
 
@@ -147,3 +148,13 @@ class WriteConflict(DatabaseError):
     """Another transaction changed the same rows at the same moment; the write was rolled back (try again)."""
 
     title = "Changed at the same time"
+
+
+# --- labelling (register.labels) ---------------------------------------------------------------------
+
+
+class LabellingError(RegisterError):
+    """A labelling request that cannot be carried out (a batch, an annotation or an adjudication): the
+    message names the record and the field."""
+
+    title = "Labels not saved"

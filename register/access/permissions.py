@@ -36,6 +36,10 @@ class Permission(StrEnum):
     RESCORE = "scores.rescore"
     USERS_MANAGE = "users.manage"
     AUDIT_READ = "audit.read"              # the audit trail page and its export
+    # labelling (register.labels): batches, the rubric, adjudication of disagreements
+    LABEL_ASSIGN = "label.assign"          # draw a labelling batch and assign its annotators
+    ADJUDICATE = "label.adjudicate"        # resolve the annotators' disagreements
+    RUBRIC_EDIT = "rubric.edit"            # publish a new labelling rubric version
 
 
 _MINIMUM_ROLE = {
@@ -54,6 +58,10 @@ _MINIMUM_ROLE = {
     Permission.RESCORE: "admin",
     Permission.USERS_MANAGE: "admin",
     Permission.AUDIT_READ: "reviewer",
+    # labelling (register.labels)
+    Permission.LABEL_ASSIGN: "reviewer",
+    Permission.ADJUDICATE: "reviewer",
+    Permission.RUBRIC_EDIT: "admin",
 }
 
 
