@@ -35,7 +35,8 @@ from register.db.store import Actor, Store
 from register.labels.workbench import ANNOTATOR_LABELS
 from register.scoring.profiles import active_profile
 
-__all__ = ["AgreementReport", "agreement_report", "annotation_ratings", "labels_alpha"]
+__all__ = ["AgreementReport", "agreement_report", "annotation_ratings", "criticality_alpha", "labels_alpha",
+           "severity_order"]
 
 NO_CATEGORY = "(none)"
 
@@ -59,7 +60,8 @@ def annotation_ratings(store: Store, *, batch_id: int | None = None, rubric_vers
         ORDER BY a.batch_id, a.response_id, a.unit_id, a.annotator""", p.values)
 
 
-def _severity(store: Store) -> tuple[str, ...]:
+def severity_order(store: Store) -> tuple[str, ...]:
+    """Labels from most to least severe by the active profile's contributions."""
     contributions = active_profile(store).contributions
     return severity_from_contributions({label.value: value for label, value in contributions.items()})
 
@@ -75,10 +77,15 @@ def labels_alpha(frame: pd.DataFrame, severity: tuple[str, ...]) -> Any:
     return krippendorff_alpha(_worst(frame, severity), "nominal")
 
 
+def criticality_alpha(frame: pd.DataFrame) -> Any:
+    """Alpha (ordinal) on the criticality of ``annotation_ratings`` rows (an ``AlphaResult``)."""
+    return krippendorff_alpha([Rating(u, a, float(c)) for u, a, c in
+                               zip(frame["unit"], frame["annotator"], frame["criticality"], strict=True)], "ordinal")
+
+
 def _alpha_row(group: str, value: Any, frame: pd.DataFrame, severity: tuple[str, ...]) -> dict:
     labels = labels_alpha(frame, severity)
-    crit = krippendorff_alpha([Rating(u, a, float(c)) for u, a, c in
-                               zip(frame["unit"], frame["annotator"], frame["criticality"], strict=True)], "ordinal")
+    crit = criticality_alpha(frame)
     return {"group": group, "value": str(value), "units": labels.units, "annotators": labels.raters,
             "pairable": labels.pairable, "labels_alpha": labels.alpha, "criticality_alpha": crit.alpha,
             "note": labels.note}
@@ -100,7 +107,7 @@ def agreement_report(store: Store, actor: Actor, *, batch_id: int | None = None,
     """Agreement over the annotations of one batch (or all), optionally of one rubric version."""
     authorize(store, actor, Permission.READ, entity_type="label_batch", entity_id=batch_id)
     frame = annotation_ratings(store, batch_id=batch_id, rubric_version=rubric_version)
-    severity = _severity(store)
+    severity = severity_order(store)
     if frame.empty:
         empty = pd.DataFrame()
         return AgreementReport({"units": 0, "annotators": 0, "ratings": 0}, empty, empty, empty, {})
