@@ -50,3 +50,15 @@ def labelling_store(path: Path) -> Store:
     for actor in (ANNA, BEN, CARL, RITA, ADA, VIEWER):
         create_user(store, SYSTEM, actor.name, actor.role)
     return store
+
+
+def label_all(store: Store, batch_id: int, actor: Actor, readings: dict[tuple[str, str], dict]) -> None:
+    """Save ``readings[(response_id, unit_id)]`` (keyword arguments of ``save_annotation``) as ``actor``."""
+    from register.labels.workbench import save_annotation
+
+    for (response_id, unit_id), reading in readings.items():
+        save_annotation(store, actor, batch_id, response_id, unit_id, **reading)
+
+
+AGREED = {("r1", "r1-1"): {"labels": ["SUPPORTED"], "criticality": 3, "category": "contractual"},
+          ("r2", "r2-1"): {"labels": ["UNSUPPORTED"], "criticality": 2, "category": "security"}}
