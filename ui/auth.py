@@ -33,7 +33,8 @@ from ui.text import escape_markdown
 SESSION_KEY = "hri_auth"
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
-PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ}
+PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ,
+                    "workbench": Permission.LABEL, "adjudication": Permission.ADJUDICATE}
 
 
 def oidc_configured() -> bool:

@@ -41,8 +41,8 @@ from register.labels.units import readings_sql, unit_status_sql
 from register.labels.workbench import _checked_reading
 from register.scoring.reproduce import load_response
 
-__all__ = ["RULES", "ApplyReport", "adjudicate", "apply_resolved", "escalated_reading", "label_provenance", "queue",
-           "unit_readings"]
+__all__ = ["RULES", "ApplyReport", "adjudicate", "apply_resolved", "current_score", "escalated_reading",
+           "label_provenance", "queue", "unit_readings"]
 
 RULES = ("majority", "expert", "escalation")
 
@@ -322,3 +322,9 @@ def label_provenance(store: Store, response_id: str, revision: int | None = None
              AND lp.label = c.label
         LEFT JOIN adjudications a ON a.adjudication_id = lp.adjudication_id
         ORDER BY c.claim_idx, label""", {"rid": response_id, "rev": revision})
+
+
+def current_score(store: Store, response_id: str) -> dict | None:
+    """The current score of a response (revision, score, band, action), to show what an adjudication changed."""
+    return store.one("SELECT revision, score, band, action FROM scores WHERE is_current AND response_id = ?",
+                     [response_id])
