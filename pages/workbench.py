@@ -78,6 +78,11 @@ def _guide() -> None:
 def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | None) -> None:
     """One claim's labels; saving moves to ``next_unit`` (None: to the next response with open claims)."""
     key = f"wb_{batch_id}_{item['response_id']}_{unit['unit_id']}"
+    rubric = ui.rubric()
+    minimum = {g.category: g.min_criticality for g in rubric.categories}.get(unit["category"])
+    if unit["state"] == "labelled" and minimum and (unit["criticality"] or 1) < minimum:
+        st.warning(f"Flagged: rubric v{rubric.version} asks criticality {minimum} or more for a "
+                   f"{escape_markdown(unit['category'])} claim.", icon=":material/flag:")
     with st.form(key, enter_to_submit=True, border=True):
         st.markdown(f"**Claim {code_span(unit['unit_id'])}** — {escape_markdown(unit['text'] or '')}")
         chosen = st.multiselect("Labels (one or more)", ANNOTATOR_LABELS, default=list(unit["labels"] or []),

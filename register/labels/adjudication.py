@@ -38,7 +38,7 @@ from register.errors import LabellingError, NotFound
 from register.ingest.revise import revise_responses
 from register.labels.batches import batch
 from register.labels.units import readings_sql, unit_status_sql
-from register.labels.workbench import _checked_reading
+from register.labels.workbench import checked_reading
 from register.scoring.reproduce import load_response
 
 __all__ = ["RULES", "ApplyReport", "adjudicate", "apply_resolved", "current_score", "escalated_reading",
@@ -145,7 +145,7 @@ def adjudicate(store: Store, actor: Actor, batch_id: int, response_id: str, unit
     elif rule == "escalation":
         decided = escalated_reading(rows)
     elif keep:
-        decided = {"keep": True, **_checked_reading(unit_id, labels, criticality, category, dimensions, source_id,
+        decided = {"keep": True, **checked_reading(unit_id, labels, criticality, category, dimensions, source_id,
                                                     span), "text": rows[0]["text"]}
     else:
         decided = {"keep": False}

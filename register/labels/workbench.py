@@ -32,6 +32,7 @@ from register.labels.batches import batch
 from register.labels.units import readings_sql
 
 __all__ = ["ANNOTATOR_LABELS", "Reading", "add_claim", "annotator_progress", "batch_progress", "batch_responses",
+           "checked_reading",
            "my_batches", "merge_claims", "save_annotation", "split_claim", "work_item"]
 
 # Validated negative feedback is the outcome of a feedback validation, not an annotator's judgement of a claim:
@@ -158,7 +159,7 @@ def _my_units(store: Store, actor: Actor, batch_id: int, response_id: str) -> di
     return {row["unit_id"]: row for row in rows}
 
 
-def _checked_reading(unit_id: str, labels: Sequence[str], criticality: int, category: str | None,
+def checked_reading(unit_id: str, labels: Sequence[str], criticality: int, category: str | None,
                      dimensions: Sequence[str] | None, source_id: str | None, span: str | None) -> dict:
     """The reading validated as an ``hri_core`` claim: the same rules as an imported claim."""
     labels = [str(label).strip().upper() for label in labels if str(label).strip()]
@@ -192,7 +193,7 @@ def save_annotation(store: Store, actor: Actor, batch_id: int, response_id: str,
     unit = mine[unit_id]
     if unit["state"] == "replaced":
         raise LabellingError(f"claim {unit_id}: you replaced it (split or merged); label its replacement instead")
-    reading = _checked_reading(unit_id, labels, criticality, category, dimensions, source_id, span)
+    reading = checked_reading(unit_id, labels, criticality, category, dimensions, source_id, span)
     note = (note or "").strip() or None
 
     def fn(tx: Transaction) -> Change:

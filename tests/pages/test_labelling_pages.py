@@ -104,3 +104,17 @@ def test_a_viewer_is_not_offered_the_workbench_or_adjudication(seeded_db):
     for page in ("pages/workbench.py", "pages/adjudication.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             at.switch_page(page)
+
+
+def test_the_workbench_flags_a_claim_below_its_categorys_minimum_criticality(seeded_db):
+    batch_id, rid, units = _batch(seeded_db)
+    workbench.save_annotation(seeded_db, ANNA, batch_id, rid, units[0], labels=["SUPPORTED"], criticality=1,
+                              category="legal")
+    at = _page("pages/workbench.py", "annotator")
+    at.radio(key="wb_unit").set_value(units[0]).run()
+    assert any("Flagged: rubric v1 asks criticality 3 or more" in w.value for w in at.warning)
+    workbench.save_annotation(seeded_db, ANNA, batch_id, rid, units[0], labels=["SUPPORTED"], criticality=3,
+                              category="legal")
+    at = _page("pages/workbench.py", "annotator")
+    at.radio(key="wb_unit").set_value(units[0]).run()
+    assert not any("Flagged" in w.value for w in at.warning)
