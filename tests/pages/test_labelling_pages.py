@@ -5,6 +5,7 @@ page shows the version in force and its flags, and a viewer sees none of the wri
 from __future__ import annotations
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from register import Actor
@@ -115,6 +116,7 @@ def test_the_workbench_flags_a_claim_below_its_categorys_minimum_criticality(see
     assert any("Flagged: rubric v1 asks criticality 3 or more" in w.value for w in at.warning)
     workbench.save_annotation(seeded_db, ANNA, batch_id, rid, units[0], labels=["SUPPORTED"], criticality=3,
                               category="legal")
+    st.cache_data.clear()  # written here, not through the page (whose writes clear the cached reads)
     at = _page("pages/workbench.py", "annotator")
     at.radio(key="wb_unit").set_value(units[0]).run()
     assert not any("Flagged" in w.value for w in at.warning)
