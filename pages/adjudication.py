@@ -44,7 +44,11 @@ def _show_result(report, response_id: str) -> None:
 
 def _decision_form(actor, row) -> None:
     batch_id, response_id, unit_id = int(row["batch_id"]), str(row["response_id"]), str(row["unit_id"])
-    readings = ui.unit_readings(actor, batch_id, response_id, unit_id)
+    try:  # a reviewer who annotated this batch is refused here (four eyes), not only when recording
+        readings = ui.unit_readings(actor, batch_id, response_id, unit_id)
+    except RegisterError as error:
+        show_error(error)
+        return
     st.markdown(f"**Claim {code_span(unit_id)} of {code_span(response_id)}** — {escape_markdown(row['text'] or '')}")
     st.dataframe(readings[["annotator", "state", "labels", "criticality", "category", "dimensions", "source_id",
                            "span", "note"]], hide_index=True)
