@@ -120,3 +120,18 @@ def test_the_workbench_flags_a_claim_below_its_categorys_minimum_criticality(see
     at = _page("pages/workbench.py", "annotator")
     at.radio(key="wb_unit").set_value(units[0]).run()
     assert not any("Flagged" in w.value for w in at.warning)
+
+
+def test_a_reviewer_who_annotated_the_batch_is_refused_its_readings(seeded_db):
+    for actor in (BEN, RITA):
+        ensure_account(actor.name, actor.role)
+    rid = seeded_db.scalar("SELECT response_id FROM responses WHERE is_current AND claim_count = 1 "
+                           "ORDER BY response_id LIMIT 1")
+    batch_id = batches.create_batch(seeded_db, RITA, "own", batches.Selection(response_ids=(rid,)),
+                                    [RITA.name, BEN.name])
+    (unit,) = [u["unit_id"] for u in workbench.work_item(seeded_db, BEN, batch_id, rid)["units"]]
+    workbench.save_annotation(seeded_db, RITA, batch_id, rid, unit, labels=["SUPPORTED"])
+    workbench.save_annotation(seeded_db, BEN, batch_id, rid, unit, labels=["UNSUPPORTED"])
+    at = _page("pages/adjudication.py", "reviewer")
+    assert any("second person" in e.value for e in at.error)
+    assert not [b for b in at.button if b.label == "Record adjudication"]
