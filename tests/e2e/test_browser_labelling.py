@@ -37,7 +37,7 @@ def _prepare(db, chosen: dict) -> None:
         store.close()
 
 
-def _wait_text(page, text: str, timeout: float = 30_000) -> None:
+def _wait_text(page, text: str, timeout: float = 90_000) -> None:
     """Wait until the page holds ``text`` (the progress bar's caption is not visible text to Playwright's text
     locator)."""
     page.wait_for_function("t => document.body.textContent.includes(t)", arg=text, timeout=timeout)
