@@ -51,6 +51,12 @@ PAGES = {
         st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
                 url_path="checklist"),
     ],
+    "Labelling": [
+        st.Page("pages/workbench.py", title="Labelling workbench", icon=":material/edit_note:", url_path="workbench"),
+        st.Page("pages/adjudication.py", title="Adjudication", icon=":material/balance:", url_path="adjudication"),
+        st.Page("pages/agreement.py", title="Annotator agreement", icon=":material/join_inner:", url_path="agreement"),
+        st.Page("pages/rubric.py", title="Labelling rubric", icon=":material/menu_book:", url_path="rubric"),
+    ],
     "Admin": [
         st.Page("pages/audit.py", title="Audit trail", icon=":material/history:", url_path="audit"),
         st.Page("pages/users.py", title="Users", icon=":material/manage_accounts:", url_path="users"),

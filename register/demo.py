@@ -22,6 +22,7 @@ from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
+from register.labels.rubrics import ensure_default_rubric
 from register.scoring.profiles import ensure_default_profile
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -51,6 +52,7 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
         authorize(store, actor, permission, entity_type="demo")
     ensure_default_profile(store, actor)
     seed_paper_register(store, actor)  # the paper's Table VII and Table VIII as the example governance register
+    ensure_default_rubric(store, actor)  # the shipped labelling rubric as version 1
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(

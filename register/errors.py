@@ -13,8 +13,8 @@ from dataclasses import dataclass
 __all__ = [
     "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
     "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
-    "InvalidFeedback", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem", "RegisterError",
-    "StaleEdit", "ValidationFailed", "WriteConflict",
+    "InvalidFeedback", "LabellingError", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem",
+    "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -171,3 +171,13 @@ class WriteConflict(DatabaseError):
     """Another transaction changed the same rows at the same moment; the write was rolled back (try again)."""
 
     title = "Changed at the same time"
+
+
+# --- labelling (register.labels) ---------------------------------------------------------------------
+
+
+class LabellingError(RegisterError):
+    """A labelling request that cannot be carried out (a batch, an annotation or an adjudication): the
+    message names the record and the field."""
+
+    title = "Labels not saved"

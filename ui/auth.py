@@ -36,7 +36,8 @@ SESSION_KEY = "hri_auth"
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
 PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ,
-                    "import": Permission.IMPORT}
+                    "import": Permission.IMPORT, "workbench": Permission.LABEL,
+                    "adjudication": Permission.ADJUDICATE}
 
 
 def oidc_configured() -> bool:

@@ -16,6 +16,7 @@ from register.console import queries, review
 from register.db import audit
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
+from register.labels import rubrics
 from register.scoring import profiles, reproduce
 from register.settings import settings
 
@@ -25,6 +26,7 @@ def get_store() -> Store:
     """Open (and on first start migrate) the database named by ``HRI_DB``."""
     store = Store(database_path_from_env())
     profiles.ensure_default_profile(store, SYSTEM)
+    rubrics.ensure_default_rubric(store, SYSTEM)  # the labelling rubric in force (version 1: the shipped file)
     return store
 
 

@@ -38,6 +38,10 @@ class Permission(StrEnum):
     USERS_MANAGE = "users.manage"
     AUDIT_READ = "audit.read"              # the audit trail page and its export
     AUDIT_KEYS = "audit.keys"              # rotate the audit trail's signing key, declare a key lost
+    # labelling (register.labels): batches, the rubric, adjudication of disagreements
+    LABEL_ASSIGN = "label.assign"          # draw a labelling batch and assign its annotators
+    ADJUDICATE = "label.adjudicate"        # resolve the annotators' disagreements
+    RUBRIC_EDIT = "rubric.edit"            # publish a new labelling rubric version
 
 
 _MINIMUM_ROLE = {
@@ -57,6 +61,10 @@ _MINIMUM_ROLE = {
     Permission.USERS_MANAGE: "admin",
     Permission.AUDIT_READ: "reviewer",
     Permission.AUDIT_KEYS: "admin",
+    # labelling (register.labels)
+    Permission.LABEL_ASSIGN: "reviewer",
+    Permission.ADJUDICATE: "reviewer",
+    Permission.RUBRIC_EDIT: "admin",
 }
 
 

@@ -36,6 +36,8 @@ from register.governance.vocabulary import (
     VENDOR_DOCUMENTATION,
     WITHDRAWN_STATUSES,
 )
+from register.labels.agreement import annotation_ratings, criticality_alpha, labels_alpha, severity_order
+from register.labels.rubrics import current_rubric
 from register.scoring.profiles import get_profile
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import score_select
@@ -212,7 +214,74 @@ def _unreproducible_scores(ctx: Context) -> Found:
             out[rid] = Finding("response", rid, "", "reference scorer: " + "; ".join(rep.differences)).as_dict()
     note = (f"{total:,} current scores recomputed in SQL from labels under their recorded profile versions; "
             f"{len(picked)} of them also by the Python reference scorer")
-    return Found(sorted(out.values(), key=lambda f: f["entity_id"]), note)
+    labels_found, labels_note = _labels_from_the_rubric(store)
+    found = sorted(out.values(), key=lambda f: f["entity_id"]) + labels_found
+    return Found(found, f"{note}; {labels_note}")
+
+
+LABEL_FINDINGS_SHOWN = 100  # responses named one by one; the note gives the total
+
+
+def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
+    """Checklist item 7's labelling half (``register.labels``). In scope: the current scored responses drawn into a
+    labelling batch. Each of their claims must carry labels annotated (two or more annotators who agreed) or
+    adjudicated under the rubric in force, and the annotators' agreement under that rubric (Krippendorff's alpha on
+    the worst label, nominal, and on criticality, ordinal) must be at least the rubric's ``min_agreement_alpha``.
+    Responses never drawn are counted in the note: their labels are imported, taken on trust."""
+    scope = """
+        WITH scored AS (SELECT c.response_id, c.revision, c.claim_id,
+                               EXISTS (SELECT 1 FROM label_batch_items i WHERE i.response_id = c.response_id) AS drawn
+                        FROM claims c JOIN scores s ON s.response_id = c.response_id AND s.revision = c.revision
+                             AND s.is_current WHERE c.is_current),
+        resolved AS (SELECT DISTINCT response_id, revision, claim_id FROM label_provenance
+                     WHERE rubric_version = $v AND provenance IN ('annotated', 'adjudicated'))"""
+    rubric = current_rubric(store)
+    version = rubric.version if rubric is not None else -1
+    counts = store.one(scope + """
+        SELECT count(*) FILTER (WHERE drawn) AS claims, count(r.claim_id) FILTER (WHERE drawn) AS resolved,
+               count(DISTINCT sc.response_id) FILTER (WHERE drawn AND r.claim_id IS NULL) AS responses_open,
+               count(DISTINCT sc.response_id) FILTER (WHERE NOT drawn) AS not_drawn
+        FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)""", {"v": version})
+    trust = f"{counts['not_drawn']:,} scored response(s) never drawn into a labelling batch (imported labels)"
+    if not counts["claims"]:
+        return [], f"no scored response drawn into a labelling batch; {trust}"
+    if rubric is None:
+        return ([Finding("rubric", "rubric", "", "no labelling rubric is published: labels cannot be checked "
+                                                 "against one").as_dict()], f"no labelling rubric published; {trust}")
+    found = [Finding("response", rid, "", f"{n} of its scored claims have no labels annotated or adjudicated under "
+                                          f"rubric v{version}").as_dict()
+             for rid, n in store.query(scope + """
+        SELECT sc.response_id, count(*) FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)
+        WHERE sc.drawn AND r.claim_id IS NULL
+        GROUP BY sc.response_id ORDER BY sc.response_id LIMIT $limit""", {"v": version, "limit": LABEL_FINDINGS_SHOWN})]
+    note = (f"{counts['resolved']:,} of {counts['claims']:,} scored claims drawn for labelling have labels annotated "
+            f"or adjudicated under rubric v{version} ({rubric.name}); {counts['responses_open']:,} response(s) have "
+            f"claims without")
+    if counts["responses_open"] > LABEL_FINDINGS_SHOWN:
+        note += f" (the first {LABEL_FINDINGS_SHOWN} are named)"
+    note += f"; {trust}"
+    threshold = rubric.min_agreement_alpha
+    ratings = annotation_ratings(store, rubric_version=version)
+    if ratings.empty:
+        return found, note + f"; no annotations under rubric v{version}: agreement not measured"
+    severity = severity_order(store)
+    measured = []
+    for what, result in (("labels (worst label, nominal)", labels_alpha(ratings, severity)),
+                         ("criticality (ordinal)", criticality_alpha(ratings))):
+        if result.alpha is None and result.pairable == 0:
+            found.append(Finding("rubric", f"rubric v{version}", what, "no claim was labelled by two annotators: "
+                                                                       "agreement cannot be measured").as_dict())
+            measured.append(f"{what}: not measurable")
+        elif result.alpha is None:
+            measured.append(f"{what}: every pairable value is the same (no disagreement)")
+        else:
+            measured.append(f"{what} alpha {result.alpha:.3f}")
+            if threshold is not None and result.alpha < threshold:
+                found.append(Finding("rubric", f"rubric v{version}", what,
+                                     f"agreement alpha {result.alpha:.3f} is below the rubric's threshold "
+                                     f"{threshold:.3f} ({result.units} units, {result.raters} annotators)").as_dict())
+    limit = "no agreement threshold set" if threshold is None else f"threshold {threshold:.3f}"
+    return found, note + f"; agreement under rubric v{version} ({limit}): " + ", ".join(measured)
 
 
 def _feedback_validated_outside(ctx: Context) -> Found:
@@ -258,8 +327,9 @@ CHECKS: tuple[Check, ...] = (
     Check(6, "Mutable web sources include access dates in the reference list or verification register.",
           "web pages, vendor pages and repository documentation", _undated_mutable_sources),
     Check(7, "Claim labels, criticality weights, and safety floors are reproducible from the documented rubric.",
-          "current scores recomputed from their labels under their recorded profile versions; feedback labels "
-          "checked for a validation record", _labels_and_scores),
+          "current scores recomputed from their labels under their recorded profile versions; their claims' labels "
+          "annotated or adjudicated under the rubric in force, with agreement at or above its threshold; feedback "
+          "labels checked for a validation record", _labels_and_scores),
 )
 
 
