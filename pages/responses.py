@@ -24,6 +24,9 @@ COLUMNS = {
     "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
     "band": st.column_config.TextColumn("Band"),
     "action": st.column_config.TextColumn("Action"),
+    "mitigation_action": st.column_config.TextColumn(
+        "Mitigation", help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate"),
+    "mitigation_reason": st.column_config.TextColumn("Why (mitigation)", width="large"),
     "hri_add": st.column_config.NumberColumn("HRI add.", format="%.4f"),
     "hri": st.column_config.NumberColumn("HRI*", format="%.4f"),
     "floors_fired": st.column_config.NumberColumn("Floors"),

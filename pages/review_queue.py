@@ -21,7 +21,8 @@ from ui.text import code_span
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
-                   "send_back": "Send back for revision", "escalate": "Escalate"}
+                   "send_back": "Send back for revision", "escalate": "Escalate",
+                   "ask": "Ask the requester to clarify", "abstain": "Abstain"}
 
 
 EMPTY_FORM = {"review_decision_choice": None, "review_reason": ""}

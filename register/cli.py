@@ -331,7 +331,8 @@ def cmd_quarantine_export(store: Store, args) -> int:
 def cmd_demo(store: Store, args) -> int:
     from register.demo import seed_demo
 
-    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress)
+    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress,
+                        review_floors=True)  # Table IV's review floors as a draft version (issue 12)
     print(f"demo: {summary['files_imported']} file(s) imported ({summary['records']:,} records, "
           f"{summary['new_responses']:,} new responses, {summary['quarantined']:,} quarantined), "
           f"{summary['files_already_loaded']} already loaded; {summary['synthetic']:,} synthetic")

@@ -106,8 +106,9 @@ def get_profile(version: int):
     return profiles.get_profile(get_store(), version)
 
 
-@st.cache_data(show_spinner=False)
 def load_response(response_id: str, revision: int | None = None):
+    """The stored response as an ``hri_core.Response`` (not cached: stored records are read back under
+    ``NO_TEXT_LIMITS``, a model subclass ``st.cache_data`` cannot pickle; two small indexed queries)."""
     return reproduce.load_response(get_store(), response_id, revision)
 
 

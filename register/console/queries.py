@@ -64,8 +64,9 @@ NO_CLAIMS_STATE = "No claims"
 # profile's business.
 QUEUE_ACTIONS = ("review", "block")
 
-PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action", "hri_add",
-                "hri", "floors_fired", "decisive_claim_id", "no_claims", "claim_count", "profile_version", "as_of")
+PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
+                "mitigation_action", "mitigation_reason", "hri_add", "hri", "floors_fired", "decisive_claim_id",
+                "no_claims", "claim_count", "profile_version", "as_of")
 EXPORT_COLUMNS = PAGE_COLUMNS + ("question", "answer")
 
 # sort key -> SQL expression over the scored set (allow-list: nothing else reaches ORDER BY).
@@ -75,6 +76,7 @@ SORT_COLUMNS = {
     "created_at": "created_at", "response_id": "response_id", "revision": "revision", "use_case": "use_case",
     "model": "model", "floors_fired": "floors_fired", "claim_count": "claim_count", "no_claims": "no_claims",
     "decisive_claim_id": "decisive_claim_id", "profile_version": "profile_version", "as_of": "as_of",
+    "mitigation_action": "mitigation_action",
 }
 GROUP_COLUMNS = {"use_case": "use_case", "model": "model"}  # high_share_by's allow-list
 
@@ -144,7 +146,9 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
     run_id, profile_version, as_of, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (+ question, answer with
+    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, action_floor_rule_id (the floor whose
+    minimum action raised the band's action), mitigation_action, mitigation_reason (CLAIM's Mitigation
+    step: answer / revise / ask / abstain / escalate and its one sentence) (+ question, answer with
     ``text_columns``). ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
     claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
@@ -179,7 +183,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     SELECT r.response_id, r.revision, r.response_key, r.use_case, r.model, r.created_at, r.imported_at,
            r.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
-           s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure{text}
+           s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
+           s.mitigation_action, s.mitigation_reason{text}
     FROM {responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision
     WHERE {' AND '.join(cond)}"""
 
@@ -550,10 +555,13 @@ def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by:
 # --- one response -----------------------------------------------------------------------------------
 
 _RESPONSE_FIELDS = ("response_id", "revision", "response_key", "is_current", "content_hash", "batch_id",
-                    "imported_at", "use_case", "model", "created_at", "question", "answer", "stakes", "claim_count")
+                    "imported_at", "use_case", "model", "created_at", "question", "answer", "stakes", "claim_count",
+                    "query_ambiguous", "gt_answer")
 _SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of", "is_current", *_DIM_COLUMNS,
                  "hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
-                 "decisive_claim_id", "decisive_rule_id")
+                 "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
+                 "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
+                 "mitigation_policy_version")
 
 
 def response_detail(store: Store, response_id: str, revision: int | None = None) -> dict | None:
@@ -578,7 +586,8 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         "ORDER BY is_current DESC, run_id DESC LIMIT 1", [response_id, rev])
     claims = store.frame(
         "SELECT claim_idx, claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, "
-        "feedback_count, feedback_resolved FROM claims WHERE response_key = ? ORDER BY claim_idx", [key])
+        "feedback_count, feedback_resolved, category, is_core, contradicted_by FROM claims WHERE response_key = ? "
+        "ORDER BY claim_idx", [key])
     claims["labels"] = pd.Series([_as_list(v) for v in claims["labels"]], index=claims.index, dtype=object)
     claims["dimensions"] = pd.Series([_as_list(v) for v in claims["dimensions"]], index=claims.index, dtype=object)
     floors = store.frame(
@@ -587,7 +596,7 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         [None if score is None else score["run_id"], response_id, rev])
     history = store.frame(
         "SELECT run_id, revision, profile_version, as_of, score, CASE WHEN no_claims THEN ? ELSE band END AS band, "
-        "action, hri_add, is_current FROM scores WHERE response_id = ? ORDER BY run_id, revision",
+        "action, mitigation_action, hri_add, is_current FROM scores WHERE response_id = ? ORDER BY run_id, revision",
         [NO_CLAIMS_STATE, response_id])
     revisions = [r for (r,) in store.query(
         "SELECT revision FROM responses WHERE response_id = ? ORDER BY revision", [response_id])]

@@ -34,11 +34,13 @@ from register.errors import InvalidDecision, NotFound, StaleEdit
 __all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
            "record_decision", "review_queue"]
 
-DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
+# ask and abstain are CLAIM's Mitigation actions (seed 004): clarify the query with the requester, or say that
+# no answer can rest on the evidence (migration 009)
+DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate", "ask", "abstain")
 # what each decision says about the answer, for calibration (the view known_outcomes says the same): an
 # escalation hands the answer to someone else without judging it, so it says nothing (None)
 OUTCOMES = {"release": "good", "release_with_caution": "good", "block": "bad", "send_back": "bad",
-            "escalate": None}
+            "escalate": None, "ask": "bad", "abstain": "bad"}
 
 QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
                  "no_claims", "age_days", "why")

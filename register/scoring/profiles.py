@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
+from hri_core.profile import recommended_profile
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
@@ -77,6 +78,37 @@ def ensure_default_profile(store: Store, actor: Actor) -> int:
         return Change("scoring_profile", str(version), None, {"status": "active"}, result=version)
 
     return store.write(actor, "profile.create_default", fn)
+
+
+# Why the review-floors version exists: Table IV's own rationale for two floors (hri_core.REVIEW_FLOOR_IDS).
+REVIEW_FLOORS_NOTE = ("proposed: the paper's parameters with Table IV's review rationale made operational -- "
+                      "'Confirmed contradiction requiring review' (CONTRADICTED, criticality 2) and repeated or "
+                      "unresolved validated feedback route their answer to at least review")
+
+
+def ensure_review_floors_profile(store: Store, actor: Actor) -> int:
+    """Seed ``hri_core.recommended_profile()`` -- the paper's parameters whose CONTRADICTED criticality-2 floor
+    and feedback floor require at least ``review`` -- as a stored version, once (found by its fingerprint).
+
+    It is stored as a *draft* based on the paper's version: publishing it changes the action of answers
+    already scored, so it goes through the impact preview and the four-eyes publish like any other
+    version. Returns its version number.
+    """
+    target = recommended_profile()
+    existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
+                            [target.fingerprint()])
+    if existing is not None:
+        return int(existing)
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
+    paper = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
+                         [default_profile().fingerprint()])
+
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, target, "draft", actor, paper, REVIEW_FLOORS_NOTE)
+        return Change("scoring_profile", str(version), None,
+                      {"status": "draft", "params": target.to_dict(), "note": REVIEW_FLOORS_NOTE}, result=version)
+
+    return store.write(actor, "profile.create_draft", fn)
 
 
 def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int | None = None,

@@ -24,7 +24,7 @@ ANALYST = Actor("Dana Analyst", "admin")
 
 SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "hri", "score", "band", "action",
                  "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id",
-                 "scoring_failure")
+                 "scoring_failure", "action_floor_claim_id", "action_floor_rule_id")
 
 
 def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> int:
@@ -93,6 +93,9 @@ def assert_matches(row: dict, expected: ScoreResult) -> None:
     decisive = expected.decisive_floor
     assert (row["decisive_claim_id"], row["decisive_rule_id"]) == (
         (decisive.claim_id, decisive.rule_id) if decisive else (None, None)), rid
+    raised = expected.action_floor
+    assert (row["action_floor_claim_id"], row["action_floor_rule_id"]) == (
+        (raised.claim_id, raised.rule_id) if raised else (None, None)), rid
 
 
 def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime) -> tuple[dict, dict]:

@@ -69,7 +69,7 @@ ALTER TABLE imported_outcomes ADD COLUMN kind VARCHAR DEFAULT 'unspecified';
 CREATE OR REPLACE VIEW known_outcomes AS
 SELECT d.response_id,
        d.revision,
-       CASE WHEN d.decision IN ('block', 'send_back') THEN 'bad' ELSE 'good' END AS outcome,
+       CASE WHEN d.decision IN ('block', 'send_back', 'ask', 'abstain') THEN 'bad' ELSE 'good' END AS outcome,
        'review' AS source,
        d.decided_at,
        CASE WHEN EXISTS (SELECT 1 FROM audit_sample_items a

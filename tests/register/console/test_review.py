@@ -13,7 +13,7 @@ import pytest
 
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
 from register.console.queries import Filters, kpis
-from register.console.review import DECISIONS, decisions_for, queue_stats, record_decision, review_queue
+from register.console.review import DECISIONS, OUTCOMES, decisions_for, queue_stats, record_decision, review_queue
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.errors import InvalidDecision
 from register.ingest.importer import import_path
@@ -145,7 +145,7 @@ def test_a_decision_leaves_the_queue_is_audited_and_becomes_a_known_outcome(load
 
 @pytest.mark.parametrize("decision, outcome", [
     ("release", "good"), ("release_with_caution", "good"), ("block", "bad"), ("send_back", "bad"),
-    ("escalate", None)])
+    ("escalate", None), ("ask", "bad"), ("abstain", "bad")])
 def test_known_outcomes_map_each_decision(loaded, decision, outcome):
     store, _ = loaded
     rid = review_queue(store, Filters(), limit=1)[0]["response_id"].item()
@@ -153,7 +153,8 @@ def test_known_outcomes_map_each_decision(loaded, decision, outcome):
     # an escalation passes the answer on without judging it: no outcome (it used to count as bad)
     expected = [] if outcome is None else [(outcome, "review", "review_decision")]
     assert store.query("SELECT outcome, source, kind FROM known_outcomes WHERE response_id = ?", [rid]) == expected
-    assert set(DECISIONS) == {"release", "release_with_caution", "block", "send_back", "escalate"}
+    assert set(DECISIONS) == {"release", "release_with_caution", "block", "send_back", "escalate", "ask", "abstain"}
+    assert OUTCOMES[decision] == outcome  # the view and the module say the same
 
 
 @pytest.mark.parametrize("reason", ["", "   \n\t", None])
