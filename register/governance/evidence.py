@@ -91,7 +91,8 @@ def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> in
         tx.execute("INSERT INTO evidence_rule_versions VALUES (?, ?, ?, ?)",
                    [version, utc_now(), actor.name, reason.strip()])
         for r in rules:
-            tx.execute("INSERT INTO evidence_rules VALUES (?, ?, ?, ?, ?)",
+            tx.execute("INSERT INTO evidence_rules (rule_version, claim_type, acceptable_source_types, handling, "
+                       "guidance) VALUES (?, ?, ?, ?, ?)",
                        [version, r["claim_type"], r["acceptable_source_types"], r["handling"], r["guidance"]])
         return Change("evidence_rules", str(version), before, rules, result=version)
 

@@ -15,8 +15,12 @@ Nothing is stored: the checks are a query, so superseding or restricting a sourc
 a claim's labels are never rewritten. A SUPPORTED claim that fails a check gets a *proposed* label
 (ACCESS_GAP when not allowed, OUTDATED when stale, "needs review" when authority is insufficient or a
 check is undecided or the source is unknown), as ``hri_core.authority.check_claim`` proposes it (a
-parity test holds the two equal). A response with a proposal joins the review queue
-(``register.console.queries.flag_queued``).
+parity test holds the two equal). A response whose SUPPORTED claim rests on a source that *failed* a
+check -- forbidden, stale or of insufficient authority -- joins the review queue
+(``register.console.queries.flag_queued``). An unknown source or an undecided check is flagged, shown,
+counted and listed by the CLI and the checklist, but queues nothing: the answer is not known to be wrong,
+the register is incomplete (the demo's answers cite web pages the source register does not list), and
+its keepers complete it (record the source, its tier, the use case's requesters).
 
 The claim's category is read from the record as imported (``responses.raw``, ``claims[i].category``)
 until the claims table stores it; a record without one (or a flat-row record) is uncategorised.
@@ -37,7 +41,8 @@ from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.scoring.authority_rules import authority_rules, requester_roles
 
-__all__ = ["CHECK_NAMES", "FILTERS", "PROBLEMS", "claim_checks", "claim_checks_select", "findings",
+__all__ = ["ACCESS_UNDECIDED", "AUTHORITY_UNDECIDED", "CHECK_NAMES", "FILTERS", "FORBIDDEN", "INSUFFICIENT",
+           "PROBLEMS", "STALE", "UNKNOWN", "claim_checks", "claim_checks_select", "findings",
            "findings_select", "response_authority_select", "review_keys_select"]
 
 # What a failed (False) or undecided (None) check is called on the pages, in the CLI and the checklist.
@@ -63,13 +68,14 @@ def _category(p: Params) -> str:
 
 def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
                         *, response_key: int | None = None) -> str:
-    """SELECT of one row per current sourced claim (or those of one ``response_key``) with its checks.
+    """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
     category, rule (the rule applied), answered_at, unknown_source, allowed / current / authoritative (BOOLEAN,
     NULL undecided) each with a ``*_reason``, supported, problems (``PROBLEMS`` found, in order),
-    proposals (labels proposed, in order: ACCESS_GAP, OUTDATED, needs review), authority (one line:
-    "stale source, proposed OUTDATED; ...", or "ok").
+    proposals (labels proposed, in order: ACCESS_GAP, OUTDATED, needs review), to_review (a proposal that
+    comes from a failed check: the answer goes to the review queue), authority (one line: "stale source,
+    proposed OUTDATED; ...", or "ok").
     """
     names = list(rules.rules)
     keys = p([*names, "uncategorised"])
@@ -78,7 +84,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     uc_names, uc_roles = p(list(roles)), p([list(v) for v in roles.values()])
     extra_day = p(1 if rules.valid_until_inclusive else 0)
     bound = p("inclusive" if rules.valid_until_inclusive else "exclusive")
-    only = f" AND c.response_key = {p(int(response_key))}" if response_key is not None else ""
+    # one revision: its claims whether or not it is still the current one (the detail page shows old ones too)
+    which = "c.is_current" if response_key is None else f"c.response_key = {p(int(response_key))}"
     missing = "'source ''' || source_id || ''' is not in the source register'"
     tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
                    "|| max_tier || ' required for ' || rule || ' claims' END")
@@ -98,7 +105,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                r.use_case, list_contains(c.labels, 'SUPPORTED') AS supported
         FROM claims c JOIN responses r ON r.response_key = c.response_key
         LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
-        WHERE c.is_current AND c.source_id IS NOT NULL{only}),
+        WHERE {which} AND c.source_id IS NOT NULL),
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -177,6 +184,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
            answered_at, unknown_source, allowed, allowed_reason, current, current_reason,
            authoritative, authoritative_reason,
            supported, problems, proposals,
+           len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
            CASE WHEN len(problems) = 0 THEN 'ok' ELSE array_to_string(list_transform(problems, lambda x: x || CASE
                 WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, 'ACCESS_GAP') THEN ', proposed ACCESS_GAP'
                 WHEN x = {p(STALE)} AND list_contains(proposals, 'OUTDATED') THEN ', proposed OUTDATED'
@@ -191,7 +199,8 @@ def _inputs(store: Store) -> tuple[AuthorityRules, dict[str, tuple[str, ...]]]:
 
 
 def claim_checks(store: Store, *, response_key: int | None = None, now: datetime | None = None) -> pd.DataFrame:
-    """The checks of every current sourced claim (or of one response revision's), in response and claim order."""
+    """The checks of every current sourced claim (or of one revision's, ``response_key``), in response and claim
+    order (``claim_checks_select``'s columns)."""
     p = Params()
     rules, roles = _inputs(store)
     sql = claim_checks_select(p, rules, roles, now or utc_now(), response_key=response_key)
@@ -231,18 +240,22 @@ def findings(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
 def response_authority_select(store: Store, p: Params, now: datetime | None = None) -> str:
     """SELECT of one row per current response with a sourced claim that has a finding: response_key,
     authority (its claims' lines, "c2: stale source, proposed OUTDATED; ..."), findings (count),
-    proposals (count of SUPPORTED claims with a proposed label), problems (the distinct ``PROBLEMS``)."""
+    proposals (count of SUPPORTED claims with a proposed label), to_review (those of them the review queue
+    takes), problems (the distinct ``PROBLEMS``)."""
     rules, roles = _inputs(store)
     checks = claim_checks_select(p, rules, roles, now or utc_now())
     return f"""
     SELECT response_key, string_agg(claim_id || ': ' || authority, '; ' ORDER BY claim_idx) AS authority,
            sum(len(problems))::BIGINT AS findings, count(*) FILTER (WHERE len(proposals) > 0) AS proposals,
+           count(*) FILTER (WHERE to_review) AS to_review,
            list_distinct(flatten(list(problems))) AS problems
     FROM ({checks}) WHERE len(problems) > 0 GROUP BY response_key"""
 
 
 def review_keys_select(store: Store, p: Params, now: datetime | None = None) -> str:
-    """SELECT of the response_key of every current response with a proposed label (the review queue's share)."""
+    """SELECT of the response_key of every current response the review queue takes for its sources: a SUPPORTED
+    claim whose source failed a check (forbidden, stale or insufficient authority) and that does not
+    carry the proposed label yet."""
     rules, roles = _inputs(store)
     checks = claim_checks_select(p, rules, roles, now or utc_now())
-    return f"SELECT DISTINCT response_key FROM ({checks}) WHERE len(proposals) > 0"
+    return f"SELECT DISTINCT response_key FROM ({checks}) WHERE to_review"

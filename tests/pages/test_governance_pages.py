@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from register import Actor
 from register import governance as gov
+from register.governance.checks import CHECKS
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
@@ -141,7 +142,7 @@ def test_checklist_run_sign_and_stale(seeded_db):
     assert not at.exception, at.exception
     shown = _metrics(at)
     assert shown["Automated outcome"] == "PASS"
-    assert shown["Checks failed"] == "0 of 7"
+    assert shown["Checks failed"] == f"0 of {len(CHECKS)}"
     at.get("form_submit_button")[0].click().run()
     assert not at.exception, at.exception
     assert _metrics(at)["Sign-offs"] == "1"
@@ -165,7 +166,7 @@ def test_checklist_page_refuses_the_editor_as_signer_and_links_offending_rows(se
     at = _page("pages/checklist.py", seeded_db)
     at.button[0].click().run()
     assert _metrics(at)["Automated outcome"] == "FAIL"
-    assert _metrics(at)["Checks failed"] == "2 of 7"
+    assert _metrics(at)["Checks failed"] == f"2 of {len(CHECKS)}"
     assert "register_claim u-1: marked 'unverified'" in _texts(at)
     assert any("u-1" in str(link.proto) for link in at.get("page_link"))
     at.radio(key="sign_1").set_value("fail")
