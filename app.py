@@ -47,6 +47,8 @@ PAGES = {
         st.Page("pages/evidence_rules.py", title="Evidence rules", icon=":material/gavel:", url_path="evidence-rules"),
         st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
                 url_path="checklist"),
+        st.Page("pages/authority.py", title="Source authority", icon=":material/verified_user:",
+                url_path="authority"),
     ],
     "Admin": [
         st.Page("pages/audit.py", title="Audit trail", icon=":material/history:", url_path="audit"),

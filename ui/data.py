@@ -73,14 +73,15 @@ def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: 
 
 
 @st.cache_data(show_spinner=False)
-def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int):
+def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
+                   authority: str | None = None):
     return queries.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
-                                  limit=limit, offset=offset)
+                                  limit=limit, offset=offset, authority=authority)
 
 
 @st.cache_data(show_spinner=False)
-def export_rows(f: queries.Filters, search: str | None):
-    return queries.export_rows(get_store(), f, search=search)
+def export_rows(f: queries.Filters, search: str | None, authority: str | None = None):
+    return queries.export_rows(get_store(), f, search=search, authority=authority)
 
 
 @st.cache_data(show_spinner=False)
@@ -103,8 +104,10 @@ def get_profile(version: int):
     return profiles.get_profile(get_store(), version)
 
 
-@st.cache_data(show_spinner=False)
 def load_response(response_id: str, revision: int | None = None):
+    """One stored response as an ``hri_core.Response`` (not cached: two small reads; a record read back
+    without text limits is an instance of a limits-specific model subclass that ``st.cache_data`` cannot
+    pickle, which failed the response detail page)."""
     return reproduce.load_response(get_store(), response_id, revision)
 
 

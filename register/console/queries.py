@@ -631,6 +631,9 @@ def _with_authority(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     for field in _AUTHORITY_FIELDS:
         values = [checks.at[i, field] if i in checks.index else None for i in out["claim_idx"]]
         out[field] = pd.Series(values, index=out.index, dtype=object)
+    for check in ("allowed", "current", "authoritative"):  # True / False / None (undecided), as Python values
+        out[check] = pd.Series([None if v is None or pd.isna(v) else bool(v) for v in out[check]], index=out.index,
+                               dtype=object)
     out["proposals"] = pd.Series([_as_list(v) or [] for v in out["proposals"]], index=out.index, dtype=object)
     out["authority"] = out["authority"].where(out["authority"].notna(), "no source")
     return out
