@@ -35,8 +35,9 @@ from datetime import datetime
 
 import pandas as pd
 
-from hri_core.authority import AuthorityRules
+from hri_core.authority import NEEDS_REVIEW, AuthorityRules
 from hri_core.models import _CATEGORY_ALIASES
+from hri_core.vocabulary import Label
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.scoring.authority_rules import authority_rules, requester_roles
@@ -66,6 +67,11 @@ def _category(p: Params) -> str:
             f"THEN ({values}::VARCHAR[])[list_position({keys}::VARCHAR[], {token})] ELSE {token} END, '')")
 
 
+def _labels(p: Params) -> tuple[str, str, str, str]:
+    """Placeholders of the labels the checks read and propose (vocabulary values are bound, never typed)."""
+    return p(Label.ACCESS_GAP.value), p(Label.OUTDATED.value), p(Label.SUPPORTED.value), p(NEEDS_REVIEW)
+
+
 def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
                         *, response_key: int | None = None) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
@@ -86,6 +92,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     bound = p("inclusive" if rules.valid_until_inclusive else "exclusive")
     # one revision: its claims whether or not it is still the current one (the detail page shows old ones too)
     which = "c.is_current" if response_key is None else f"c.response_key = {p(int(response_key))}"
+    gap, outdated, supported, review = _labels(p)
     missing = "'source ''' || source_id || ''' is not in the source register'"
     tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
                    "|| max_tier || ' required for ' || rule || ' claims' END")
@@ -102,7 +109,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     cl AS (
         SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
                {_category(p)} AS category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
-               r.use_case, list_contains(c.labels, 'SUPPORTED') AS supported
+               r.use_case, list_contains(c.labels, {supported}) AS supported
         FROM claims c JOIN responses r ON r.response_key = c.response_key
         LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
         WHERE {which} AND c.source_id IS NOT NULL),
@@ -175,9 +182,9 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                 CASE WHEN authoritative IS NULL AND NOT unknown_source THEN {p(AUTHORITY_UNDECIDED)} END
             ], lambda x: x IS NOT NULL) AS problems,
             CASE WHEN NOT supported THEN []::VARCHAR[] ELSE list_filter([
-                CASE WHEN allowed = false AND NOT list_contains(labels, 'ACCESS_GAP') THEN 'ACCESS_GAP' END,
-                CASE WHEN current = false AND NOT list_contains(labels, 'OUTDATED') THEN 'OUTDATED' END,
-                CASE WHEN unknown_source OR allowed IS NULL OR authoritative IS NOT true THEN 'needs review' END
+                CASE WHEN allowed = false AND NOT list_contains(labels, {gap}) THEN {gap} END,
+                CASE WHEN current = false AND NOT list_contains(labels, {outdated}) THEN {outdated} END,
+                CASE WHEN unknown_source OR allowed IS NULL OR authoritative IS NOT true THEN {review} END
             ], lambda x: x IS NOT NULL) END AS proposals
         FROM v)
     SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id, category, rule,
@@ -186,10 +193,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
            supported, problems, proposals,
            len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
            CASE WHEN len(problems) = 0 THEN 'ok' ELSE array_to_string(list_transform(problems, lambda x: x || CASE
-                WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, 'ACCESS_GAP') THEN ', proposed ACCESS_GAP'
-                WHEN x = {p(STALE)} AND list_contains(proposals, 'OUTDATED') THEN ', proposed OUTDATED'
+                WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN ', proposed ' || {gap}
+                WHEN x = {p(STALE)} AND list_contains(proposals, {outdated}) THEN ', proposed ' || {outdated}
                 WHEN x IN ({p(UNKNOWN)}, {p(ACCESS_UNDECIDED)}, {p(INSUFFICIENT)}, {p(AUTHORITY_UNDECIDED)})
-                     AND list_contains(proposals, 'needs review') THEN ', proposed needs review'
+                     AND list_contains(proposals, {review}) THEN ', proposed ' || {review}
                 ELSE '' END), '; ') END AS authority
     FROM pr"""
 
@@ -212,6 +219,7 @@ def findings_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str
     claim_id, claim (its text), source_id, check, problem, reason, proposed_label (None when the claim is
     not SUPPORTED or already carries the label)."""
     checks = claim_checks_select(p, rules, roles, now)
+    gap, outdated, _, review = _labels(p)
     return f"""
     WITH ch AS ({checks}), f AS (SELECT *, unnest(problems) AS problem FROM ch)
     SELECT response_id, revision, response_key, claim_idx, claim_id, text AS claim, source_id,
@@ -222,10 +230,10 @@ def findings_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str
            CASE WHEN problem IN ({p(FORBIDDEN)}, {p(ACCESS_UNDECIDED)}) THEN allowed_reason
                 WHEN problem = {p(STALE)} THEN current_reason
                 ELSE authoritative_reason END AS reason,
-           CASE WHEN problem = {p(FORBIDDEN)} AND list_contains(proposals, 'ACCESS_GAP') THEN 'ACCESS_GAP'
-                WHEN problem = {p(STALE)} AND list_contains(proposals, 'OUTDATED') THEN 'OUTDATED'
+           CASE WHEN problem = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN {gap}
+                WHEN problem = {p(STALE)} AND list_contains(proposals, {outdated}) THEN {outdated}
                 WHEN problem IN ({p(UNKNOWN)}, {p(ACCESS_UNDECIDED)}, {p(INSUFFICIENT)}, {p(AUTHORITY_UNDECIDED)})
-                     AND list_contains(proposals, 'needs review') THEN 'needs review' END AS proposed_label
+                     AND list_contains(proposals, {review}) THEN {review} END AS proposed_label
     FROM f"""
 
 

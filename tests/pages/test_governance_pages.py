@@ -128,7 +128,7 @@ def test_evidence_rules_page_lists_violations_with_fix_links(seeded_db):
         "source_ids": ["ref-7-galileo-index"], "verification_status": "verified"}}]))
     at = _page("pages/evidence_rules.py", seeded_db)
     shown = _metrics(at)
-    assert shown["Rule version in force"] == "1"
+    assert shown["Rule version in force"] == "2"  # Table VIII as worded, after the first reading
     assert shown["Violations"] == "1"
     violations = at.dataframe[0].value
     assert list(violations["claim_key"]) == ["new-1"]
@@ -199,7 +199,7 @@ def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
     at.text_input(key="rules_reason").set_value("vendor white papers accepted for methods (test)")
     next(b for b in at.button if b.label == "Save as new rule version").click().run()
     assert not at.exception, at.exception
-    assert _metrics(at)["Rule version in force"] == "2"
+    assert _metrics(at)["Rule version in force"] == "3"  # 1: Table VIII as first read, 2: as worded
     assert _metrics(at)["Violations"] == "0"
     assert gov.current_rule_version(seeded_db) == 2
     assert len(gov.list_rules(seeded_db, 1)) == 6  # version 1 is kept

@@ -35,11 +35,13 @@ CREATE TABLE IF NOT EXISTS authority_rule_versions (
     reason       VARCHAR NOT NULL
 );
 
--- Table VIII as worded: which verification statuses show that a rule's handling was applied (NULL: the
--- mapping rule version 1 was evaluated with), whether a mutable source counts only with an access
--- date, and whether a preprint counts only for a claim whose register row says that no peer-reviewed
--- source exists.
+-- Table VIII as worded (register/governance/vocabulary.py, PAPER_RULES_AS_WORDED): which verification
+-- statuses show that a rule's handling was applied (NULL: the mapping rule version 1 was evaluated
+-- with), whether a source counts only with an access date, whether a preprint counts only for a claim
+-- whose register row says that no peer-reviewed source exists, and which statuses a claim of the type
+-- may not carry (the paper's own contribution is "not a literature claim", never "verified").
 ALTER TABLE evidence_rules ADD COLUMN IF NOT EXISTS handled_statuses VARCHAR[];
 ALTER TABLE evidence_rules ADD COLUMN IF NOT EXISTS needs_access_date BOOLEAN;
 ALTER TABLE evidence_rules ADD COLUMN IF NOT EXISTS preprint_only_without_peer_review BOOLEAN;
+ALTER TABLE evidence_rules ADD COLUMN IF NOT EXISTS refused_statuses VARCHAR[];
 ALTER TABLE register_claims ADD COLUMN IF NOT EXISTS no_peer_reviewed_source BOOLEAN;
