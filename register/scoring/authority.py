@@ -57,11 +57,20 @@ CHECK_NAMES = {UNKNOWN: "source", FORBIDDEN: "allowed", ACCESS_UNDECIDED: "allow
 FILTERS = ("any finding", "proposed label", *PROBLEMS)
 
 
+def _categories(which: str) -> str:
+    """SELECT of each response's claim categories as imported (``raw``'s ``claims[*].category``), parsed once per
+    response and only for a record that mentions a category at all: parsing every record's JSON per claim
+    cost 14x the rest of the checks (3.1 s against 0.2 s at 108k sourced claims)."""
+    # a list by claim position (``$.claims[*].category`` would skip the claims without one)
+    return (f"SELECT r.response_key, list_transform(json_extract(r.raw, '$.claims')::JSON[], "
+            f"lambda c: c ->> 'category') AS categories "
+            f"FROM responses r WHERE {which} AND contains(r.raw::VARCHAR, '\"category\"') "
+            "AND json_type(r.raw) = 'OBJECT' AND json_type(r.raw, '$.claims') = 'ARRAY'")
+
+
 def _category(p: Params) -> str:
-    """The claim's category from the imported record, normalised like ``hri_core.models`` does."""
-    raw = ("CASE WHEN json_type(r.raw) = 'OBJECT' THEN json_extract_string(r.raw, "
-           "'$.claims[' || c.claim_idx || '].category') END")
-    token = f"lower(regexp_replace(trim({raw}), '\\s+', ' ', 'g'))"
+    """The claim's category (``rc.categories`` by claim position), normalised like ``hri_core.models`` does."""
+    token = "lower(regexp_replace(trim(rc.categories[c.claim_idx + 1]), '\\s+', ' ', 'g'))"
     keys, values = p(list(_CATEGORY_ALIASES)), p(list(_CATEGORY_ALIASES.values()))
     return (f"nullif(CASE WHEN list_contains({keys}::VARCHAR[], {token}) "
             f"THEN ({values}::VARCHAR[])[list_position({keys}::VARCHAR[], {token})] ELSE {token} END, '')")
@@ -91,7 +100,9 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     extra_day = p(1 if rules.valid_until_inclusive else 0)
     bound = p("inclusive" if rules.valid_until_inclusive else "exclusive")
     # one revision: its claims whether or not it is still the current one (the detail page shows old ones too)
-    which = "c.is_current" if response_key is None else f"c.response_key = {p(int(response_key))}"
+    key = None if response_key is None else p(int(response_key))
+    which = "c.is_current" if key is None else f"c.response_key = {key}"
+    which_response = "r.is_current" if key is None else f"r.response_key = {key}"
     gap, outdated, supported, review = _labels(p)
     missing = "'source ''' || source_id || ''' is not in the source register'"
     tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
@@ -111,6 +122,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                {_category(p)} AS category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
                r.use_case, list_contains(c.labels, {supported}) AS supported
         FROM claims c JOIN responses r ON r.response_key = c.response_key
+        LEFT JOIN ({_categories(which_response)}) rc ON rc.response_key = c.response_key
         LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
         WHERE {which} AND c.source_id IS NOT NULL),
     j AS (

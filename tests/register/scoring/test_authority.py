@@ -111,6 +111,22 @@ def test_authoritative_fails_for_a_weak_source_on_a_critical_category(register):
     assert row["authority"] == "insufficient authority, proposed needs review"
 
 
+def test_each_claim_reads_its_own_category_when_only_some_claims_have_one(store, tmp_path):
+    load_authority_register(store, tmp_path)
+    record = {"response_id": "au-mixed", "use_case": "helpdesk", "created_at": "2026-04-01T09:00:00Z", "claims": [
+        {"claim_id": "plain", "labels": ["SUPPORTED"], "criticality": 1, "source_id": "src-blog"},
+        {"claim_id": "legal", "labels": ["SUPPORTED"], "criticality": 1, "source_id": "src-blog",
+         "category": " Legal "},
+        {"claim_id": "bias", "labels": ["SUPPORTED"], "criticality": 1, "source_id": "src-blog",
+         "category": "Discrimination / Bias"}]}
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    import_path(store, SYSTEM, path)
+    rows = {r["claim_id"]: r for r in claim_checks(store).to_dict("records") if r["response_id"] == "au-mixed"}
+    assert rows["plain"]["rule"] == "uncategorised" and rows["plain"]["authoritative"] is False  # tier 4 > 3
+    assert rows["legal"]["rule"] == "legal" and rows["bias"]["rule"] == "discrimination/bias"
+
+
 def test_a_new_authority_rule_version_changes_the_verdict(register):
     rules = default_authority_rules().model_dump(mode="json")
     rules["rules"]["legal"] = {"max_tier": 4, "source_types": None, "note": "any but the weakest"}
