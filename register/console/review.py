@@ -69,7 +69,7 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     keys = review_keys_select(store, p)
     frame = store.frame(f"""
         WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p, authority_keys=keys)}),
-        au AS ({response_authority_select(store, p)})
+        au AS ({response_authority_select(store, p, keys='SELECT response_key FROM q WHERE queued')})
         SELECT q.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
                concat_ws('; ',

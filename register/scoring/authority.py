@@ -57,15 +57,18 @@ CHECK_NAMES = {UNKNOWN: "source", FORBIDDEN: "allowed", ACCESS_UNDECIDED: "allow
 FILTERS = ("any finding", "proposed label", *PROBLEMS)
 
 
-def _categories(which: str) -> str:
-    """SELECT of each response's claim categories as imported (``raw``'s ``claims[*].category``), parsed once per
-    response and only for a record that mentions a category at all: parsing every record's JSON per claim
-    cost 14x the rest of the checks (3.1 s against 0.2 s at 108k sourced claims)."""
+def _categories() -> str:
+    """SELECT of the claim categories as imported (``raw``'s ``claims[].category``, by claim position) of the
+    responses of the checked claims (``c0``), parsed once per response and only for a record that mentions a
+    category at all: parsing each record's JSON per claim cost 14x the rest of the checks (3.1 s against
+    0.2 s at 108k sourced claims)."""
     # a list by claim position (``$.claims[*].category`` would skip the claims without one)
-    return (f"SELECT r.response_key, list_transform(json_extract(r.raw, '$.claims')::JSON[], "
-            f"lambda c: c ->> 'category') AS categories "
-            f"FROM responses r WHERE {which} AND contains(r.raw::VARCHAR, '\"category\"') "
-            "AND json_type(r.raw) = 'OBJECT' AND json_type(r.raw, '$.claims') = 'ARRAY'")
+    # in the SELECT list, not the WHERE clause: a filter would be pushed into the scan of every response
+    # (0.24 s at 20k responses, whatever few the checks read); after the join it runs for c0's responses only
+    return ("SELECT r.response_key, CASE WHEN contains(r.raw::VARCHAR, '\"category\"') AND json_type(r.raw) = 'OBJECT' "
+            "AND json_type(r.raw, '$.claims') = 'ARRAY' THEN list_transform(json_extract(r.raw, '$.claims')::JSON[], "
+            "lambda c: c ->> 'category') END AS categories "
+            "FROM (SELECT DISTINCT response_key FROM c0) k JOIN responses r ON r.response_key = k.response_key")
 
 
 def _category(p: Params) -> str:
@@ -76,14 +79,33 @@ def _category(p: Params) -> str:
             f"THEN ({values}::VARCHAR[])[list_position({keys}::VARCHAR[], {token})] ELSE {token} END, '')")
 
 
+def _may_fail(p: Params, rules: AuthorityRules) -> str:
+    """SELECT of the source ids that can fail a check (not merely be undecided) under ``rules``: superseded, with
+    a valid-until date, restricted, of a tier above some rule's largest, or (when a rule names source types)
+    any. The review queue reads only the claims resting on these: in a register whose sources are all
+    current and strong, it reads none."""
+    all_rules = [*rules.rules.values(), rules.uncategorised]
+    tiers = [r.max_tier for r in all_rules if r.max_tier is not None]
+    typed = any(r.source_types for r in all_rules)
+    tier = f" OR authority_tier > {p(min(tiers))}" if tiers else ""
+    return ("SELECT source_id FROM sources WHERE NOT deleted AND (" + ("true" if typed else
+            f"nullif(trim(superseded_by), '') IS NOT NULL OR valid_until IS NOT NULL "
+            f"OR len(coalesce(restricted_to, [])) > 0{tier}") + ")")
+
+
 def _labels(p: Params) -> tuple[str, str, str, str]:
     """Placeholders of the labels the checks read and propose (vocabulary values are bound, never typed)."""
     return p(Label.ACCESS_GAP.value), p(Label.OUTDATED.value), p(Label.SUPPORTED.value), p(NEEDS_REVIEW)
 
 
 def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
-                        *, response_key: int | None = None) -> str:
+                        *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
+                        failing_only: bool = False) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
+
+    Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
+    responses only), ``supported_only`` (SUPPORTED claims), ``failing_only`` (SUPPORTED claims on a source that
+    can fail a check: superseded, dated, restricted, or weaker than some rule allows -- ``_may_fail``).
 
     Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
     category, rule (the rule applied), answered_at, unknown_source, allowed / current / authoritative (BOOLEAN,
@@ -92,8 +114,9 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     comes from a failed check: the answer goes to the review queue), authority (one line: "stale source,
     proposed OUTDATED; ...", or "ok").
     """
+    gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
-    keys = p([*names, "uncategorised"])
+    rule_keys = p([*names, "uncategorised"])
     tiers = p([*(rules.rules[n].max_tier for n in names), rules.uncategorised.max_tier])
     types = p([list(rules.rules[n].source_types or ()) for n in names] + [list(rules.uncategorised.source_types or ())])
     uc_names, uc_roles = p(list(roles)), p([list(v) for v in roles.values()])
@@ -102,8 +125,12 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     # one revision: its claims whether or not it is still the current one (the detail page shows old ones too)
     key = None if response_key is None else p(int(response_key))
     which = "c.is_current" if key is None else f"c.response_key = {key}"
-    which_response = "r.is_current" if key is None else f"r.response_key = {key}"
-    gap, outdated, supported, review = _labels(p)
+    if keys is not None:  # the caller's responses only (a page of them): the checks of the rest are not read
+        which += f" AND c.response_key IN ({keys})"
+    if supported_only or failing_only:
+        which += f" AND list_contains(c.labels, {supported})"
+    if failing_only:
+        which += f" AND c.source_id IN ({_may_fail(p, rules)})"
     missing = "'source ''' || source_id || ''' is not in the source register'"
     tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
                    "|| max_tier || ' required for ' || rule || ' claims' END")
@@ -114,17 +141,19 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     type_undecided = ("CASE WHEN type_state = 'undecided' THEN 'no source type recorded (' || rule "
                       "|| ' claims need one of ' || array_to_string(rule_types, ', ') || ')' END")
     return f"""
-    WITH rl AS (SELECT unnest({keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
+    WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
+    c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+    rc AS ({_categories()}),
     cl AS (
         SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
                {_category(p)} AS category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
                r.use_case, list_contains(c.labels, {supported}) AS supported
-        FROM claims c JOIN responses r ON r.response_key = c.response_key
-        LEFT JOIN ({_categories(which_response)}) rc ON rc.response_key = c.response_key
+        FROM c0 c JOIN responses r ON r.response_key = c.response_key
+        LEFT JOIN rc ON rc.response_key = c.response_key
         LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
-        WHERE {which} AND c.source_id IS NOT NULL),
+    ),
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -257,13 +286,13 @@ def findings(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
     return store.frame(f"{sql} ORDER BY response_id, claim_idx, \"check\", problem", p.values)
 
 
-def response_authority_select(store: Store, p: Params, now: datetime | None = None) -> str:
+def response_authority_select(store: Store, p: Params, now: datetime | None = None, *, keys: str | None = None) -> str:
     """SELECT of one row per current response with a sourced claim that has a finding: response_key,
     authority (its claims' lines, "c2: stale source, proposed OUTDATED; ..."), findings (count),
     proposals (count of SUPPORTED claims with a proposed label), to_review (those of them the review queue
-    takes), problems (the distinct ``PROBLEMS``)."""
+    takes), problems (the distinct ``PROBLEMS``). ``keys``: a SELECT of the response keys to check (all else)."""
     rules, roles = _inputs(store)
-    checks = claim_checks_select(p, rules, roles, now or utc_now())
+    checks = claim_checks_select(p, rules, roles, now or utc_now(), keys=keys)
     return f"""
     SELECT response_key, string_agg(claim_id || ': ' || authority, '; ' ORDER BY claim_idx) AS authority,
            sum(len(problems))::BIGINT AS findings, count(*) FILTER (WHERE len(proposals) > 0) AS proposals,
@@ -277,5 +306,5 @@ def review_keys_select(store: Store, p: Params, now: datetime | None = None) -> 
     claim whose source failed a check (forbidden, stale or insufficient authority) and that does not
     carry the proposed label yet."""
     rules, roles = _inputs(store)
-    checks = claim_checks_select(p, rules, roles, now or utc_now())
+    checks = claim_checks_select(p, rules, roles, now or utc_now(), failing_only=True)
     return f"SELECT DISTINCT response_key FROM ({checks}) WHERE to_review"
