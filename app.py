@@ -50,6 +50,8 @@ PAGES = {
         st.Page("pages/evidence_rules.py", title="Evidence rules", icon=":material/gavel:", url_path="evidence-rules"),
         st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
                 url_path="checklist"),
+        st.Page("pages/authority.py", title="Source authority", icon=":material/verified_user:",
+                url_path="authority"),
     ],
     "Labelling": [
         st.Page("pages/workbench.py", title="Labelling workbench", icon=":material/edit_note:", url_path="workbench"),

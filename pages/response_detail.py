@@ -81,6 +81,28 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
                        f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
 
 
+def authority_checks(claims: pd.DataFrame) -> None:
+    """Each sourced claim's Authority checks with their reasons; proposed labels said to be proposals."""
+    sourced = claims[claims["authority"] != "no source"]
+    if sourced.empty:
+        return
+    flagged = sourced[sourced["authority"] != "ok"]
+    for _, claim in flagged.iterrows():
+        proposals = list(claim["proposals"] or [])
+        reasons = "; ".join(str(claim[f"{c}_reason"]) for c in ("allowed", "current", "authoritative")
+                            if claim[c] is not True)
+        text = f"Claim {code_span(claim['claim_id'])} on {code_span(claim['source_id'])}: " \
+               f"{escape_markdown(claim['authority'])} — {escape_markdown(reasons)}"
+        if proposals:
+            st.warning(text + ". Proposed, not applied: the stored labels stay as they are until a reviewer "
+                              "decides.", icon=":material/gpp_maybe:")
+        else:
+            st.caption(text)
+    with st.expander(f"Authority checks of {len(sourced)} sourced claim(s)"):
+        st.dataframe(sourced[["claim_id", "source_id", "allowed", "allowed_reason", "current", "current_reason",
+                              "authoritative", "authoritative_reason", "proposals"]], hide_index=True)
+
+
 def pick_response() -> str | None:
     rid = st.query_params.get("response_id")
     typed = st.text_input("Response id", value=rid or "", key="detail_response_id",
@@ -139,10 +161,13 @@ def main() -> None:
         floor=[by_id[c].floor or None for c in claims["claim_id"]],
     )
     st.dataframe(table[["claim_id", "text", "labels", "dimensions", "criticality", "contribution", "floor",
-                        "category", "is_core", "contradicted_by", "source_id", "source_access", "span"]],
+                        "category", "is_core", "contradicted_by", "source_id", "authority", "source_access",
+                        "span"]],
                  hide_index=True,
                  column_config={"contribution": st.column_config.NumberColumn("Max m_ik", format="%.3f"),
-                                "floor": st.column_config.NumberColumn("Floor", format="%.2f")})
+                                "floor": st.column_config.NumberColumn("Floor", format="%.2f"),
+                                "authority": st.column_config.TextColumn("Authority", width="medium")})
+    authority_checks(claims)
     left, right = st.columns(2)
     with left:
         floor = result.decisive_floor

@@ -30,6 +30,9 @@
                                        --claims/--sources check register files (CSV/Excel) in a temp database
     governance import KIND FILE        import a sources or claims register file (CSV/Excel; updates by key)
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
+    authority check [--json]           CLAIM's Authority step on the current answers: each sourced claim's
+                                       source allowed, current and authoritative; exit 2 when any check
+                                       fails (findings with their proposed labels), 0 when none
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
     judge check PAIRS.jsonl [--profile F] [--reasons]
@@ -57,7 +60,8 @@ Acting user: every write is recorded in the audit trail as
 Exit codes: 0 success; 1 the command failed (the error is printed once, as ``title: message``; a
 refused file says "File refused" and nothing of it was written) or the audit trail does not verify;
 2 an import finished but quarantined at least one record, or a rescore sent responses it could not
-score to review; 64 usage error (unknown command or option, ``--chunk-size`` below 1).
+score to review, or ``authority check`` found a failed check; 64 usage error (unknown command or option,
+``--chunk-size`` below 1).
 """
 
 from __future__ import annotations
@@ -575,6 +579,29 @@ def cmd_governance(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_authority_check(store: Store, args) -> int:
+    """Every failed or undecided Authority check of the current answers' sourced claims; exit 2 when any."""
+    from register.scoring.authority import findings
+
+    frame = findings(store)
+    rows = [{"response_id": r.response_id, "revision": int(r.revision), "claim_id": r.claim_id, "claim": r.claim,
+             "source_id": r.source_id, "check": r.check, "problem": r.problem, "reason": r.reason,
+             "proposed_label": None if r.proposed_label is None or r.proposed_label != r.proposed_label
+             else r.proposed_label} for r in frame.itertuples(index=False)]
+    if args.json:
+        print(json.dumps({"findings": rows, "count": len(rows)}, indent=2))
+    elif not rows:
+        print("authority check: every sourced claim's source is allowed, current and authoritative")
+    else:
+        proposed = sum(1 for r in rows if r["proposed_label"])
+        print(f"authority check: {len(rows)} finding(s), {proposed} with a proposed label")
+        for r in rows:
+            label = f" -> proposed {r['proposed_label']}" if r["proposed_label"] else ""
+            print(f"  {r['response_id']} rev {r['revision']} claim {r['claim_id']} on {r['source_id']}: "
+                  f"{r['check']}: {r['problem']} ({r['reason']}){label}")
+    return EXIT_QUARANTINED if rows else EXIT_OK
+
+
 def cmd_settings(_store: None, args) -> int:
     """Print every setting in force with its meaning, or just the named values (one per line)."""
     current = settings()  # InvalidSetting names every bad variable
@@ -846,6 +873,13 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("kind", choices=("sources", "claims"))
         g.add_argument("file")
         g.set_defaults(func=cmd_governance)
+
+    auth = sub.add_parser("authority", help="CLAIM's Authority step: are the answers' sources allowed, current, "
+                                            "authoritative?")
+    authsub = auth.add_subparsers(dest="authority_command", required=True)
+    acheck = authsub.add_parser("check", help="list every failed check; exit 2 when there is any")
+    acheck.add_argument("--json", action="store_true", help="findings as JSON")
+    acheck.set_defaults(func=cmd_authority_check)
 
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")

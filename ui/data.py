@@ -76,14 +76,15 @@ def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: 
 
 
 @st.cache_data(show_spinner=False)
-def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int):
+def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
+                   authority: str | None = None):
     return queries.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
-                                  limit=limit, offset=offset)
+                                  limit=limit, offset=offset, authority=authority)
 
 
 @st.cache_data(show_spinner=False)
-def export_rows(f: queries.Filters, search: str | None):
-    return queries.export_rows(get_store(), f, search=search)
+def export_rows(f: queries.Filters, search: str | None, authority: str | None = None):
+    return queries.export_rows(get_store(), f, search=search, authority=authority)
 
 
 @st.cache_data(show_spinner=False)

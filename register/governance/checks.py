@@ -1,4 +1,5 @@
-"""The seven checks of the pre-submission claim-verification checklist (paper Table IX), one place each.
+"""The checks of the pre-submission claim-verification checklist, one place each: the seven of paper Table IX
+and an eighth, CLAIM's Authority step on the scored answers (seed 004).
 
 ``CHECKS`` is the registry: each ``Check`` has its number, its title (the paper's wording), its scope
 (what it looks at, shown with its result) and the function that finds the offending rows.
@@ -38,6 +39,8 @@ from register.governance.vocabulary import (
 )
 from register.labels.agreement import annotation_ratings, criticality_alpha, labels_alpha, severity_order
 from register.labels.rubrics import current_rubric
+from register.scoring.authority import FORBIDDEN, INSUFFICIENT, STALE
+from register.scoring.authority import findings as authority_findings
 from register.scoring.profiles import get_profile
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import score_select
@@ -45,6 +48,9 @@ from register.scoring.scorer import score_select
 __all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
 
 REPRODUCE_SAMPLE = 20  # responses recomputed by the Python reference scorer on top of the full SQL recomputation
+_AUTHORITY_FAILED = (FORBIDDEN, STALE, INSUFFICIENT)  # the failures that send an answer to review
+_AUTHORITY_SCOPE = ("current answers' SUPPORTED claims with a source_id, against the current source register and "
+                    "the authority rules in force")
 # statuses that say a number is not asserted as a sourced fact
 _MARKED_PROVISIONAL = (PROVISIONAL, *WITHDRAWN_STATUSES)
 # statuses that present an original element as a proposal rather than an established result
@@ -307,6 +313,23 @@ def _labels_and_scores(ctx: Context) -> Found:
     return Found(scores.offending + feedback.offending, note)
 
 
+def _unauthoritative_answer_sources(ctx: Context) -> Found:
+    """CLAIM's Authority step on the current answers (``register.scoring.authority``): a SUPPORTED claim whose
+    source is forbidden to the use case's requesters, stale, or of insufficient authority for its category.
+    Unknown sources and undecided checks are counted in the note (they queue nothing)."""
+    found = authority_findings(ctx.store)
+    failed = found[found["proposed_label"].notna() & found["problem"].isin(_AUTHORITY_FAILED)]
+    out = [Finding("response", r["response_id"], f"claim {r['claim_id']}: {str(r['claim'] or '')[:100]}",
+                   f"{r['problem']} {r['source_id']} ({r['reason']}), proposed {r['proposed_label']}").as_dict()
+           for _, r in failed.iterrows()]
+    rest = found[~found.index.isin(failed.index)]
+    note = None
+    if not rest.empty:
+        note = (f"{_AUTHORITY_SCOPE}; besides, {len(rest):,} check(s) unknown or undecided or on claims not SUPPORTED "
+                "(python -m register authority check lists them)")
+    return Found(out, note)
+
+
 def _has_table(store: Store, name: str) -> bool:
     return bool(store.scalar("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]))
 
@@ -330,11 +353,14 @@ CHECKS: tuple[Check, ...] = (
           "current scores recomputed from their labels under their recorded profile versions; their claims' labels "
           "annotated or adjudicated under the rubric in force, with agreement at or above its threshold; feedback "
           "labels checked for a validation record", _labels_and_scores),
+    # not an item of Table IX: CLAIM's Authority step (seed 004) on the scored answers
+    Check(8, "Supported answer claims rest on sources that are allowed, current and authoritative.",
+          _AUTHORITY_SCOPE, _unauthoritative_answer_sources),
 )
 
 
 def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODUCE_SAMPLE) -> dict:
-    """The seven checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
+    """The checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
     offending: [...], note}], "summary": {...}}``. Nothing is written."""
     version = current_rule_version(store)
     ev = evaluate_rules(store, version, today=today)
