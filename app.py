@@ -34,6 +34,7 @@ PAGES = {
         st.Page("pages/response_detail.py", title="Response detail", icon=":material/fact_check:",
                 url_path="response"),
         st.Page("pages/review_queue.py", title="Review queue", icon=":material/rule:", url_path="review"),
+        st.Page("pages/rag_metrics.py", title="RAG metrics", icon=":material/query_stats:", url_path="rag-metrics"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),
