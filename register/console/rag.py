@@ -173,6 +173,8 @@ def trend(store: Store, f: Filters, metric: str, framework: str = "ragchecker") 
         FROM ({_values(framework)}) WHERE metric = {p(metric)}
         GROUP BY ALL ORDER BY week, model
     """, p.values)
+    frame["week"] = pd.Series([w.date() if hasattr(w, "date") else w for w in frame["week"]], index=frame.index,
+                              dtype=object)  # dates, as the overview's weeks
     return frame
 
 
