@@ -73,14 +73,16 @@ def hri_vs_hallucination(f: Filters) -> pd.DataFrame:
 
 def wide_table(long: pd.DataFrame, frameworks: Sequence[str], by_label: str) -> pd.DataFrame:
     """``metrics_by``'s long rows of ``frameworks`` as one row per group and one column per metric (in
-    RAGChecker's order, then factual precision, then RAGAS columns by name), with the responses counted."""
+    RAGChecker's order, then factual precision, then RAGAS columns by name), with the responses counted.
+    Call it for RAGAS apart from the others: a RAGAS column may share a RAGChecker metric's name."""
     rows = long[long["framework"].isin(frameworks)]
     if rows.empty:
         return pd.DataFrame(columns=[by_label])
     order = [*rag.METRICS, "factual_precision"]
     names = sorted(set(rows["metric"]), key=lambda m: (order.index(m) if m in order else len(order), m))
     wide = rows.pivot_table(index="key", columns="metric", values="value", aggfunc="first")[names]
-    wide.columns = [metric_label(name) for name in names]
+    # a RAGAS column keeps its name: RAGAS's faithfulness is not RAGChecker's (another definition)
+    wide.columns = [name if "ragas" in frameworks else metric_label(name) for name in names]
     counts = rows[rows["framework"] != "factscore"].groupby("key")["n"].max()
     wide.insert(0, "Responses", counts.reindex(wide.index).fillna(0).astype(int))
     return wide.reset_index().rename(columns={"key": by_label})
@@ -110,8 +112,9 @@ def group_bars_figure(long: pd.DataFrame | None, metrics: Sequence[str], by_labe
 
 
 def trend_figure(df: pd.DataFrame | None, metric: str, *, percent: bool = True) -> go.Figure:
-    """One line per model of ``metric`` per week (``trend``'s columns week, model, n, value)."""
-    label = metric_label(metric)
+    """One line per model of ``metric`` per week (``trend``'s columns week, model, n, value); ``percent``
+    for a RAGChecker metric, else a RAGAS column (a mean score, named as imported)."""
+    label = metric_label(metric) if percent else f"RAGAS {metric}"
     title = f"{label} per week"
     if df is None or df.empty:
         return empty_figure(title)
