@@ -44,10 +44,14 @@ def headline(s: dict) -> None:
     hallucination = (s["metrics"] or {}).get("generator", {}).get("hallucination")
     row[3].metric("Hallucination", _percent(hallucination), help="RAGChecker: claims neither entailed by the "
                   "retrieved context nor by the target answer, mean over answers")
-    row[4].metric("Hallucination, critical questions", _percent(s["critical_hallucination"]),
-                  help="Only answers to questions about " + ", ".join(CRITICAL_INFORMATION_CATEGORIES)
-                       + f" (seed 003): {s['critical']:,} answers")
-    row[5].metric("Hallucination, other questions", _percent(s["other_hallucination"]))
+    row[4].metric("Critical questions", _percent(s["critical_hallucination"]),
+                  delta=f"{s['critical']:,} answers", delta_color="off", delta_arrow="off",
+                  help="Hallucination on answers to questions about " + ", ".join(CRITICAL_INFORMATION_CATEGORIES)
+                       + " alone (seed 003)")
+    row[5].metric("Other questions", _percent(s["other_hallucination"]),
+                  help="Hallucination on answers to questions in no critical category")
+    st.caption("Critical and other questions: RAGChecker's hallucination on the answers to questions in a "
+               "critical-information category alone, and on the rest.")
 
 
 def ragchecker_totals(metrics: dict) -> None:
@@ -55,10 +59,10 @@ def ragchecker_totals(metrics: dict) -> None:
     st.caption("As RAGChecker reports them: per answer from the imported entailment labels, then the mean over "
                "answers in percent, to one decimal.")
     for group, names in METRIC_GROUPS.items():
-        cols = st.columns(len(names) + 1)
+        cols = st.columns([0.8] + [1] * len(names))
         cols[0].markdown(f"**{GROUP_TITLES[group]}**")
         for col, name in zip(cols[1:], names, strict=True):
-            col.metric(ui.metric_label(name), _percent(metrics[group][name]))
+            col.metric(ui.metric_label(name), _percent(metrics[group][name]), help=ui.METRIC_HELP[name])
 
 
 def by_group(f) -> None:

@@ -19,7 +19,7 @@ from ui import data
 from ui.figures import band_colors, empty_figure
 from ui.text import escape_html
 
-__all__ = ["GROUP_LABELS", "METRIC_LABELS", "by_category", "category_figure", "group_bars_figure",
+__all__ = ["GROUP_LABELS", "METRIC_HELP", "METRIC_LABELS", "by_category", "category_figure", "group_bars_figure",
            "hri_vs_hallucination", "metric_label", "metrics_by", "scatter_figure", "summary", "trend",
            "trend_figure", "wide_table"]
 
@@ -28,13 +28,31 @@ METRIC_LABELS: dict[str, str] = {
     "precision": "Precision", "recall": "Recall", "f1": "F1",
     "claim_recall": "Claim recall", "context_precision": "Context precision",
     "context_utilization": "Context utilisation",
-    "noise_sensitivity_in_relevant": "Noise sensitivity (relevant)",
-    "noise_sensitivity_in_irrelevant": "Noise sensitivity (irrelevant)",
+    "noise_sensitivity_in_relevant": "Noise, relevant",
+    "noise_sensitivity_in_irrelevant": "Noise, irrelevant",
     "hallucination": "Hallucination", "self_knowledge": "Self-knowledge", "faithfulness": "Faithfulness",
     "factual_precision": "Factual precision (FActScore)",
 }
 GROUP_LABELS = {"batch": "Import batch", "model": "Model", "use_case": "Use case"}
 _LINE_COLORS = ("#1565C0", "#EF6C00", "#2E7D32", "#6A1B9A", "#C62828", "#00838F", "#5D4037", "#455A64")
+
+
+# what each metric counts (RAGChecker's definitions, hri_core.ragmetrics), shown as help
+METRIC_HELP: dict[str, str] = {
+    "precision": "Share of the answer's claims that the target answer entails (correct claims).",
+    "recall": "Share of the target answer's claims that the answer entails.",
+    "f1": "Harmonic mean of precision and recall, per answer, then averaged.",
+    "claim_recall": "Share of the target answer's claims that some retrieved chunk entails.",
+    "context_precision": "Share of retrieved chunks that entail at least one target claim (relevant chunks).",
+    "context_utilization": "Of the target claims the chunks hold, the share the answer states.",
+    "noise_sensitivity_in_relevant": "Noise sensitivity in relevant chunks: incorrect claims entailed by a "
+                                     "relevant chunk.",
+    "noise_sensitivity_in_irrelevant": "Noise sensitivity in irrelevant chunks: incorrect claims entailed only by "
+                                       "irrelevant chunks.",
+    "hallucination": "Claims neither entailed by the retrieved chunks nor correct.",
+    "self_knowledge": "Claims not in the chunks but correct (from the model's own knowledge).",
+    "faithfulness": "Claims entailed by some retrieved chunk, correct or not.",
+}
 
 
 def metric_label(name: str) -> str:
@@ -78,11 +96,12 @@ def wide_table(long: pd.DataFrame, frameworks: Sequence[str], by_label: str) -> 
     rows = long[long["framework"].isin(frameworks)]
     if rows.empty:
         return pd.DataFrame(columns=[by_label])
-    order = [*rag.METRICS, "factual_precision"]
+    ragas = "ragas" in frameworks
+    order = [] if ragas else [*rag.METRICS, "factual_precision"]  # RAGAS columns by name only
     names = sorted(set(rows["metric"]), key=lambda m: (order.index(m) if m in order else len(order), m))
     wide = rows.pivot_table(index="key", columns="metric", values="value", aggfunc="first")[names]
     # a RAGAS column keeps its name: RAGAS's faithfulness is not RAGChecker's (another definition)
-    wide.columns = [name if "ragas" in frameworks else metric_label(name) for name in names]
+    wide.columns = [name if ragas else metric_label(name) for name in names]
     counts = rows[rows["framework"] != "factscore"].groupby("key")["n"].max()
     wide.insert(0, "Responses", counts.reindex(wide.index).fillna(0).astype(int))
     return wide.reset_index().rename(columns={"key": by_label})
@@ -129,6 +148,7 @@ def trend_figure(df: pd.DataFrame | None, metric: str, *, percent: bool = True) 
                           "<br>%{customdata:,} responses<extra></extra>"))
     fig.update_layout(title=escape_html(title), xaxis_title="Week (answer time, else import time)",
                       yaxis_title=escape_html(label) + (" (%)" if percent else ""))
+    fig.update_xaxes(dtick=7 * 86_400_000, tickformat="%b %d, %Y")  # one tick per week (the Mondays)
     if percent:
         fig.update_yaxes(ticksuffix="%", rangemode="tozero")
     return fig

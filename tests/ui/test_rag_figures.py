@@ -43,7 +43,11 @@ def test_wide_table_orders_metrics_as_ragchecker_and_counts_responses():
                                    metric_label("factual_precision")]
     row = table.set_index("Model").loc["m<1>"]
     assert (row["Responses"], row["Precision"], row[metric_label("factual_precision")]) == (3, 70.0, 0.75)
-    assert list(wide_table(_long(), ("ragas",), "Model").columns) == ["Model", "Responses", "faithfulness"]
+    ragas = pd.concat([_long(), pd.DataFrame([("m<1>", "ragas", "answer_relevancy", 2, 0.4)],
+                                             columns=_long().columns)])
+    # RAGAS columns keep their names (RAGAS's faithfulness is not RAGChecker's) and go by name
+    assert list(wide_table(ragas, ("ragas",), "Model").columns) == ["Model", "Responses", "answer_relevancy",
+                                                                    "faithfulness"]
 
 
 def test_group_bars_escape_keys_and_hold_the_values():
