@@ -52,7 +52,7 @@ from register.errors import NotFound, RegisterError
 from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
-from register.ingest.rag_files import RagOptions, rag_items, rag_kind
+from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
 from register.ingest.reports import BatchReport, ImportReport, QuarantinedRecord
 from register.scoring.profiles import active_profile
@@ -143,13 +143,18 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
     raw text and reasons (audit event ``quarantine.fix_failed``) and ``RecordError`` is raised.
     """
     authorize(store, actor, Permission.IMPORT, entity_type="quarantine", entity_id=quarantine_id)
-    row = store.one("SELECT status, source_name, location, raw, reasons FROM quarantine WHERE quarantine_id = ?",
+    row = store.one("SELECT q.status, q.source_name, q.location, q.raw, q.reasons, b.format FROM quarantine q "
+                    "LEFT JOIN import_batches b ON b.batch_id = q.batch_id WHERE q.quarantine_id = ?",
                     [quarantine_id])
     if row is None:
         raise NotFound(f"quarantine row {quarantine_id} does not exist")
     source_name, location = row["source_name"], row["location"]
     if row["status"] != "open":
         raise RegisterError(f"quarantine row {quarantine_id} is already resolved: nothing to fix")
+    if row["format"] in RAG_KINDS:  # its text is a RAGChecker query or a RAGAS row, not an interchange record
+        raise RegisterError(f"quarantine row {quarantine_id} is {location} of {row['format']} results "
+                            f"{source_name}: fix it in that file and import the file again (its stored records "
+                            "count as unchanged; the fixed one resolves this row)")
     items = text_items(fixed_raw_text, location)
     if len(items) != 1:
         problem = FieldProblem("", f"the fixed text holds {len(items)} records; it must hold exactly one response")

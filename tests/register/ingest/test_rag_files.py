@@ -173,3 +173,22 @@ def test_a_json_document_that_is_not_ragchecker_is_left_to_the_interchange_reade
     report = import_path(store, SYSTEM, path)
     assert report.batches[0].format == "jsonl"
     assert report.records == report.accepted + report.quarantined
+
+
+def test_a_quarantined_query_is_resolved_by_importing_the_fixed_file_again(store, tmp_path):
+    from register.errors import RegisterError
+    from register.ingest.importer import reimport_quarantined
+
+    data = checked_results(seed=13, queries=3)
+    broken = json.loads(json.dumps(data))
+    broken["results"][1]["answer2response"] = ["Maybe"] * len(broken["results"][1]["response_claims"]) or "Maybe"
+    path = write_json(tmp_path / "fixme.json", broken)
+    assert import_path(store, SYSTEM, path).quarantined == 1
+    (quarantine_id,) = store.query_one("SELECT quarantine_id FROM quarantine WHERE status = 'open'")
+    with pytest.raises(RegisterError, match="import the file again"):  # its text is no interchange record
+        reimport_quarantined(store, SYSTEM, quarantine_id, json.dumps(data["results"][1]))
+    write_json(path, data)
+    report = import_path(store, SYSTEM, path)
+    assert (report.accepted, report.quarantined, report.batches[0].unchanged) == (3, 0, 2)
+    assert store.scalar("SELECT status FROM quarantine WHERE quarantine_id = ?", [quarantine_id]) == "resolved"
+    assert store.scalar("SELECT count(*) FROM rag_responses") == 3
