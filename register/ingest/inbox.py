@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hri_core import HRIError
-from register.access.permissions import SYSTEM_ROLE
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
 from register.ingest.importer import import_path
@@ -168,7 +168,11 @@ def _free_name(folder: Path, name: str) -> Path:
 
 def import_claimed(store: Store, inbox: Inbox, claimed: Path, *, actor: Actor = INBOX_ACTOR,
                    resume: bool = False, received_at: datetime | None = None) -> InboxResult:
-    """Import one claimed file, move it to done/ or failed/ and write its report beside it."""
+    """Import one claimed file, move it to done/ or failed/ and write its report beside it.
+
+    The actor is authorised before the file is touched: an actor that may not import gets
+    ``PermissionDenied`` and the file stays claimed, unread (fail closed, nothing lost)."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import", entity_id=str(claimed))
     received_at = received_at or _now()
     name = claimed.name
     sha256 = sha256_of(claimed)
