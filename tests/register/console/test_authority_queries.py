@@ -23,7 +23,7 @@ from tests.helpers.authority import load_authority_register
 
 @pytest.fixture
 def register(store, tmp_path):
-    enrol(store, REVIEWER)
+    enrol(store, REVIEWER)  # the register re-reads the reviewer's account on every write
     return load_authority_register(store, tmp_path)
 
 
