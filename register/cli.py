@@ -26,6 +26,9 @@
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
+    export-parquet DIR                 current responses and claims as Parquet (DIR/responses/, DIR/claims/)
+                                       and the active profile (DIR/profile.json), for the Spark scoring job
+    import-scores DIR                  the Spark job's scores (DIR/scores/, DIR/score_floors/) as a score run
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -450,6 +453,39 @@ def cmd_settings(_store: None, args) -> int:
     return EXIT_OK
 
 
+# --- scoring on Spark (register/spark/score_job.py; README "Scoring on a Spark cluster") -------------
+
+
+def cmd_export_parquet(store: Store, args) -> int:
+    from register.scoring.spark_exchange import export_parquet
+
+    summary = export_parquet(store, cli_actor(), args.dir)
+    print(f"wrote {summary.responses:,} responses and {summary.claims:,} claims as Parquet to {summary.folder}, "
+          f"with the active profile v{summary.profile_version} (profile.json)")
+    return EXIT_OK
+
+
+def cmd_import_scores(store: Store, args) -> int:
+    from register.scoring.spark_exchange import import_scores
+
+    summary = import_scores(store, cli_actor(), args.dir)
+    print(f"score run {summary.run_id}: {summary.responses_scored:,} responses scored on Spark under profile "
+          f"v{summary.profile_version} as of {summary.as_of.isoformat()}")
+    if summary.failed_count:
+        print_scoring_failures(summary.failed_count, summary.failed)
+        return EXIT_QUARANTINED
+    return EXIT_OK
+
+
+def _add_spark_commands(sub) -> None:
+    exp = sub.add_parser("export-parquet", help="current responses and claims as Parquet, for scoring on Spark")
+    exp.add_argument("dir", help="a new (or empty) folder")
+    exp.set_defaults(func=cmd_export_parquet)
+    imp = sub.add_parser("import-scores", help="bring the Spark job's scores back as a score run")
+    imp.add_argument("dir", help="the job's output folder (scores/, score_floors/)")
+    imp.set_defaults(func=cmd_import_scores)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -546,6 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
     sett.set_defaults(func=cmd_settings)
+    _add_spark_commands(sub)
     return parser
 
 
