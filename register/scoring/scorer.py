@@ -63,7 +63,7 @@ class Dialect:
     """The few constructs the scorer's SQL spells differently per engine; everything else is common SQL.
 
     ``DUCKDB`` is what the register runs (its text is the scorer's historical text, byte for byte);
-    ``SPARK`` is Spark SQL (3.4+ named ``:name`` parameter markers; the parity test runs Spark 4), used
+    ``SPARK`` is Spark SQL (named ``:name`` parameter markers; the parity test runs Spark 4.0), used
     by ``register.spark.score_job`` on a cluster. A new construct in ``score_select`` that Spark spells
     differently goes through one of these methods (the Spark parity test fails otherwise).
     """

@@ -13,6 +13,7 @@ not have, are refused whole, naming the first offending row.
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,7 @@ def export_parquet(store: Store, actor: Actor, folder: str | Path) -> ExportSumm
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise RegisterError(f"{folder} exists and is not an empty folder: export into a new folder")
     profile = active_profile(store)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
 
     def fn(tx: Transaction) -> Change:
@@ -75,7 +77,15 @@ def export_parquet(store: Store, actor: Actor, folder: str | Path) -> ExportSumm
                                                     "responses": summary.responses, "claims": summary.claims,
                                                     "profile_version": profile.version}, result=summary)
 
-    return store.write(actor, "export.parquet", fn)
+    try:
+        return store.write(actor, "export.parquet", fn)
+    except BaseException:  # no half-written export is left behind (the audit event is rolled back too)
+        for path in ([folder] if created else [folder / name for name in (*_EXPORTS, PROFILE_FILE)]):
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+        raise
 
 
 def _parquet_files(folder: Path, name: str, *, required: bool) -> str | None:

@@ -139,3 +139,14 @@ def test_import_refuses_scores_of_another_profile_or_of_a_changed_register(store
     with pytest.raises(RegisterError, match=r"not current in the register.*'r-1' revision 1"):
         import_scores(store, SYSTEM, tmp_path / "scored")
     assert store.query("SELECT (SELECT count(*) FROM score_runs), (SELECT count(*) FROM scores)") == [(0, 0)]
+
+
+def test_a_failed_export_leaves_no_files_and_no_audit_event(store, tmp_path, monkeypatch):
+    from register.scoring import spark_exchange
+
+    load(store, [RECORD])
+    monkeypatch.setitem(spark_exchange._EXPORTS, "claims", "SELECT * FROM no_such_table")
+    with pytest.raises(RegisterError):
+        export_parquet(store, SYSTEM, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'export.parquet'") == 0
