@@ -17,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from hri_core.models import ensure_utc
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
@@ -125,6 +126,7 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
         raise RegisterError(f"{folder / 'scores'} holds {len(meta)} (profile version, fingerprint, as-of) "
                             "combinations; a score run has exactly one")
     version, fingerprint, as_of = meta[0]
+    as_of = ensure_utc(as_of)  # a writer that stored a timestamp without its zone wrote UTC
     profile = get_profile(store, version)
     if profile.fingerprint() != fingerprint:
         raise RegisterError(f"the scores were computed under a profile numbered v{version} whose parameters differ "

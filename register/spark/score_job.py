@@ -75,6 +75,8 @@ def score_frames(spark: Any, profile: ScoringProfile, as_of: datetime) -> tuple[
 def run(spark: Any, input_dir: str, profile: ScoringProfile, as_of: datetime, output_dir: str) -> None:
     """Score ``input_dir`` and write ``output_dir/scores`` and ``output_dir/score_floors`` (refusing to
     overwrite: a half-replaced result would mix two runs)."""
+    # timestamps as UTC instants (Parquet's isAdjustedToUTC), not Spark's legacy INT96
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     register_views(spark, input_dir)
     scores, floors = score_frames(spark, profile, as_of)
     out = output_dir.rstrip("/")

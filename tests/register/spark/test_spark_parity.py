@@ -179,7 +179,7 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
     score_job.run(spark, str(tmp_path / "export"), profile, AS_OF, str(tmp_path / "scored"))
     result = cli("import-scores", str(tmp_path / "scored"))
     assert result.returncode == 0, result.stderr
-    assert "302 responses scored on Spark under profile v1" in result.stdout
+    assert f"302 responses scored on Spark under profile v1 as of {AS_OF.isoformat()}" in result.stdout
 
     store = Store(cli.db)
     try:
