@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import auth
+from ui import auth, intake
 from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
@@ -34,6 +34,9 @@ PAGES = {
         st.Page("pages/response_detail.py", title="Response detail", icon=":material/fact_check:",
                 url_path="response"),
         st.Page("pages/review_queue.py", title="Review queue", icon=":material/rule:", url_path="review"),
+        st.Page("pages/verification.py", title="Claim verification", icon=":material/verified:",
+                url_path="verification"),
+        st.Page("pages/feedback.py", title="Feedback", icon=":material/feedback:", url_path="feedback"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),
@@ -47,15 +50,26 @@ PAGES = {
         st.Page("pages/evidence_rules.py", title="Evidence rules", icon=":material/gavel:", url_path="evidence-rules"),
         st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
                 url_path="checklist"),
+        st.Page("pages/authority.py", title="Source authority", icon=":material/verified_user:",
+                url_path="authority"),
+    ],
+    "Labelling": [
+        st.Page("pages/workbench.py", title="Labelling workbench", icon=":material/edit_note:", url_path="workbench"),
+        st.Page("pages/adjudication.py", title="Adjudication", icon=":material/balance:", url_path="adjudication"),
+        st.Page("pages/agreement.py", title="Annotator agreement", icon=":material/join_inner:", url_path="agreement"),
+        st.Page("pages/rubric.py", title="Labelling rubric", icon=":material/menu_book:", url_path="rubric"),
     ],
     "Admin": [
         st.Page("pages/audit.py", title="Audit trail", icon=":material/history:", url_path="audit"),
         st.Page("pages/users.py", title="Users", icon=":material/manage_accounts:", url_path="users"),
     ],
 }
+# intake: uploads, the quarantine, and the inbox this process imports dropped files from
+PAGES["Intake"] = [st.Page("pages/intake.py", title="Import", icon=":material/upload_file:", url_path="import")]
 
 
 def main() -> None:
+    intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
     if auth.current_role() is None:
         # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate
         # shows the login form, and the login's rerun lands on the page asked for; none is listed.

@@ -1,4 +1,5 @@
-"""Audit trail: who did what, when, to which record; whether the hash chain verifies; CSV export.
+"""Audit trail: who did what, when, to which record; whether the hash chain verifies; approvals whose
+two accounts were created by the same person; CSV export.
 
 Filters run in SQL with bound parameters (``register.db.audit.search_events``). Reviewers and admins
 (``Permission.AUDIT_READ``) may open it.
@@ -29,8 +30,23 @@ def chain_status() -> None:
                    icon=":material/verified:")
     else:
         st.error(f"The audit chain does NOT verify: first broken event {report.first_bad_seq} — "
-                 f"{escape_markdown(report.reason)}",
-                 icon=":material/gpp_bad:")
+                 f"{escape_markdown(report.reason or '')}", icon=":material/gpp_bad:")
+    head = data.audit_head()
+    st.caption(f"Head: event {head.seq:,}, hash {head.hash[:16]}... Deleting the newest events is caught only "
+               "against an anchor kept outside the database (`python -m register audit anchor --out FILE`, "
+               "later `audit verify --anchor FILE`); every checklist sign-off records one.")
+
+
+def linked_approvals() -> None:
+    """Approvals whose two accounts were created by the same person (four eyes by name only)."""
+    frame = data.linked_approvals()
+    if frame.empty:
+        return
+    st.warning(f"{len(frame):,} approval(s) were given by an account linked to the author's: one created "
+               "the other, or the same person created both. Four eyes compares account names; check that "
+               "these were two people.", icon=":material/group_off:")
+    st.dataframe(frame, hide_index=True, key="audit_linked", column_config={
+        "approved_at": st.column_config.DatetimeColumn("Approved (UTC)", format="YYYY-MM-DD HH:mm")})
 
 
 def read_filter(options: dict) -> EventFilter:
@@ -61,6 +77,7 @@ def main() -> None:
                 "role.", icon=":material/lock:")
         return
     chain_status()
+    linked_approvals()
     f = read_filter(data.audit_options())
     frame, total = data.audit_events(f, LIMIT, 0)
     st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"

@@ -1,7 +1,9 @@
 """Calibration: how well the HRI separates bad answers from good ones, and where the bands should be.
 
-Known outcomes come from the review queue's decisions and from imported CSV files of
-``response_id,outcome``; each is compared with the response's current score. Shows ROC and
+Known outcomes come from review decisions (audit findings when the answer was drawn into a random audit
+sample of released answers), validated feedback (confirmed corrections) and imported CSV files of
+``response_id,outcome[,kind]``; each carries its kind and is compared with the score of the revision it is
+about. The page says how many outcomes of each kind and score range it rests on. Shows ROC and
 precision-recall curves with their areas, the observed bad-answer rate per score bin, and the
 cost-optimal review threshold for the costs the user sets, which can become a draft profile.
 """
@@ -21,20 +23,28 @@ from ui.errors import show_error
 from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
 from ui.page import run_page
 from ui.shell import page_frame
+from ui.text import code_span
 
-SOURCE_LABELS = {"review": "Review decisions", "import": "Imported outcomes (CSV)"}
+SOURCE_LABELS = {"review": "Review decisions and audit findings", "feedback": "Validated feedback",
+                 "import": "Imported outcomes (CSV)"}
+DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
+                   "send_back": "Send back for revision"}
 BINNINGS = ("profile bands", "score bins (as on the overview)")
 
 
 def upload_section() -> None:
-    with st.expander("Import outcomes from a CSV file (response_id,outcome)"):
-        st.caption(f"Outcome is bad or good (or 1 / 0). At most {reg.MAX_OUTCOME_BYTES / 1e6:g} MB. Bad rows "
+    with st.expander("Import outcomes from a CSV file (response_id,outcome[,kind])"):
+        st.caption(f"Outcome is bad or good (or 1 / 0). An optional kind column says what each row is; rows "
+                   f"without one take the kind chosen here. At most {reg.MAX_OUTCOME_BYTES / 1e6:g} MB. Bad rows "
                    "are reported with their row number; every valid row is kept.")
+        kind = st.selectbox("Kind of these outcomes", reg.IMPORTABLE_KINDS, format_func=reg.OUTCOME_KINDS.get,
+                            key="cal_kind")
         upload = st.file_uploader("Outcomes CSV", type=["csv"], key="cal_upload")
         if upload is not None and st.button("Import outcomes", key="cal_import",
                                             disabled=not can(Permission.IMPORT)):
             try:
-                report = scoring.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name)
+                report = scoring.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name,
+                                       kind=kind)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:
@@ -47,10 +57,70 @@ def upload_section() -> None:
                 st.dataframe(pd.DataFrame(report.problems), hide_index=True, key="cal_problems")
 
 
+def audit_sample_section() -> None:
+    """Draw a random sample of released answers (reviewer) and decide on them: audit findings."""
+    with st.expander("Random audit sample of released answers (Low and Medium)",
+                     expanded="cal_notice" in st.session_state):
+        st.caption("The review queue only sees answers scored high. Deciding on a random sample of the answers "
+                   "that went out (actions release and caution) gives outcomes across the whole score range. "
+                   "An escalation is no outcome: decide release or block.")
+        notice = st.session_state.pop("cal_notice", None)
+        if notice:
+            st.success(notice, icon=":material/check:")
+        reviewer = can(Permission.REVIEW_DECIDE)
+        left, right = st.columns([1, 3])
+        size = left.number_input("Sample size", min_value=1, max_value=reg.MAX_AUDIT_SAMPLE, value=20, step=1,
+                                 key="cal_sample_size")
+        if right.button("Draw a sample", key="cal_draw", disabled=not reviewer):
+            try:
+                sample_id = scoring.write(reg.draw_audit_sample, current_actor(), int(size))
+            except RegisterError as error:
+                show_error(error)
+            else:
+                st.success(f"Audit sample #{sample_id} drawn.", icon=":material/casino:")
+        open_items = scoring.audit_sample_items(True)
+        if open_items.empty:
+            st.caption("No sampled answer is waiting for a decision.")
+            return
+        st.dataframe(open_items, hide_index=True, key="cal_sample_table",
+                     column_order=("sample_id", "response_id", "revision", "score", "band", "action", "current"))
+        if not reviewer:
+            return
+        with st.form("cal_sample_decide", enter_to_submit=False):
+            ids = list(open_items["response_id"])
+            pick = st.selectbox("Sampled answer", ids, key="cal_sample_pick")
+            decision = st.radio("Decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, index=None,
+                                horizontal=True, key="cal_sample_decision")
+            reason = st.text_input("Reason (required)", key="cal_sample_reason", max_chars=2000)
+            submitted = st.form_submit_button("Record the audit finding", type="primary")
+        if submitted:
+            row = open_items[open_items["response_id"] == pick].iloc[0]
+            if decision is None:
+                st.error("**Decision not recorded** — choose a decision.", icon=":material/error:")
+                return
+            try:
+                data.record_decision(current_actor(), str(pick), int(row["revision"]), decision, reason)
+            except RegisterError as error:
+                show_error(error)
+            else:
+                # rerun: the table above and the outcome counts below were read before this decision
+                st.session_state["cal_notice"] = f"Recorded: {DECISION_LABELS[decision]} for {code_span(pick)}."
+                st.rerun()
+
+
+def coverage_section(frame: pd.DataFrame, profile) -> None:
+    """How many outcomes of each kind and score range the figures below rest on."""
+    table = reg.outcome_coverage(frame, profile)
+    table["kind"] = [reg.OUTCOME_KINDS.get(k, "All kinds" if k == "all" else k) for k in table["kind"]]
+    st.caption("What this calibration rests on: outcomes per kind and band of the current profile")
+    st.dataframe(table, hide_index=True, key="cal_coverage")
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Calibration")
     upload_section()
+    audit_sample_section()
     sources = st.multiselect("Outcome sources", list(SOURCE_LABELS), default=list(SOURCE_LABELS),
                              format_func=SOURCE_LABELS.get, key="cal_sources")
     frame = scoring.outcome_pairs(tuple(sources))
@@ -59,9 +129,12 @@ def main() -> None:
     cols = st.columns(4)
     cols[0].metric("Known outcomes", f"{len(frame):,}")
     cols[1].metric("Bad answers", f"{bad:,}")
+    if len(frame):
+        coverage_section(frame, profile)
     if len(frame) == 0 or bad in (0, len(frame)):
         st.info("Calibration needs known outcomes of both kinds (bad and good): decide on responses in the "
-                "review queue or import outcomes above.", icon=":material/info:")
+                "review queue or on an audit sample, validate feedback, or import outcomes above.",
+                icon=":material/info:")
         return
     pairs = list(zip(frame["score"].astype(float), frame["bad"].astype(bool), strict=True))
     roc = calibration.roc_curve(pairs)

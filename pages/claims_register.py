@@ -35,6 +35,9 @@ def column_config(source_ids: list[str]) -> dict:
         "reviewer": cc.TextColumn("Reviewer"),
         "reviewed_on": cc.DateColumn("Reviewed on", format="YYYY-MM-DD"),
         "notes": cc.TextColumn("Notes", width="medium"),
+        "no_peer_reviewed_source": cc.CheckboxColumn(
+            "No peer-reviewed source", help="Table VIII: a preprint is acceptable evidence only when no peer-reviewed "
+                                            "source exists; tick when that is so"),
         "row_version": cc.NumberColumn("Version", disabled=True),
         "updated_by": cc.TextColumn("Last edited by", disabled=True),
     }

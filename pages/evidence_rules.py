@@ -12,7 +12,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES
+from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, STATUSES
 from ui import governance as gov
 from ui.auth import can, current_actor
 from ui.errors import show_error
@@ -40,8 +40,12 @@ def violations(evaluation: pd.DataFrame) -> None:
 
 def editor(actor, version: int | None) -> None:
     current = gov.rules(version).drop(columns="rule_version").reset_index(drop=True)
-    for col in ("acceptable_source_types", "handling"):
+    for col in ("acceptable_source_types", "handling", "refused_statuses"):
         current[col] = current[col].map(lambda v: list(v) if v is not None else [])
+    # None (version 1's rules) reads the first mapping of handlings to statuses: shown as such, kept on save
+    current["handled_statuses"] = current["handled_statuses"].map(lambda v: list(v) if v is not None else None)
+    for col in ("needs_access_date", "preprint_only_without_peer_review"):
+        current[col] = current[col].map(lambda v: v is True or v == True)  # noqa: E712 - numpy bools
     cc = st.column_config
     gen = st.session_state.setdefault("rules_gen", 0)
     edited = st.data_editor(current, key=f"rules_editor_{gen}", hide_index=True, num_rows="dynamic", width="stretch",
@@ -50,7 +54,17 @@ def editor(actor, version: int | None) -> None:
                                 "acceptable_source_types": cc.MultiselectColumn("Acceptable source types",
                                                                                 options=SOURCE_TYPES),
                                 "handling": cc.MultiselectColumn("Required handling if missing", options=HANDLINGS),
-                                "guidance": cc.TextColumn("Guidance (the rule's wording)", width="large")})
+                                "guidance": cc.TextColumn("Guidance (the rule's wording)", width="large"),
+                                "handled_statuses": cc.MultiselectColumn(
+                                    "Statuses showing the handling", options=STATUSES,
+                                    help="A claim without acceptable evidence complies when marked with one of these"),
+                                "needs_access_date": cc.CheckboxColumn("Source needs access date"),
+                                "preprint_only_without_peer_review": cc.CheckboxColumn(
+                                    "Preprint only without peer review",
+                                    help="A preprint counts only for a claim that says no peer-reviewed source exists"),
+                                "refused_statuses": cc.MultiselectColumn(
+                                    "Statuses refused", options=STATUSES,
+                                    help="e.g. the paper's own contribution may not be marked verified")})
     reason = st.text_input("Why change the rules? (required; recorded with the new version)", key="rules_reason")
     if st.button("Save as new rule version", type="primary"):
         try:

@@ -1,7 +1,8 @@
 """Overview: where the risk is. KPIs and charts for the shared filters.
 
 A response without claims is not judged: it shows as its own state ("No claims", with the profile's
-action for it), never inside a band, and is left out of the score histogram.
+action for it), never inside a band, and is left out of the score histogram. The validated-feedback
+tile shows the paper's scope-level s_H per use case and model over a chosen window, and its trend.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import streamlit as st
 
 from hri_core.calibration import score_bins
 from register.console.queries import NO_CLAIMS_STATE
-from ui import data, figures
+from ui import authority, data, figures
+from ui import feedback as feedback_ui
 from ui.components import empty_state
 from ui.page import run_page
 from ui.shell import page_frame
@@ -73,6 +75,24 @@ def main() -> None:
         by = by or "use_case"
         st.plotly_chart(figures.high_share_figure(figures_data[f"high_share_by_{by}"], by.replace("_", " ")),
                         config=PLOT_CONFIG)
+    feedback_ui.scope_tile(f.use_cases, f.models, profile, PLOT_CONFIG)
+    render_authority(f)
+
+
+def render_authority(f) -> None:
+    """Supported claims resting on stale or unauthoritative sources (CLAIM's Authority step)."""
+    result = authority.overview(f)
+    if not result["supported_sourced"]:
+        return
+    left, right = st.columns([1, 2])
+    share = 100 * result["flagged"] / result["supported_sourced"]
+    left.metric("Supported claims on failing sources", f"{result['flagged']:,}",
+                delta=f"{share:.1f}% of {result['supported_sourced']:,} sourced", delta_color="off", delta_arrow="off",
+                help="SUPPORTED claims whose source is stale, forbidden to the use case's requesters or not "
+                     "authoritative enough for the claim's category: a label is proposed and the answer is queued")
+    left.metric("Answers queued for their sources", f"{result['responses']:,}")
+    left.page_link("pages/authority.py", label="Source authority", icon=":material/verified_user:")
+    right.plotly_chart(authority.authority_figure(result), config=PLOT_CONFIG)
 
 
 run_page(main)

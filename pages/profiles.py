@@ -7,16 +7,18 @@ publishing rescores every current response under it (old scores kept).
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
 import streamlit as st
 
-from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict
+from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommended_profile
 from hri_core.profile import ACTIONS
 from register import RegisterError
 from register.access.permissions import Permission
-from register.scoring.profiles import profile_diff
+from register.scoring.mitigation import activate_policy, create_policy_draft
+from register.scoring.profiles import ensure_review_floors_profile, profile_diff
 from ui import data, scoring
 from ui.auth import can, current_actor
 from ui.errors import show_error
@@ -36,6 +38,17 @@ def _normalise(prefix: str) -> None:
         st.session_state[key] = values[d]
 
 
+FLOOR_EDITOR = {
+    "label": st.column_config.SelectboxColumn("Label", options=[x.value for x in LABELS]),
+    "condition": st.column_config.SelectboxColumn("Condition", options=["criticality", "repeated_or_unresolved"]),
+    "value": st.column_config.NumberColumn("Floor", min_value=0.0, max_value=1.0, format="%.2f"),
+    "min_action": st.column_config.SelectboxColumn(
+        "Minimum action", options=list(ACTIONS),
+        help="When the floor fires, the response's action is at least this one whatever its band (blank: the "
+             "band's action)"),
+}
+
+
 def render_impact(preview, band_names, prefix: str) -> None:
     """The impact of a profile against the active one: counts, transitions, distribution, changed rows."""
     cols = st.columns(4)
@@ -47,6 +60,10 @@ def render_impact(preview, band_names, prefix: str) -> None:
                    delta_color="inverse")
     lines = preview.transition_lines()
     st.markdown("**Band transitions:** " + (escape_markdown("; ".join(lines)) if lines else "no response changes band"))
+    actions = preview.action_lines()
+    st.markdown("**Action transitions:** " + (escape_markdown("; ".join(actions)) if actions
+                                               else "no response changes action")
+                + " (a floor's minimum action can change the action without changing the band)")
     st.caption(f"Compared with {escape_markdown(preview.baseline)}, both scored as of "
                f"{preview.as_of:%Y-%m-%d %H:%M} UTC.")
     left, right = st.columns(2)
@@ -95,14 +112,10 @@ def editor(versions: pd.DataFrame) -> None:
             default_dims[label.value] = c2.multiselect(
                 f"{label.value} default dimensions", DIMS, key=f"{p}d_{label.value}",
                 default=[d.value for d in base.default_dimensions[label]])
-    st.markdown("**Safety floors** (label, criticality condition, value)")
+    st.markdown("**Safety floors** (label, criticality condition, value, minimum action: when the floor fires "
+                "the action is at least this one, whatever the band)")
     floors = st.data_editor(scoring.floors_frame(base), num_rows="dynamic", key=f"{p}floors", hide_index=True,
-                            column_config={
-                                "label": st.column_config.SelectboxColumn("Label", options=[x.value for x in LABELS]),
-                                "condition": st.column_config.SelectboxColumn(
-                                    "Condition", options=["criticality", "repeated_or_unresolved"]),
-                                "value": st.column_config.NumberColumn("Floor", min_value=0.0, max_value=1.0,
-                                                                       format="%.2f")})
+                            column_config=FLOOR_EDITOR)
     st.markdown("**Bands** (upper bound inclusive, 0-100) **and actions**")
     bands = st.data_editor(scoring.bands_frame(base), num_rows="dynamic", key=f"{p}bands", hide_index=True,
                            column_config={"action": st.column_config.SelectboxColumn("Action", options=list(ACTIONS)),
@@ -175,6 +188,8 @@ def show_version(versions: pd.DataFrame) -> None:
     st.dataframe(pd.DataFrame({"dimension": [dimension_label(d) for d in DIMS],
                                "weight": [profile.weights[d] for d in DIMENSIONS]}), hide_index=True,
                  key="pv_weights")
+    st.markdown("**Safety floors** and the minimum action each one requires when it fires")
+    st.dataframe(scoring.floors_frame(profile), hide_index=True, key="pv_floors", column_config=FLOOR_EDITOR)
     show_records(int(version))
 
 
@@ -194,8 +209,35 @@ def diff_section(versions: pd.DataFrame) -> None:
     st.plotly_chart(weights_figure(pb.weights, pa.weights, names=(f"v{b}", f"v{a}")), key="pd_weights")
 
 
+def review_floors_offer() -> None:
+    """Table IV's review floors, offered until a version of them is stored: preview, then save as a draft."""
+    if scoring.review_floors_version() is not None:
+        return
+    st.info("Table IV gives two floors a review rationale (\"Confirmed contradiction requiring review\": "
+            "CONTRADICTED with criticality 2; repeated or unresolved validated feedback), yet their value 0.50 "
+            "lands in Medium, caution. The recommended version gives both the minimum action review.",
+            icon=":material/rule:")
+    left, right = st.columns(2)
+    if left.button("Preview the review floors", key="rf_preview"):
+        st.session_state["rf_impact"] = scoring.preview(recommended_profile())
+    if right.button("Save them as a draft", key="rf_save", disabled=not can(Permission.PROFILE_EDIT)):
+        try:
+            version = scoring.write(ensure_review_floors_profile, current_actor())
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+        else:
+            st.session_state.pop("rf_impact", None)
+            st.session_state["pp_done"] = f"Saved Table IV's review floors as draft version {version}."
+            st.rerun()
+    if st.session_state.get("rf_impact") is not None:
+        preview = st.session_state["rf_impact"]
+        st.metric("Answers moving from caution to review", f"{preview.action_moves('caution', 'review'):,}")
+        render_impact(preview, [b.name for b in recommended_profile().bands], "rfi")
+
+
 def publish_section(versions: pd.DataFrame) -> None:
     st.subheader("Preview and publish a draft")
+    review_floors_offer()
     if st.session_state.get("pp_done"):
         st.success(st.session_state["pp_done"], icon=":material/publish:")
     drafts = list(versions[versions.status == "draft"].profile_version)
@@ -237,6 +279,62 @@ def publish_section(versions: pd.DataFrame) -> None:
             st.rerun()
 
 
+def mitigation_section() -> None:
+    """CLAIM's Mitigation step: the policy versions, the parameters of one, a new draft, and publishing."""
+    st.subheader("Mitigation policy (CLAIM's Mitigation step)")
+    st.caption("Turns each scored answer's claim verdicts, stakes and query ambiguity into answer, revise, ask, "
+               "abstain or escalate (seed 004's decision table is version 1). Stored with every score; the next "
+               "score run decides under the active version.")
+    versions = scoring.mitigation_policies()
+    st.dataframe(versions, hide_index=True, key="mp_table",
+                 column_order=("policy_version", "name", "status", "based_on", "created_by", "created_at",
+                               "published_by", "published_at", "reason"))
+    choices = list(versions.policy_version)
+    active = int(versions[versions.status == "active"].policy_version.max())
+    version = int(st.selectbox("Version", choices, index=choices.index(active), key="mp_version"))
+    policy = scoring.mitigation_policy(version)
+    st.dataframe(scoring.readings_frame(policy), hide_index=True, key="mp_readings")
+    st.json({k: v for k, v in policy.items() if k != "readings"}, expanded=False)
+    if not can(Permission.PROFILE_EDIT):
+        return
+    with st.form("mp_draft", enter_to_submit=False):
+        text = st.text_area("New draft from this version: the parameters to change, as JSON",
+                            placeholder='{"non_core_unsupported_action": "revise"}', key="mp_overrides",
+                            max_chars=20_000)
+        create = st.form_submit_button("Save draft")
+    if create:
+        try:
+            overrides = json.loads(text or "{}")
+        except json.JSONDecodeError as error:
+            overrides = None
+            st.error(f"The parameters are not JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+                     "nothing was saved.")
+        if overrides is not None and not isinstance(overrides, dict):
+            overrides = None
+            st.error('The parameters must be a JSON object, e.g. {"non_core_unsupported_action": "revise"}; '
+                     "nothing was saved.")
+        if overrides is not None:
+            try:
+                made = scoring.write(create_policy_draft, current_actor(), overrides, based_on=version)
+            except (RegisterError, HRIError) as error:
+                show_error(error)
+            else:
+                st.success(f"Saved draft mitigation policy v{made}.")
+    drafts = list(versions[versions.status == "draft"].policy_version)
+    if drafts and can(Permission.PROFILE_PUBLISH):
+        with st.form("mp_publish", enter_to_submit=False):
+            draft = st.selectbox("Draft to publish", drafts, key="mp_publish_version")
+            reason = st.text_area("Reason for publishing (required)", key="mp_reason", max_chars=2000)
+            go = st.form_submit_button("Publish", type="primary")
+        if go:
+            try:
+                scoring.write(activate_policy, current_actor(), int(draft), reason)
+            except (RegisterError, HRIError) as error:
+                show_error(error)
+            else:
+                st.success(f"Published mitigation policy v{draft}: the next score run decides under it.")
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Scoring profiles")
@@ -244,7 +342,8 @@ def main() -> None:
     st.dataframe(versions, hide_index=True, key="pv_table",
                  column_order=("profile_version", "name", "status", "created_by", "created_at", "published_by",
                                "published_at", "reason"))
-    tab_edit, tab_view, tab_diff, tab_publish = st.tabs(["Editor", "Version", "Compare", "Impact & publish"])
+    tab_edit, tab_view, tab_diff, tab_publish, tab_mitigation = st.tabs(
+        ["Editor", "Version", "Compare", "Impact & publish", "Mitigation policy"])
     with tab_edit:
         editor(versions)
     with tab_view:
@@ -253,6 +352,8 @@ def main() -> None:
         diff_section(versions)
     with tab_publish:
         publish_section(versions)
+    with tab_mitigation:
+        mitigation_section()
 
 
 run_page(main)

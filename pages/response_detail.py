@@ -20,7 +20,8 @@ from ui.text import code_span, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
-                   "send_back": "Sent back", "escalate": "Escalated"}
+                   "send_back": "Sent back", "escalate": "Escalated", "ask": "Asked for clarification",
+                   "abstain": "Abstained"}
 
 
 def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> None:
@@ -41,26 +42,65 @@ def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> N
         st.caption(f"Not found in the answer: claim {', '.join(missing)} (see the table below).")
 
 
-def header(result, response: dict, decision: dict | None) -> None:
-    """Score, band (or "No claims"), action and the review decision of this revision, if any."""
-    head = st.columns([1, 1, 1, 1, 2])
+def header(result, response: dict, decision: dict | None, stored: dict | None = None) -> None:
+    """Score, band (or "No claims"), action, the mitigation action and the review decision of this revision.
+
+    ``stored``: the stored score row (its mitigation decision and the floor that raised the action).
+    """
+    stored = stored or {}
+    head = st.columns([1, 1, 1, 1, 1, 2])
     if result.no_claims:
         head[0].metric("HRI score", "—", help="A response without claims is not judged: it has no score")
         head[1].metric("Band", NO_CLAIMS_STATE)
     else:
         head[0].metric("HRI score", f"{result.score:.1f}")
         head[1].metric("Band", escape_markdown(result.band))
-    head[2].metric("Action", escape_markdown(result.action))
+    raised = result.action_floor
+    head[2].metric("Action", escape_markdown(result.action),
+                   help=(f"Raised from {result.band_action} by the floor {raised.rule_id} on claim {raised.claim_id}, "
+                         f"whose minimum action is {raised.min_action}") if raised else "The band's action")
+    mitigation = stored.get("mitigation_action")
+    head[3].metric("Mitigation", escape_markdown(mitigation or "—"),
+                   help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate")
     shown = "—" if decision is None else DECISION_LABELS.get(decision["decision"], decision["decision"])
-    head[3].metric("Review decision", escape_markdown(shown),
+    head[4].metric("Review decision", escape_markdown(shown),
                    help="Not decided yet" if decision is None else "The reason is in the table at the bottom")
-    with head[4]:
+    if stored.get("mitigation_reason"):
+        st.caption(f"Mitigation (policy v{stored.get('mitigation_policy_version')}): "
+                   f"{escape_markdown(stored['mitigation_reason'])}")
+    if raised is not None:
+        st.caption(f"Action raised from {escape_markdown(result.band_action or '—')} to "
+                   f"{escape_markdown(result.action)}: floor {code_span(raised.rule_id)} fired on claim "
+                   f"{code_span(raised.claim_id)} and requires at least {escape_markdown(raised.min_action or '—')}.")
+    with head[5]:
         st.caption(f"{code_span(response.get('use_case') or '—')} · {code_span(response.get('model') or '—')} · "
                    f"revision {response['revision']} · profile v{result.profile_version} · scored as of "
                    f"{result.as_of:%Y-%m-%d %H:%M} UTC")
         if decision is not None:
             st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
                        f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
+
+
+def authority_checks(claims: pd.DataFrame) -> None:
+    """Each sourced claim's Authority checks with their reasons; proposed labels said to be proposals."""
+    sourced = claims[claims["authority"] != "no source"]
+    if sourced.empty:
+        return
+    flagged = sourced[sourced["authority"] != "ok"]
+    for _, claim in flagged.iterrows():
+        proposals = list(claim["proposals"] or [])
+        reasons = "; ".join(str(claim[f"{c}_reason"]) for c in ("allowed", "current", "authoritative")
+                            if claim[c] is not True)
+        text = f"Claim {code_span(claim['claim_id'])} on {code_span(claim['source_id'])}: " \
+               f"{escape_markdown(claim['authority'])} — {escape_markdown(reasons)}"
+        if proposals:
+            st.warning(text + ". Proposed, not applied: the stored labels stay as they are until a reviewer "
+                              "decides.", icon=":material/gpp_maybe:")
+        else:
+            st.caption(text)
+    with st.expander(f"Authority checks of {len(sourced)} sourced claim(s)"):
+        st.dataframe(sourced[["claim_id", "source_id", "allowed", "allowed_reason", "current", "current_reason",
+                              "authoritative", "authoritative_reason", "proposals"]], hide_index=True)
 
 
 def pick_response() -> str | None:
@@ -93,7 +133,7 @@ def main() -> None:
     profile = data.get_profile(result.profile_version)
     decisions = data.decisions_for(rid)
     this_revision = decisions[decisions["revision"] == response["revision"]] if not decisions.empty else decisions
-    header(result, response, None if this_revision.empty else this_revision.iloc[-1].to_dict())
+    header(result, response, None if this_revision.empty else this_revision.iloc[-1].to_dict(), detail["score"])
     if repro.matches:
         st.success("Recomputed from the stored labels and profile: matches the stored score.",
                    icon=":material/verified:")
@@ -121,9 +161,13 @@ def main() -> None:
         floor=[by_id[c].floor or None for c in claims["claim_id"]],
     )
     st.dataframe(table[["claim_id", "text", "labels", "dimensions", "criticality", "contribution", "floor",
-                        "source_id", "source_access", "span"]], hide_index=True,
+                        "category", "is_core", "contradicted_by", "source_id", "authority", "source_access",
+                        "span"]],
+                 hide_index=True,
                  column_config={"contribution": st.column_config.NumberColumn("Max m_ik", format="%.3f"),
-                                "floor": st.column_config.NumberColumn("Floor", format="%.2f")})
+                                "floor": st.column_config.NumberColumn("Floor", format="%.2f"),
+                                "authority": st.column_config.TextColumn("Authority", width="medium")})
+    authority_checks(claims)
     left, right = st.columns(2)
     with left:
         floor = result.decisive_floor

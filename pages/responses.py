@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import Filters
+from register.console.queries import AUTHORITY_FILTERS, Filters
 from ui import data
 from ui.components import empty_state
 from ui.exports import to_csv_bytes, to_excel_bytes
@@ -24,6 +24,9 @@ COLUMNS = {
     "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
     "band": st.column_config.TextColumn("Band"),
     "action": st.column_config.TextColumn("Action"),
+    "mitigation_action": st.column_config.TextColumn(
+        "Mitigation", help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate"),
+    "mitigation_reason": st.column_config.TextColumn("Why (mitigation)", width="large"),
     "hri_add": st.column_config.NumberColumn("HRI add.", format="%.4f"),
     "hri": st.column_config.NumberColumn("HRI*", format="%.4f"),
     "floors_fired": st.column_config.NumberColumn("Floors"),
@@ -32,12 +35,20 @@ COLUMNS = {
     "claim_count": st.column_config.NumberColumn("Claims"),
     "profile_version": st.column_config.NumberColumn("Profile v."),
     "as_of": st.column_config.DatetimeColumn("Scored as of", format="YYYY-MM-DD HH:mm"),
+    "authority": st.column_config.TextColumn(
+        "Authority", width="large",
+        help="Sources that fail CLAIM's Authority checks, per claim, with the label proposed for a SUPPORTED claim "
+             "(never applied: a reviewer decides)"),
 }
+ALL_AUTHORITY = "all"
 
 
-def no_match(f, search: str | None) -> None:
+def no_match(f, search: str | None, authority: str | None = None) -> None:
     """Nothing to list: say why (the search, the filters, or an empty register) and what to do."""
-    if search:
+    if authority is not None and not search:
+        st.info(f"No responses with “{escape_markdown(authority)}” under these filters.",
+                icon=":material/verified_user:")
+    elif search:
         st.info(f"No responses match the search “{escape_markdown(search)}” under these filters. Try other "
                 "words, or clear the search.", icon=":material/search_off:")
     elif f != Filters():
@@ -49,22 +60,26 @@ def no_match(f, search: str | None) -> None:
 def main() -> None:
     f = page_frame()
     st.title("Responses")
-    top = st.columns([3, 2, 1, 1])
+    top = st.columns([3, 2, 2, 1, 1])
     search = top[0].text_input("Search question, answer and claims", key="responses_search",
                                placeholder="e.g. ISO 27001").strip() or None
     sort_by = top[1].selectbox("Sort by", list(SORTS), format_func=SORTS.get, key="responses_sort")
-    descending = top[2].toggle("Descending", value=True, key="responses_desc")
-    view = (f, search, sort_by, descending)
+    picked = top[2].selectbox("Authority", [ALL_AUTHORITY, *AUTHORITY_FILTERS], key="responses_authority",
+                              help="Keep the answers whose sources fail an Authority check")
+    authority = None if picked == ALL_AUTHORITY else picked
+    descending = top[3].toggle("Descending", value=True, key="responses_desc")
+    view = (f, search, sort_by, descending, authority)
     if st.session_state.get("responses_view") != view:  # a new search, filter or order starts at page 1
         st.session_state["responses_view"] = view
         st.session_state["responses_page"] = 1
-    page = top[3].number_input("Page", min_value=1, step=1, key="responses_page")
-    frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1))
+    page = top[4].number_input("Page", min_value=1, step=1, key="responses_page")
+    frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1),
+                                       authority)
     pages = max(1, -(-total // PAGE_SIZE))
     if total and page > pages:
         st.warning(f"There are only {pages} page(s) for this view; showing none. Go back to page {pages}.")
     if not total:
-        no_match(f, search)
+        no_match(f, search, authority)
         return
     st.caption(f"{total:,} responses · page {page} of {pages} · select a row to open its detail")
     event = st.dataframe(frame, hide_index=True, column_config=COLUMNS, on_select="rerun",
@@ -77,10 +92,11 @@ def main() -> None:
     with left:
         if st.button("Prepare export", help="Export the current filtered view (up to 100,000 rows)"):
             with st.spinner("Preparing the export..."):
-                st.session_state["responses_export"] = (f, search, data.export_rows(f, search))
+                st.session_state["responses_export"] = (f, search, authority,
+                                                        data.export_rows(f, search, authority))
     prepared = st.session_state.get("responses_export")
-    if prepared is not None and prepared[:2] == (f, search):  # never offer an export of another view
-        export = prepared[2]
+    if prepared is not None and prepared[:3] == (f, search, authority):  # never offer an export of another view
+        export = prepared[3]
         left.download_button("Download CSV", to_csv_bytes(export), "hri-responses.csv", "text/csv")
         right.download_button("Download Excel", to_excel_bytes(export), "hri-responses.xlsx",
                               "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")

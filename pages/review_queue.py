@@ -17,11 +17,12 @@ from ui.components import apply_form_values, empty_form_on_next_run, empty_state
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import code_span
+from ui.text import code_span, escape_markdown
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
-                   "send_back": "Send back for revision", "escalate": "Escalate"}
+                   "send_back": "Send back for revision", "escalate": "Escalate",
+                   "ask": "Ask the requester to clarify", "abstain": "Abstain"}
 
 
 EMPTY_FORM = {"review_decision_choice": None, "review_reason": ""}
@@ -97,6 +98,7 @@ def main() -> None:
         st.session_state["queue_pick"] = ids[0]
     pick = st.selectbox("Response to decide on", ids, key="queue_pick")
     row = frame[frame["response_id"] == pick].iloc[0]
+    st.caption(f"Why in queue: {escape_markdown(str(row['why']))}")
     st.page_link("pages/response_detail.py", label=f"Open the detail of {code_span(row['response_id'])}",
                  icon=":material/open_in_new:", query_params={"response_id": str(row["response_id"])})
     if can(Permission.REVIEW_DECIDE):

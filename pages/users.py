@@ -1,8 +1,10 @@
 """Users (admin only): add local accounts, set roles, disable, reset passwords. Every change is audited.
 
 A new account and a reset get a one-time password, shown once here and never stored in clear; the
-user must change it at the first login. The service functions refuse anyone without
-``Permission.USERS_MANAGE`` whatever this page shows.
+user must change it at the first login. The admin role is granted by two admins: one requests it
+here, another approves it (``register.access.identity.request_admin`` / ``approve_admin``); an
+account added with the admin role is created as a viewer with such a request. The service functions
+refuse anyone without ``Permission.USERS_MANAGE`` whatever this page shows.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ui.auth import can, current_actor
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import code_span
+from ui.text import code_span, escape_markdown
 
 
 def show_one_time_password() -> None:
@@ -34,6 +36,7 @@ def users_table() -> list[identity.User]:
     users = identity.list_users(data.get_store())
     st.dataframe(pd.DataFrame([{
         "username": u.username, "display name": u.display_name, "role": u.role,
+        "kind": u.kind,
         "state": "disabled" if u.disabled else ("must change password" if u.must_change_password else "active"),
         "failed logins": u.failed_attempts, "locked until": u.locked_until, "last login": u.last_login_at,
         "updated by": u.updated_by, "version": u.row_version} for u in users]),
@@ -50,9 +53,13 @@ def add_user_form(actor) -> None:
         role = cols[2].selectbox("Role", ROLES, key="user_add_role")
         submitted = st.form_submit_button("Add account", type="primary")
     if submitted:
-        try:
-            password = identity.create_user(data.get_store(), actor, username, role, display)
+        store = data.get_store()
+        try:  # the admin role needs a second admin: the account starts as a viewer with a request
+            password = identity.create_user(store, actor, username, "viewer" if role == "admin" else role, display)
+            if role == "admin":
+                identity.request_admin(store, actor, username.strip(), "requested when the account was added")
         except RegisterError as error:
+            data.after_write()
             show_error(error)
             return
         data.after_write()
@@ -128,12 +135,54 @@ def apply_change(actor, username: str, action: str, version: int, *, role: str |
             st.session_state["users_otp"] = (username, identity.reset_password(
                 store, actor, username, expected_version=version))
     except RegisterError as error:
+        data.after_write()  # a refusal is audited too
         show_error(error)
         return
     data.after_write()
     done = f"role {role}" if action == "set role" else action
     st.toast(f"{code_span(username)}: {done} done", icon=":material/check:")
     st.rerun()
+
+
+def admin_requests_section(actor, users: list[identity.User]) -> None:
+    """Request the admin role for an account, and approve or cancel pending requests (four eyes)."""
+    store = data.get_store()
+    st.markdown("**Admin role requests** — a second admin approves; the requester cannot.")
+    pending = identity.admin_requests(store)
+    for grant in pending:
+        cols = st.columns([5, 1, 1])
+        cols[0].markdown(f"Make **{escape_markdown(grant['username'])}** an admin — requested by "
+                         f"{escape_markdown(grant['requested_by'])} at {grant['requested_at']:%Y-%m-%d %H:%M} UTC"
+                         + (f": {escape_markdown(grant['reason'])}" if grant["reason"] else ""))
+        for col, label, call in ((cols[1], "Approve", identity.approve_admin),
+                                 (cols[2], "Cancel", identity.cancel_admin_request)):
+            if col.button(label, key=f"grant_{label.lower()}_{grant['grant_id']}"):
+                try:
+                    call(store, actor, grant["grant_id"])
+                except RegisterError as error:
+                    data.after_write()
+                    show_error(error)
+                    return
+                data.after_write()
+                st.rerun()
+    candidates = [u.username for u in users if u.role != "admin" and not u.disabled
+                  and u.username not in {g["username"] for g in pending}]
+    if not candidates:
+        return
+    with st.form("admin_request"):
+        cols = st.columns([2, 3])
+        username = cols[0].selectbox("Account", candidates, key="admin_request_name")
+        reason = cols[1].text_input("Why", key="admin_request_reason", max_chars=500)
+        submitted = st.form_submit_button("Request the admin role")
+    if submitted:
+        try:
+            identity.request_admin(store, actor, username, reason)
+        except RegisterError as error:
+            data.after_write()
+            show_error(error)
+            return
+        data.after_write()
+        st.rerun()
 
 
 def main() -> None:
@@ -144,13 +193,15 @@ def main() -> None:
                 icon=":material/lock:")
         return
     actor = current_actor()
-    st.caption("Local accounts of the embedded login. Company-account (SSO) users get their role from "
-               "config/roles.toml and are not listed here.")
+    st.caption("Accounts of the embedded login (local) and of company-account (oidc) and demo logins, which "
+               "are added at their first login; an oidc account's role comes from config/roles.toml at each "
+               "login. Disabling any account refuses its next action.")
     show_one_time_password()
     users = users_table()
     # one above the other: side by side, the change form's pickers were too narrow to read their choices
     change_user_form(actor, users)
     add_user_form(actor)
+    admin_requests_section(actor, users)
 
 
 run_page(main)

@@ -5,14 +5,20 @@
     init                               create or migrate the database; create the default profile
     import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet); a fresh
            [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
-           [--resume]                  stdout; --resume finishes the interrupted import of each file
+           [--resume] [--via-inbox]    stdout; --resume finishes the interrupted import of each file;
+           [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
+                                       files to its inbox and wait for its report (asked on a terminal)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
-    quarantine list [--all] [--json]   open quarantined records (--all: resolved ones too)
+    quarantine list [--all] [--json]   open quarantined records (--all: resolved and discarded ones too)
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
     demo [--synthetic N]               load the demo set (idempotent), plus N synthetic responses
     export FILE [--format F] [--batch N]  current scores as csv, parquet or jsonl (default: from FILE's extension)
-    audit verify                       recompute the hash chain of the audit trail; exit 1 naming the
-                                       first broken event
+    audit verify [--anchor FILE|signoff:ID]...
+                                       recompute the keyed hash chain of the audit trail and check each
+                                       anchor; exit 1 naming the first broken event or missing anchor
+    audit anchor [--out FILE]          the trail's head (seq, hash, event count, time) as JSON
+    audit rotate-key [--lost]          sign new events with a new key (a rotation event signed with the
+                                       old key); --lost: the current key is gone, start a new one
     users bootstrap [--username NAME]  first start: create an admin with a one-time password (printed
                                        once) when no account exists
     users list | add NAME --role R | reset-password NAME | set-role NAME ROLE | disable NAME | enable NAME
@@ -24,11 +30,29 @@
                                        --claims/--sources check register files (CSV/Excel) in a temp database
     governance import KIND FILE        import a sources or claims register file (CSV/Excel; updates by key)
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
+    authority check [--json]           CLAIM's Authority step on the current answers: each sourced claim's
+                                       source allowed, current and authoritative; exit 2 when any check
+                                       fails (findings with their proposed labels), 0 when none
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
     export-parquet DIR                 current responses and claims as Parquet (DIR/responses/, DIR/claims/)
                                        and the active profile (DIR/profile.json), for the Spark scoring job
     import-scores DIR                  the Spark job's scores (DIR/scores/, DIR/score_floors/) as a score run
+    judge check PAIRS.jsonl [--profile F] [--reasons]
+                                       one verdict line per claim/evidence pair (opens no database)
+    judge eval PAIRS.jsonl [--profile F]
+                                       the judge's metrics against the pairs' gold labels, as JSON
+    verify INPUT.jsonl [--profile F] [--link-threshold X] [--json]
+                                       extract, link and judge the claims of each answer (question, answer,
+                                       retrieved_context, gt_answer); store them as proposals and a new scored
+                                       revision (unconfirmed claims count as UNSUPPORTED); exit 2 on skipped lines
+    judge-agreement [--json] [--threshold T --out FILE [--profile F]]
+                                       each judge's kappa, false clearance and coverage by confidence against the
+                                       people's decisions; with --threshold, write the profile's next version
+    testset draft|save|export|run|report NAME ...
+                                       critical-information test sets: drafted offline from the register, edited
+                                       as new versions, run against an assistant (or imported answers), verified,
+                                       and reported on the critical questions alone
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -39,7 +63,8 @@ Acting user: every write is recorded in the audit trail as
 Exit codes: 0 success; 1 the command failed (the error is printed once, as ``title: message``; a
 refused file says "File refused" and nothing of it was written) or the audit trail does not verify;
 2 an import finished but quarantined at least one record, or a rescore sent responses it could not
-score to review; 64 usage error (unknown command or option, ``--chunk-size`` below 1).
+score to review, or ``authority check`` found a failed check; 64 usage error (unknown command or option,
+``--chunk-size`` below 1).
 """
 
 from __future__ import annotations
@@ -54,7 +79,7 @@ from pathlib import Path
 from hri_core import HRIError
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
-from register.errors import AuditChainBroken, RegisterError
+from register.errors import AuditChainBroken, DatabaseInUse, RegisterError
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
@@ -190,10 +215,75 @@ def cmd_import(store: Store, args) -> int:
                                       chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume))
     finally:  # a refused path stops the command; what the paths before it did is still reported
         if report.batches or report.notes:
-            if args.json:
-                print(json.dumps(report.as_dict(), default=str))
-            else:
-                print_import_report(report)
+            _print_report(report, args)
+    return EXIT_QUARANTINED if report.quarantined else EXIT_OK
+
+
+def _print_report(report, args) -> None:
+    if args.json:
+        print(json.dumps(report.as_dict(), default=str))
+    else:
+        print_import_report(report)
+
+
+def _offer_inbox(args, held: DatabaseInUse) -> bool:
+    """Whether to hand the files to the console's inbox: ``--via-inbox``, or yes at a terminal's prompt."""
+    if args.command != "import":
+        return False
+    if args.no_score or args.resume:  # the console imports with its own options: scored, from the start
+        if args.via_inbox:
+            raise DatabaseInUse(f"{held} (--via-inbox cannot carry --no-score or --resume: the console imports "
+                                "every file from its start and scores it)")
+        return False
+    if args.via_inbox:
+        return True
+    if not sys.stdin.isatty():
+        return False
+    print(f"{held.title}: {held}", file=sys.stderr)
+    answer = input("Hand the files to the running console's inbox and wait for its report? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def cmd_import_via_inbox(database: Path, args) -> int:
+    """``import`` while the console holds the database: its inbox imports the files, this prints the report."""
+    from register.ingest.files import check_file, files_to_import
+    from register.ingest.importer import ImportReport
+    from register.ingest.inbox import hand_off, inbox_for, wait_for_reports, watcher_alive
+
+    inbox = inbox_for(database)
+    beat = watcher_alive(inbox)
+    if beat is None:
+        raise DatabaseInUse(f"{database} is open in another process, and no console watches its inbox {inbox} "
+                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): stop that process, or "
+                            "start the console")
+    report, files = ImportReport(), []
+    for path in args.paths:  # every file checked before any is handed over, as a direct import does
+        found, skipped = files_to_import(Path(path))
+        for file in found:
+            check_file(file)
+        files += found
+        report.notes.extend(skipped)
+    if not args.quiet:
+        print(f"the database is held by the console (PID {beat.get('pid')}): handing {len(files)} file(s) to "
+              f"its inbox {inbox} and waiting for the report", file=sys.stderr)
+    handoffs = hand_off(inbox, files)
+    complete = wait_for_reports(inbox, handoffs, timeout=args.wait)
+    failures = []
+    for handoff in handoffs:
+        if handoff.report is None:
+            continue
+        if "error" in handoff.report:
+            failures.append(f"{handoff.name}: {handoff.report['error']['title']}: {handoff.report['error']['message']}")
+        else:
+            report.extend(ImportReport.from_dict(handoff.report))
+    if report.batches or report.notes:
+        _print_report(report, args)
+    if not complete:
+        waiting = ", ".join(h.name for h in handoffs if h.report is None)
+        raise RegisterError(f"no report for {waiting} after {args.wait:g} s: the file(s) stay in {inbox} and the "
+                            f"console imports them when it can; their report will be in {inbox / 'done'}")
+    if failures:
+        raise RegisterError("; ".join(failures) + f" (moved to {inbox / 'failed'})")
     return EXIT_QUARANTINED if report.quarantined else EXIT_OK
 
 
@@ -248,7 +338,8 @@ def cmd_quarantine_export(store: Store, args) -> int:
 def cmd_demo(store: Store, args) -> int:
     from register.demo import seed_demo
 
-    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress)
+    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress,
+                        review_floors=True)  # Table IV's review floors as a draft version (issue 12)
     print(f"demo: {summary['files_imported']} file(s) imported ({summary['records']:,} records, "
           f"{summary['new_responses']:,} new responses, {summary['quarantined']:,} quarantined), "
           f"{summary['files_already_loaded']} already loaded; {summary['synthetic']:,} synthetic")
@@ -265,13 +356,67 @@ def cmd_export(store: Store, args) -> int:
     return EXIT_OK
 
 
+def _anchor_from(store: Store, source: str):
+    """An anchor from a JSON file written by ``audit anchor``, or ``signoff:ID`` (a checklist sign-off)."""
+    from register.db.audit import Anchor
+    from register.errors import InvalidAnchor
+
+    if source.startswith("signoff:"):
+        from register.governance.checklist import signoff_anchor
+
+        number = source.removeprefix("signoff:")
+        if not number.isdigit():
+            raise InvalidAnchor(f"{source}: a sign-off anchor is signoff:ID with the sign-off's number")
+        return signoff_anchor(store, int(number))
+    try:
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise InvalidAnchor(f"{source}: cannot be read as an anchor file ({error})") from error
+    return Anchor.from_dict(data, source)
+
+
 def cmd_audit_verify(store: Store, args) -> int:
     from register.db.audit import verify_chain
 
-    report = verify_chain(store)
+    anchors = [_anchor_from(store, source) for source in args.anchor or ()]
+    report = verify_chain(store, anchors=anchors)
     if not report.ok:
         raise AuditChainBroken(f"first broken event {report.first_bad_seq} of {report.events}: {report.reason}")
     print(f"audit trail verifies: {report.events:,} events")
+    if report.unsigned:
+        print(f"  {report.unsigned:,} of them written before the trail was keyed (SHA-256, pinned by the keyring)")
+    if report.unverifiable:
+        print(f"  {report.unverifiable:,} of them signed with a key declared lost: their content cannot be "
+              "checked (their order and links were)")
+    for anchor in anchors:
+        print(f"  anchor {anchor.source}: event {anchor.seq} still has hash {anchor.hash[:16]}...")
+    return EXIT_OK
+
+
+def cmd_audit_anchor(store: Store, args) -> int:
+    from register.db.audit import head
+
+    anchor = head(store)
+    text = json.dumps(anchor.as_dict(), indent=2)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote the audit head (event {anchor.seq}, {anchor.events:,} events) to {args.out}")
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def cmd_audit_rotate_key(store: Store, args) -> int:
+    from register.access.audit_keys import declare_key_lost, rotate_key
+
+    if args.lost:
+        new_key, lost = declare_key_lost(store, cli_actor())
+        print(f"declared audit key(s) {', '.join(lost)} lost; new events are signed with {new_key} "
+              f"(keyring {store.keyring.path})")
+    else:
+        old_key, new_key = rotate_key(store, cli_actor())
+        print(f"rotated the audit key: {old_key} signed the rotation event; new events are signed with {new_key} "
+              f"(keyring {store.keyring.path}, old keys kept). Back the keyring up now.")
     return EXIT_OK
 
 
@@ -380,7 +525,7 @@ def cmd_checklist_run(store: Store, args) -> int:
     rejected: list[str] = []
     if args.claims or args.sources:
         with tempfile.TemporaryDirectory(prefix="hri-checklist-") as tmp:
-            temp = Store(Path(tmp) / "register.duckdb")
+            temp = Store(Path(tmp) / "register.duckdb", audit_keyring=Path(tmp) / "register.audit-key")
             try:
                 ensure_default_rules(temp, cli_actor())
                 for kind, path in (("sources", args.sources), ("claims", args.claims)):
@@ -437,6 +582,29 @@ def cmd_governance(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_authority_check(store: Store, args) -> int:
+    """Every failed or undecided Authority check of the current answers' sourced claims; exit 2 when any."""
+    from register.scoring.authority import findings
+
+    frame = findings(store)
+    rows = [{"response_id": r.response_id, "revision": int(r.revision), "claim_id": r.claim_id, "claim": r.claim,
+             "source_id": r.source_id, "check": r.check, "problem": r.problem, "reason": r.reason,
+             "proposed_label": None if r.proposed_label is None or r.proposed_label != r.proposed_label
+             else r.proposed_label} for r in frame.itertuples(index=False)]
+    if args.json:
+        print(json.dumps({"findings": rows, "count": len(rows)}, indent=2))
+    elif not rows:
+        print("authority check: every sourced claim's source is allowed, current and authoritative")
+    else:
+        proposed = sum(1 for r in rows if r["proposed_label"])
+        print(f"authority check: {len(rows)} finding(s), {proposed} with a proposed label")
+        for r in rows:
+            label = f" -> proposed {r['proposed_label']}" if r["proposed_label"] else ""
+            print(f"  {r['response_id']} rev {r['revision']} claim {r['claim_id']} on {r['source_id']}: "
+                  f"{r['check']}: {r['problem']} ({r['reason']}){label}")
+    return EXIT_QUARANTINED if rows else EXIT_OK
+
+
 def cmd_settings(_store: None, args) -> int:
     """Print every setting in force with its meaning, or just the named values (one per line)."""
     current = settings()  # InvalidSetting names every bad variable
@@ -486,6 +654,153 @@ def _add_spark_commands(sub) -> None:
     imp.set_defaults(func=cmd_import_scores)
 
 
+def cmd_verify(store: Store, args) -> int:
+    """Verify the answers of INPUT.jsonl; bad lines are reported (line and field) and skipped."""
+    from register.verify.judge_cli import load_profile
+    from register.verify.pipeline import LINK_THRESHOLD, VerifyInput, read_inputs, verify
+    from register.verify.run import judge_in_register
+
+    actor = cli_actor()
+    _initialise(store, actor)
+    path = Path(args.input)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            parsed = list(read_inputs(handle))
+    except (OSError, UnicodeDecodeError) as error:
+        raise RegisterError(f"cannot read {args.input}: {error}") from error
+    inputs = [item for item in parsed if isinstance(item, VerifyInput)]
+    problems = [problem for item in parsed if not isinstance(item, VerifyInput) for problem in item]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    judge = judge_in_register(load_profile(args.profile), store, actor)
+    report = verify(store, actor, inputs, judge, source_name=path.name,
+                    link_threshold=args.link_threshold if args.link_threshold is not None else LINK_THRESHOLD,
+                    progress=None if args.quiet else _progress)
+    skipped = len(parsed) - len(inputs)
+    if args.json:
+        print(json.dumps({**report.as_dict(), "skipped_lines": skipped}))
+    else:
+        labels = ", ".join(f"{n} {label}" for label, n in sorted(report.labels.items()))
+        print(f"verification run {report.run_id}: {report.responses:,} responses, {report.claims:,} claims "
+              f"({labels}); {report.unlinked:,} UNLINKED; {report.applied:,} applied by the judge policy, "
+              f"{report.proposed:,} proposals await a person; stored as batch {report.batch_id}, "
+              f"score run {report.score_run_id}")
+    if skipped:
+        print(f"{skipped} line(s) skipped", file=sys.stderr)
+    return EXIT_QUARANTINED if skipped else EXIT_OK
+
+
+def cmd_judge_agreement(store: Store, args) -> int:
+    """Kappa, false clearance and the threshold curve of each judge; optionally a profile's next version."""
+    from register.verify.agreement import judge_agreement, profile_with_threshold
+    from register.verify.judge_cli import load_profile
+
+    entries = judge_agreement(store)
+    if args.threshold is not None:
+        if not args.out:
+            raise RegisterError("--threshold needs --out FILE (where the new profile version is written)")
+        profile = load_profile(args.profile)
+        mine = next((e for e in entries if e["judge_profile"] == profile.key), None)
+        point = next((c for c in mine["curve"] if c["threshold"] == args.threshold), None) if mine else None
+        evidence = (f"chosen from {mine['decided']} decided proposals: false clearance "
+                    f"{point['false_clearance']['count']}/{point['false_clearance']['total']}, coverage "
+                    f"{point['coverage']['value']}" if point else "chosen by hand (no curve point at this threshold)")
+        chosen = profile_with_threshold(profile, args.threshold, evidence)
+        Path(args.out).write_text(chosen.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {chosen.key} (thresholds.supported {args.threshold}) to {args.out}")
+        return EXIT_OK
+    if args.json:
+        print(json.dumps(entries, indent=2))
+        return EXIT_OK
+    if not entries:
+        print("no decided proposal yet: confirm or reject proposals on the Claim verification page")
+    for e in entries:
+        fc = e["false_clearance"]
+        print(f"{e['judge_profile']} ({e['backend']}): {e['decided']} decided, kappa {e['kappa']}, false clearance "
+              f"{fc['count']}/{fc['total']}")
+        for point in e["curve"]:
+            print(f"  >= {point['threshold']:.2f}: coverage {point['coverage']['value']}, false clearance "
+                  f"{point['false_clearance']['value']}, supported recall {point['supported_recall']['value']}")
+    return EXIT_OK
+
+
+def cmd_testset(store: Store, args) -> int:
+    """Critical-information test sets (register.verify.testsets)."""
+    from register.verify import testsets
+
+    actor = cli_actor()
+    command = args.testset_command
+    if command == "draft":
+        items = testsets.draft_from_register(store)
+        if not items:
+            raise RegisterError("nothing to draft from: the register has no claims register rows and no supported "
+                                "claims of critical categories")
+        version = testsets.save_test_set(store, actor, args.name, items, note="drafted offline from the register")
+        print(f"test set {args.name} v{version}: {len(items)} draft question(s); edit them (testset export, "
+              "testset save) before relying on them")
+    elif command == "save":
+        items = _read_jsonl_objects(Path(args.file))
+        version = testsets.save_test_set(store, actor, args.name, items, note=args.note)
+        print(f"test set {args.name} v{version}: {len(items)} item(s)")
+    elif command == "export":
+        version, items = testsets.load_test_set(store, args.name, args.version)
+        Path(args.file).write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+        print(f"wrote {len(items)} item(s) of {args.name} v{version} to {args.file}")
+    elif command == "run":
+        from register.verify.judge_cli import load_profile
+        from register.verify.run import judge_in_register
+
+        judge = judge_in_register(load_profile(args.profile), store, actor)
+        if args.answers:
+            rows = _read_jsonl_objects(Path(args.answers))
+            answers = {str(r.get("item_id")): str(r.get("answer") or "") for r in rows}
+            run_id, report = testsets.run_test_set(store, actor, args.name, judge, version=args.version,
+                                                   answers=answers, model=args.assistant_model)
+        else:
+            from register.settings import secret
+            from register.verify.llm_client import ChatClient
+
+            if not (args.assistant_url and args.assistant_model):
+                raise RegisterError("give --assistant-url and --assistant-model, or --answers FILE")
+            current = settings()
+            client = ChatClient(args.assistant_url, args.assistant_model, secret(current.llm_api_key_env),
+                                timeout=current.llm_timeout, retries=current.llm_retries)
+            run_id, report = testsets.run_test_set(store, actor, args.name, judge, version=args.version,
+                                                   assistant=client)
+        print(f"test set run {run_id}: {report.responses} answer(s) verified (verification run {report.run_id}, "
+              f"{report.claims} claims)")
+    else:
+        rows = testsets.critical_report(store, args.name)
+        if args.json:
+            print(json.dumps(rows, default=str, indent=2))
+        for row in [] if args.json else rows:
+            print(f"run {row['test_run_id']} {row['name']} v{row['version']} {row['model']} "
+                  f"{row['started_at']:%Y-%m-%d %H:%M}: {row['critical_questions']} critical question(s), "
+                  f"{row['hallucinated']} hallucinated (rate {row['hallucination_rate']}), {row['needs_review']} "
+                  f"need review, {row['unanswered']} unanswered")
+    return EXIT_OK
+
+
+def _read_jsonl_objects(path: Path) -> list[dict]:
+    """The JSON objects of a JSON Lines file; the first bad line is an error naming it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise RegisterError(f"cannot read {path}: {error}") from error
+    out = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RegisterError(f"{path.name} line {number}: not valid JSON ({error.msg})") from None
+        if not isinstance(value, dict):
+            raise RegisterError(f"{path.name} line {number}: expected a JSON object")
+        out.append(value)
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
@@ -500,6 +815,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    imp.add_argument("--via-inbox", action="store_true",
+                     help="when the running console holds the database, hand the files to its inbox and wait "
+                          "for its report (without it, asked on a terminal; refused with --no-score or --resume)")
+    imp.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
+                     help="with the inbox: how long to wait for the report (default 600)")
     imp.set_defaults(func=cmd_import)
 
     res = sub.add_parser("rescore", help="score current responses under the active profile")
@@ -510,7 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
     qua = sub.add_parser("quarantine", help="list or export quarantined records")
     qsub = qua.add_subparsers(dest="quarantine_command", required=True)
     qlist = qsub.add_parser("list", help="list quarantined records")
-    qlist.add_argument("--all", action="store_true", help="include resolved rows")
+    qlist.add_argument("--all", action="store_true", help="include resolved and discarded rows")
     qlist.add_argument("--json", action="store_true", help="one JSON object per row")
     qlist.set_defaults(func=cmd_quarantine_list)
     qexp = qsub.add_parser("export", help="write the open quarantine as JSON Lines to fix and re-import")
@@ -530,7 +850,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     aud = sub.add_parser("audit", help="audit trail checks")
     asub = aud.add_subparsers(dest="audit_command", required=True)
-    asub.add_parser("verify", help="recompute the hash chain").set_defaults(func=cmd_audit_verify)
+    aver = asub.add_parser("verify", help="recompute the hash chain; check anchors")
+    aver.add_argument("--anchor", action="append", metavar="FILE|signoff:ID",
+                      help="also require the anchored event with its hash (a file from `audit anchor`, or "
+                           "signoff:ID for the head a checklist sign-off recorded); repeatable")
+    aver.set_defaults(func=cmd_audit_verify)
+    aanc = asub.add_parser("anchor", help="print or write the trail's head (seq, hash, events, time) as JSON")
+    aanc.add_argument("--out", metavar="FILE", help="write the anchor to FILE instead of printing it")
+    aanc.set_defaults(func=cmd_audit_anchor)
+    arot = asub.add_parser("rotate-key", help="sign new events with a new key (old keys kept for verification)")
+    arot.add_argument("--lost", action="store_true",
+                      help="the trail's current key is lost for good: start a new key and record the loss")
+    arot.set_defaults(func=cmd_audit_rotate_key)
 
     from register.access.permissions import ROLES
 
@@ -579,10 +910,63 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("file")
         g.set_defaults(func=cmd_governance)
 
+    auth = sub.add_parser("authority", help="CLAIM's Authority step: are the answers' sources allowed, current, "
+                                            "authoritative?")
+    authsub = auth.add_subparsers(dest="authority_command", required=True)
+    acheck = authsub.add_parser("check", help="list every failed check; exit 2 when there is any")
+    acheck.add_argument("--json", action="store_true", help="findings as JSON")
+    acheck.set_defaults(func=cmd_authority_check)
+
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
     sett.set_defaults(func=cmd_settings)
     _add_spark_commands(sub)
+
+    # --- claim judges (register.verify): `judge check|eval` open no database ---
+    from register.verify.judge_cli import add_subparser as add_judge_subparser
+
+    add_judge_subparser(sub)
+
+    ver = sub.add_parser("verify", help="verify answers' claims against their retrieved context (proposals)")
+    ver.add_argument("input", metavar="INPUT.jsonl", help="JSON Lines: question, answer, retrieved_context, gt_answer")
+    ver.add_argument("--profile", help="judge profile file or name (default offline-default)")
+    ver.add_argument("--link-threshold", type=float, default=None,
+                     help="least claim-word recall of a claim's best span; below it the claim is UNLINKED (0.5)")
+    ver.add_argument("--json", action="store_true", help="print the report as JSON")
+    ver.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    ver.set_defaults(func=cmd_verify)
+
+    agr = sub.add_parser("judge-agreement", help="each judge against the people who decided its proposals")
+    agr.add_argument("--json", action="store_true", help="print the agreement as JSON")
+    agr.add_argument("--profile", help="with --threshold: the judge profile to write the next version of")
+    agr.add_argument("--threshold", type=float, help="the SUPPORTED threshold chosen from the curve")
+    agr.add_argument("--out", help="with --threshold: the file to write the new profile version to")
+    agr.set_defaults(func=cmd_judge_agreement)
+
+    tst = sub.add_parser("testset", help="critical-information test sets: draft, save, export, run, report")
+    tsub = tst.add_subparsers(dest="testset_command", required=True)
+    tdraft = tsub.add_parser("draft", help="draft a set offline from the register (saved as the next version)")
+    tdraft.add_argument("name")
+    tsave = tsub.add_parser("save", help="save edited items (JSON Lines) as the set's next version")
+    tsave.add_argument("name")
+    tsave.add_argument("file")
+    tsave.add_argument("--note", default="", help="what changed")
+    texp = tsub.add_parser("export", help="write a version's items as JSON Lines, to edit")
+    texp.add_argument("name")
+    texp.add_argument("file")
+    texp.add_argument("--version", type=int)
+    trun = tsub.add_parser("run", help="ask an assistant (or take --answers) and verify the answers")
+    trun.add_argument("name")
+    trun.add_argument("--version", type=int)
+    trun.add_argument("--assistant-url", help="the assistant's OpenAI-compatible endpoint (key: $HRI_LLM_API_KEY_ENV)")
+    trun.add_argument("--assistant-model", help="the assistant's model name")
+    trun.add_argument("--answers", help="instead: JSON Lines of {item_id, answer} (with --assistant-model as its name)")
+    trun.add_argument("--profile", help="judge profile (default offline-default)")
+    trep = tsub.add_parser("report", help="hallucination on the critical questions, per model and run")
+    trep.add_argument("name", nargs="?")
+    trep.add_argument("--json", action="store_true")
+    for parser_ in (tdraft, tsave, texp, trun, trep):
+        parser_.set_defaults(func=cmd_testset)
     return parser
 
 
@@ -590,8 +974,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     store = None
     try:
-        if args.func is not cmd_settings:  # reading the settings must not create a database
-            store = Store(Path(args.db) if args.db else database_path_from_env())
+        if args.func is not cmd_settings and getattr(args, "needs_store", True):  # these must not create a database
+            database = Path(args.db) if args.db else database_path_from_env()
+            try:
+                store = Store(database)
+            except DatabaseInUse as held:
+                if not _offer_inbox(args, held):
+                    raise
+                return cmd_import_via_inbox(database, args)
         return args.func(store, args)
     except KeyboardInterrupt:
         print("Interrupted: committed chunks are kept; the open batch stays unfinished (see `status`); finish it "

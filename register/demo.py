@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from hri_core.synthetic import generate_responses
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
-from register.scoring.profiles import ensure_default_profile
+from register.labels.rubrics import ensure_default_rubric
+from register.scoring.profiles import ensure_default_profile, ensure_review_floors_profile
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 SYNTHETIC_SEED = 42
@@ -42,10 +44,21 @@ def _write_synthetic(n: int, folder: Path) -> Path:
     return path
 
 
-def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None) -> dict[str, Any]:
-    """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped."""
+def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None, *,
+              review_floors: bool = False) -> dict[str, Any]:
+    """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped.
+
+    Needs every permission its parts need (checked before the first write, so nothing is half loaded).
+    ``review_floors``: also store Table IV's review floors (``hri_core.recommended_profile``) as a draft
+    version (``python -m register demo`` does), so the profiles page previews what publishing it changes.
+    """
+    for permission in (Permission.PROFILE_PUBLISH, Permission.RULES_EDIT, Permission.REGISTER_EDIT, Permission.IMPORT):
+        authorize(store, actor, permission, entity_type="demo")
     ensure_default_profile(store, actor)
+    if review_floors:
+        ensure_review_floors_profile(store, actor)
     seed_paper_register(store, actor)  # the paper's Table VII and Table VIII as the example governance register
+    ensure_default_rubric(store, actor)  # the shipped labelling rubric as version 1
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "DatabaseError", "DatabaseInUse", "ElicitationError",
-    "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidDecision", "LoginFailed", "MigrationError",
-    "NotFound", "PermissionDenied", "Problem", "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
+    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
+    "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
+    "InvalidFeedback", "LabellingError", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem",
+    "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -77,6 +78,16 @@ class InvalidDecision(RegisterError, ValueError):
         self.field = field
 
 
+class InvalidFeedback(RegisterError, ValueError):
+    """A feedback report, validation or resolution that cannot be recorded as given; ``field`` names the input."""
+
+    title = "Feedback not recorded"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
 class ElicitationError(RegisterError, ValueError):
     """Judgements, weights or a Delphi step that cannot be accepted; the message names what to change."""
 
@@ -131,6 +142,19 @@ class AuditChainBroken(RegisterError):
     title = "Audit trail does not verify"
 
 
+class AuditKeyError(RegisterError):
+    """The audit trail's signing key is missing, unreadable or unsafe: nothing can be written (every write
+    appends a signed audit event) and signed events cannot be verified until the keyring is restored."""
+
+    title = "Audit key unavailable"
+
+
+class InvalidAnchor(RegisterError, ValueError):
+    """An audit anchor (a file or a sign-off) that cannot be read as one; the message names what is wrong."""
+
+    title = "Invalid audit anchor"
+
+
 class DatabaseError(RegisterError):
     """The database refused an operation; a write was rolled back whole (nothing of it was saved)."""
 
@@ -147,3 +171,13 @@ class WriteConflict(DatabaseError):
     """Another transaction changed the same rows at the same moment; the write was rolled back (try again)."""
 
     title = "Changed at the same time"
+
+
+# --- labelling (register.labels) ---------------------------------------------------------------------
+
+
+class LabellingError(RegisterError):
+    """A labelling request that cannot be carried out (a batch, an annotation or an adjudication): the
+    message names the record and the field."""
+
+    title = "Labels not saved"

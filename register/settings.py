@@ -50,6 +50,10 @@ class Settings(BaseSettings):
                                    description="idle minutes after which a login session ends")
     demo_mode: bool = Field(False,
                             description="`1` enables demo mode (DEMO banner, password-free demo accounts)")
+    audit_keyring: Path | None = Field(None,  # unset: beside the database (register.db.store.keyring_path)
+                                       description="the audit trail's keyring (HMAC keys, mode 0600; default: "
+                                                   "the database file's name + `.audit-key`, created on the first "
+                                                   "write); keep a backup of it away from the database")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
@@ -63,6 +67,14 @@ class Settings(BaseSettings):
                                       description="longest claim text an imported claim may have, in characters")
     max_span_chars: int = Field(20_000, ge=1,
                                 description="longest evidence span an imported claim may have, in characters")
+    inbox: Path | None = Field(None,
+                               description="the folder the running console imports dropped files from, each "
+                                           "moved to done/ or failed/ inside it with its JSON report (default: "
+                                           "`inbox/` beside the database file)")
+    inbox_poll_seconds: float = Field(2.0, ge=0,
+                                      description="how often the running console looks into the inbox, in "
+                                                  "seconds; a file is imported once its size stays the same "
+                                                  "between two looks; `0` turns the inbox off")
     debug: bool = Field(False,
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "
@@ -73,6 +85,22 @@ class Settings(BaseSettings):
     minilm_tokenizer: Path | None = Field(None,
                                           description="its tokenizer.json (default: "
                                                       "`data/models/minilm/tokenizer.json`)")
+    # --- the LLM judge (register.verify.llm_judge): an OpenAI-compatible chat endpoint ---
+    llm_url: str | None = Field(None, min_length=1,
+                                description="base URL of the LLM judge's OpenAI-compatible endpoint, e.g. "
+                                            "`http://127.0.0.1:8000/v1` (unset: the LLM judge is unavailable)")
+    llm_model: str | None = Field(None, min_length=1,
+                                  description="model name sent to the endpoint (default: the judge profile's model)")
+    llm_api_key_env: str = Field("OPENAI_API_KEY", min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                 description="NAME of the environment variable that holds the endpoint's API key "
+                                             "(the key itself is read at call time, never stored or printed)")
+    llm_timeout: float = Field(60.0, gt=0, description="seconds one LLM judge request may take before it is retried")
+    llm_retries: int = Field(3, ge=0, le=10,
+                             description="retries of a failed LLM judge request (timeouts, HTTP 429 and 5xx), "
+                                         "with exponential backoff")
+    llm_batch: int = Field(5, ge=1, le=50, description="claims judged per LLM request")
+    llm_price_input: float = Field(0.0, ge=0, description="cost per million prompt tokens (recorded per batch)")
+    llm_price_output: float = Field(0.0, ge=0, description="cost per million completion tokens")
 
 
 def env_name(field: str) -> str:
@@ -88,6 +116,12 @@ def declared() -> dict[str, str]:
 def default(field: str) -> Any:
     """The default of one setting (for constants that document it, e.g. ``DEFAULT_MAX_BYTES``)."""
     return Settings.model_fields[field].default
+
+
+def secret(variable: str) -> str | None:
+    """The value of the environment variable ``variable`` that holds a secret (the LLM judge's API key, named by
+    ``HRI_LLM_API_KEY_ENV``): read at call time, never part of ``Settings``, so `settings` never prints it."""
+    return os.environ.get(variable) or None
 
 
 def settings() -> Settings:

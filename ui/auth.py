@@ -10,9 +10,11 @@ Three ways in, in this order:
 3. Demo mode (``HRI_DEMO_MODE=1`` only): every page shows a DEMO banner and the login page offers
    "continue as demo viewer / demo reviewer" without a password.
 
-Sessions end after ``HRI_SESSION_MINUTES`` (default 30) minutes without any interaction, at logout, or
-when the account is disabled; a role change applies at the next interaction. Logins, failures,
-logouts and expiries are audited by ``register.access.identity``.
+Every way in ends in an account of the ``users`` table (kind ``local``, ``oidc`` or ``demo``;
+``register.access.identity.sign_in_external`` makes the other two at their first login), because the
+register re-reads the account in every write. Sessions end after ``HRI_SESSION_MINUTES`` (default 30)
+minutes without any interaction, at logout, or when the account is disabled; a role change applies at
+the next interaction. Logins, failures, logouts and expiries are audited by ``register.access.identity``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from ui.text import escape_markdown
 SESSION_KEY = "hri_auth"
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
-PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ}
+PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ,
+                    "import": Permission.IMPORT, "workbench": Permission.LABEL,
+                    "adjudication": Permission.ADJUDICATE}
 
 
 def oidc_configured() -> bool:
@@ -177,8 +181,14 @@ def login_page(store, cfg: Settings) -> None:
         for col, role in zip(cols, DEMO_ACTORS, strict=True):
             if col.button(f"Continue as demo {role}", key=f"login_demo_{role}"):
                 actor = DEMO_ACTORS[role]
-                identity.record_session_event(store, actor, "login", method="demo")
-                _start(actor.name, actor.role, f"Demo {role}", "demo")
+                try:
+                    user = identity.sign_in_external(store, actor.name, actor.role, kind="demo",
+                                                     display_name=f"Demo {role}")
+                except RegisterError as error:
+                    data.after_write()
+                    show_error(error)
+                    return
+                _start(user.username, user.role, user.display_name, "demo")
                 data.after_write()
                 st.rerun()
 
@@ -210,10 +220,11 @@ def password_change_page(store) -> None:
         st.rerun()
 
 
-def _refresh_local(store, state: dict) -> bool:
-    """Re-read a local account each run: disabled -> session ends; a new role applies now."""
+def _refresh_account(store, state: dict) -> bool:
+    """Re-read the account each run: disabled (or a demo account outside demo mode) -> the session ends;
+    a new role applies now."""
     user = identity.get_user(store, state["username"])
-    if user is None or user.disabled:
+    if user is None or user.disabled or (user.kind == "demo" and not settings().demo_mode):
         _end(store, "session.revoked", reason="account disabled or removed")
         st.session_state["hri_auth_note"] = "Your session ended: the account is disabled."
         return False
@@ -237,6 +248,8 @@ def require_login() -> Actor:
         if method == "oidc" and _sso_logged_in():
             st.logout()
         state = None
+    if state is not None and not _refresh_account(store, state):
+        state = None  # re-read before the company login below: a disabled oidc account is refused there
     if state is None and _sso_logged_in():
         name, role = sso_identity()
         if role is None:
@@ -246,12 +259,24 @@ def require_login() -> Actor:
             if st.button("Log out", key="sso_refused_logout"):
                 st.logout()
             st.stop()
-        identity.record_session_event(store, Actor(name, role), "login", method="oidc")
-        data.after_write()
-        _start(name, role, str(st.user.get("name") or name), "oidc")
+        if st.session_state.get("hri_sso_refused") != name:
+            try:
+                user = identity.sign_in_external(store, name, role, kind="oidc",
+                                                 display_name=str(st.user.get("name") or name))
+            except RegisterError:
+                st.session_state["hri_sso_refused"] = name  # refused once (audited): not again on every rerun
+            else:
+                data.after_write()
+                _start(user.username, user.role, user.display_name, "oidc")
+        if session() is None:
+            st.title("HRI console")
+            st.error(f"Your company account **{escape_markdown(name)}** cannot use this console: it is disabled "
+                     "here, or its name belongs to a local account. Ask an administrator.", icon=":material/block:")
+            if st.button("Log out", key="sso_refused_logout_disabled"):
+                st.session_state.pop("hri_sso_refused", None)
+                st.logout()
+            st.stop()
         state = session()
-    if state is not None and state["method"] == "local" and not _refresh_local(store, state):
-        state = None
     if state is None:
         _bootstrap_if_no_account(store)
         login_page(store, cfg)

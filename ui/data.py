@@ -10,11 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from register import SYSTEM, Store
+from register.access import four_eyes
 from register.access.sources import mask_restricted_claims
 from register.console import queries, review
 from register.db import audit
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
+from register.labels import rubrics
 from register.scoring import profiles, reproduce
 from register.settings import settings
 
@@ -24,6 +26,7 @@ def get_store() -> Store:
     """Open (and on first start migrate) the database named by ``HRI_DB``."""
     store = Store(database_path_from_env())
     profiles.ensure_default_profile(store, SYSTEM)
+    rubrics.ensure_default_rubric(store, SYSTEM)  # the labelling rubric in force (version 1: the shipped file)
     return store
 
 
@@ -73,14 +76,15 @@ def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: 
 
 
 @st.cache_data(show_spinner=False)
-def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int):
+def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
+                   authority: str | None = None):
     return queries.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
-                                  limit=limit, offset=offset)
+                                  limit=limit, offset=offset, authority=authority)
 
 
 @st.cache_data(show_spinner=False)
-def export_rows(f: queries.Filters, search: str | None):
-    return queries.export_rows(get_store(), f, search=search)
+def export_rows(f: queries.Filters, search: str | None, authority: str | None = None):
+    return queries.export_rows(get_store(), f, search=search, authority=authority)
 
 
 @st.cache_data(show_spinner=False)
@@ -103,8 +107,9 @@ def get_profile(version: int):
     return profiles.get_profile(get_store(), version)
 
 
-@st.cache_data(show_spinner=False)
 def load_response(response_id: str, revision: int | None = None):
+    """The stored response as an ``hri_core.Response`` (not cached: stored records are read back under
+    ``NO_TEXT_LIMITS``, a model subclass ``st.cache_data`` cannot pickle; two small indexed queries)."""
     return reproduce.load_response(get_store(), response_id, revision)
 
 
@@ -128,6 +133,16 @@ def audit_options() -> dict:
 @st.cache_data(show_spinner=False)
 def audit_chain():
     return audit.verify_chain(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def audit_head():
+    return audit.head(get_store())
+
+
+@st.cache_data(show_spinner=False)
+def linked_approvals():
+    return four_eyes.linked_approvals(get_store())
 
 
 def claims_for_role(claims, role: str):

@@ -70,6 +70,8 @@ def audit_for(entity_type: str, limit: int = 20) -> pd.DataFrame:
 
 
 def _plain(value: Any) -> Any:
+    if value is pd.NA:  # a missing value of a nullable (boolean) column
+        return None
     if isinstance(value, pd.Timestamp):
         return value.date()
     if hasattr(value, "tolist") and not isinstance(value, str):

@@ -15,9 +15,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from hri_core import ScoringProfile
+from hri_core import ScoringProfile, recommended_profile
 from register.scoring import calibration as reg_calibration
 from register.scoring import elicitation as reg_elicitation
+from register.scoring import mitigation as reg_mitigation
 from register.scoring import profiles as reg_profiles
 from register.scoring.impact import ImpactPreview, impact_preview
 
@@ -42,6 +43,34 @@ def elicitations_for(version: int) -> list[dict]:
 @st.cache_data(show_spinner=False)
 def outcome_pairs(sources: tuple[str, ...]) -> pd.DataFrame:
     return reg_calibration.outcome_pairs(data.get_store(), sources)
+
+
+@st.cache_data(show_spinner=False)
+def audit_sample_items(undecided_only: bool) -> pd.DataFrame:
+    return reg_calibration.audit_sample_items(data.get_store(), undecided_only=undecided_only)
+
+
+def mitigation_policies() -> pd.DataFrame:
+    """Every stored mitigation policy version (status and provenance)."""
+    return pd.DataFrame(reg_mitigation.list_policies(data.get_store()))
+
+
+@st.cache_data(show_spinner=False)
+def mitigation_policy(version: int) -> dict:
+    """One stored mitigation policy's parameters as JSON-ready data."""
+    return reg_mitigation.get_policy(data.get_store(), version).model_dump(mode="json")
+
+
+def readings_frame(policy: dict) -> pd.DataFrame:
+    """How each HRI label reads in CLAIM's terms under a policy: verdict, step, authority failure."""
+    return pd.DataFrame([{"label": label, **reading} for label, reading in policy["readings"].items()],
+                        columns=["label", "verdict", "step", "authority_failure"])
+
+
+def review_floors_version() -> int | None:
+    """The stored version of Table IV's review floors (``hri_core.recommended_profile``), if any (uncached)."""
+    return data.get_store().scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
+                                   [recommended_profile().fingerprint()])
 
 
 def preview(profile: ScoringProfile) -> ImpactPreview:
@@ -96,13 +125,17 @@ def normalised(weights: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
+FLOOR_COLUMNS = ["rule_id", "label", "condition", "min_criticality", "max_criticality", "min_feedback_count",
+                 "value", "min_action"]
+
+
 def floors_frame(profile: ScoringProfile) -> pd.DataFrame:
+    """The profile's floor rules, one row each; ``min_action`` is blank when the floor sets no minimum action."""
     return pd.DataFrame([{
         "rule_id": f.rule_id, "label": f.label.value, "condition": f.condition,
         "min_criticality": f.min_criticality, "max_criticality": f.max_criticality,
-        "min_feedback_count": f.min_feedback_count, "value": f.value} for f in profile.floors],
-        columns=["rule_id", "label", "condition", "min_criticality", "max_criticality", "min_feedback_count",
-                 "value"])
+        "min_feedback_count": f.min_feedback_count, "value": f.value, "min_action": f.min_action}
+        for f in profile.floors], columns=FLOOR_COLUMNS)
 
 
 def bands_frame(profile: ScoringProfile) -> pd.DataFrame:

@@ -28,9 +28,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from register.access import login_failures, password_policy
-from register.access.permissions import ROLES, Permission, authorize
+from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import InvalidAccount, LoginFailed, NotFound, StaleEdit
+from register.errors import FourEyesViolation, InvalidAccount, LoginFailed, NotFound, StaleEdit
 from register.settings import default, settings
 
 FREE_ATTEMPTS = 3            # failures before the first lock
@@ -44,7 +44,9 @@ _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for u
 
 _USER_FIELDS = ("username", "display_name", "role", "disabled", "must_change_password", "failed_attempts",
                 "locked_until", "last_login_at", "created_at", "created_by", "updated_at", "updated_by",
-                "row_version")
+                "row_version", "kind")
+ACCOUNT_KINDS = ("local", "oidc", "demo")  # local: password login; oidc: company identity provider; demo
+_NO_PASSWORD = "!no-local-password"  # oidc and demo accounts: never verifies as a password hash
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class User:
     updated_at: datetime
     updated_by: str
     row_version: int
+    kind: str = "local"
 
     @property
     def actor(self) -> Actor:
@@ -158,7 +161,7 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
     _, disabled, locked_until, role = row
     if locked_until is not None and locked_until > now:
         store.write(Actor(username, role), "login.refused_locked", lambda tx: Change(
-            "user", username, None, {"locked_until": locked_until.isoformat()}))
+            "user", username, None, {"locked_until": locked_until.isoformat()}), as_account=False)
         raise LoginFailed()
     if ok and not disabled:
         def success(tx: Transaction) -> Change:
@@ -179,13 +182,14 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
                       {"reason": "account disabled" if disabled and ok else "wrong password",
                        "failed_attempts": attempts, "locked_until": until.isoformat() if until else None})
 
-    store.write(Actor(username, role), "login.failed", failure)
+    store.write(Actor(username, role), "login.failed", failure, as_account=False)
     raise LoginFailed()
 
 
 def record_session_event(store: Store, actor: Actor, action: str, **details: Any) -> None:
-    """Audit a session event that changes no row: ``login`` (SSO), ``logout``, ``session.expired``..."""
-    store.write(actor, action, lambda tx: Change("user", actor.name, None, details or None))
+    """Audit a session event that changes no row: ``logout``, ``session.expired``, ``session.revoked``...
+    (written whatever the account's state: it records what happened to the session)."""
+    store.write(actor, action, lambda tx: Change("user", actor.name, None, details or None), as_account=False)
 
 
 def change_own_password(store: Store, actor: Actor, old_password: str, new_password: str) -> None:
@@ -209,6 +213,51 @@ def change_own_password(store: Store, actor: Actor, old_password: str, new_passw
     store.write(actor, "user.password_change", fn)
 
 
+def sign_in_external(store: Store, username: str, role: str, *, kind: str, display_name: str | None = None) -> User:
+    """Record the login of a user someone else vouched for (the company identity provider, or demo mode)
+    and return their account, creating it on the first login.
+
+    Such accounts are rows of ``users`` like local ones (with no usable password), so that every write
+    re-reads their current state: an admin can disable one and its next write is refused. The role comes
+    from the caller (``config/roles.toml`` for ``oidc``) and is set again at each login. Refused with
+    ``LoginFailed`` (audited as ``login.failed``) when the account is disabled, the name belongs to an
+    account of another kind (a local one), or a demo login is attempted outside demo mode.
+    """
+    if kind not in ("oidc", "demo"):
+        raise InvalidAccount(f"{kind!r} is not an external account kind (oidc or demo)")
+    _check_role(role)
+    username = (username or "").strip()[:200]
+    existing = get_user(store, username)
+    reason = ("demo mode is off" if kind == "demo" and not settings().demo_mode
+              else f"the name belongs to a {existing.kind} account" if existing and existing.kind != kind
+              else "account disabled" if existing and existing.disabled else None)
+    actor = Actor(username, role)
+    if reason is not None:
+        refusal = Change("user", username, None, {"method": kind, "reason": reason})
+        store.write(actor, "login.failed", lambda _tx: refusal, as_account=False)  # whatever the account's state
+        raise LoginFailed()
+    name = (display_name or "").strip()[:200] or username
+
+    def fn(tx: Transaction) -> Change:
+        before, now = _row(tx, username), utc_now()
+        if (before is None) != (existing is None) or (before is not None and before["disabled"]):
+            raise LoginFailed()  # created, disabled or changed in the moment since the check: log in again
+        if before is None:
+            tx.execute("INSERT INTO users (username, display_name, role, password_hash, disabled, "
+                       "must_change_password, created_at, created_by, updated_at, updated_by, kind, last_login_at) "
+                       "VALUES (?, ?, ?, ?, false, false, ?, ?, ?, ?, ?, ?)",
+                       [username, name, role, _NO_PASSWORD, now, kind, now, kind, kind, now])
+        else:
+            tx.execute("UPDATE users SET role = ?, display_name = ?, last_login_at = ?, updated_at = ?, "
+                       "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
+                       [role, name, now, now, kind, username])
+        return Change("user", username, None if before is None else _public(before),
+                      {**_public(_row(tx, username)), "method": kind})
+
+    store.write(actor, "login", fn, as_account=False)  # the account is being made or brought up to date
+    return get_user(store, username)
+
+
 # --- account management (admin) ----------------------------------------------------------------
 
 
@@ -227,9 +276,14 @@ def _check_role(role: str) -> str:
 
 
 def create_user(store: Store, actor: Actor, username: str, role: str, display_name: str | None = None) -> str:
-    """Add a local account; returns its one-time password (shown once, must be changed at first login)."""
+    """Add a local account; returns its one-time password (shown once, must be changed at first login).
+
+    The admin role is granted by two admins (``request_admin`` then ``approve_admin``): only the command
+    line's ``system`` role (which also makes the first admin) creates an admin account directly."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     username, role = _check_username(username), _check_role(role)
+    if role == ADMIN:
+        _require_system_to_grant_admin(store, actor, username)
     display_name = (display_name or "").strip()[:200] or username
     password = one_time_password()
     password_hash = hash_password(password)
@@ -249,8 +303,7 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
 
 def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[str, Any],
             expected_version: int | None, *, check=None) -> None:
-    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
-
+    """Change one account (the caller authorised ``Permission.USERS_MANAGE`` first)."""
     def fn(tx: Transaction) -> Change:
         before = _row(tx, username)
         if before is None:
@@ -278,13 +331,19 @@ def _keep_an_admin(tx: Transaction, before: dict[str, Any]) -> None:
 
 
 def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_version: int | None = None) -> None:
+    """Change an account's role. Granting admin needs two admins (``request_admin``, ``approve_admin``);
+    only the command line's ``system`` role sets it directly (audited like every change)."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     _check_role(role)
+    if role == ADMIN:
+        _require_system_to_grant_admin(store, actor, username)
     _update(store, actor, "user.set_role", username, {"role": role}, expected_version,
             check=None if role == "admin" else _keep_an_admin)
 
 
 def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
                  expected_version: int | None = None) -> None:
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     _update(store, actor, "user.disable" if disabled else "user.enable", username,
             {"disabled": bool(disabled)},
             expected_version, check=_keep_an_admin if disabled else None)
@@ -292,11 +351,110 @@ def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
 
 def reset_password(store: Store, actor: Actor, username: str, *, expected_version: int | None = None) -> str:
     """Give an account a new one-time password (returned once); it also lifts a lock."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     password = one_time_password()
     _update(store, actor, "user.reset_password", username,
             {"password_hash": hash_password(password), "must_change_password": True, "failed_attempts": 0,
              "locked_until": None}, expected_version)
     return password
+
+
+# --- granting the admin role: four eyes -------------------------------------------------------
+
+
+ADMIN = "admin"
+_GRANT_FIELDS = ("grant_id", "username", "role", "requested_by", "requested_at", "reason", "status", "decided_by",
+                 "decided_at")
+
+
+def _require_system_to_grant_admin(store: Store, actor: Actor, username: str) -> None:
+    """Refuse (audited) a direct grant of the admin role by anyone but the command line's ``system`` role:
+    one admin with a second account of their own would otherwise be two admins."""
+    if actor.role != SYSTEM_ROLE:
+        deny(store, actor, Permission.USERS_MANAGE, "user", username,
+             f"granting the admin role needs a second admin: {actor.name} can request it for {username} "
+             "(Users page, \"Request the admin role\") and another admin approves it", FourEyesViolation)
+
+
+def request_admin(store: Store, actor: Actor, username: str, reason: str | None = None) -> int:
+    """Ask for ``username`` to become an admin; another admin approves (``approve_admin``). Returns the
+    request's id. Refused when the account does not exist, is already an admin or has a pending request."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
+
+    def fn(tx: Transaction) -> Change:
+        user = _row(tx, username)
+        if user is None:
+            raise NotFound(f"user {username!r} does not exist")
+        if user["role"] == ADMIN:
+            raise InvalidAccount(f"{username} is already an admin")
+        if tx.scalar("SELECT count(*) FROM role_grants WHERE username = ? AND status = 'pending'", [username]):
+            raise InvalidAccount(f"{username} already has a pending admin request: approve or cancel that one")
+        grant_id = tx.scalar("SELECT nextval('seq_role_grant')")
+        tx.execute("INSERT INTO role_grants (grant_id, username, role, requested_by, requested_at, reason, status) "
+                   "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+                   [grant_id, username, ADMIN, actor.name, utc_now(), (reason or "").strip()[:500] or None])
+        return Change("role_grant", str(grant_id), None,
+                      {"username": username, "role": ADMIN, "from_role": user["role"], "status": "pending"},
+                      result=grant_id)
+
+    return store.write(actor, "user.admin_requested", fn)
+
+
+def _grant(store: Store, grant_id: int) -> dict[str, Any]:
+    grant = store.one(f"SELECT {', '.join(_GRANT_FIELDS)} FROM role_grants WHERE grant_id = ?", [grant_id])
+    if grant is None:
+        raise NotFound(f"admin request {grant_id} does not exist")
+    return grant
+
+
+def approve_admin(store: Store, actor: Actor, grant_id: int) -> None:
+    """A second admin approves a pending admin request: the account becomes an admin. The requester and
+    the account itself cannot approve it (``FourEyesViolation``, audited)."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="role_grant", entity_id=grant_id)
+    grant = _grant(store, grant_id)
+    require_other_person(store, actor, grant["requested_by"], Permission.USERS_MANAGE, entity_type="role_grant",
+                         entity_id=grant_id, what=f"the admin request for {grant['username']}")
+    if actor.name == grant["username"]:
+        deny(store, actor, Permission.USERS_MANAGE, "role_grant", grant_id,
+             f"{actor.name} cannot approve an admin role for their own account: another admin must",
+             FourEyesViolation)
+
+    def fn(tx: Transaction) -> Change:
+        if tx.scalar("SELECT status FROM role_grants WHERE grant_id = ?", [grant_id]) != "pending":
+            raise StaleEdit(f"admin request {grant_id} is no longer pending, reload")
+        before = _row(tx, grant["username"])
+        if before is None:
+            raise NotFound(f"user {grant['username']!r} does not exist")
+        now = utc_now()
+        tx.execute("UPDATE role_grants SET status = 'approved', decided_by = ?, decided_at = ? WHERE grant_id = ?",
+                   [actor.name, now, grant_id])
+        tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
+                   "WHERE username = ?", [ADMIN, now, actor.name, grant["username"]])
+        return Change("user", grant["username"], _public(before),
+                      {**_public(_row(tx, grant["username"])), "grant_id": grant_id,
+                       "requested_by": grant["requested_by"]})
+
+    store.write(actor, "user.admin_granted", fn)
+
+
+def cancel_admin_request(store: Store, actor: Actor, grant_id: int) -> None:
+    """Withdraw (the requester) or turn down (another admin) a pending admin request."""
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="role_grant", entity_id=grant_id)
+
+    def fn(tx: Transaction) -> Change:
+        if tx.scalar("SELECT status FROM role_grants WHERE grant_id = ?", [grant_id]) != "pending":
+            raise StaleEdit(f"admin request {grant_id} is not pending (any more), reload")
+        tx.execute("UPDATE role_grants SET status = 'cancelled', decided_by = ?, decided_at = ? WHERE grant_id = ?",
+                   [actor.name, utc_now(), grant_id])
+        return Change("role_grant", str(grant_id), {"status": "pending"}, {"status": "cancelled"})
+
+    store.write(actor, "user.admin_request_cancelled", fn)
+
+
+def admin_requests(store: Store, *, pending_only: bool = True) -> list[dict[str, Any]]:
+    """Admin requests, newest first (only the pending ones unless ``pending_only`` is False)."""
+    where = "WHERE status = 'pending'" if pending_only else ""
+    return store.dicts(f"SELECT {', '.join(_GRANT_FIELDS)} FROM role_grants {where} ORDER BY grant_id DESC")
 
 
 def bootstrap_admin(store: Store, actor: Actor, username: str = "admin") -> str | None:
@@ -305,6 +463,7 @@ def bootstrap_admin(store: Store, actor: Actor, username: str = "admin") -> str 
     Returns None (and writes nothing) when any account exists. There is no built-in password: the
     password is random, printed once by the caller, and must be changed at the first login.
     """
+    authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     if count_users(store):
         return None
     return create_user(store, actor, username, "admin", "Administrator")

@@ -73,7 +73,7 @@ def record_unknown_name(store: Store, name: str, at: datetime) -> None:
         with store.cursor() as cursor:
             counted = cursor.execute(_COUNT, {"at": at, "cap": MAX_DIGESTS, "digest": digest, "start": start})
         if not counted:
-            store.write(ACTOR, ACTION, lambda tx: _open_window(tx, start, at, digest))
+            store.write(ACTOR, ACTION, lambda tx: _open_window(tx, start, at, digest), as_account=False)
 
 
 def _open_window(tx: Transaction, start: datetime, at: datetime, digest: str) -> Change:

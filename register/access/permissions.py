@@ -1,6 +1,7 @@
 """Roles and permissions, enforced in the register's service functions (not only by hiding buttons).
 
-Roles (cumulative): viewer reads; annotator labels claims and submits feedback; reviewer records
+Roles (cumulative): viewer reads and reports problems with answers (anyone signed in may: feedback is
+validated before it counts); annotator labels claims; reviewer records
 review decisions, validates feedback and signs checklists; admin edits profiles, rules and users.
 ``system`` is the role of command-line and start-up jobs run by whoever operates the machine.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from register.db.store import Change
+from register.db.store import Change, account_problem
 from register.errors import FourEyesViolation, PermissionDenied
 
 ROLES = ("viewer", "annotator", "reviewer", "admin")
@@ -36,13 +37,18 @@ class Permission(StrEnum):
     RESCORE = "scores.rescore"
     USERS_MANAGE = "users.manage"
     AUDIT_READ = "audit.read"              # the audit trail page and its export
+    AUDIT_KEYS = "audit.keys"              # rotate the audit trail's signing key, declare a key lost
+    # labelling (register.labels): batches, the rubric, adjudication of disagreements
+    LABEL_ASSIGN = "label.assign"          # draw a labelling batch and assign its annotators
+    ADJUDICATE = "label.adjudicate"        # resolve the annotators' disagreements
+    RUBRIC_EDIT = "rubric.edit"            # publish a new labelling rubric version
 
 
 _MINIMUM_ROLE = {
     Permission.READ: "viewer",
     Permission.IMPORT: "annotator",
     Permission.LABEL: "annotator",
-    Permission.FEEDBACK_SUBMIT: "annotator",
+    Permission.FEEDBACK_SUBMIT: "viewer",     # anyone signed in reports; validation is a reviewer's
     Permission.FEEDBACK_VALIDATE: "reviewer",
     Permission.REVIEW_DECIDE: "reviewer",
     Permission.REGISTER_EDIT: "reviewer",
@@ -54,6 +60,11 @@ _MINIMUM_ROLE = {
     Permission.RESCORE: "admin",
     Permission.USERS_MANAGE: "admin",
     Permission.AUDIT_READ: "reviewer",
+    Permission.AUDIT_KEYS: "admin",
+    # labelling (register.labels)
+    Permission.LABEL_ASSIGN: "reviewer",
+    Permission.ADJUDICATE: "reviewer",
+    Permission.RUBRIC_EDIT: "admin",
 }
 
 
@@ -71,12 +82,18 @@ def deny(store, actor, permission: Permission, entity_type: str, entity_id, reas
     """Record the refused attempt (audit event ``denied`` with the reason), then raise ``error_type``."""
     store.write(actor, "denied", lambda tx: Change(
         entity_type, None if entity_id is None else str(entity_id), None,
-        {"permission": permission.value, "reason": reason}))
+        {"permission": permission.value, "reason": reason}), as_account=False)
     raise error_type(reason)
 
 
 def authorize(store, actor, permission: Permission, *, entity_type: str, entity_id=None) -> None:
-    """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this."""
+    """Raise ``PermissionDenied`` (after auditing the attempt) unless ``actor`` may do this now.
+
+    The account is re-read (``register.db.store.account_problem``): a disabled account, a role changed
+    since the Actor was made or an unknown name is refused whatever the Actor says. ``Store.write``
+    re-reads it once more inside the write's own transaction."""
+    if (problem := account_problem(store, actor)) is not None:
+        deny(store, actor, permission, entity_type, entity_id, problem, PermissionDenied)
     if not allowed(actor.role, permission):
         deny(store, actor, permission, entity_type, entity_id,
              f"{actor.name} ({actor.role}) may not {permission.value}: ask an admin for a role that may",

@@ -29,9 +29,14 @@ from hri_core import DIMENSIONS
 from hri_core.calibration import score_bins
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
+from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
+from register.scoring.authority import claim_checks, claim_checks_select, response_authority_select, review_keys_select
+from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.profiles import active_profile
 
 __all__ = [
+    "AUTHORITY_FILTERS",
     "EXPORT_COLUMNS",
     "GROUP_COLUMNS",
     "NO_CLAIMS_STATE",
@@ -39,6 +44,7 @@ __all__ = [
     "QUEUE_ACTIONS",
     "SORT_COLUMNS",
     "Filters",
+    "authority_overview",
     "band_mix_by_week",
     "dimension_contributions",
     "export_rows",
@@ -64,8 +70,9 @@ NO_CLAIMS_STATE = "No claims"
 # profile's business.
 QUEUE_ACTIONS = ("review", "block")
 
-PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action", "hri_add",
-                "hri", "floors_fired", "decisive_claim_id", "no_claims", "claim_count", "profile_version", "as_of")
+PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
+                "mitigation_action", "mitigation_reason", "hri_add", "hri", "floors_fired", "decisive_claim_id",
+                "no_claims", "claim_count", "profile_version", "as_of", "authority")
 EXPORT_COLUMNS = PAGE_COLUMNS + ("question", "answer")
 
 # sort key -> SQL expression over the scored set (allow-list: nothing else reaches ORDER BY).
@@ -75,6 +82,7 @@ SORT_COLUMNS = {
     "created_at": "created_at", "response_id": "response_id", "revision": "revision", "use_case": "use_case",
     "model": "model", "floors_fired": "floors_fired", "claim_count": "claim_count", "no_claims": "no_claims",
     "decisive_claim_id": "decisive_claim_id", "profile_version": "profile_version", "as_of": "as_of",
+    "mitigation_action": "mitigation_action",
 }
 GROUP_COLUMNS = {"use_case": "use_case", "model": "model"}  # high_share_by's allow-list
 
@@ -144,7 +152,9 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
     run_id, profile_version, as_of, s_f..s_h, hri_add, hri, score, band, action, no_claims,
-    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (+ question, answer with
+    floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, action_floor_rule_id (the floor whose
+    minimum action raised the band's action), mitigation_action, mitigation_reason (CLAIM's Mitigation
+    step: answer / revise / ask / abstain / escalate and its one sentence) (+ question, answer with
     ``text_columns``). ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
     claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
@@ -179,7 +189,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     SELECT r.response_id, r.revision, r.response_key, r.use_case, r.model, r.created_at, r.imported_at,
            r.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
-           s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure{text}
+           s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
+           s.mitigation_action, s.mitigation_reason{text}
     FROM {responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision
     WHERE {' AND '.join(cond)}"""
 
@@ -218,16 +229,19 @@ def _searched(store: Store, f: Filters, p: Params, keys: str, *, text_columns: b
             f"fr AS NOT MATERIALIZED ({filtered_scores(store, f, p, responses='rm', text_columns=text_columns)})")
 
 
-def flag_queued(p: Params, source: str = "fr") -> str:
+def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:
     """The rows of ``source`` (a ``scored_set``) with a boolean ``queued``: the review queue's one
     definition, shared by ``kpis``, ``queue_stats`` and ``register.console.review.review_queue`` so that their
-    numbers always agree. Queued: the action asks for a person (``QUEUE_ACTIONS``) or the response has
-    no claims, and nobody has decided on that revision yet.
+    numbers always agree. Queued: the action asks for a person (``QUEUE_ACTIONS``), the response has
+    no claims, or (``authority_keys``, a SELECT of response keys: ``register.scoring.authority.
+    review_keys_select``) a SUPPORTED claim of it has a proposed label from the Authority checks -- and
+    nobody has decided on that revision yet.
 
     A LEFT JOIN on the (small) decisions table rather than a correlated NOT EXISTS: DuckDB turns the
     latter into a mark join over every row, about 3x slower at 1M responses.
     """
-    return (f"SELECT {source}.*, ({source}.action IN {p.in_list(QUEUE_ACTIONS)} OR {source}.no_claims) "
+    authority = f" OR {source}.response_key IN ({authority_keys})" if authority_keys else ""
+    return (f"SELECT {source}.*, ({source}.action IN {p.in_list(QUEUE_ACTIONS)} OR {source}.no_claims{authority}) "
             f"AND d.decision_id IS NULL AS queued FROM {source} LEFT JOIN review_decisions d "
             f"ON d.response_id = {source}.response_id AND d.revision = {source}.revision")
 
@@ -244,8 +258,9 @@ def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None 
     """
     p = Params()
     oldest = age_days_expr(p, now or utc_now(), "min(coalesce(created_at, imported_at))")
+    keys = review_keys_select(store, p)
     row = store.one(
-        f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p)}) "
+        f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p, authority_keys=keys)}) "
         f"SELECT count(*) AS size, {oldest} AS oldest FROM q WHERE queued", p.values)
     return {"size": int(row["size"]), "oldest_age_days": None if row["oldest"] is None else float(row["oldest"])}
 
@@ -295,7 +310,7 @@ def filter_options(store: Store) -> dict:
 # materialised ``fr`` (one join instead of six).
 
 
-def _kpis_part(p: Params, now: datetime) -> str:
+def _kpis_part(p: Params, now: datetime, authority_keys: str) -> str:
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,
@@ -304,7 +319,7 @@ def _kpis_part(p: Params, now: datetime) -> str:
                count(*) FILTER (WHERE decisive_claim_id IS NOT NULL) AS floors_fired,
                count(*) FILTER (WHERE no_claims) AS no_claims, histogram(band) AS band_histogram,
                count(*) FILTER (WHERE queued) AS queue_size, {oldest} AS queue_oldest_age_days
-        FROM ({flag_queued(p)}) q"""
+        FROM ({flag_queued(p, authority_keys=authority_keys)}) q"""
 
 
 def _kpis_dict(row: dict, band_names: tuple[str, ...]) -> dict:
@@ -409,7 +424,8 @@ def kpis(store: Store, f: Filters, *, now: datetime | None = None) -> dict:
     queue_oldest_age_days (the same numbers as ``queue_stats(store, f)``).
     """
     p = Params()
-    return _kpis_dict(_row(store, f, p, _kpis_part(p, now or utc_now())), _band_names(store, None))
+    part = _kpis_part(p, now or utc_now(), review_keys_select(store, p))
+    return _kpis_dict(_row(store, f, p, part), _band_names(store, None))
 
 
 def band_mix_by_week(store: Store, f: Filters) -> pd.DataFrame:
@@ -468,7 +484,8 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     lists = {"band_mix_by_week": _week_part(p, band_names), "score_histogram": _histogram_part(p, _bins(store, bins)),
              "high_share_by_use_case": _share_part(p, "use_case", share_bands),
              "high_share_by_model": _share_part(p, "model", share_bands)}
-    rows = {"kpis": _kpis_part(p, now or utc_now()), "dimension_contributions": _dimensions_part(p, by_letter)}
+    rows = {"kpis": _kpis_part(p, now or utc_now(), review_keys_select(store, p)),
+            "dimension_contributions": _dimensions_part(p, by_letter)}
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
     result = store.one(f"WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
@@ -500,33 +517,72 @@ def _check_window(limit: int, offset: int) -> None:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
 
 
+def _authority_view(p: Params, store: Store, authority: str | None) -> str:
+    """WITH-clause items after ``fr``: ``fa``, the rows of ``fr`` kept by the Authority filter -- None (all),
+    "any finding", "proposed label" or one of ``authority.PROBLEMS`` -- with the responses' ``authority`` line
+    when the filter needed it (NULL otherwise: ``_paged_authority`` adds it to the page's rows only)."""
+    if authority is None:
+        return "fa AS (SELECT fr.*, NULL::VARCHAR AS authority FROM fr)"
+    if authority == "any finding":
+        cond = "au.response_key IS NOT NULL"
+    elif authority == "proposed label":
+        cond = "coalesce(au.proposals, 0) > 0"
+    elif authority in AUTHORITY_PROBLEMS:
+        cond = f"list_contains(au.problems, {p(authority)})"
+    else:
+        raise ValueError(f"authority filter {authority!r} is not one of: {', '.join(AUTHORITY_FILTERS)}")
+    return (f"au AS ({response_authority_select(store, p)}), "
+            f"fa AS (SELECT fr.*, au.authority FROM fr LEFT JOIN au ON au.response_key = fr.response_key "
+            f"WHERE {cond})")
+
+
+def _paged_authority(store: Store, p: Params, page: str, columns: tuple[str, ...], order: str) -> str:
+    """WITH item ``pa`` (the Authority lines of the responses in ``page``, a CTE with response_key and
+    authority) and the final SELECT of ``columns`` from ``page``: the checks run for the page's rows only
+    (the whole set's checks cost ~10x the page query)."""
+    picked = ", ".join("coalesce(pg.authority, pa.authority) AS authority" if c == "authority" else f"pg.{c}"
+                       for c in columns)
+    keys = f"SELECT response_key FROM {page}"
+    return (f"pa AS ({response_authority_select(store, p, keys=keys)}) "
+            f"SELECT {picked} FROM {page} pg LEFT JOIN pa ON pa.response_key = pg.response_key ORDER BY {order}")
+
+
 def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_by: str = "score",
-                   descending: bool = True, limit: int = 50, offset: int = 0) -> tuple[pd.DataFrame, int]:
+                   descending: bool = True, limit: int = 50, offset: int = 0,
+                   authority: str | None = None) -> tuple[pd.DataFrame, int]:
     """One page of the filtered responses (``PAGE_COLUMNS``) and the size of the whole filtered set.
 
     ``search`` is a case-insensitive literal substring of the question, the answer or any claim's
-    text (``search_keys``). ``sort_by`` must be one of ``SORT_COLUMNS``.
+    text (``search_keys``). ``sort_by`` must be one of ``SORT_COLUMNS``. ``authority`` keeps the
+    responses with an Authority finding (``AUTHORITY_FILTERS``: any, a proposed label, or one problem);
+    the ``authority`` column is the Authority line of each response on the page (NULL: no finding).
     """
     order = _order_by(sort_by, descending)
     _check_window(limit, offset)
     p = Params()
     keys = search_keys(search, p)
-    columns = ", ".join(PAGE_COLUMNS)
+    columns = ", ".join((*PAGE_COLUMNS, "response_key"))
     if keys is None:
         # two statements: a top-N over the join and a bare count are cheaper than one statement
         # that shares the join between them (measured at 1M responses)
-        frame = store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}) SELECT {columns} FROM fr "
-                            f"ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}", p.values)
+        frame = store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}), {_authority_view(p, store, authority)}, "
+                            f"page AS (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}), "
+                            f"{_paged_authority(store, p, 'page', PAGE_COLUMNS, order)}", p.values)
         p2 = Params()
-        total = store.scalar(f"SELECT count(*) FROM ({filtered_scores(store, f, p2)})", p2.values)
+        if authority is None:
+            total = store.scalar(f"SELECT count(*) FROM ({filtered_scores(store, f, p2)})", p2.values)
+        else:
+            total = store.scalar(f"WITH fr AS ({filtered_scores(store, f, p2)}), "
+                                 f"{_authority_view(p2, store, authority)} SELECT count(*) FROM fa", p2.values)
         return frame, int(total)
     # searching: the text scan is the cost, so it runs once (materialised matches) for page and total;
     # the LEFT JOIN keeps the total when the page is past the end
     frame = store.frame(f"""
-        WITH {_searched(store, f, p, keys)},
-        total AS (SELECT count(*) AS _total FROM fr),
-        page AS (SELECT {columns} FROM fr ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)})
-        SELECT page.*, total._total FROM total LEFT JOIN page ON true
+        WITH {_searched(store, f, p, keys)}, {_authority_view(p, store, authority)},
+        total AS (SELECT count(*) AS _total FROM fa),
+        page AS (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
+        rows AS (WITH {_paged_authority(store, p, 'page', PAGE_COLUMNS, order)})
+        SELECT rows.*, total._total FROM total LEFT JOIN rows ON true
         ORDER BY {order}""", p.values)
     total = int(frame["_total"].iloc[0])
     frame = frame[frame["response_id"].notna()].drop(columns="_total").reset_index(drop=True)
@@ -534,7 +590,7 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
 
 
 def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by: str = "score",
-                descending: bool = True, limit: int = 100_000) -> pd.DataFrame:
+                descending: bool = True, limit: int = 100_000, authority: str | None = None) -> pd.DataFrame:
     """The filtered view for CSV/Excel export: ``EXPORT_COLUMNS`` (the page's plus question, answer)."""
     order = _order_by(sort_by, descending)
     _check_window(limit, 0)
@@ -542,18 +598,67 @@ def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by:
     keys = search_keys(search, p)
     scored = (_searched(store, f, p, keys, text_columns=True) if keys
               else f"fr AS ({filtered_scores(store, f, p, text_columns=True)})")
+    columns = ", ".join((*EXPORT_COLUMNS, "response_key"))
     return store.frame(
-        f"WITH {scored} "
-        f"SELECT {', '.join(EXPORT_COLUMNS)} FROM fr ORDER BY {order} LIMIT {p(limit)}", p.values)
+        f"WITH {scored}, {_authority_view(p, store, authority)}, "
+        f"rows AS (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)}), "
+        f"{_paged_authority(store, p, 'rows', EXPORT_COLUMNS, order)}", p.values)
+
+
+def authority_overview(store: Store, f: Filters) -> dict:
+    """Supported claims resting on stale or unauthoritative sources, in the filtered set.
+
+    Keys: ``supported_sourced`` (SUPPORTED claims with a ``source_id``), ``flagged`` (those resting on a
+    forbidden, stale or insufficiently authoritative source, with a proposed label: the review queue takes
+    them), ``responses`` (answers with such a claim) and ``by_problem`` (DataFrame problem, claims: SUPPORTED
+    claims per ``authority.PROBLEMS``, every problem listed, 0 when none).
+    """
+    p = Params()
+    rules, roles = authority_rules(store), requester_roles(store)
+    checks = claim_checks_select(p, rules, roles, utc_now(), supported_only=True)
+    row = store.one(f"""
+        WITH fr AS ({filtered_scores(store, f, p)}),
+        ch AS (SELECT ch.* FROM ({checks}) ch JOIN fr ON fr.response_key = ch.response_key WHERE ch.supported)
+        SELECT count(*) AS supported_sourced, count(*) FILTER (WHERE to_review) AS flagged,
+               count(DISTINCT response_key) FILTER (WHERE to_review) AS responses,
+               (SELECT histogram(x) FROM (SELECT unnest(problems) AS x FROM ch)) AS by_problem
+        FROM ch""", p.values)
+    counts = row["by_problem"] or {}
+    return {"supported_sourced": int(row["supported_sourced"]), "flagged": int(row["flagged"]),
+            "responses": int(row["responses"]),
+            "by_problem": pd.DataFrame({"problem": list(AUTHORITY_PROBLEMS),
+                                        "claims": [int(counts.get(x, 0)) for x in AUTHORITY_PROBLEMS]})}
 
 
 # --- one response -----------------------------------------------------------------------------------
 
 _RESPONSE_FIELDS = ("response_id", "revision", "response_key", "is_current", "content_hash", "batch_id",
-                    "imported_at", "use_case", "model", "created_at", "question", "answer", "stakes", "claim_count")
+                    "imported_at", "use_case", "model", "created_at", "question", "answer", "stakes", "claim_count",
+                    "query_ambiguous", "gt_answer")
 _SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of", "is_current", *_DIM_COLUMNS,
                  "hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
-                 "decisive_claim_id", "decisive_rule_id")
+                 "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
+                 "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
+                 "mitigation_policy_version")
+
+
+_AUTHORITY_FIELDS = ("authority", "allowed", "allowed_reason", "current", "current_reason", "authoritative",
+                     "authoritative_reason", "proposals")
+
+
+def _with_authority(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
+    """The claims with their Authority checks by claim position ("no source" for a claim without one)."""
+    checks = checks.set_index("claim_idx")
+    out = claims.copy()
+    for field in _AUTHORITY_FIELDS:
+        values = [checks.at[i, field] if i in checks.index else None for i in out["claim_idx"]]
+        out[field] = pd.Series(values, index=out.index, dtype=object)
+    for check in ("allowed", "current", "authoritative"):  # True / False / None (undecided), as Python values
+        out[check] = pd.Series([None if v is None or pd.isna(v) else bool(v) for v in out[check]], index=out.index,
+                               dtype=object)
+    out["proposals"] = pd.Series([_as_list(v) or [] for v in out["proposals"]], index=out.index, dtype=object)
+    out["authority"] = out["authority"].where(out["authority"].notna(), "no source")
+    return out
 
 
 def response_detail(store: Store, response_id: str, revision: int | None = None) -> dict | None:
@@ -561,8 +666,10 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
 
     None when the response (or that revision) is unknown. Keys: ``response`` (dict), ``score`` (dict of
     the revision's current score, or its latest when it is no longer current; None when unscored),
-    ``claims``, ``floors`` (the floors that fired in that score's run), ``history`` (every score of
-    the response, every revision and run, oldest run first), ``revisions`` (list of ints),
+    ``claims`` (with each sourced claim's Authority checks: ``authority``, ``allowed``, ``current``,
+    ``authoritative``, their ``*_reason``, ``proposals``; "no source" without one), ``floors`` (the floors
+    that fired in that score's run), ``history`` (every score of the response, every revision and run,
+    oldest run first), ``revisions`` (list of ints),
     ``decisions`` (review decisions, oldest first).
     """
     if revision is None:
@@ -578,16 +685,18 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         "ORDER BY is_current DESC, run_id DESC LIMIT 1", [response_id, rev])
     claims = store.frame(
         "SELECT claim_idx, claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, "
-        "feedback_count, feedback_resolved FROM claims WHERE response_key = ? ORDER BY claim_idx", [key])
+        "feedback_count, feedback_resolved, category, is_core, contradicted_by FROM claims WHERE response_key = ? "
+        "ORDER BY claim_idx", [key])
     claims["labels"] = pd.Series([_as_list(v) for v in claims["labels"]], index=claims.index, dtype=object)
     claims["dimensions"] = pd.Series([_as_list(v) for v in claims["dimensions"]], index=claims.index, dtype=object)
+    claims = _with_authority(claims, claim_checks(store, response_key=key))
     floors = store.frame(
         "SELECT claim_id, rule_id, label, criticality, value FROM score_floors "
         "WHERE run_id = ? AND response_id = ? AND revision = ? ORDER BY claim_idx, rule_id",
         [None if score is None else score["run_id"], response_id, rev])
     history = store.frame(
         "SELECT run_id, revision, profile_version, as_of, score, CASE WHEN no_claims THEN ? ELSE band END AS band, "
-        "action, hri_add, is_current FROM scores WHERE response_id = ? ORDER BY run_id, revision",
+        "action, mitigation_action, hri_add, is_current FROM scores WHERE response_id = ? ORDER BY run_id, revision",
         [NO_CLAIMS_STATE, response_id])
     revisions = [r for (r,) in store.query(
         "SELECT revision FROM responses WHERE response_id = ? ORDER BY revision", [response_id])]

@@ -2,11 +2,12 @@
 
 Called by the review-queue and response-detail pages (through ``ui`` helpers) and by scripts. A
 response is queued when its selected score's action asks for a person (``queries.QUEUE_ACTIONS``:
-review or block) or it has no claims, and nobody has decided on that revision yet. A decision binds
+review or block), it has no claims, or the Authority checks propose a label for one of its SUPPORTED
+claims (``register.scoring.authority``), and nobody has decided on that revision yet. A decision binds
 to one revision, copies the score it was made on, and is written through ``Store.write`` with an
-audit event ``review.decide``; the ``known_outcomes`` view (migration 002) turns decisions into
-good/bad outcomes for calibration. The audit event is filed under the response (entity ``response``,
-its response id) so the audit trail is searched by the id people know. A new revision of a decided
+audit event ``review.decide``; the ``known_outcomes`` view (migrations 002, 014) turns decisions into
+good/bad outcomes for calibration (an escalation is none). The audit event is filed under the response
+(entity ``response``, its response id) so the audit trail is searched by the id people know. A new revision of a decided
 response is a new answer: it is queued again when its action asks for review.
 """
 
@@ -30,14 +31,18 @@ from register.console.queries import queue_stats as _queue_stats
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
+from register.scoring.authority import response_authority_select, review_keys_select
 
 __all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
            "record_decision", "review_queue"]
 
-DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate")
-# what each decision says about the answer, for calibration (the view known_outcomes says the same)
+# ask and abstain are CLAIM's Mitigation actions (seed 004): clarify the query with the requester, or say that
+# no answer can rest on the evidence (migration 009)
+DECISIONS = ("release", "release_with_caution", "block", "send_back", "escalate", "ask", "abstain")
+# what each decision says about the answer, for calibration (the view known_outcomes says the same): an
+# escalation hands the answer to someone else without judging it, so it says nothing (None)
 OUTCOMES = {"release": "good", "release_with_caution": "good", "block": "bad", "send_back": "bad",
-            "escalate": "bad"}
+            "escalate": None, "ask": "bad", "abstain": "bad"}
 
 QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
                  "no_claims", "age_days", "why")
@@ -57,19 +62,25 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
 
     Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
     age_days (from creation, else import, to now), why ("scoring failed: <reason>", "no claims" or
-    "action <action>").
+    "action <action>", and/or "authority: c1: stale source, proposed OUTDATED" when a SUPPORTED claim
+    rests on a source that fails an Authority check).
     """
     _check_window(limit, offset)
     now = now or utc_now()
     p = Params()
     moment = "coalesce(created_at, imported_at)"
+    keys = review_keys_select(store, p)
     frame = store.frame(f"""
-        WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p)})
-        SELECT response_id, revision, use_case, model, created_at, score, band, action, no_claims,
+        WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p, authority_keys=keys)}),
+        au AS ({response_authority_select(store, p, keys='SELECT response_key FROM q WHERE queued')})
+        SELECT q.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
-               CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
-                    WHEN no_claims THEN 'no claims' ELSE 'action ' || action END AS why
-        FROM q WHERE queued
+               concat_ws('; ',
+                   CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
+                        WHEN no_claims THEN 'no claims'
+                        WHEN action IN {p.in_list(QUEUE_ACTIONS)} THEN 'action ' || action END,
+                   CASE WHEN au.to_review > 0 THEN 'authority: ' || au.authority END) AS why
+        FROM q LEFT JOIN au ON au.response_key = q.response_key WHERE queued
         ORDER BY {moment}, imported_at, response_id
         LIMIT {p(limit)} OFFSET {p(offset)}""", p.values)
     return frame, _queue_stats(store, f, now=now)["size"]

@@ -32,10 +32,19 @@ from typing import Any, NoReturn
 import duckdb
 
 from register.db import audit
-from register.errors import DatabaseError, DatabaseInUse, MigrationError, RegisterError, WriteConflict
+from register.db.keyring import Keyring
+from register.errors import (
+    DatabaseError,
+    DatabaseInUse,
+    MigrationError,
+    PermissionDenied,
+    RegisterError,
+    WriteConflict,
+)
 from register.settings import settings
 
-__all__ = ["SYSTEM", "Actor", "Change", "Cursor", "Store", "Transaction", "database_path_from_env", "utc_now"]
+__all__ = ["SYSTEM", "Actor", "Change", "Cursor", "Store", "Transaction", "account_problem", "database_path_from_env",
+           "utc_now"]
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
@@ -47,13 +56,42 @@ Bindings = Sequence[Any] | dict[str, Any]  # ? placeholders, or $name ones
 
 @dataclass(frozen=True)
 class Actor:
-    """Who acts: name and role are copied into every audit event as text."""
+    """Who acts: name and role are copied into every audit event as text.
+
+    An Actor is a claim made when the user logged in; the register does not trust it: every write re-reads
+    the account it names (``account_problem``), in the write's own transaction.
+    """
 
     name: str
     role: str
 
 
 SYSTEM = Actor("system", "system")
+
+
+def account_problem(reader, actor: Actor) -> str | None:
+    """Why ``actor`` may not act now, or None when it may (``reader``: a store, or a write's transaction).
+
+    Every actor but the command line's ``system`` role (whoever runs commands against the database file
+    already controls it) is an account of the ``users`` table: local, company identity provider (``oidc``)
+    or demo. The account must exist, be enabled, hold the role the Actor claims (an Actor made before a
+    role change, down or up, is stale) and, for a demo account, demo mode must be on.
+    """
+    if actor.role == SYSTEM.role:
+        return None
+    # fetch every row (at most one: username is the key): a half-read result would block the write's next
+    # statements on the same cursor (DuckDB refuses e.g. registering a relation while one is pending)
+    rows = reader.query("SELECT role, disabled, kind FROM users WHERE username = ?", [actor.name])
+    if not rows:
+        return f"{actor.name} has no account in this register"
+    role, disabled, kind = rows[0]
+    if disabled:
+        return f"the account {actor.name} is disabled"
+    if kind == "demo" and not settings().demo_mode:
+        return f"{actor.name} is a demo account and demo mode is off"
+    if role != actor.role:
+        return f"the role of {actor.name} is now {role}, not {actor.role}: reload the page (or log in again)"
+    return None
 
 
 @dataclass
@@ -216,11 +254,23 @@ def _bind(params: Bindings) -> list[Any] | dict[str, Any]:
 # --- the store --------------------------------------------------------------------------------------
 
 
-class Store:
-    """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised."""
+def keyring_path(database: Path, configured: str | Path | None = None) -> Path:
+    """Where a database's audit keyring lives: ``configured``, else ``HRI_AUDIT_KEYRING``, else beside the
+    database file as ``<file>.audit-key``."""
+    chosen = configured or settings().audit_keyring
+    return Path(chosen) if chosen else database.with_name(database.name + ".audit-key")
 
-    def __init__(self, path: str | Path):
+
+class Store:
+    """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
+
+    ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
+    as ``keyring_path`` says; created on the first write.
+    """
+
+    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None):
         self.path = Path(path)
+        self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = duckdb.connect(str(self.path))
@@ -281,8 +331,15 @@ class Store:
 
     # --- writes -----------------------------------------------------------------------------
 
-    def write(self, actor: Actor, action: str, fn: Callable[[Transaction], Change]) -> Any:
+    def write(self, actor: Actor, action: str, fn: Callable[[Transaction], Change], *,
+              as_account: bool = True) -> Any:
         """Run ``fn(transaction)`` in one transaction and append its audit event(s) in the same one.
+
+        First, in that transaction, the actor's account is re-read (``account_problem``): a disabled
+        account, a changed role or an unknown name is refused with ``PermissionDenied`` and audited as
+        ``denied``, and ``fn`` does not run. ``as_account=False`` is for the events that record what
+        happened *to* an account rather than an action *by* it (a failed login, a session's end, a
+        refusal): they are written whatever the account's state.
 
         Retried once on a transaction conflict (``WriteConflict``, raised when the retry conflicts
         too). Any other error rolls everything back and propagates. Returns ``Change.result``.
@@ -294,17 +351,24 @@ class Store:
                 try:
                     tx.execute("SET TimeZone = 'UTC'")
                     tx.execute("BEGIN TRANSACTION")
+                    if as_account and (problem := account_problem(tx, actor)) is not None:
+                        raise _Refused(problem)
                     change = fn(tx)
                     audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
-                                       change.before, change.after)
+                                       change.before, change.after, keyring=self.keyring)
                     for extra in change.extra_events:
-                        audit.append_event(tx, actor, *extra)
+                        audit.append_event(tx, actor, *extra, keyring=self.keyring)
                     tx.execute("COMMIT")
                     return change.result
                 except WriteConflict:
                     _rollback(raw)
                     if attempt == 2:
                         raise
+                except _Refused as refused:
+                    _rollback(raw)
+                    refusal = Change("user", actor.name, None, {"attempted": action, "reason": refused.reason})
+                    self.write(actor, "denied", lambda _tx, c=refusal: c, as_account=False)
+                    raise PermissionDenied(f"{refused.reason}; nothing was saved") from None
                 except BaseException:
                     _rollback(raw)
                     raise
@@ -354,6 +418,14 @@ class Store:
                 raise _translated(error) from error
             finally:
                 cur.close()
+
+
+class _Refused(Exception):
+    """Internal: the actor's account may not act (``account_problem``); becomes ``PermissionDenied``."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _rollback(raw: duckdb.DuckDBPyConnection) -> None:

@@ -7,10 +7,12 @@ registry in ``register.governance.checks``.
 ``record_run`` stores a run's results with a hash of exactly what was checked: the canonical content
 of every row of both registers (deleted rows included), the evidence rules in force and the results.
 ``sign`` records a reviewer's pass / fail / waived-with-reason per item and binds the sign-off to
-that hash. Staleness is computed on read by re-hashing the current rows and rules with the run's
-stored results: any later change to a checked record (or a new rule version) makes the run and its
-sign-offs stale. The signer must not be the last editor of any checked record (four eyes), and each
-reviewer signs a run once: a second sign-off must come from another person.
+that hash and to the head of the audit trail at signing time (an anchor: ``signoff_anchor``, checked
+by ``python -m register audit verify --anchor signoff:ID``). Staleness is computed on read by
+re-hashing the current rows and rules with the run's stored results: any later change to a checked
+record (or a new rule version) makes the run and its sign-offs stale. The signer must not be the last
+editor of any checked record (four eyes), and each reviewer signs a run once: a second sign-off must
+come from another person.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from typing import Any
 import pandas as pd
 
 from register.access.permissions import Permission, authorize, deny, require_other_person
+from register.db import audit
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import FourEyesViolation, NotFound, Problem, StaleEdit, ValidationFailed
+from register.errors import FourEyesViolation, InvalidAnchor, NotFound, Problem, StaleEdit, ValidationFailed
 from register.governance.checks import CHECKS, run_checks
 from register.governance.evidence import current_rule_version, list_rules
 from register.governance.registers import canonical_rows
 
-__all__ = ["DECISIONS", "gate_summary", "history", "record_run", "run_detail", "sign"]
+__all__ = ["DECISIONS", "gate_summary", "history", "record_run", "run_detail", "sign", "signoff_anchor"]
 
 DECISIONS = ("pass", "fail", "waived")
 
@@ -85,9 +88,24 @@ def _runs(store: Store, run_id: int | None = None) -> list[dict]:
 def _signoffs(store: Store, run_id: int | None = None) -> list[dict]:
     where = "WHERE run_id = ?" if run_id is not None else ""
     signoffs = store.dicts("SELECT signoff_id, run_id, signed_by, signed_role, signed_at, outcome, decisions, "
-                           f"content_hash FROM checklist_signoffs {where} ORDER BY signoff_id",
+                           "content_hash, audit_seq, audit_hash, audit_events "
+                           f"FROM checklist_signoffs {where} ORDER BY signoff_id",
                            [run_id] if run_id is not None else [])
     return [{**s, "decisions": json.loads(s["decisions"])} for s in signoffs]
+
+
+def signoff_anchor(store: Store, signoff_id: int) -> audit.Anchor:
+    """The head of the audit trail that sign-off ``signoff_id`` recorded when it was signed, as an anchor
+    (``python -m register audit verify --anchor signoff:ID``)."""
+    row = store.one("SELECT audit_seq, audit_hash, audit_events, signed_at FROM checklist_signoffs "
+                    "WHERE signoff_id = ?", [signoff_id])
+    if row is None:
+        raise InvalidAnchor(f"signoff:{signoff_id}: there is no checklist sign-off {signoff_id}")
+    if row["audit_seq"] is None:
+        raise InvalidAnchor(f"signoff:{signoff_id}: this sign-off was made before sign-offs recorded the audit "
+                            "head; use an anchor file (`python -m register audit anchor --out FILE`)")
+    return audit.Anchor(row["audit_seq"], row["audit_hash"], row["audit_events"], None, None,
+                        f"sign-off {signoff_id}")
 
 
 def run_detail(store: Store, run_id: int) -> dict:
@@ -168,10 +186,15 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) ->
             raise FourEyesViolation(_signed_twice(actor, run_id))
         now_hash = tx.scalar("SELECT content_hash FROM checklist_runs WHERE run_id = ?", [run_id])
         signoff_id = tx.scalar("SELECT nextval('seq_checklist_signoff')")
-        tx.execute("INSERT INTO checklist_signoffs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   [signoff_id, run_id, actor.name, actor.role, utc_now(), outcome, json.dumps(clean), now_hash])
+        anchor = audit.head(tx)  # the trail as the signer saw it: this sign-off's own event comes next
+        tx.execute("INSERT INTO checklist_signoffs (signoff_id, run_id, signed_by, signed_role, signed_at, outcome, "
+                   "decisions, content_hash, audit_seq, audit_hash, audit_events) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [signoff_id, run_id, actor.name, actor.role, utc_now(), outcome, json.dumps(clean), now_hash,
+                    anchor.seq, anchor.hash, anchor.events])
         return Change("checklist_run", str(run_id), None,
-                      {"signoff_id": signoff_id, "outcome": outcome, "decisions": clean, "content_hash": now_hash},
+                      {"signoff_id": signoff_id, "outcome": outcome, "decisions": clean, "content_hash": now_hash,
+                       "audit_head": {"seq": anchor.seq, "hash": anchor.hash, "events": anchor.events}},
                       result=signoff_id)
 
     return store.write(actor, "checklist.sign", fn)

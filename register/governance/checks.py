@@ -1,4 +1,5 @@
-"""The seven checks of the pre-submission claim-verification checklist (paper Table IX), one place each.
+"""The checks of the pre-submission claim-verification checklist, one place each: the seven of paper Table IX
+and an eighth, CLAIM's Authority step on the scored answers (seed 004).
 
 ``CHECKS`` is the registry: each ``Check`` has its number, its title (the paper's wording), its scope
 (what it looks at, shown with its result) and the function that finds the offending rows.
@@ -19,9 +20,11 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from hri_core import Label
 from register.db.sql import Params
 from register.db.store import Store
 from register.governance.evidence import current_rule_version, evaluate_rules
+from register.governance.feedback_labels import OUTSIDE_REGISTER, validated_outside_register
 from register.governance.vocabulary import (
     BENCHMARK_NUMBER,
     DESIGN_CHOICE,
@@ -34,6 +37,10 @@ from register.governance.vocabulary import (
     VENDOR_DOCUMENTATION,
     WITHDRAWN_STATUSES,
 )
+from register.labels.agreement import annotation_ratings, criticality_alpha, labels_alpha, severity_order
+from register.labels.rubrics import current_rubric
+from register.scoring.authority import FORBIDDEN, INSUFFICIENT, STALE
+from register.scoring.authority import findings as authority_findings
 from register.scoring.profiles import get_profile
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import score_select
@@ -41,6 +48,9 @@ from register.scoring.scorer import score_select
 __all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
 
 REPRODUCE_SAMPLE = 20  # responses recomputed by the Python reference scorer on top of the full SQL recomputation
+_AUTHORITY_FAILED = (FORBIDDEN, STALE, INSUFFICIENT)  # the failures that send an answer to review
+_AUTHORITY_SCOPE = ("current answers' SUPPORTED claims with a source_id, against the current source register and "
+                    "the authority rules in force")
 # statuses that say a number is not asserted as a sourced fact
 _MARKED_PROVISIONAL = (PROVISIONAL, *WITHDRAWN_STATUSES)
 # statuses that present an original element as a proposal rather than an established result
@@ -210,7 +220,114 @@ def _unreproducible_scores(ctx: Context) -> Found:
             out[rid] = Finding("response", rid, "", "reference scorer: " + "; ".join(rep.differences)).as_dict()
     note = (f"{total:,} current scores recomputed in SQL from labels under their recorded profile versions; "
             f"{len(picked)} of them also by the Python reference scorer")
-    return Found(sorted(out.values(), key=lambda f: f["entity_id"]), note)
+    labels_found, labels_note = _labels_from_the_rubric(store)
+    found = sorted(out.values(), key=lambda f: f["entity_id"]) + labels_found
+    return Found(found, f"{note}; {labels_note}")
+
+
+LABEL_FINDINGS_SHOWN = 100  # responses named one by one; the note gives the total
+
+
+def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
+    """Checklist item 7's labelling half (``register.labels``). In scope: the current scored responses drawn into a
+    labelling batch. Each of their claims must carry labels annotated (two or more annotators who agreed) or
+    adjudicated under the rubric in force, and the annotators' agreement under that rubric (Krippendorff's alpha on
+    the worst label, nominal, and on criticality, ordinal) must be at least the rubric's ``min_agreement_alpha``.
+    Responses never drawn are counted in the note: their labels are imported, taken on trust."""
+    scope = """
+        WITH scored AS (SELECT c.response_id, c.revision, c.claim_id,
+                               EXISTS (SELECT 1 FROM label_batch_items i WHERE i.response_id = c.response_id) AS drawn
+                        FROM claims c JOIN scores s ON s.response_id = c.response_id AND s.revision = c.revision
+                             AND s.is_current WHERE c.is_current),
+        resolved AS (SELECT DISTINCT response_id, revision, claim_id FROM label_provenance
+                     WHERE rubric_version = $v AND provenance IN ('annotated', 'adjudicated'))"""
+    rubric = current_rubric(store)
+    version = rubric.version if rubric is not None else -1
+    counts = store.one(scope + """
+        SELECT count(*) FILTER (WHERE drawn) AS claims, count(r.claim_id) FILTER (WHERE drawn) AS resolved,
+               count(DISTINCT sc.response_id) FILTER (WHERE drawn AND r.claim_id IS NULL) AS responses_open,
+               count(DISTINCT sc.response_id) FILTER (WHERE NOT drawn) AS not_drawn
+        FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)""", {"v": version})
+    trust = f"{counts['not_drawn']:,} scored response(s) never drawn into a labelling batch (imported labels)"
+    if not counts["claims"]:
+        return [], f"no scored response drawn into a labelling batch; {trust}"
+    if rubric is None:
+        return ([Finding("rubric", "rubric", "", "no labelling rubric is published: labels cannot be checked "
+                                                 "against one").as_dict()], f"no labelling rubric published; {trust}")
+    found = [Finding("response", rid, "", f"{n} of its scored claims have no labels annotated or adjudicated under "
+                                          f"rubric v{version}").as_dict()
+             for rid, n in store.query(scope + """
+        SELECT sc.response_id, count(*) FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)
+        WHERE sc.drawn AND r.claim_id IS NULL
+        GROUP BY sc.response_id ORDER BY sc.response_id LIMIT $limit""", {"v": version, "limit": LABEL_FINDINGS_SHOWN})]
+    note = (f"{counts['resolved']:,} of {counts['claims']:,} scored claims drawn for labelling have labels annotated "
+            f"or adjudicated under rubric v{version} ({rubric.name}); {counts['responses_open']:,} response(s) have "
+            f"claims without")
+    if counts["responses_open"] > LABEL_FINDINGS_SHOWN:
+        note += f" (the first {LABEL_FINDINGS_SHOWN} are named)"
+    note += f"; {trust}"
+    threshold = rubric.min_agreement_alpha
+    ratings = annotation_ratings(store, rubric_version=version)
+    if ratings.empty:
+        return found, note + f"; no annotations under rubric v{version}: agreement not measured"
+    severity = severity_order(store)
+    measured = []
+    for what, result in (("labels (worst label, nominal)", labels_alpha(ratings, severity)),
+                         ("criticality (ordinal)", criticality_alpha(ratings))):
+        if result.alpha is None and result.pairable == 0:
+            found.append(Finding("rubric", f"rubric v{version}", what, "no claim was labelled by two annotators: "
+                                                                       "agreement cannot be measured").as_dict())
+            measured.append(f"{what}: not measurable")
+        elif result.alpha is None:
+            measured.append(f"{what}: every pairable value is the same (no disagreement)")
+        else:
+            measured.append(f"{what} alpha {result.alpha:.3f}")
+            if threshold is not None and result.alpha < threshold:
+                found.append(Finding("rubric", f"rubric v{version}", what,
+                                     f"agreement alpha {result.alpha:.3f} is below the rubric's threshold "
+                                     f"{threshold:.3f} ({result.units} units, {result.raters} annotators)").as_dict())
+    limit = "no agreement threshold set" if threshold is None else f"threshold {threshold:.3f}"
+    return found, note + f"; agreement under rubric v{version} ({limit}): " + ", ".join(measured)
+
+
+def _feedback_validated_outside(ctx: Context) -> Found:
+    """VALIDATED_NEGATIVE_FEEDBACK labels with no validation record in the register: the paper counts only
+    feedback "confirmed by a reviewer, source check, or adjudication process" (V.A), and for these nobody
+    here can say who confirmed it, how or when (``register.governance.feedback_labels``)."""
+    rows = validated_outside_register(ctx.store)
+    labelled = ctx.store.scalar("SELECT count(*) FROM claims WHERE is_current AND list_contains(labels, ?)",
+                                [Label.VALIDATED_NEGATIVE_FEEDBACK.value])
+    found = [Finding("response", r["response_id"], f"claim {r['claim_id']}",
+                     f"{Label.VALIDATED_NEGATIVE_FEEDBACK.value} {OUTSIDE_REGISTER}: no record of who validated "
+                     "it, how or when (validate the problem on the Feedback page, or remove the label)").as_dict()
+             for _, r in rows.iterrows()]
+    note = (f"{labelled:,} current {Label.VALIDATED_NEGATIVE_FEEDBACK.value} label(s) checked for a validation "
+            f"record: {len(found):,} {OUTSIDE_REGISTER}") if labelled else None
+    return Found(found, note)
+
+
+def _labels_and_scores(ctx: Context) -> Found:
+    """Item 7: the stored scores reproduce from their labels, and every feedback label was validated here."""
+    scores, feedback = _unreproducible_scores(ctx), _feedback_validated_outside(ctx)
+    note = "; ".join(n for n in (scores.note, feedback.note) if n) or None
+    return Found(scores.offending + feedback.offending, note)
+
+
+def _unauthoritative_answer_sources(ctx: Context) -> Found:
+    """CLAIM's Authority step on the current answers (``register.scoring.authority``): a SUPPORTED claim whose
+    source is forbidden to the use case's requesters, stale, or of insufficient authority for its category.
+    Unknown sources and undecided checks are counted in the note (they queue nothing)."""
+    found = authority_findings(ctx.store)
+    failed = found[found["proposed_label"].notna() & found["problem"].isin(_AUTHORITY_FAILED)]
+    out = [Finding("response", r["response_id"], f"claim {r['claim_id']}: {str(r['claim'] or '')[:100]}",
+                   f"{r['problem']} {r['source_id']} ({r['reason']}), proposed {r['proposed_label']}").as_dict()
+           for _, r in failed.iterrows()]
+    rest = found[~found.index.isin(failed.index)]
+    note = None
+    if not rest.empty:
+        note = (f"{_AUTHORITY_SCOPE}; besides, {len(rest):,} check(s) unknown or undecided or on claims not SUPPORTED "
+                "(python -m register authority check lists them)")
+    return Found(out, note)
 
 
 def _has_table(store: Store, name: str) -> bool:
@@ -233,12 +350,17 @@ CHECKS: tuple[Check, ...] = (
     Check(6, "Mutable web sources include access dates in the reference list or verification register.",
           "web pages, vendor pages and repository documentation", _undated_mutable_sources),
     Check(7, "Claim labels, criticality weights, and safety floors are reproducible from the documented rubric.",
-          "current scores recomputed from their labels under their recorded profile versions", _unreproducible_scores),
+          "current scores recomputed from their labels under their recorded profile versions; their claims' labels "
+          "annotated or adjudicated under the rubric in force, with agreement at or above its threshold; feedback "
+          "labels checked for a validation record", _labels_and_scores),
+    # not an item of Table IX: CLAIM's Authority step (seed 004) on the scored answers
+    Check(8, "Supported answer claims rest on sources that are allowed, current and authoritative.",
+          _AUTHORITY_SCOPE, _unauthoritative_answer_sources),
 )
 
 
 def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODUCE_SAMPLE) -> dict:
-    """The seven checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
+    """The checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
     offending: [...], note}], "summary": {...}}``. Nothing is written."""
     version = current_rule_version(store)
     ev = evaluate_rules(store, version, today=today)

@@ -15,20 +15,28 @@ import pandas as pd
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import Problem, ValidationFailed
-from register.governance.rows import list_value, text_value
+from register.governance.rows import is_blank, list_value, text_value
 from register.governance.vocabulary import (
     CLAIM_TYPES,
+    DESIGN_CHOICE,
     HANDLING_STATUSES,
     HANDLINGS,
+    NOT_LITERATURE,
     PAPER_RULES,
+    PAPER_RULES_AS_WORDED,
+    PREPRINT,
     SOURCE_TYPES,
+    STATUSES,
     WITHDRAWN_STATUSES,
 )
 
 __all__ = ["current_rule_version", "ensure_default_rules", "evaluate_rules", "list_rules", "rule_versions",
            "save_rules"]
 
-_RULE_COLUMNS = ("claim_type", "acceptable_source_types", "handling", "guidance")
+_RULE_COLUMNS = ("claim_type", "acceptable_source_types", "handling", "guidance", "handled_statuses",
+                 "needs_access_date", "preprint_only_without_peer_review", "refused_statuses")
+AS_WORDED_REASON = ("paper Table VIII as worded (not reported, no peer-reviewed source, access dates, "
+                    "ACCESS_GAP/UNKNOWN)")
 
 
 def current_rule_version(store: Store) -> int | None:
@@ -45,7 +53,7 @@ def rule_versions(store: Store) -> pd.DataFrame:
 def list_rules(store: Store, version: int | None = None) -> pd.DataFrame:
     """The rules of one version (the one in force by default), one row per claim type."""
     version = version if version is not None else current_rule_version(store)
-    return store.frame("SELECT rule_version, claim_type, acceptable_source_types, handling, guidance "
+    return store.frame(f"SELECT rule_version, {', '.join(_RULE_COLUMNS)} "
                        "FROM evidence_rules WHERE rule_version = ? ORDER BY claim_type", [version])
 
 
@@ -66,15 +74,36 @@ def _rule_problems(rules: list[dict]) -> list[Problem]:
             problems.append(Problem(n, "handling", "name the required handling"))
         problems += [Problem(n, "handling", f"{h!r} is not one of: {', '.join(HANDLINGS)}")
                      for h in r["handling"] if h not in HANDLINGS]
+        for field in ("handled_statuses", "refused_statuses"):
+            problems += [Problem(n, field, f"{v!r} is not a verification status ({', '.join(STATUSES)})")
+                         for v in r[field] or () if v not in STATUSES]
     return problems
 
 
+def _flag(value) -> bool:
+    """A rule's yes/no field from an edited table: blank (None, NaN, NA) is no."""
+    return False if is_blank(value) else bool(value)
+
+
+def _statuses(value) -> list[str] | None:
+    """None keeps version 1's handling mapping (a rule saved without the field); a list is the rule's own."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return list_value(value)  # a blank cell of an edited list is an empty list: no status
+
+
 def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> int:
-    """Write ``rules`` (claim_type, acceptable_source_types, handling, guidance) as a new version in force."""
+    """Write ``rules`` as a new version in force: claim_type, acceptable_source_types, handling, guidance, and
+    (optional) handled_statuses (the statuses that show the handling applied; absent: version 1's mapping
+    ``HANDLING_STATUSES``), needs_access_date, preprint_only_without_peer_review, refused_statuses."""
     authorize(store, actor, Permission.RULES_EDIT, entity_type="evidence_rules")
     rules = [{"claim_type": text_value(r.get("claim_type")),
               "acceptable_source_types": list_value(r.get("acceptable_source_types")),
-              "handling": list_value(r.get("handling")), "guidance": text_value(r.get("guidance"))} for r in rules]
+              "handling": list_value(r.get("handling")), "guidance": text_value(r.get("guidance")),
+              "handled_statuses": _statuses(r.get("handled_statuses")),
+              "needs_access_date": _flag(r.get("needs_access_date")),
+              "preprint_only_without_peer_review": _flag(r.get("preprint_only_without_peer_review")),
+              "refused_statuses": _statuses(r.get("refused_statuses")) or []} for r in rules]
     problems = _rule_problems(rules)
     if not (reason or "").strip():
         problems.append(Problem(None, "reason", "say why the rules change"))
@@ -91,29 +120,57 @@ def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> in
         tx.execute("INSERT INTO evidence_rule_versions VALUES (?, ?, ?, ?)",
                    [version, utc_now(), actor.name, reason.strip()])
         for r in rules:
-            tx.execute("INSERT INTO evidence_rules VALUES (?, ?, ?, ?, ?)",
-                       [version, r["claim_type"], r["acceptable_source_types"], r["handling"], r["guidance"]])
+            tx.execute(f"INSERT INTO evidence_rules (rule_version, {', '.join(_RULE_COLUMNS)}) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [version, *(r[c] for c in _RULE_COLUMNS)])
         return Change("evidence_rules", str(version), before, rules, result=version)
 
     return store.write(actor, "evidence_rules.publish", fn)
 
 
+def _as_worded_rows() -> list[dict]:
+    return [{**rule._asdict(), "acceptable_source_types": list(rule.acceptable_source_types),
+             "handling": list(rule.handling), "handled_statuses": list(rule.handled_statuses),
+             "refused_statuses": list(rule.refused_statuses)} for rule in PAPER_RULES_AS_WORDED]
+
+
+def _first_reading(rows: list[dict]) -> bool:
+    """Are these rules exactly version 1's reading of Table VIII (``PAPER_RULES``), untouched by anyone?"""
+    def key(r):
+        handled = _statuses(r.get("handled_statuses"))
+        return (r["claim_type"], tuple(list_value(r["acceptable_source_types"])), tuple(list_value(r["handling"])),
+                r["guidance"], None if handled is None else tuple(handled), _flag(r.get("needs_access_date")),
+                _flag(r.get("preprint_only_without_peer_review")), tuple(_statuses(r.get("refused_statuses")) or ()))
+    first = [{"claim_type": t, "acceptable_source_types": a, "handling": h, "guidance": g}
+             for t, a, h, g in PAPER_RULES]
+    return sorted(map(key, rows)) == sorted(map(key, first))
+
+
 def ensure_default_rules(store: Store, actor: Actor) -> int:
-    """The paper's Table VIII as rule version 1 when no rules exist yet."""
+    """The paper's Table VIII as the rules in force: version 1 (``PAPER_RULES``) when no rules exist yet, then
+    Table VIII as worded (``PAPER_RULES_AS_WORDED``) as the next version while the rules in force are still
+    version 1's untouched reading. Rules someone edited are left alone. Returns the version in force.
+    Needs ``Permission.RULES_EDIT`` even when the rules exist: it is a write whether or not there is
+    something to do."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="evidence_rules")
     version = current_rule_version(store)
-    if version is not None:
-        return version
-    return save_rules(store, actor, [{"claim_type": t, "acceptable_source_types": list(a), "handling": list(h),
-                                      "guidance": g} for t, a, h, g in PAPER_RULES],
-                      "paper Table VIII (minimum evidence rules)")
+    if version is None:
+        version = save_rules(store, actor, [{"claim_type": t, "acceptable_source_types": list(a), "handling": list(h),
+                                             "guidance": g} for t, a, h, g in PAPER_RULES],
+                             "paper Table VIII (minimum evidence rules)")
+    if _first_reading(list_rules(store, version).to_dict("records")):
+        version = save_rules(store, actor, _as_worded_rows(), AS_WORDED_REASON)
+    return version
 
 
 def evaluate_rules(store: Store, version: int | None = None, *, today: date | None = None) -> pd.DataFrame:
     """Every register claim against the rules in force: compliant, or violation with the required handling.
 
-    One SQL statement. A claim complies when it is withdrawn (not claimed / removed), has a linked,
-    current (not expired, not superseded, not deleted) source of an acceptable type, or carries the
-    verification status that shows the required handling was applied (e.g. hypothesis).
+    One SQL statement. A claim complies when it is withdrawn (not claimed / removed), or -- unless it carries
+    a status its rule refuses (the paper's own contribution marked verified) -- has a linked, current (not
+    expired, not superseded, not deleted) source of an acceptable type (with its access date when the rule
+    needs one; a preprint only when the claim says no peer-reviewed source exists, when the rule says so),
+    or carries a status that shows the required handling was applied (the rule's ``handled_statuses``;
+    version 1's rules, without them, read ``HANDLING_STATUSES``: e.g. hypothesis).
     """
     version = version if version is not None else current_rule_version(store)
     handling, status = zip(*HANDLING_STATUSES, strict=True)
@@ -122,34 +179,64 @@ def evaluate_rules(store: Store, version: int | None = None, *, today: date | No
         r AS (SELECT * FROM evidence_rules WHERE rule_version = $version),
         hs AS (SELECT unnest($handling) AS handling, unnest($status) AS status),
         links AS (SELECT claim_key, unnest(source_ids) AS source_id FROM c),
-        ok AS (
-            SELECT l.claim_key,
-                   string_agg(s.source_id, '; ' ORDER BY s.source_id) AS acceptable_sources
+        linked AS (
+            SELECT l.claim_key, s.source_id, s.source_type,
+                   list_contains(r.acceptable_source_types, s.source_type)
+                   AND (s.valid_until IS NULL OR s.valid_until >= $today) AND s.superseded_by IS NULL AS usable,
+                   coalesce(r.needs_access_date, false) AND s.access_date IS NULL AS undated,
+                   s.source_type = $preprint AND coalesce(r.preprint_only_without_peer_review, false)
+                   AND NOT coalesce(c.no_peer_reviewed_source, false) AS preprint_barred
             FROM links l JOIN c ON c.claim_key = l.claim_key
             JOIN r ON r.claim_type = c.claim_type
-            JOIN sources s ON s.source_id = l.source_id AND NOT s.deleted
-                 AND list_contains(r.acceptable_source_types, s.source_type)
-                 AND (s.valid_until IS NULL OR s.valid_until >= $today) AND s.superseded_by IS NULL
-            GROUP BY l.claim_key),
+            JOIN sources s ON s.source_id = l.source_id AND NOT s.deleted),
+        ok AS (
+            SELECT claim_key, string_agg(source_id, '; ' ORDER BY source_id) AS acceptable_sources
+            FROM linked WHERE usable AND NOT undated AND NOT preprint_barred GROUP BY claim_key),
+        barred AS (
+            SELECT claim_key,
+                   string_agg(source_id, ', ' ORDER BY source_id) FILTER (WHERE usable AND undated) AS undated,
+                   string_agg(source_id, ', ' ORDER BY source_id) FILTER (WHERE usable AND preprint_barred) AS preprints
+            FROM linked GROUP BY claim_key),
         handled AS (
             SELECT DISTINCT c.claim_key FROM c JOIN r ON r.claim_type = c.claim_type
-            JOIN hs ON list_contains(r.handling, hs.handling) AND hs.status = c.verification_status)
-        SELECT c.claim_key, c.statement, c.claim_type, c.verification_status, c.source_ids,
-               CASE WHEN list_contains($withdrawn, c.verification_status) OR ok.claim_key IS NOT NULL
-                         OR handled.claim_key IS NOT NULL THEN 'compliant' ELSE 'violation' END AS outcome,
-               CASE WHEN list_contains($withdrawn, c.verification_status) THEN 'withdrawn: ' || c.verification_status
-                    WHEN ok.claim_key IS NOT NULL THEN 'acceptable source: ' || ok.acceptable_sources
-                    WHEN handled.claim_key IS NOT NULL THEN 'handled: marked ' || c.verification_status
-                    WHEN r.claim_type IS NULL THEN 'no rule for this claim type'
-                    ELSE 'no acceptable source; needs one of: ' || array_to_string(r.acceptable_source_types, ', ')
+            LEFT JOIN hs ON r.handled_statuses IS NULL AND list_contains(r.handling, hs.handling)
+                 AND hs.status = c.verification_status
+            WHERE list_contains(r.handled_statuses, c.verification_status) OR hs.status IS NOT NULL),
+        refused AS (
+            SELECT c.claim_key FROM c JOIN r ON r.claim_type = c.claim_type
+            WHERE list_contains(r.refused_statuses, c.verification_status)),
+        e AS (
+            SELECT c.*, r.claim_type AS rule_type, r.acceptable_source_types, r.handling, r.guidance,
+                   list_contains($withdrawn, c.verification_status) AS withdrawn,
+                   refused.claim_key IS NOT NULL AS refused,
+                   ok.acceptable_sources, handled.claim_key IS NOT NULL AS handled, barred.undated, barred.preprints
+            FROM c LEFT JOIN r ON r.claim_type = c.claim_type
+            LEFT JOIN ok ON ok.claim_key = c.claim_key
+            LEFT JOIN handled ON handled.claim_key = c.claim_key
+            LEFT JOIN refused ON refused.claim_key = c.claim_key
+            LEFT JOIN barred ON barred.claim_key = c.claim_key)
+        SELECT claim_key, statement, claim_type, verification_status, source_ids,
+               CASE WHEN withdrawn OR (NOT refused AND (acceptable_sources IS NOT NULL OR handled))
+                    THEN 'compliant' ELSE 'violation' END AS outcome,
+               CASE WHEN withdrawn THEN 'withdrawn: ' || verification_status
+                    WHEN refused THEN 'marked ' || verification_status || ': a claim of this type may not be; '
+                                      || CASE WHEN claim_type = $design THEN 'an original contribution is '
+                                              || $not_literature || ', not a verified literature claim'
+                                         ELSE 'change its status' END
+                    WHEN acceptable_sources IS NOT NULL THEN 'acceptable source: ' || acceptable_sources
+                    WHEN handled THEN 'handled: marked ' || verification_status
+                    WHEN rule_type IS NULL THEN 'no rule for this claim type'
+                    ELSE concat_ws('; ',
+                         'no acceptable source; needs one of: ' || array_to_string(acceptable_source_types, ', '),
+                         CASE WHEN undated IS NOT NULL THEN 'without an access date: ' || undated END,
+                         CASE WHEN preprints IS NOT NULL THEN 'a preprint counts only when no peer-reviewed source '
+                              || 'exists (the claim does not say so): ' || preprints END)
                END AS reason,
-               CASE WHEN list_contains($withdrawn, c.verification_status) OR ok.claim_key IS NOT NULL
-                         OR handled.claim_key IS NOT NULL THEN NULL
-                    ELSE array_to_string(r.handling, ' / ') END AS required_handling,
-               r.guidance, $version AS rule_version
-        FROM c LEFT JOIN r ON r.claim_type = c.claim_type
-        LEFT JOIN ok ON ok.claim_key = c.claim_key
-        LEFT JOIN handled ON handled.claim_key = c.claim_key
-        ORDER BY outcome DESC, c.created_at, c.claim_key""",
+               CASE WHEN withdrawn OR (NOT refused AND (acceptable_sources IS NOT NULL OR handled)) THEN NULL
+                    ELSE array_to_string(handling, ' / ') END AS required_handling,
+               guidance, $version AS rule_version
+        FROM e
+        ORDER BY outcome DESC, created_at, claim_key""",
         {"version": version, "handling": list(handling), "status": list(status), "today": today or date.today(),
-         "withdrawn": list(WITHDRAWN_STATUSES)})
+         "withdrawn": list(WITHDRAWN_STATUSES), "preprint": PREPRINT, "design": DESIGN_CHOICE,
+         "not_literature": NOT_LITERATURE})

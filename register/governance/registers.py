@@ -110,11 +110,16 @@ def _content(state: dict, columns: tuple[str, ...]) -> dict:
     return {c: (list(state[c]) if isinstance(state[c], (list, tuple)) else state[c]) for c in columns}
 
 
+def _entity(kind: str) -> str:
+    """The audit entity type of a register kind (a name the caller got wrong is still audited, as itself)."""
+    return TABLES[kind].entity if kind in TABLES else str(kind)
+
+
 def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dict:
     """Apply an edit of the ``kind`` register (sources or claims); returns counts (updated, inserted,
     deleted, unchanged). ``ValidationFailed`` / ``StaleEdit`` / ``NotFound`` write nothing."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))
     table = TABLES[kind]
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=table.entity)
     rows: list[tuple[int, dict]] = []
     problems: list[Problem] = []
     for n, item in enumerate(changes.updates + changes.inserts, start=1):
@@ -240,6 +245,7 @@ def add_row(store: Store, actor: Actor, kind: str, values: dict) -> str:
     """Add one source or claim (the "add" forms); returns its key. A blank key gets a ``readable_key`` from the
     title (sources) or statement (claims). Refused like any save (``ValidationFailed`` names the field as
     the column, with row 1)."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))  # before readable_key's read
     table = TABLES[kind]
     values = dict(values)
     if not str(values.get(table.key) or "").strip():
@@ -251,8 +257,8 @@ def add_row(store: Store, actor: Actor, kind: str, values: dict) -> str:
 
 def restore(store: Store, actor: Actor, kind: str, key: str) -> None:
     """Bring back a soft-deleted source or claim."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind), entity_id=key)
     table = TABLES[kind]
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=table.entity, entity_id=key)
 
     def fn(tx: Transaction) -> Change:
         state = _row_state(tx, table, key)

@@ -2,7 +2,9 @@
 
 Called by the checklist page (download buttons) and by tests that render the PDF to PNG. Content:
 the run (who, when, rule version, automated outcome, stale or not), each check with its offending
-rows, the register summary, the rule violations, the sign-offs, and one chart: offending rows per
+rows, the register summary, the rule violations, the sign-offs with the audit trail's head each one
+recorded at signing time, the head when the report was made (each also as a line of anchor JSON for
+``python -m register audit verify --anchor``), and one chart: offending rows per
 check, drawn with fpdf2's own rectangles (no browser or plotting stack is needed to build a report;
 the Markdown version carries the same numbers as a table).
 
@@ -11,6 +13,9 @@ The PDF uses fpdf2's built-in Helvetica, which covers Latin-1: other characters 
 
 from __future__ import annotations
 
+import json
+
+from register.db import audit
 from register.db.store import Store
 from register.governance.checklist import run_detail
 from register.governance.evidence import evaluate_rules
@@ -23,7 +28,21 @@ def _data(store: Store, run_id: int) -> dict:
     ev = evaluate_rules(store, run["rule_version"])
     columns = ["claim_key", "claim_type", "verification_status", "required_handling"]
     violations = ev[ev["outcome"] == "violation"][columns]
-    return {"run": run, "violations": violations}
+    return {"run": run, "violations": violations, "head": audit.head(store)}
+
+
+def anchor_json(seq: int, digest: str, events: int) -> str:
+    """One line of anchor JSON, as ``python -m register audit anchor`` writes it: saved to a file it is an
+    anchor for ``audit verify --anchor FILE``."""
+    return json.dumps({"format": audit.ANCHOR_FORMAT, "seq": seq, "hash": digest, "events": events},
+                      separators=(",", ":"))
+
+
+def _signoff_head(so: dict) -> str:
+    if so.get("audit_seq") is None:
+        return "audit head at signing: not recorded (signed before sign-offs recorded it)"
+    return (f"audit head at signing: event {so['audit_seq']} of {so['audit_events']} events, hash "
+            f"{so['audit_hash']}")
 
 
 def _md_cell(text) -> str:
@@ -34,8 +53,10 @@ def report_markdown(store: Store, run_id: int) -> str:
     d = _data(store, run_id)
     run, results = d["run"], d["run"]["results"]
     s = results["summary"]
+    head = d["head"]
     out = [f"# Release report: checklist run {run_id}", "",
            f"- Run by **{_md_cell(run['run_by'])}** ({run['run_role']}) at {run['run_at']:%Y-%m-%d %H:%M UTC}",
+           f"- Audit head when this report was made: event {head.seq} of {head.events} events, hash `{head.hash}`",
            f"- Evidence rule version {run['rule_version']}; automated outcome **{run['outcome']}**",
            f"- Content hash `{run['content_hash'][:16]}...`: "
            + ("**STALE** - the checked records changed since this run" if run["stale"] else "current"), "",
@@ -65,10 +86,17 @@ def report_markdown(store: Store, run_id: int) -> str:
         out.append("Not signed.")
     for so in run["signoffs"]:
         out.append(f"- **{_md_cell(so['signed_by'])}** ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
-                   f"{so['outcome']}{' (STALE)' if so['stale'] else ''}")
+                   f"{so['outcome']}{' (STALE)' if so['stale'] else ''} (sign-off {so['signoff_id']})")
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
             reason = f" - {_md_cell(item['reason'])}" if item.get("reason") else ""
             out.append(f"  - item {no}: {item['decision']}{reason}")
+        out.append(f"  - {_signoff_head(so)}")
+    out += ["", "## Audit trail anchors", "",
+            "Save a line below as a file and run `python -m register audit verify --anchor FILE` (or `--anchor "
+            "signoff:ID`): it fails when the audit trail no longer holds that event with that hash.", "",
+            f"- this report: `{anchor_json(head.seq, head.hash, head.events)}`"]
+    out += [f"- sign-off {so['signoff_id']}: `{anchor_json(so['audit_seq'], so['audit_hash'], so['audit_events'])}`"
+            for so in run["signoffs"] if so.get("audit_seq") is not None]
     return "\n".join(out) + "\n"
 
 
@@ -103,6 +131,8 @@ def report_pdf(store: Store, run_id: int) -> bytes:
     heading(f"Release report: checklist run {run_id}", 16)
     para(f"Run by {run['run_by']} ({run['run_role']}) at {run['run_at']:%Y-%m-%d %H:%M UTC}. Evidence rule version "
          f"{run['rule_version']}. Automated outcome: {run['outcome'].upper()}.")
+    head = d["head"]
+    para(f"Audit head when this report was made: event {head.seq} of {head.events} events, hash {head.hash}.")
     para(f"Content hash {run['content_hash'][:32]}... "
          + ("STALE: the checked records changed since this run." if run["stale"] else "Current: nothing checked has "
                                                                                      "changed since the run."),
@@ -151,6 +181,7 @@ def report_pdf(store: Store, run_id: int) -> bytes:
              + (" - STALE" if so["stale"] else ""), "B")
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
             para(f"  item {no}: {item['decision']}" + (f" - {item['reason']}" if item.get("reason") else ""))
+        para(f"  Sign-off {so['signoff_id']}, {_signoff_head(so)}.")
     return bytes(pdf.output())
 
 

@@ -27,7 +27,7 @@ __all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "claim_key_for", "is_blank", "list
 SOURCE_COLUMNS = ("source_id", "title", "ref", "source_type", "authority_tier", "publisher", "access_date",
                   "valid_until", "superseded_by", "archive_url", "content_hash", "restricted_to", "notes")
 CLAIM_COLUMNS = ("claim_key", "statement", "claim_type", "source_ids", "verification_status", "reviewer",
-                 "reviewed_on", "notes")
+                 "reviewed_on", "notes", "no_peer_reviewed_source")
 
 _INVALID = "\x00"  # prefix of a value that could not be read as its type (validation reports it)
 
@@ -79,6 +79,23 @@ def list_value(value: Any) -> list[str]:
     else:
         items = re.split(r"[;,]", str(value))
     return [str(i).strip() for i in items if not is_blank(i) and str(i).strip()]
+
+
+_YES, _NO = ("true", "yes", "y", "1", "x"), ("false", "no", "n", "0")
+
+
+def _yes_no(value: Any) -> bool | None | str:
+    """True / False from a checkbox or ``yes`` / ``no`` text, None when blank, else the text (validation reports it)."""
+    if is_blank(value):
+        return None
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in _YES:
+        return True
+    if text in _NO:
+        return False
+    return _INVALID + str(value)
 
 
 def _tier(value: Any) -> int | None | str:
@@ -134,6 +151,8 @@ def normalise_claim(values: dict) -> dict:
         "reviewer": text_value(values.get("reviewer")),
         "reviewed_on": _date(values.get("reviewed_on")),
         "notes": text_value(values.get("notes")),
+        # Table VIII: a preprint counts "when no peer-reviewed source exists": who records the claim says so
+        "no_peer_reviewed_source": _yes_no(values.get("no_peer_reviewed_source")),
     }
     if out["claim_key"] is None and out["statement"]:
         out["claim_key"] = claim_key_for(out["statement"])
@@ -176,6 +195,8 @@ def _schema(kind: str):
         "claim_type": col(vocab(CLAIM_TYPES), nullable=False),
         "verification_status": col(vocab(STATUSES), nullable=False),
         "reviewed_on": col(date_check),
+        "no_peer_reviewed_source": col(pda.Check(lambda s: s.map(lambda v: v is None or isinstance(v, bool)),
+                                                 error="yes or no")),
     }, strict=False)
 
 

@@ -27,7 +27,7 @@ __all__ = ["CLAIM_TEMPLATE_COLUMNS", "MAX_UPLOAD_BYTES", "ImportResult", "export
            "formula_escaped", "import_register", "read_upload", "template"]
 
 CLAIM_TEMPLATE_COLUMNS = ("claim_id", "statement", "claim_type", "source_type", "source_ref", "access_date",
-                          "verification_status", "reviewer", "review_date", "notes")
+                          "verification_status", "reviewer", "review_date", "notes", "no_peer_reviewed_source")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 LIST_SEPARATOR = ";"
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -151,7 +151,8 @@ def _claim_rows_with_sources(store, actor, records, result) -> tuple[list[tuple[
                         "source_ids": ids, "verification_status": record.get("verification_status"),
                         "reviewer": record.get("reviewer"), "reviewed_on": record.get("review_date",
                                                                                      record.get("reviewed_on")),
-                        "notes": record.get("notes")}))
+                        "notes": record.get("notes"),
+                        "no_peer_reviewed_source": record.get("no_peer_reviewed_source")}))
     created = 0
     if new_sources:
         problems = validate("sources", list(new_sources.values()))
@@ -182,7 +183,8 @@ def export_claims(store: Store) -> pd.DataFrame:
                string_agg(s.source_type, '; ' ORDER BY l.i) AS source_type,
                string_agg(l.source_id, '; ' ORDER BY l.i) AS source_ref,
                min(s.access_date) AS access_date,
-               c.verification_status, c.reviewer, c.reviewed_on AS review_date, c.notes
+               c.verification_status, c.reviewer, c.reviewed_on AS review_date, c.notes,
+               CASE c.no_peer_reviewed_source WHEN true THEN 'yes' WHEN false THEN 'no' END AS no_peer_reviewed_source
         FROM register_claims c LEFT JOIN links l ON l.claim_key = c.claim_key
         LEFT JOIN sources s ON s.source_id = l.source_id
         WHERE NOT c.deleted
@@ -201,7 +203,8 @@ def template(kind: str) -> pd.DataFrame:
     return pd.DataFrame([{"claim_id": "", "statement": "TruthfulQA contains 817 questions across 38 categories.",
                           "claim_type": BENCHMARK_NUMBER, "source_type": CONFERENCE,
                           "source_ref": "Lin et al., TruthfulQA, ACL 2022", "access_date": "",
-                          "verification_status": VERIFIED, "reviewer": "", "review_date": "", "notes": ""}],
+                          "verification_status": VERIFIED, "reviewer": "", "review_date": "", "notes": "",
+                          "no_peer_reviewed_source": ""}],
                         columns=list(CLAIM_TEMPLATE_COLUMNS))
 
 

@@ -8,9 +8,11 @@ pickers -- takes the values from these names.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 __all__ = [
-    "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "SOURCE_TYPES",
-    "STATUSES", "WITHDRAWN_STATUSES",
+    "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED",
+    "SOURCE_TYPES", "STATUSES", "WITHDRAWN_STATUSES", "WordedRule",
 ]
 
 # --- source types -----------------------------------------------------------------------------------
@@ -51,8 +53,14 @@ PROVISIONAL = "provisional (design parameter)"
 HYPOTHESIS = "hypothesis"
 NOT_CLAIMED = "not claimed"
 REMOVED = "removed"
+# Table VIII, internal policy/permission: "classify as ACCESS_GAP or UNKNOWN rather than infer authorization"
+ACCESS_GAP = "ACCESS_GAP"
+UNKNOWN = "UNKNOWN"
+# Table VII's row for the paper's own contribution: "Not a literature claim; explicitly proposed here."
+NOT_LITERATURE = "not a literature claim"
 
-STATUSES = (VERIFIED, PARTIALLY_VERIFIED, UNVERIFIED, PROVISIONAL, HYPOTHESIS, NOT_CLAIMED, REMOVED)
+STATUSES = (VERIFIED, PARTIALLY_VERIFIED, UNVERIFIED, PROVISIONAL, HYPOTHESIS, NOT_CLAIMED, REMOVED, ACCESS_GAP,
+            UNKNOWN, NOT_LITERATURE)
 WITHDRAWN_STATUSES = (NOT_CLAIMED, REMOVED)  # no longer asserted: no evidence needed
 UNSETTLED_STATUSES = (UNVERIFIED, PARTIALLY_VERIFIED)  # still to verify, soften or remove
 
@@ -67,7 +75,8 @@ AS_ACCESS_GAP = "classify as ACCESS_GAP/UNKNOWN"
 
 HANDLINGS = (REMOVE, SOFTEN, MARK_HYPOTHESIS, DROP_NUMBER, AS_VENDOR_CLAIM, AS_ACCESS_GAP)
 # which verification status shows that a handling was applied (soften and the classifications are
-# wording changes no register field can show: a reviewer confirms them in the checklist)
+# wording changes no register field can show: a reviewer confirms them in the checklist). Rule version 1
+# was evaluated with this mapping; rules of later versions carry their own ``handled_statuses``.
 HANDLING_STATUSES = ((REMOVE, REMOVED), (REMOVE, NOT_CLAIMED), (MARK_HYPOTHESIS, HYPOTHESIS),
                      (DROP_NUMBER, REMOVED), (DROP_NUMBER, NOT_CLAIMED), (DROP_NUMBER, PROVISIONAL))
 
@@ -92,4 +101,47 @@ PAPER_RULES = (
     (DESIGN_CHOICE, (ORIGINAL_PROPOSAL,), (MARK_HYPOTHESIS,),
      "Explicit statement that the element is proposed by this paper. If missing: do not present it as an "
      "established standard or empirically validated result."),
+)
+
+
+# --- Table VIII as the paper words it: the second rule version ----------------------------------------
+
+
+class WordedRule(NamedTuple):
+    """One rule of Table VIII as worded: version 1's four fields plus what the wording adds."""
+
+    claim_type: str
+    acceptable_source_types: tuple[str, ...]
+    handling: tuple[str, ...]
+    guidance: str
+    handled_statuses: tuple[str, ...]           # the statuses that show the handling was applied
+    needs_access_date: bool = False             # a source counts only with the date it was read
+    preprint_only_without_peer_review: bool = False  # a preprint counts only when the claim says none exists
+    refused_statuses: tuple[str, ...] = ()      # statuses a claim of this type may not carry
+
+
+_GUIDANCE = {rule[0]: rule[3] for rule in PAPER_RULES}
+
+# What version 1 read into the table and the paper does not say:
+# * a benchmark number without a source was compliant when marked provisional; the paper says "do not
+#   report the number" (removed or not claimed);
+# * a preprint counted whether or not a peer-reviewed source exists; the paper allows it only "when no
+#   peer-reviewed source exists" (the claim's ``no_peer_reviewed_source`` field says so);
+# * any web page counted for a vendor capability; the paper asks for "official vendor documentation,
+#   release note, or product page with access date";
+# * internal policy without approved evidence had no status to record; the paper says "classify as
+#   ACCESS_GAP or UNKNOWN";
+# * the paper's own contribution could be marked verified; Table VII marks it "Not a literature claim".
+PAPER_RULES_AS_WORDED = (
+    WordedRule(SCIENTIFIC, (PEER_REVIEWED, CONFERENCE, PREPRINT), (REMOVE, SOFTEN, MARK_HYPOTHESIS),
+               _GUIDANCE[SCIENTIFIC], (REMOVED, NOT_CLAIMED, HYPOTHESIS), preprint_only_without_peer_review=True),
+    WordedRule(BENCHMARK_NUMBER, (PEER_REVIEWED, CONFERENCE, DATASET_DOCUMENTATION), (DROP_NUMBER,),
+               _GUIDANCE[BENCHMARK_NUMBER], (REMOVED, NOT_CLAIMED)),
+    WordedRule(VENDOR_CAPABILITY, (VENDOR_DOCUMENTATION,), (AS_VENDOR_CLAIM,), _GUIDANCE[VENDOR_CAPABILITY], (),
+               needs_access_date=True),
+    WordedRule(GOVERNANCE_FRAMEWORK, (OFFICIAL_FRAMEWORK,), (SOFTEN,), _GUIDANCE[GOVERNANCE_FRAMEWORK], ()),
+    WordedRule(INTERNAL_PERMISSION, (INTERNAL_POLICY,), (AS_ACCESS_GAP,), _GUIDANCE[INTERNAL_PERMISSION],
+               (ACCESS_GAP, UNKNOWN)),
+    WordedRule(DESIGN_CHOICE, (ORIGINAL_PROPOSAL,), (MARK_HYPOTHESIS,), _GUIDANCE[DESIGN_CHOICE], (HYPOTHESIS,),
+               refused_statuses=(VERIFIED,)),
 )

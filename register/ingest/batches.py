@@ -28,6 +28,7 @@ from itertools import islice
 import pyarrow as pa
 
 from hri_core import FieldProblem, Response
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import DatabaseError, DatabaseInUse, RegisterError, WriteConflict
 from register.ingest.items import Item, reasons_of, text_limits, validate_item
@@ -46,6 +47,7 @@ _RECORD_ERRORS = (DatabaseError, pa.ArrowException, OverflowError, ValueError, U
 def start_batch(store: Store, actor: Actor, source_name: str, fmt: str, sha256: str | None,
                 chunk_size: int | None = None) -> BatchReport:
     """Open an import batch for one file (its own audited transaction); the report to fill."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     def fn(tx: Transaction) -> Change:
         batch_id = tx.scalar("SELECT nextval('seq_batch')")
         tx.execute("INSERT INTO import_batches (batch_id, source_name, source_sha256, format, started_at, "
@@ -63,6 +65,7 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
     A failure that one of its records causes is isolated: the chunk is written again in halves, and
     the record that cannot be stored alone is quarantined with the reason (see the module docstring).
     """
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     try:
         _write_chunk(store, actor, batch, chunk, report)
     except (DatabaseInUse, WriteConflict):
@@ -177,6 +180,7 @@ def _insert_quarantine(tx: Transaction, rejected: pa.Table, params: dict) -> Non
 
 def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | None) -> None:
     """Check the invariant against the stored counts and close the batch with its audit event."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     if batch.records == 0:
         batch.notes.append("empty file: 0 records")
     if not batch.balanced:
@@ -214,6 +218,7 @@ def run_batch(store: Store, actor: Actor, *, source_name: str, fmt: str, sha256:
     ``resumed``: an unfinished batch of the same file (``resume_batch``): its stored records are the
     first ``resumed.records`` of the file (chunks commit in file order), so those are skipped.
     """
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     if resumed is None:
         batch = start_batch(store, actor, source_name, fmt, sha256, chunk_size)
     else:
@@ -259,6 +264,7 @@ def record_failed_fix(store: Store, actor: Actor, quarantine_id: int, fixed_raw_
                       old_raw: str, old_reasons) -> None:
     """A fix that is still invalid: the quarantine row stays open with the new text and reasons (audited
     as ``quarantine.fix_failed`` with the text and reasons it had before)."""
+    authorize(store, actor, Permission.IMPORT, entity_type="quarantine", entity_id=quarantine_id)
     def fn(tx: Transaction) -> Change:
         tx.execute("UPDATE quarantine SET raw = ?, reasons = ?::JSON WHERE quarantine_id = ? AND status = 'open'",
                    [fixed_raw_text, json.dumps(reasons), quarantine_id])
@@ -314,6 +320,7 @@ def _reconcile(tx: Transaction, row: dict) -> dict:
 
 def resume_batch(store: Store, actor: Actor, row: dict) -> BatchReport:
     """Take up an unfinished batch (audited ``import.resume``): its counts reconciled, its report to go on filling."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     def fn(tx: Transaction) -> Change:
         stored = _reconcile(tx, row)
         counts = {name: stored["records_total" if name == "records" else name] for name in COUNTS if name != "resolved"}
@@ -327,6 +334,7 @@ def resume_batch(store: Store, actor: Actor, row: dict) -> BatchReport:
 
 def close_batch(store: Store, actor: Actor, row: dict, reason: str) -> None:
     """Finish an unfinished batch as it stands (audited ``import.close``): what it stored is kept and counted."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
     def fn(tx: Transaction) -> Change:
         stored = _reconcile(tx, row)
         tx.execute("UPDATE import_batches SET finished_at = ? WHERE batch_id = ?", [utc_now(), row["batch_id"]])

@@ -41,6 +41,19 @@ EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("profile_version", "s.profile_version", "number"),
     ("as_of", "s.as_of", "time"),
     ("scoring_failure", "s.scoring_failure", "text"),  # set when the score failed closed (worst case, review)
+    # the richer answer (issue 12): what the mitigation step read, and the floor that raised the action
+    ("stakes", "r.stakes", "text"),
+    ("query_ambiguous", "r.query_ambiguous", "boolean"),
+    ("gt_answer", "r.gt_answer", "text"),
+    ("retrieved_context", "r.retrieved_context::VARCHAR", "text"),  # the chunks as JSON text
+    ("action_floor_claim_id", "s.action_floor_claim_id", "text"),
+    ("action_floor_rule_id", "s.action_floor_rule_id", "text"),
+    # CLAIM's Mitigation step: answer / revise / ask / abstain / escalate, and why in one sentence
+    ("mitigation_action", "s.mitigation_action", "text"),
+    ("mitigation_rule", "s.mitigation_rule", "text"),
+    ("mitigation_reason", "s.mitigation_reason", "text"),
+    ("mitigation_claim_id", "s.mitigation_claim_id", "text"),
+    ("mitigation_policy_version", "s.mitigation_policy_version", "number"),
 )
 
 # Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").

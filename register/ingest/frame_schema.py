@@ -54,11 +54,15 @@ def _flat_schema():
         "created_at": column(pda.Check(_timestamp, error="a date and time (ISO 8601)")),
         "feedback_at": column(pda.Check(_timestamp, error="a date and time (ISO 8601)")),
         "feedback_resolved": column(pda.Check(_boolean, error="true or false")),
+        # the richer-answer extensions (issue 12): vocabularies (stakes, category, contradicted_by) and the
+        # chunk list's JSON are checked by the model, which names the value and what it expected
+        "is_core": column(pda.Check(_boolean, error="true or false")),
+        "query_ambiguous": column(pda.Check(_boolean, error="true or false")),
     }, strict=False)
 
 
 _SCHEMA_COLUMNS = ("response_id", "labels", "criticality", "feedback_count", "created_at", "feedback_at",
-                   "feedback_resolved")
+                   "feedback_resolved", "is_core", "query_ambiguous")
 
 
 def frame_problems(window: list[tuple[int, dict, list]], columns: list[str]) -> dict[int, list[tuple[str, str]]]:

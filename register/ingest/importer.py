@@ -141,7 +141,7 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
         raise NotFound(f"quarantine row {quarantine_id} does not exist")
     source_name, location = row["source_name"], row["location"]
     if row["status"] != "open":
-        raise RegisterError(f"quarantine row {quarantine_id} is already resolved: nothing to fix")
+        raise RegisterError(f"quarantine row {quarantine_id} is already {row['status']}: nothing to fix")
     items = text_items(fixed_raw_text, location)
     if len(items) != 1:
         problem = FieldProblem("", f"the fixed text holds {len(items)} records; it must hold exactly one response")

@@ -24,8 +24,17 @@ from register.db.store import Transaction
 
 def content_hash(response: Response) -> str:
     """SHA-256 of the canonical validated record: formatting and key order do not create revisions."""
-    canonical = json.dumps(response.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return _hash_of(response.model_dump(mode="json"))
+
+
+def _hash_of(dump: dict) -> str:
+    canonical = json.dumps(dump, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _json_or_none(value: object) -> str | None:
+    """An extension's JSON text for a JSON column (None when the record left it out)."""
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -36,23 +45,33 @@ class MergeCounts:
 
 
 _TS = pa.timestamp("us", tz="UTC")
+# the interchange format's extensions (hri_core.models), stored since migration 009; JSON ones as JSON text
+_RESPONSE_EXTENSIONS = ("retrieved_context", "gt_answer", "query_ambiguous", "gt_claims")
+_CLAIM_EXTENSIONS = ("category", "is_core", "contradicted_by", "entailment")
 
 
 def _stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
     r_cols: dict[str, list] = {k: [] for k in (
         "response_id", "content_hash", "use_case", "model", "created_at", "question", "answer", "stakes",
-        "claim_count", "raw")}
+        "claim_count", "raw", *_RESPONSE_EXTENSIONS)}
     c_cols: dict[str, list] = {k: [] for k in (
         "response_id", "claim_idx", "claim_id", "text", "labels", "label_mask", "dimensions", "dim_mask",
-        "criticality", "source_id", "span", "feedback_at", "feedback_count", "feedback_resolved")}
+        "criticality", "source_id", "span", "feedback_at", "feedback_count", "feedback_resolved",
+        *_CLAIM_EXTENSIONS)}
     for response, raw in responses:
         rid = response.response_id
-        for key, value in (("response_id", rid), ("content_hash", content_hash(response)),
+        # one dump per record serves the content hash and the JSON extensions (nested: kept as JSON)
+        dump = response.model_dump(mode="json")
+        for key, value in (("response_id", rid), ("content_hash", _hash_of(dump)),
                            ("use_case", response.use_case), ("model", response.model),
                            ("created_at", response.created_at), ("question", response.question),
                            ("answer", response.answer), ("stakes", response.stakes),
-                           ("claim_count", len(response.claims)), ("raw", raw)):
+                           ("claim_count", len(response.claims)), ("raw", raw),
+                           ("retrieved_context", _json_or_none(dump.get("retrieved_context"))),
+                           ("gt_answer", response.gt_answer), ("query_ambiguous", response.query_ambiguous),
+                           ("gt_claims", _json_or_none(dump.get("gt_claims")))):
             r_cols[key].append(value)
+        claim_dumps = dump["claims"]
         for idx, claim in enumerate(response.claims):
             dims = None if claim.dimensions is None else [d.value for d in claim.dimensions]
             for key, value in (("response_id", rid), ("claim_idx", idx), ("claim_id", claim.claim_id),
@@ -62,17 +81,23 @@ def _stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
                                ("criticality", claim.criticality), ("source_id", claim.source_id),
                                ("span", claim.span), ("feedback_at", claim.feedback_at),
                                ("feedback_count", claim.feedback_count),
-                               ("feedback_resolved", claim.feedback_resolved)):
+                               ("feedback_resolved", claim.feedback_resolved),
+                               ("category", claim.category), ("is_core", claim.is_core),
+                               ("contradicted_by", claim.contradicted_by),
+                               ("entailment", _json_or_none(claim_dumps[idx].get("entailment")))):
                 c_cols[key].append(value)
     r_schema = pa.schema([("response_id", pa.string()), ("content_hash", pa.string()), ("use_case", pa.string()),
                           ("model", pa.string()), ("created_at", _TS), ("question", pa.string()),
                           ("answer", pa.string()), ("stakes", pa.string()), ("claim_count", pa.int32()),
-                          ("raw", pa.string())])
+                          ("raw", pa.string()), ("retrieved_context", pa.string()), ("gt_answer", pa.string()),
+                          ("query_ambiguous", pa.bool_()), ("gt_claims", pa.string())])
     c_schema = pa.schema([("response_id", pa.string()), ("claim_idx", pa.int32()), ("claim_id", pa.string()),
                           ("text", pa.string()), ("labels", pa.list_(pa.string())), ("label_mask", pa.int32()),
                           ("dimensions", pa.list_(pa.string())), ("dim_mask", pa.int32()),
                           ("criticality", pa.int32()), ("source_id", pa.string()), ("span", pa.string()),
-                          ("feedback_at", _TS), ("feedback_count", pa.int32()), ("feedback_resolved", pa.bool_())])
+                          ("feedback_at", _TS), ("feedback_count", pa.int32()), ("feedback_resolved", pa.bool_()),
+                          ("category", pa.string()), ("is_core", pa.bool_()), ("contradicted_by", pa.string()),
+                          ("entailment", pa.string())])
     return pa.table(r_cols, schema=r_schema), pa.table(c_cols, schema=c_schema)
 
 
@@ -107,18 +132,20 @@ def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,
         tx.execute("""
             INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id,
                                    imported_at, use_case, model, created_at, question, answer, stakes, claim_count,
-                                   raw)
+                                   raw, retrieved_context, gt_answer, query_ambiguous, gt_claims)
             SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case,
-                   s.model, s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw
+                   s.model, s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw,
+                   s.retrieved_context::JSON, s.gt_answer, s.query_ambiguous, s.gt_claims::JSON
             FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """, {"batch": batch_id, "at": imported_at})
         tx.execute("""
             INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels,
                                 label_mask, dimensions, dim_mask, criticality, source_id, span, feedback_at,
-                                feedback_count, feedback_resolved)
+                                feedback_count, feedback_resolved, category, is_core, contradicted_by, entailment)
             SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels,
                    c.label_mask, c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at,
-                   c.feedback_count, c.feedback_resolved
+                   c.feedback_count, c.feedback_resolved, c.category, c.is_core, c.contradicted_by,
+                   c.entailment::JSON
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))

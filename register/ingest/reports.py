@@ -115,3 +115,11 @@ class ImportReport:
         out["quarantined_records"] = [asdict(q) for q in self.quarantined_records]
         out["notes"] = list(self.notes)
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ImportReport:
+        """The report ``as_dict`` wrote (the inbox's JSON report read back by ``import --via-inbox``)."""
+        fields = set(BatchReport.__dataclass_fields__)
+        return cls(batches=[BatchReport(**{k: v for k, v in b.items() if k in fields}) for b in data["batches"]],
+                   quarantined_records=[QuarantinedRecord(**q) for q in data.get("quarantined_records", [])],
+                   notes=list(data.get("notes", [])))

@@ -36,13 +36,15 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
 
     ``origin``: one of ``REVISION_ORIGINS``; ``subject``: what the change is about, in words (it becomes
     the batch's source name, e.g. ``"adjudication of claim c3 of r-17"``); ``permission``: what the
-    actor must hold for this kind of change (checked here, against the account's current state).
+    actor must hold for this kind of change (checked here after ``LABEL``, which every origin implies,
+    against the account's current state).
     Returns the batch report (``new_revisions``, ``unchanged``, ``score_run_id``...).
     """
+    # every origin changes labels: that much is checked before any argument is read; then the caller's own
+    authorize(store, actor, Permission.LABEL, entity_type="response")
     if origin not in REVISION_ORIGINS:
         raise RegisterError(f"{origin!r} is not a revision origin ({', '.join(REVISION_ORIGINS)})")
-    authorize(store, actor, permission, entity_type="response",
-              entity_id=responses[0].response_id if len(responses) == 1 else None)
+    authorize(store, actor, permission, entity_type="response")
     if not responses:
         raise RegisterError("nothing to revise: no responses given")
     items = []

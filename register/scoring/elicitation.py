@@ -99,6 +99,7 @@ def save_ahp(store: Store, actor: Actor, experts: Sequence[Mapping[str, Any]], *
     Refused (``ElicitationError``) when the combined consistency ratio is above 0.10, naming the most
     inconsistent judgements. Returns ``(profile_version, elicitation_id)``.
     """
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile", entity_id=based_on)
     analysis = ahp_analysis(experts)
     combined = analysis["combined"]
     if not combined.acceptable:
@@ -225,7 +226,9 @@ def submit_weights(store: Store, actor: Actor, session_id: int, weights: Mapping
 
 def round_submissions(store: Store, actor: Actor, session_id: int, round_number: int) -> list[dict]:
     """The submissions of a round as ``actor`` may see them: everyone's once the round is closed, only
-    the actor's own while it is open (the facilitator too sees only who has submitted)."""
+    the actor's own while it is open (the facilitator too sees only who has submitted). Any role may be
+    an expert; the account must be enabled."""
+    authorize(store, actor, Permission.READ, entity_type="delphi_session", entity_id=session_id)
     status = store.scalar("SELECT status FROM delphi_rounds WHERE session_id = ? AND round_number = ?",
                           [session_id, round_number])
     if status is None:
@@ -241,6 +244,7 @@ def round_submissions(store: Store, actor: Actor, session_id: int, round_number:
 def close_round(store: Store, actor: Actor, session_id: int) -> dict:
     """Close the open round (facilitator only) and store its summary; returns the summary with
     ``converged`` (every IQR below the session's threshold)."""
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="delphi_session", entity_id=session_id)
     session = _session_row(store, session_id)
     _require_facilitator(store, actor, session, "close a round")
 
@@ -269,6 +273,7 @@ def close_round(store: Store, actor: Actor, session_id: int) -> dict:
 
 def open_next_round(store: Store, actor: Actor, session_id: int) -> int:
     """Open the next round once the current one is closed (facilitator only); returns its number."""
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="delphi_session", entity_id=session_id)
     session = _session_row(store, session_id)
     _require_facilitator(store, actor, session, "open a round")
 
@@ -290,6 +295,7 @@ def finalise_delphi(store: Store, actor: Actor, session_id: int, *, name: str | 
     """The last closed round's medians, normalised, become a draft profile with the full record (every
     round, submission and summary) attached. Refused unless the last round converged (or
     ``accept_unconverged``, which the record says). Returns ``(profile_version, elicitation_id)``."""
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="delphi_session", entity_id=session_id)
     session = delphi_session(store, session_id)
     _require_facilitator(store, actor, session, "finalise the session")
     if session["status"] != "open":

@@ -57,6 +57,18 @@ class ImpactPreview:
         """``{(old_band, new_band): responses}``."""
         return {(o, n): int(c) for o, n, c in self.transitions.itertuples(index=False)}
 
+    def action_moves(self, old_action: str, new_action: str) -> int:
+        """How many responses move from ``old_action`` to ``new_action`` (e.g. caution -> review)."""
+        rows = self.action_transitions[(self.action_transitions.old_action == old_action)
+                                       & (self.action_transitions.new_action == new_action)]
+        return int(rows.responses.sum())
+
+    def action_lines(self) -> list[str]:
+        """Sentences such as ``"37 caution -> review"`` for every action change, largest first."""
+        moved = self.action_transitions[self.action_transitions.old_action != self.action_transitions.new_action]
+        moved = moved.sort_values(["responses", "old_action", "new_action"], ascending=[False, True, True])
+        return [f"{int(c):,} {o} -> {n}" for o, n, c in moved.itertuples(index=False)]
+
     def transition_lines(self) -> list[str]:
         """Sentences such as ``"312 Medium -> High"`` for every band change, largest first."""
         moved = self.transitions[self.transitions.old_band != self.transitions.new_band]

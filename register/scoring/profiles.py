@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
+from hri_core.profile import recommended_profile
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
@@ -64,11 +65,12 @@ def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor:
 
 
 def ensure_default_profile(store: Store, actor: Actor) -> int:
-    """Create version 1 (the paper's provisional parameters, active) in an empty database."""
+    """Create version 1 (the paper's provisional parameters, active) in an empty database (needs
+    ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is something to do)."""
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles")
     if existing is not None:
         return existing
-    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
 
     def fn(tx: Transaction) -> Change:
         version = insert_profile(tx, default_profile(), "active", actor, None,
@@ -76,6 +78,37 @@ def ensure_default_profile(store: Store, actor: Actor) -> int:
         return Change("scoring_profile", str(version), None, {"status": "active"}, result=version)
 
     return store.write(actor, "profile.create_default", fn)
+
+
+# Why the review-floors version exists: Table IV's own rationale for two floors (hri_core.REVIEW_FLOOR_IDS).
+REVIEW_FLOORS_NOTE = ("proposed: the paper's parameters with Table IV's review rationale made operational -- "
+                      "'Confirmed contradiction requiring review' (CONTRADICTED, criticality 2) and repeated or "
+                      "unresolved validated feedback route their answer to at least review")
+
+
+def ensure_review_floors_profile(store: Store, actor: Actor) -> int:
+    """Seed ``hri_core.recommended_profile()`` -- the paper's parameters whose CONTRADICTED criticality-2 floor
+    and feedback floor require at least ``review`` -- as a stored version, once (found by its fingerprint).
+
+    It is stored as a *draft* based on the paper's version: publishing it changes the action of answers
+    already scored, so it goes through the impact preview and the four-eyes publish like any other
+    version. Returns its version number.
+    """
+    target = recommended_profile()
+    existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
+                            [target.fingerprint()])
+    if existing is not None:
+        return int(existing)
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
+    paper = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
+                         [default_profile().fingerprint()])
+
+    def fn(tx: Transaction) -> Change:
+        version = insert_profile(tx, target, "draft", actor, paper, REVIEW_FLOORS_NOTE)
+        return Change("scoring_profile", str(version), None,
+                      {"status": "draft", "params": target.to_dict(), "note": REVIEW_FLOORS_NOTE}, result=version)
+
+    return store.write(actor, "profile.create_draft", fn)
 
 
 def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int | None = None,
@@ -101,9 +134,9 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
     Four eyes: the draft's creator cannot publish it (command-line jobs of the ``system`` role, run by
     whoever operates the machine, are exempt).
     """
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
-    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     author = store.one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
     if author is not None and actor.role != SYSTEM_ROLE:
         require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,

@@ -1,5 +1,6 @@
 """Recompute stored scores exactly: the response as stored, the profile version and as-of time the
-score recorded, through the reference scorer ``hri_core.score_response``.
+score recorded, through the reference scorer ``hri_core.score_response`` (and the stored mitigation
+decision through ``hri_core.mitigation.decide`` under the policy version it recorded).
 
 Used by the response detail page ("recomputed: matches") and by the reproducibility check of the
 pre-submission checklist.
@@ -7,17 +8,21 @@ pre-submission checklist.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
 from hri_core import Response, ScoreResult, parse_response, score_response
+from hri_core.mitigation import MitigationDecision, decide
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import DIMENSIONS
 from register.db.store import Store
 from register.errors import NotFound
+from register.scoring.mitigation import get_policy as get_policy_version
 from register.scoring.profiles import get_profile
 
 TOLERANCE = 1e-9
+_JSON_COLUMNS = ("retrieved_context", "gt_claims")
 
 
 def load_response(store: Store, response_id: str, revision: int | None = None) -> Response:
@@ -27,16 +32,21 @@ def load_response(store: Store, response_id: str, revision: int | None = None) -
         if revision is None:
             raise NotFound(f"response {response_id!r} does not exist")
     record = store.one(
-        "SELECT use_case, model, created_at, question, answer, stakes FROM responses "
-        "WHERE response_id = ? AND revision = ?", [response_id, revision])
+        "SELECT use_case, model, created_at, question, answer, stakes, retrieved_context, gt_answer, query_ambiguous, "
+        "gt_claims FROM responses WHERE response_id = ? AND revision = ?", [response_id, revision])
     if record is None:
         raise NotFound(f"response {response_id!r} has no revision {revision}")
     claims = store.dicts(
         "SELECT claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, feedback_count, "
-        "feedback_resolved FROM claims WHERE response_id = ? AND revision = ? ORDER BY claim_idx",
-        [response_id, revision])
+        "feedback_resolved, category, is_core, contradicted_by, entailment FROM claims "
+        "WHERE response_id = ? AND revision = ? ORDER BY claim_idx", [response_id, revision])
+    record = {k: v for k, v in record.items() if v is not None}
+    for name in _JSON_COLUMNS:  # JSON columns come back as text
+        if name in record:
+            record[name] = json.loads(record[name])
     record["response_id"] = response_id
-    record["claims"] = [{k: v for k, v in c.items() if v is not None} for c in claims]
+    record["claims"] = [{k: json.loads(v) if k == "entailment" else v for k, v in c.items() if v is not None}
+                        for c in claims]
     return parse_response(record, limits=NO_TEXT_LIMITS)  # stored text met the limits in force at its import
 
 
@@ -51,12 +61,15 @@ class Reproduction:
     recomputed: ScoreResult
     matches: bool
     differences: tuple[str, ...]
+    mitigation: MitigationDecision | None = None  # the Mitigation step recomputed (None: none was stored)
 
 
 def reproduce(store: Store, response_id: str, run_id: int | None = None) -> Reproduction:
     """Recompute one stored score (the current one unless ``run_id`` is given)."""
     cols = ("run_id", "revision", "profile_version", "as_of", "hri_add", "hri", "score", "band", "action",
-            "no_claims", "decisive_claim_id", "decisive_rule_id") + tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
+            "no_claims", "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
+            "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
+            "mitigation_policy_version") + tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
     where = "run_id = ?" if run_id is not None else "is_current"
     params = [response_id] + ([run_id] if run_id is not None else [])
     stored = store.one(f"SELECT {', '.join(cols)} FROM scores WHERE response_id = ? AND {where}", params)
@@ -74,7 +87,17 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None) -> Repr
             diffs.append(f"{key}: stored {stored[key]!r}, recomputed {result.dimensions[d]!r}")
     for name, value in (("band", result.band), ("action", result.action), ("no_claims", result.no_claims),
                         ("decisive_claim_id", result.decisive_floor.claim_id if result.decisive_floor else None),
-                        ("decisive_rule_id", result.decisive_floor.rule_id if result.decisive_floor else None)):
+                        ("decisive_rule_id", result.decisive_floor.rule_id if result.decisive_floor else None),
+                        ("action_floor_claim_id", result.action_floor.claim_id if result.action_floor else None),
+                        ("action_floor_rule_id", result.action_floor.rule_id if result.action_floor else None)):
         if stored[name] != value:
             diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
-    return Reproduction(response_id, stored["revision"], stored["run_id"], stored, result, not diffs, tuple(diffs))
+    mitigation = None
+    if stored["mitigation_policy_version"] is not None:  # scores stored before migration 009 have none
+        mitigation = decide(response, get_policy_version(store, stored["mitigation_policy_version"]))
+        for name, value in (("mitigation_action", mitigation.action), ("mitigation_rule", mitigation.rule),
+                            ("mitigation_reason", mitigation.reason), ("mitigation_claim_id", mitigation.claim_id)):
+            if stored[name] != value:
+                diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
+    return Reproduction(response_id, stored["revision"], stored["run_id"], stored, result, not diffs, tuple(diffs),
+                        mitigation)

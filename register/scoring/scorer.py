@@ -31,10 +31,13 @@ from typing import Any
 
 from hri_core import DIMENSIONS, LABELS, Label, ScoringProfile
 from hri_core.models import MAX_CRITICALITY, ensure_utc
+from hri_core.profile import ACTION_SEVERITY, ACTIONS
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import RegisterError
+from register.scoring.mitigation import active_policy, apply_mitigation
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
@@ -96,6 +99,13 @@ class Dialect:
     def int_div(self, left: str, right: str) -> str:
         """Integer division of two non-negative integers."""
         return f"{left} // {right}" if self.name == "duckdb" else f"{left} div {right}"
+
+    def position0(self, array: str, value: str) -> str:
+        """The 0-based position of ``value`` in ``array`` (-1 when absent): ``list_position`` in DuckDB,
+        ``array_position`` (1-based, 0 when absent) in Spark."""
+        if self.name == "duckdb":
+            return f"list_position({array}, {value}) - 1"
+        return f"array_position({array}, {value}) - 1"
 
     @property
     def arg_max(self) -> str:
@@ -174,7 +184,12 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
 
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
     total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (NULL, or why
-    the response fails closed: see the module docstring).
+    the response fails closed: see the module docstring), action_floor_claim_id and action_floor_rule_id
+    (the fired floor whose ``min_action`` raised the band's action, ``hri_core.ScoreResult.action_floor``).
+
+    A CONTRADICTED claim with ``contradicted_by = 'context'`` and no explicit dimensions hits the
+    profile's ``context_contradiction_dimensions`` (a flag of the claim shape); a fired floor's
+    ``min_action`` raises the action to at least that action whatever the band, as in ``score_response``.
 
     Shape of the computation (why it is fast): what a claim contributes -- v_i * m_ik for the seven
     dimensions, the floor rules it fires and the best of them -- depends only on its label mask,
@@ -209,14 +224,36 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
                  for lab in labels]
         return f"coalesce({dl.greatest(terms)}, 0.0)" if terms else "0.0"
 
+    # a CONTRADICTED claim contradicted by the retrieved context hits the profile's context-contradiction
+    # dimensions instead of CONTRADICTED's defaults (when it names none): a claim shape carries that flag
+    # (``ctx``) only when the two differ
+    uses_ctx = set(profile.context_contradiction_dimensions) != set(profile.default_dimensions[Label.CONTRADICTED])
+
+    def defaults_of(label: Label, ctx: bool) -> tuple:
+        if ctx and label == Label.CONTRADICTED:
+            return profile.context_contradiction_dimensions
+        return profile.default_dimensions[label]
+
     shape_max = {"mx": max_of(static_labels)}
+    names: dict[tuple, str] = {tuple(static_labels): "mx"}
     shape_vm = {}
     for d in DIMENSIONS:
-        default = [lab for lab in static_labels if d in profile.default_dimensions[lab]]
-        name = "mx" if default == static_labels else f"md_{low[d]}"
-        shape_max.setdefault(name, max_of(default))
-        shape_vm[d] = (f"criticality * CASE WHEN dim_mask IS NULL THEN {name} "
+        picked = []
+        for ctx in ((False, True) if uses_ctx else (False,)):
+            default = tuple(lab for lab in static_labels if d in defaults_of(lab, ctx))
+            name = names.setdefault(default, f"md_{len(names)}")
+            shape_max.setdefault(name, max_of(default))
+            picked.append(name)
+        default_expr = picked[0] if len(set(picked)) == 1 else f"CASE WHEN ctx THEN {picked[1]} ELSE {picked[0]} END"
+        shape_vm[d] = (f"criticality * CASE WHEN dim_mask IS NULL THEN {default_expr} "
                        f"WHEN (dim_mask & {DIMENSION_BIT[d]}) <> 0 THEN mx ELSE 0.0 END")
+    # the shape's ctx flag, and the join of a claim row to its shape
+    ctx_of = "coalesce(contradicted_by = 'context', false)" if uses_ctx else "false"
+
+    def shape_join(alias: str) -> str:
+        on = (f"k.k_label = {alias}.label_mask AND k.k_crit = {alias}.criticality "
+              f"AND k.k_dim IS NOT DISTINCT FROM {alias}.dim_mask")
+        return on + (f" AND k.k_ctx = coalesce({alias}.contradicted_by = 'context', false)" if uses_ctx else "")
     values, rule_ids, span, rank_mult = _floor_keys(profile)
     static_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition != "repeated_or_unresolved"]
     dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition == "repeated_or_unresolved"]
@@ -229,6 +266,18 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     shape_nf = " + ".join(dl.cast(f"f{i}", "INTEGER") for i, _ in static_rules) or "0"
     shape_part = (dl.greatest([f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules])
                   if static_rules else dl.cast("NULL", "BIGINT"))
+
+    # floors' minimum actions: the strictest min_action among the fired floors, and the first fired floor
+    # (claim order, then profile order) carrying it -- an exact integer key like the decisive floor's, with
+    # the action's severity in place of the value rank
+    def ma_part(i: int, rule) -> str:
+        return f"({dl.cast(p(ACTION_SEVERITY[rule.min_action]), 'BIGINT')} * {rank_p} + {p(span - 1 - i)})"
+
+    static_ma = [(i, r) for i, r in static_rules if r.min_action is not None]
+    dynamic_ma = [(i, r) for i, r in dynamic_rules if r.min_action is not None]
+    with_ma = bool(static_ma or dynamic_ma)
+    shape_ma = (dl.greatest([f"CASE WHEN f{i} THEN {ma_part(i, r)} END" for i, r in static_ma])
+                if static_ma else dl.cast("NULL", "BIGINT"))
 
     # --- per row, only for claims with a feedback-dependent label
     dyn_mask = LABEL_BIT[vnf]
@@ -251,29 +300,43 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
                     ", ".join(f"CASE WHEN {c} THEN {part(i, r)} END" for i, r, c in dyn_fired) + ") ELSE k.k_part END")
     else:
         row_nf, row_part = "k.k_nf", "k.k_part"
+    dyn_ma = [(i, r, c) for i, r, c in dyn_fired if r.min_action is not None]
+    row_ma = (f"CASE WHEN {is_dyn} THEN greatest(k.k_ma, " +
+              ", ".join(f"CASE WHEN {c} THEN {ma_part(i, r)} END" for i, r, c in dyn_ma) + ") ELSE k.k_ma END"
+              if dyn_ma else "k.k_ma")
     if profile.floors:
         # a claim carrying a label of mask M has label_mask >= the lowest bit of M: a filter DuckDB
         # pushes into the scan, so claim ids and feedback columns are read only for candidate claims
         floor_mask = dyn_mask | _floor_label_mask(profile)
         row_key = f"{row_part} + ({dl.cast(p(_CLAIM_IDX_SPAN - 1), 'BIGINT')} - cl.claim_idx) * {p(span)}"
         values_p, rules_p = f"({dl.cast(p(values), 'DOUBLE[]')})", f"({dl.cast(p(rule_ids), 'VARCHAR[]')})"
+        claim_key = f"({dl.cast(p(_CLAIM_IDX_SPAN - 1), 'BIGINT')} - cl.claim_idx) * {p(span)}"
+        null_bigint, null_text = dl.cast("NULL", "BIGINT"), dl.cast("NULL", "VARCHAR")
+        if with_ma:
+            ma_rule = dl.item(rules_p, dl.cast(f"({p(span)} - ma_key % {p(span)})", "BIGINT"))
+            ma_cols = f", {dl.int_div('ma_key', rank_p)} AS ma_sev, ma_claim, {ma_rule} AS ma_rule"
+            ma_aggs = f", max(ma_key) AS ma_key, {dl.arg_max}(claim_id, ma_key) AS ma_claim"
+            ma_row = f", {row_ma} + {claim_key} AS ma_key"
+        else:
+            ma_cols = f", {null_bigint} AS ma_sev, {null_text} AS ma_claim, {null_text} AS ma_rule"
+            ma_aggs = ma_row = ""
         phi = dl.item(values_p, dl.cast(f"({dl.int_div('top_key', rank_p)})", "BIGINT"))
         top_rule = dl.item(rules_p, dl.cast(f"({p(span)} - top_key % {p(span)})", "BIGINT"))
         floors_cte = f"""
     SELECT response_key, n_fired, {phi} AS phi, top_claim,
-           {top_rule} AS top_rule
+           {top_rule} AS top_rule{ma_cols}
     FROM (SELECT response_key, sum(n_fired) AS n_fired, max(key) AS top_key, {dl.arg_max}(claim_id, key) AS top_claim
-          FROM (SELECT cl.response_key, cl.claim_id, {row_nf} AS n_fired, {row_key} AS key
-                FROM claims cl JOIN k ON k.k_label = cl.label_mask AND k.k_crit = cl.criticality
-                     AND k.k_dim IS NOT DISTINCT FROM cl.dim_mask AND (k.k_part IS NOT NULL OR k.k_dyn)
+                 {ma_aggs}
+          FROM (SELECT cl.response_key, cl.claim_id, {row_nf} AS n_fired, {row_key} AS key{ma_row}
+                FROM claims cl JOIN k ON {shape_join("cl")} AND (k.k_part IS NOT NULL OR k.k_dyn)
                 WHERE {_scope(p, batch_id, "cl")} AND cl.label_mask >= {floor_mask & -floor_mask})
           WHERE n_fired > 0  -- a floor of value 0 still fires (and is counted)
           GROUP BY response_key)"""
     else:
-        null_text = dl.cast("NULL", "VARCHAR")
-        floors_cte = (f"SELECT {dl.cast('NULL', 'BIGINT')} AS response_key, 0 AS n_fired, "
-                      f"{dl.cast('NULL', 'DOUBLE')} AS phi, {null_text} AS top_claim, {null_text} AS top_rule "
-                      "WHERE false")
+        null_bigint, null_text = dl.cast("NULL", "BIGINT"), dl.cast("NULL", "VARCHAR")
+        floors_cte = (f"SELECT {null_bigint} AS response_key, 0 AS n_fired, {dl.cast('NULL', 'DOUBLE')} AS phi, "
+                      f"{null_text} AS top_claim, {null_text} AS top_rule, {null_bigint} AS ma_sev, "
+                      f"{null_text} AS ma_claim, {null_text} AS ma_rule WHERE false")
     sums = ", ".join(f"sum(vm_{low[d]}) AS n_{low[d]}" for d in DIMENSIONS)
     dims = ",\n    ".join(f"coalesce(a.n_{low[d]} / a.tv, 0.0) AS {DIM_COLUMNS[d]}" for d in DIMENSIONS)
     weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
@@ -286,6 +349,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
         f"WHEN score9 <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) +
         f" ELSE {p(bands[-1].action)} END") if len(bands) > 1 else p(bands[0].action)
     shape_cols = ", ".join(f"{shape_vm[d]} AS vm_{low[d]}" for d in DIMENSIONS)
+    actions_p = f"({dl.cast(p(list(ACTIONS)), 'VARCHAR[]')})"
     shape_base = ", ".join([*(f"{expr} AS {name}" for name, expr in shape_max.items()),
                             *(f"{cond} AS {name}" for name, cond in fired.items())])
     scope_cl = _scope(p, batch_id, "cl")
@@ -302,22 +366,21 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
               f"{dl.cast('floors_fired', 'BIGINT')} AS floors_fired")
     sql = f"""
 WITH k AS (
-    SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, {shape_cols},
-           {shape_nf} AS k_nf, {shape_part} AS k_part, (label_mask & {dyn_mask}) <> 0 AS k_dyn, k_bad
-    FROM (SELECT label_mask, dim_mask, criticality, {shape_base}, {_bad_shape(p)} AS k_bad
-          FROM (SELECT DISTINCT label_mask, dim_mask, criticality FROM claims cl WHERE {scope_cl}))
+    SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, ctx AS k_ctx, {shape_cols},
+           {shape_nf} AS k_nf, {shape_part} AS k_part, {shape_ma} AS k_ma, (label_mask & {dyn_mask}) <> 0 AS k_dyn,
+           k_bad
+    FROM (SELECT label_mask, dim_mask, criticality, ctx, {shape_base}, {_bad_shape(p)} AS k_bad
+          FROM (SELECT DISTINCT label_mask, dim_mask, criticality, {ctx_of} AS ctx FROM claims cl WHERE {scope_cl}))
 ), a AS (
     SELECT response_key, sum(criticality) AS tv, {sums}, bit_or(k_bad) AS bad
     FROM (SELECT cl.response_key, cl.criticality, {static_vm}, k.k_bad
-          FROM claims cl JOIN k ON k.k_label = cl.label_mask AND k.k_crit = cl.criticality
-               AND k.k_dim IS NOT DISTINCT FROM cl.dim_mask AND NOT k.k_dyn
+          FROM claims cl JOIN k ON {shape_join("cl")} AND NOT k.k_dyn
           WHERE {scope_cl}
           UNION ALL
           SELECT c.response_key, c.criticality, {row_vm}, k.k_bad
-          FROM (SELECT response_key, criticality, label_mask, dim_mask, {vnf_value} AS fb
+          FROM (SELECT response_key, criticality, label_mask, dim_mask, contradicted_by, {vnf_value} AS fb
                 FROM claims cl WHERE {scope_cl} AND cl.label_mask >= {dyn_mask & -dyn_mask}) c
-               JOIN k ON k.k_label = c.label_mask AND k.k_crit = c.criticality
-               AND k.k_dim IS NOT DISTINCT FROM c.dim_mask AND k.k_dyn)
+               JOIN k ON {shape_join("c")} AND k.k_dyn)
     GROUP BY response_key
 ), f AS ({floors_cte}
 ), s AS (
@@ -328,7 +391,7 @@ WITH k AS (
     a.tv IS NULL AS no_claims,
     coalesce(a.bad, 0) AS bad,
     coalesce(f.n_fired, 0) AS floors_fired,
-    f.top_claim, f.top_rule
+    f.top_claim, f.top_rule, f.ma_sev, f.ma_claim, f.ma_rule
     FROM responses r LEFT JOIN a ON a.response_key = r.response_key LEFT JOIN f ON f.response_key = r.response_key
     WHERE {_scope(p, batch_id, "r")}
 ), h AS (
@@ -341,16 +404,24 @@ WITH k AS (
         CASE WHEN scoring_failure IS NULL THEN hri0 ELSE 1.0 END AS hri FROM g
 ), w AS (
     SELECT *, round(100.0 * hri, 9) AS score9 FROM v
+), x AS (
+    SELECT *, {band_case} AS band,
+        CASE WHEN scoring_failure IS NOT NULL THEN {p(FAILED_ACTION)} WHEN no_claims THEN {p(profile.no_claims_action)}
+             ELSE {action_case} END AS band_action FROM w
+), y AS (
+    -- a fired floor's min_action raises the action when strictly stricter (never for a failed score: review)
+    SELECT *, scoring_failure IS NULL AND ma_sev IS NOT NULL
+              AND ma_sev > {dl.position0(actions_p, 'band_action')} AS raised FROM x
 )
-SELECT response_id, revision, {failed_dims}, hri_add, hri, 100.0 * hri AS score,
-    {band_case} AS band,
-    CASE WHEN scoring_failure IS NOT NULL THEN {p(FAILED_ACTION)} WHEN no_claims THEN {p(profile.no_claims_action)}
-         ELSE {action_case} END AS action,
+SELECT response_id, revision, {failed_dims}, hri_add, hri, 100.0 * hri AS score, band,
+    CASE WHEN raised THEN {dl.item(actions_p, 'ma_sev + 1')} ELSE band_action END AS action,
     no_claims, {counts},
     CASE WHEN phi > hri_add THEN top_claim END AS decisive_claim_id,
     CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id,
-    scoring_failure
-FROM w
+    scoring_failure,
+    CASE WHEN raised THEN ma_claim END AS action_floor_claim_id,
+    CASE WHEN raised THEN ma_rule END AS action_floor_rule_id
+FROM y
 """
     return sql
 
@@ -407,13 +478,25 @@ def rescore(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datet
     the run, the profile version and the as-of time. Needs ``Permission.RESCORE``.
     """
     authorize(store, actor, Permission.RESCORE, entity_type="score_run")
-    return score_imported(store, actor, profile, as_of=as_of, batch_id=batch_id)
+    return _write_scores(store, actor, profile, as_of=as_of, batch_id=batch_id)
 
 
-def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None = None,
-                   batch_id: int | None = None) -> RescoreSummary:
-    """The scoring step of an import the caller already authorised (``Permission.IMPORT``): new data
-    is scored under the active profile as part of bringing it in. Everyone else calls ``rescore``."""
+def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, batch_id: int,
+                   as_of: datetime | None = None) -> RescoreSummary:
+    """The scoring step of an import: one import batch scored under the active profile as part of bringing
+    it in. Needs ``Permission.IMPORT``; ``profile`` must be the active one (an importer cannot make a draft's
+    scores current). Rescoring everything, or under another profile, is ``rescore`` (admins)."""
+    authorize(store, actor, Permission.IMPORT, entity_type="score_run", entity_id=f"batch:{batch_id}")
+    active = store.scalar("SELECT max(profile_version) FROM scoring_profiles WHERE status = 'active'")
+    if profile.version != active or not isinstance(batch_id, int):
+        raise RegisterError(f"the scoring step of an import scores one batch under the active profile "
+                            f"(v{active}), not v{profile.version}: use rescore (admins) for anything else")
+    return _write_scores(store, actor, profile, as_of=as_of, batch_id=batch_id)
+
+
+def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None,
+                  batch_id: int | None) -> RescoreSummary:
+    """Score current responses (all, or one batch) under ``profile`` in one audited transaction."""
     as_of = ensure_utc(as_of or utc_now())
     scope = "all" if batch_id is None else f"batch:{batch_id}"
 
@@ -431,11 +514,15 @@ def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, as_of
                        "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
         p = Params()
         select = score_select(profile, as_of, p, batch_id=batch_id)
+        columns = ("s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
+                   "total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, "
+                   "action_floor_claim_id, action_floor_rule_id")
         count = tx.execute(
-            f"INSERT INTO scores SELECT {p(run_id)}, response_id, revision, {p(profile.version)}, {p(as_of)}, true, "
-            "s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, total_criticality, "
-            f"floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure FROM ({select}) AS new_scores",
-            p.values)
+            f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}) "
+            f"SELECT {p(run_id)}, response_id, revision, {p(profile.version)}, {p(as_of)}, true, {columns} "
+            f"FROM ({select}) AS new_scores", p.values)
+        # CLAIM's Mitigation step on every new score row, under the active mitigation policy
+        apply_mitigation(tx, run_id, active_policy(tx))
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id)
         tx.execute(f"INSERT INTO score_floors SELECT {p(run_id)}, * FROM ({floors})", p.values)

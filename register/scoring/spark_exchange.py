@@ -7,7 +7,9 @@ run of the profile version it was computed under, exactly as ``rescore`` stores 
 scores kept, the new rows current, the fired floors stored, one audit event. It fails closed: scores of
 another profile than the register's version of that number, of a response that is no longer current
 (the register changed since the export), duplicated, outside [0, 1] or with a band the profile does
-not have, are refused whole, naming the first offending row.
+not have, are refused whole, naming the first offending row. The mitigation columns are decided here, in
+the register, under its active mitigation policy (``register.scoring.mitigation.apply_mitigation``, as
+``rescore`` does): the job computes only what the scorer's SQL computes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from hri_core.models import ensure_utc
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
+from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILURE_REPORT_LIMIT, RescoreSummary
 
@@ -57,9 +60,10 @@ def _sql_literal(text: str) -> str:
 def export_parquet(store: Store, actor: Actor, folder: str | Path) -> ExportSummary:
     """Write ``folder/responses/``, ``folder/claims/`` (Parquet) and ``folder/profile.json`` (the active
     profile); audited as ``export.parquet``. ``folder`` must be new or empty: an export never mixes with
-    (or deletes) other files. Needs ``Permission.READ``."""
+    (or deletes) other files. Needs ``Permission.RESCORE``: the export is the first half of a rescore (the
+    job's scores come back through ``import_scores``), and it hands every current answer to another system."""
+    authorize(store, actor, Permission.RESCORE, entity_type="export", entity_id=str(folder))  # before any use
     folder = Path(folder)
-    authorize(store, actor, Permission.READ, entity_type="export", entity_id=folder.name)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise RegisterError(f"{folder} exists and is not an empty folder: export into a new folder")
     profile = active_profile(store)
@@ -113,11 +117,17 @@ def _refuse_first(tx: Transaction, sql: str, params: dict, what: str) -> None:
                             f"revision {revision}. Nothing was imported")
 
 
+# what the job writes beside the dimensions (``register.spark.score_job.SCORE_COLUMNS``), stored as is
+_SCORE_COLUMNS = ("hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
+                  "decisive_claim_id", "decisive_rule_id", "scoring_failure", "action_floor_claim_id",
+                  "action_floor_rule_id")
+
+
 def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSummary:
     """Store the Spark job's ``folder/scores`` and ``folder/score_floors`` as one score run; its rows
     become the current scores of their responses. Needs ``Permission.RESCORE``."""
+    authorize(store, actor, Permission.RESCORE, entity_type="score_run")  # before ``folder`` is used
     folder = Path(folder)
-    authorize(store, actor, Permission.RESCORE, entity_type="score_run")
     scores_glob = _parquet_files(folder, "scores", required=True)
     floors_glob = _parquet_files(folder, "score_floors", required=False)
     src = {"scores": scores_glob}
@@ -131,10 +141,15 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
     if profile.fingerprint() != fingerprint:
         raise RegisterError(f"the scores were computed under a profile numbered v{version} whose parameters differ "
                             f"from the register's v{version}: score with the register's profile file")
-    dims = ", ".join(DIM_COLUMNS.values())
+    columns = ", ".join((*DIM_COLUMNS.values(), *_SCORE_COLUMNS))
 
     def fn(tx: Transaction) -> Change:
         tx.execute("CREATE TEMP TABLE spark_scores AS SELECT * FROM read_parquet($scores)", src)
+        present = {row[0] for row in tx.query("SELECT column_name FROM (DESCRIBE spark_scores)")}
+        missing = [c for c in ("response_id", "revision", *DIM_COLUMNS.values(), *_SCORE_COLUMNS) if c not in present]
+        if missing:
+            raise RegisterError(f"{folder / 'scores'} lacks the column(s) {', '.join(missing)}: it was written by "
+                                "another version of the score job; run this version's job again. Nothing was imported")
         key = "count(*) OVER (), response_id, revision"
         _refuse_first(tx, f"SELECT {key} FROM spark_scores s WHERE NOT EXISTS (SELECT 1 FROM responses r WHERE "
                           "r.is_current AND r.response_id = s.response_id AND r.revision = s.revision) "
@@ -154,9 +169,11 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
         tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                    "(SELECT response_id FROM spark_scores)")
         count = tx.execute(
-            f"INSERT INTO scores SELECT $run, response_id, revision, profile_version, as_of, true, {dims}, hri_add, "
-            "hri, score, band, action, no_claims, total_criticality, floors_fired, decisive_claim_id, "
-            "decisive_rule_id, scoring_failure FROM spark_scores ORDER BY response_id", {"run": run_id}) or 0
+            f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}) "
+            f"SELECT $run, response_id, revision, profile_version, as_of, true, {columns} FROM spark_scores "
+            "ORDER BY response_id", {"run": run_id}) or 0
+        # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
+        apply_mitigation(tx, run_id, active_policy(tx))
         if floors_glob is not None:
             tx.execute("INSERT INTO score_floors SELECT $run, response_id, revision, claim_idx, claim_id, rule_id, "
                        "label, criticality, value FROM read_parquet($floors) f WHERE EXISTS (SELECT 1 FROM "

@@ -27,10 +27,11 @@ from typing import Any
 from hri_core import ScoringProfile
 from register.scoring.scorer import SPARK, fired_floors_query, score_query
 
-# The score columns in the order of the register's ``scores`` table (after run_id, response_id, revision).
+# The score columns the scorer's SELECT yields, in its order. The mitigation columns of ``scores`` are not
+# among them: ``import-scores`` decides them in the register (``register.scoring.mitigation``), as ``rescore`` does.
 SCORE_COLUMNS = ("response_id", "revision", "s_f", "s_c", "s_u", "s_o", "s_s", "s_p", "s_h", "hri_add", "hri",
                  "score", "band", "action", "no_claims", "total_criticality", "floors_fired", "decisive_claim_id",
-                 "decisive_rule_id", "scoring_failure")
+                 "decisive_rule_id", "scoring_failure", "action_floor_claim_id", "action_floor_rule_id")
 FLOOR_COLUMNS = ("response_id", "revision", "claim_idx", "claim_id", "rule_id", "label", "criticality", "value")
 
 

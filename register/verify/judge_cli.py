@@ -2,7 +2,7 @@
 
     python -m register judge check PAIRS.jsonl [--profile F] [--reasons]
     python -m register judge eval  PAIRS.jsonl [--profile F]
-    (until wired into register/cli.py: python -m register.verify.judge_cli check|eval ...)
+    (also stand-alone: python -m register.verify.judge_cli check|eval ...)
 
 Input: JSON Lines, one pair a line: ``{"id", "claim", "evidence": [sentence or chunk, ...]}``; ``eval``
 also needs ``label`` (SUPPORTED, PARTIAL, UNSUPPORTED or CONTRADICTED, any case) and takes an optional
@@ -158,6 +158,10 @@ def judge_for(profile: JudgeProfile) -> Judge:
         from register.verify.embeddings import load_encoder  # optional dependency, loaded only when asked
 
         return OfflineJudge(profile, load_encoder().similarity)
+    if profile.backend == "llm":
+        from register.verify.llm_judge import llm_judge_from_settings  # configured from HRI_LLM_* when asked
+
+        return llm_judge_from_settings(profile)
     raise JudgeCommandError(f"judge backend {profile.backend!r} of profile {profile.key} is not available here")
 
 

@@ -17,17 +17,20 @@ from register import Actor, Store
 from register.db.store import Change, utc_now
 from register.ingest.records import insert_responses
 from register.scoring.scorer import DIM_COLUMNS, fired_floors_query, score_query
+from tests.helpers.actors import enrol
 
 TOLERANCE = 1e-9
 ANALYST = Actor("Dana Analyst", "admin")
 
 SCORE_COLUMNS = ("response_id", "revision", *DIM_COLUMNS.values(), "hri_add", "hri", "score", "band", "action",
                  "no_claims", "total_criticality", "floors_fired", "decisive_claim_id", "decisive_rule_id",
-                 "scoring_failure")
+                 "scoring_failure", "action_floor_claim_id", "action_floor_rule_id")
 
 
 def load(store: Store, records: list[dict], source_name: str = "test.jsonl") -> int:
-    """Import validated records as one batch (an ``import_batches`` row first, as the importer does)."""
+    """Import validated records as one batch (an ``import_batches`` row first, as the importer does), as
+    ``ANALYST`` (given an account here: the register re-reads it on every write)."""
+    enrol(store, ANALYST)
     parsed = [(parse_response(record), json.dumps(record)) for record in records]
 
     def fn(cur) -> Change:
@@ -90,6 +93,9 @@ def assert_matches(row: dict, expected: ScoreResult) -> None:
     decisive = expected.decisive_floor
     assert (row["decisive_claim_id"], row["decisive_rule_id"]) == (
         (decisive.claim_id, decisive.rule_id) if decisive else (None, None)), rid
+    raised = expected.action_floor
+    assert (row["action_floor_claim_id"], row["action_floor_rule_id"]) == (
+        (raised.claim_id, raised.rule_id) if raised else (None, None)), rid
 
 
 def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime) -> tuple[dict, dict]:

@@ -55,6 +55,17 @@ def claim_bodies(draw, labels=None) -> dict:
         claim["feedback_count"] = draw(hs.integers(0, 5))
     if draw(hs.booleans()):
         claim["feedback_resolved"] = draw(hs.booleans())
+    # the richer-answer extensions (issue 12): the scorer reads contradicted_by, mitigation reads is_core
+    if "CONTRADICTED" in claim["labels"] and draw(hs.booleans()):
+        claim["contradicted_by"] = draw(hs.sampled_from(["context", "world"]))
+    if draw(hs.booleans()):
+        claim["is_core"] = draw(hs.booleans())
+    if draw(hs.booleans()):
+        claim["category"] = draw(hs.sampled_from(["legal", "health", "general"]))
+    if draw(hs.booleans()):
+        claim["span"] = draw(hs.sampled_from(["a span", " "]))
+    if draw(hs.booleans()):
+        claim["source_id"] = draw(hs.sampled_from(["doc-1", "src-a", "elsewhere"]))
     return claim
 
 
@@ -65,6 +76,12 @@ def response_dicts(draw, response_id: str | None = None, min_claims: int = 0, ma
     bodies = draw(hs.lists(claim_bodies(), min_size=min_claims, max_size=max_claims))
     record = {"response_id": rid, "use_case": draw(hs.sampled_from(["supplier-contracts", "hr-policy", "it-support"])),
               "model": draw(hs.sampled_from(["rag-v3", "rag-v4"])), "claims": []}
+    if draw(hs.booleans()):
+        record["stakes"] = draw(hs.sampled_from(["low", "medium", "high", "critical"]))
+    if draw(hs.booleans()):
+        record["query_ambiguous"] = draw(hs.booleans())
+    if draw(hs.booleans()):  # chunk doc-1 carries source src-a: either id links a claim to the context
+        record["retrieved_context"] = [{"id": "doc-1", "text": "retrieved text", "source_id": "src-a"}]
     for n, body in enumerate(bodies, start=1):
         record["claims"].append({"claim_id": f"{rid}-c{n}", **body})
     return record
@@ -100,6 +117,7 @@ def floor_rules(draw, rule_id: str) -> FloorRule:
         condition=draw(hs.sampled_from(["criticality", "repeated_or_unresolved"])),
         min_feedback_count=draw(hs.integers(1, 4)),
         value=draw(_unit),
+        min_action=draw(hs.none() | hs.sampled_from(ACTIONS)),
     )
 
 
@@ -128,4 +146,6 @@ def profiles(draw) -> ScoringProfile:
         bands=draw(band_lists()),
         feedback_half_life_days=draw(hs.floats(min_value=0.5, max_value=365.0, allow_nan=False)),
         no_claims_action=draw(hs.sampled_from(ACTIONS)),
+        context_contradiction_dimensions=tuple(draw(hs.lists(hs.sampled_from(DIMENSION_VALUES), min_size=1,
+                                                             max_size=3, unique=True))),
     )

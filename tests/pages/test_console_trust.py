@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from register import SYSTEM, Actor
 from register.console.queries import NO_CLAIMS_STATE
 from register.governance import checklist
+from register.governance.checks import CHECKS
 from register.ingest.importer import import_path
 from register.scoring.profiles import create_draft
 from tests.helpers.accounts import ensure_account, login
@@ -240,7 +241,7 @@ def test_sidebar_filters_only_where_they_apply(seeded_db, page, shown):
 
 def test_a_reviewer_signs_a_run_once(seeded_db):
     run = checklist.record_run(seeded_db, Actor("ann", "reviewer"))
-    checklist.sign(seeded_db, Actor("test-reviewer", "reviewer"), run, {n: {"decision": "pass"} for n in range(1, 8)})
+    checklist.sign(seeded_db, Actor("test-reviewer", "reviewer"), run, {c.no: {"decision": "pass"} for c in CHECKS})
     at = _open("pages/checklist.py")
     assert "You signed this run" in _texts(at)
     assert not any(b.label == "Sign" for b in at.get("form_submit_button"))

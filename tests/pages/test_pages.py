@@ -38,7 +38,7 @@ def test_overview_kpis_equal_independent_counts(seeded_db):
     shown = _metrics(at)
     assert shown["Responses"] == f"{total:,}"
     assert shown["High → review"] == f"{high:,}"
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 4  # the validated-feedback trend is shown on request
 
 
 def test_overview_use_case_filter_changes_the_kpis(seeded_db):
@@ -140,3 +140,25 @@ def test_empty_database_is_seeded_on_first_start():
     assert not at.exception, at.exception
     assert int(_metrics(at)["Responses"].replace(",", "")) > 2000  # Table V + demo files + 2,000 synthetic
     assert any("Logged in as" in c.value and "(viewer" in c.value for c in at.sidebar.caption)
+
+
+def test_mitigation_shown_beside_band_and_action_on_the_list_and_the_detail(seeded_db):
+    """Issue 12: CLAIM's Mitigation action and its one sentence, as stored with the score."""
+    stored = dict(seeded_db.query(
+        "SELECT response_id, mitigation_action FROM scores WHERE is_current"))
+    at = _app().run()
+    at.switch_page("pages/responses.py").run()
+    frame = at.dataframe[0].value
+    assert list(frame.columns[:10])[6:10] == ["band", "action", "mitigation_action", "mitigation_reason"]
+    assert {rid: action for rid, action in zip(frame["response_id"], frame["mitigation_action"], strict=True)} == {
+        rid: stored[rid] for rid in frame["response_id"]}
+    assert set(frame["mitigation_action"]) <= {"answer", "revise", "ask", "abstain", "escalate"}
+    at = _app()
+    at.query_params["response_id"] = "paper-table-v"
+    at.run()
+    at.switch_page("pages/response_detail.py").run()
+    assert not at.exception, at.exception
+    reason = seeded_db.scalar("SELECT mitigation_reason FROM scores WHERE is_current AND response_id = ?",
+                              ["paper-table-v"])
+    assert _metrics(at)["Mitigation"] == stored["paper-table-v"]
+    assert any(escape_markdown(reason) in c.value for c in at.caption), [c.value for c in at.caption]

@@ -15,6 +15,7 @@ from register import Actor
 from register.scoring import calibration as cal
 from register.scoring import elicitation as el
 from register.scoring.profiles import active_profile, create_draft, get_profile, list_profiles
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
 
@@ -40,7 +41,9 @@ class Session:
 
 
 @pytest.fixture
-def acting(login_as):
+def acting(login_as, seeded_db):
+    """The session to open pages as; ANN, BOB and rita have accounts (they also act through the API here)."""
+    enrol(seeded_db, ANN, BOB, Actor("rita-reviewer", "reviewer"))
     return Session(login_as)
 
 
@@ -177,7 +180,7 @@ def test_calibration_page_shows_known_answer_and_saves_bands(seeded_db, acting):
                            "score > 0 GROUP BY score ORDER BY score LIMIT 4")
     (r1, s1), (r2, _), (r3, _), (r4, _) = rows
     cal.import_outcomes_csv(seeded_db, ANN, f"response_id,outcome\n{r1},good\n{r2},bad\n{r3},good\n{r4},bad\n"
-                            .encode(), "known.csv")
+                            .encode(), "known.csv", kind="incident")
     at = acting.open("pages/calibration.py")
     shown = _metrics(at)
     assert shown["Known outcomes"] == "4" and shown["Bad answers"] == "2"
@@ -203,3 +206,60 @@ def test_a_reviewer_sees_the_profiles_but_cannot_save_or_publish(seeded_db, acti
     assert at.button(key="pe_save").disabled
     assert any("Only an admin" in c.value for c in at.caption)
     assert [b for b in at.button if b.label == "Publish and rescore"][0].disabled
+
+
+def _version_floors(at):
+    """The version view's floor table (the editor's floor table, keyed, comes first)."""
+    shown = [e for e in at.dataframe if "min_action" in e.value.columns and getattr(e, "key", None) is None]
+    return shown[0].value
+
+
+def test_the_profiles_page_shows_minimum_actions_and_previews_the_review_floors(seeded_db, acting):
+    """Issue 12: each floor's minimum action on the version view; Table IV's review floors previewed on the demo
+    set (how many answers move from caution to review), then saved as a draft with their minimum actions."""
+    from hri_core import recommended_profile
+    from hri_core.profile import REVIEW_FLOOR_IDS
+    from register.scoring.impact import impact_preview
+
+    at = acting.open("pages/profiles.py")
+    floors = _version_floors(at)
+    assert list(floors["min_action"].where(floors["min_action"].notna(), None)) == [None] * len(floors)
+    at.button(key="rf_preview").click().run()
+    assert not at.exception, at.exception
+    moved = impact_preview(seeded_db, recommended_profile()).action_moves("caution", "review")
+    assert moved > 0
+    assert _metrics(at)["Answers moving from caution to review"] == f"{moved:,}"
+    line = escape_markdown(f"{moved:,} caution -> review")
+    assert any(line in m.value for m in at.markdown), "the action transitions line"
+    at.button(key="rf_save").click().run()
+    assert not at.exception, at.exception
+    (version, status, author), = [(v["profile_version"], v["status"], v["created_by"])
+                                  for v in list_profiles(seeded_db) if v["profile_version"] > 1]
+    assert (status, author) == ("draft", ANN.name)
+    assert {f.rule_id for f in get_profile(seeded_db, version).floors if f.min_action == "review"} == set(
+        REVIEW_FLOOR_IDS)
+    at.selectbox(key="pv_version").set_value(version).run()
+    floors = _version_floors(at).set_index("rule_id")
+    assert {rid for rid, action in floors["min_action"].items() if action == "review"} == set(REVIEW_FLOOR_IDS)
+    assert not any(b.key == "rf_preview" for b in at.button)  # offered only until a version is stored
+
+
+def test_the_mitigation_policy_tab_saves_and_publishes_a_draft_under_four_eyes(seeded_db, acting):
+    from register.scoring.mitigation import active_policy, list_policies
+
+    at = acting.open("pages/profiles.py")
+    readings = _frame(at, "verdict").set_index("label")
+    assert readings.loc["PARTIAL", "verdict"] == "OVERREACH" and readings.loc["UNSUPPORTED", "verdict"] == "UNLINKED"
+    at.text_area(key="mp_overrides").set_value("{not json")
+    at.button[[b.label for b in at.button].index("Save draft")].click().run()
+    assert any("not JSON" in e.value for e in at.error)
+    at.text_area(key="mp_overrides").set_value('{"non_core_unsupported_action": "revise"}')
+    at.button[[b.label for b in at.button].index("Save draft")].click().run()
+    assert [p["status"] for p in list_policies(seeded_db)] == ["active", "draft"]
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.text_area(key="mp_reason").set_value("the table's 'Some claims ... but fixable' row")
+    at.button[[b.label for b in at.button].index("Publish")].click().run()
+    assert not at.exception, at.exception
+    assert active_policy(seeded_db).version == 2
+    assert active_policy(seeded_db).non_core_unsupported_action == "revise"

@@ -15,6 +15,7 @@ import pytest
 from register import SYSTEM, Actor, Store
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.db.store import Change
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"
@@ -66,7 +67,8 @@ def test_an_edited_event_is_named(trail):
 
 
 def test_a_recomputed_hash_does_not_hide_an_edit(trail):
-    """Editing an event and recomputing its own hash still breaks the link of the next event."""
+    """Editing an event and recomputing its hash (the unkeyed SHA-256 anyone can compute) is found at that event:
+    its hash is an HMAC under the keyring's key."""
     from register.db.audit import event_hash
 
     cli, _ = trail
@@ -81,7 +83,7 @@ def test_a_recomputed_hash_does_not_hide_an_edit(trail):
     finally:
         store.close()
     result = cli("audit", "verify")
-    assert result.returncode == 1 and "first broken event 4 of" in result.stderr
+    assert result.returncode == 1 and "first broken event 3 of" in result.stderr and "signed hash" in result.stderr
 
 
 def test_a_deleted_event_is_named(trail):
@@ -92,8 +94,8 @@ def test_a_deleted_event_is_named(trail):
     assert f"first broken event 5 of {events - 1}" in result.stderr and "missing" in result.stderr
 
 
-def test_deleting_the_newest_event_is_caught_only_by_comparing_counts(trail):
-    """A truncated tail still chains: the count printed on success is what an operator compares."""
+def test_deleting_the_newest_event_without_an_anchor_still_verifies(trail):
+    """A truncated tail still chains: only an anchor (tests/register/test_audit_anchor_cli.py) catches it."""
     cli, events = trail
     tamper(cli.db, ("DELETE FROM audit_events WHERE seq = ?", [events]))
     result = cli("audit", "verify")
@@ -146,6 +148,7 @@ INJECTIONS = ["' OR '1'='1", "x'); DROP TABLE audit_events; --", "%", "_", "\\",
 
 @pytest.fixture
 def events(store):
+    enrol(store, *(Actor(name, "reviewer") for name in ["alice", "bob", "O'Brien", "' OR '1'='1"]))
     for i, name in enumerate(["alice", "bob", "O'Brien", "' OR '1'='1"]):
         store.write(Actor(name, "reviewer"), f"test.action{i % 2}", lambda cur, i=i: Change("thing", f"t-{i}"))
     return store

@@ -17,6 +17,7 @@ import pytest
 
 from register import Actor, StaleEdit
 from register import governance as gov
+from tests.helpers.actors import enrol
 from ui.governance import editor_changes
 
 CLAIMS = gov.CLAIM_COLUMNS
@@ -36,6 +37,7 @@ def claims_snapshot() -> pd.DataFrame:
         "reviewer": ["rita", None, "rita"],
         "reviewed_on": pd.to_datetime(["2026-05-04", None, "2026-06-30"]).astype("datetime64[us]"),
         "notes": ["checked", None, "see policy"],
+        "no_peer_reviewed_source": pd.array([None, True, None], dtype="boolean"),
         "row_version": np.array([1, 4, 2], dtype="int32"),
         "updated_at": pd.to_datetime(["2026-07-01T10:00:00Z"] * 3).astype("datetime64[us, UTC]"),
         "updated_by": ["system"] * 3,
@@ -108,7 +110,7 @@ def test_an_edited_row_carries_its_key_loaded_version_grid_row_and_every_column(
         "key": "c-1", "row_version": 1, "row": 1,
         "values": {"claim_key": "c-1", "statement": "Model X has 7B parameters.", "claim_type": "vendor capability",
                    "source_ids": ["s-1"], "verification_status": "outdated", "reviewer": "rita",
-                   "reviewed_on": date(2026, 5, 4), "notes": "double-checked"},
+                   "reviewed_on": date(2026, 5, 4), "notes": "double-checked", "no_peer_reviewed_source": None},
     }]
 
 
@@ -232,6 +234,7 @@ def test_edits_additions_and_deletions_together():
 @pytest.fixture
 def register_grid(store):
     """The claims and sources of a register, read as the grids read them (``list_*`` then a fresh index)."""
+    enrol(store, EDITOR, Actor("Sam Second", "reviewer"))
     gov.save_sources(store, EDITOR, gov.RowChanges(inserts=[
         {"values": {k: v for k, v in row.items() if k in SOURCES}}
         for row in sources_snapshot().astype(object).where(sources_snapshot().notna(), None).to_dict("records")]))

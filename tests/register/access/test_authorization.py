@@ -14,6 +14,7 @@ from register.console import review
 from register.errors import FourEyesViolation, PermissionDenied
 from register.ingest import importer
 from register.scoring import profiles, scorer
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"
@@ -21,7 +22,9 @@ DATA = REPO_ROOT / "tests" / "data" / "import"
 
 @pytest.fixture
 def loaded(store):
-    """Three responses, one open quarantine row (bad-label), a draft profile by 'drafter', a user."""
+    """Three responses, one open quarantine row (bad-label), a draft profile by 'drafter', a user; accounts
+    for 'drafter', 'ann' (annotator) and one person of each role."""
+    enrol(store, Actor("drafter", "admin"), Actor("ann", "annotator"), *(Actor(f"{r}-person", r) for r in ROLES))
     importer.import_path(store, SYSTEM, DATA / "responses.jsonl")
     importer.import_path(store, SYSTEM, DATA / "unknown_label.jsonl")
     profiles.create_draft(store, Actor("drafter", "admin"), {"weights": {"F": 0.35, "C": 0.10}})

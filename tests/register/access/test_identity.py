@@ -12,12 +12,15 @@ from register import SYSTEM, Actor, StaleEdit
 from register.access import identity
 from register.db.store import utc_now
 from register.errors import LOGIN_FAILED_MESSAGE, LoginFailed
+from tests.helpers.actors import enrol
 
 PASSWORD = "a long enough secret"
 
 
 @pytest.fixture
 def alice(store):
+    """The reviewer alice with her own password, and the admins boss and other who manage her account."""
+    enrol(store, Actor("boss", "admin"), Actor("other", "admin"))
     one_time = identity.create_user(store, SYSTEM, "alice", "reviewer", "Alice Example")
     identity.change_own_password(store, Actor("alice", "reviewer"), one_time, PASSWORD)
     return store
@@ -157,16 +160,16 @@ def test_a_stale_edit_of_an_account_is_refused(alice):
     version = identity.get_user(alice, "alice").row_version
     identity.set_role(alice, Actor("boss", "admin"), "alice", "annotator", expected_version=version)
     with pytest.raises(StaleEdit, match="changed by boss"):
-        identity.set_role(alice, Actor("other", "admin"), "alice", "admin", expected_version=version)
+        identity.set_role(alice, Actor("other", "admin"), "alice", "viewer", expected_version=version)
     assert identity.get_user(alice, "alice").role == "annotator"
 
 
 def test_account_changes_are_audited_with_before_and_after(alice):
-    identity.set_role(alice, Actor("boss", "admin"), "alice", "admin")
+    identity.set_role(alice, Actor("boss", "admin"), "alice", "annotator")
     name, role, entity, after = _events(alice, "user.set_role")[-1]
     before = alice.query_one("SELECT before FROM audit_events WHERE action = 'user.set_role'")[0]
     assert (name, role, entity) == ("boss", "admin", "alice")
-    assert json.loads(before)["role"] == "reviewer" and json.loads(after)["role"] == "admin"
+    assert json.loads(before)["role"] == "reviewer" and json.loads(after)["role"] == "annotator"
 
 
 # --- SSO roles ---------------------------------------------------------------------------------

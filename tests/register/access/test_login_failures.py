@@ -14,6 +14,7 @@ from register.access import identity, login_failures
 from register.db.audit import verify_chain
 from register.db.store import utc_now
 from register.errors import LoginFailed
+from tests.helpers.actors import enrol
 
 PASSWORD = "a long enough secret"
 MARK = "zq-marker-7f3"  # in every hostile name: found anywhere in the database means a name was kept
@@ -123,6 +124,7 @@ def test_a_name_that_becomes_an_account_is_audited_as_that_account(store, cheap_
     now = _mid_window()
     with pytest.raises(LoginFailed):
         identity.authenticate(store, "carol", "guess", now=now)
+    enrol(store, Actor("boss", "admin"))
     identity.create_user(store, Actor("boss", "admin"), "carol", "viewer")
     with pytest.raises(LoginFailed):
         identity.authenticate(store, "carol", "guess", now=now)

@@ -7,6 +7,14 @@ import pytest
 from register import Actor
 from register.access.permissions import ROLES, Permission, allowed, authorize, require_other_person
 from register.errors import FourEyesViolation, PermissionDenied
+from tests.helpers.actors import enrol
+
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, Actor("vic", "viewer"), Actor("rita", "reviewer"), Actor("alice", "admin"), Actor("bob", "admin"))
+    return store
 
 
 @pytest.mark.parametrize("role,permission,expected", [

@@ -13,16 +13,24 @@ import pytest
 
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
 from register.console.queries import Filters, kpis
-from register.console.review import DECISIONS, decisions_for, queue_stats, record_decision, review_queue
+from register.console.review import DECISIONS, OUTCOMES, decisions_for, queue_stats, record_decision, review_queue
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.errors import InvalidDecision
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
+from tests.helpers.actors import enrol
 from tests.helpers.console_records import claim, dataset, expected_rows, handmade_records, load, select, write_jsonl
 
 REVIEWER = Actor("Rita Reviewer", "reviewer")
 LEAD = Actor("Lars Lead", "admin")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, REVIEWER, LEAD)
+    return store
+
 NOW = datetime(2027, 2, 1, 12, 0, tzinfo=UTC)
 
 
@@ -137,14 +145,16 @@ def test_a_decision_leaves_the_queue_is_audited_and_becomes_a_known_outcome(load
 
 @pytest.mark.parametrize("decision, outcome", [
     ("release", "good"), ("release_with_caution", "good"), ("block", "bad"), ("send_back", "bad"),
-    ("escalate", "bad")])
+    ("escalate", None), ("ask", "bad"), ("abstain", "bad")])
 def test_known_outcomes_map_each_decision(loaded, decision, outcome):
     store, _ = loaded
     rid = review_queue(store, Filters(), limit=1)[0]["response_id"].item()
     record_decision(store, LEAD, rid, 1, decision, "checked against the source")
-    assert store.query("SELECT outcome, source FROM known_outcomes WHERE response_id = ?", [rid]) == [
-        (outcome, "review")]
-    assert set(DECISIONS) == {"release", "release_with_caution", "block", "send_back", "escalate"}
+    # an escalation passes the answer on without judging it: no outcome (it used to count as bad)
+    expected = [] if outcome is None else [(outcome, "review", "review_decision")]
+    assert store.query("SELECT outcome, source, kind FROM known_outcomes WHERE response_id = ?", [rid]) == expected
+    assert set(DECISIONS) == {"release", "release_with_caution", "block", "send_back", "escalate", "ask", "abstain"}
+    assert OUTCOMES[decision] == outcome  # the view and the module say the same
 
 
 @pytest.mark.parametrize("reason", ["", "   \n\t", None])

@@ -15,9 +15,17 @@ from register import Actor, MigrationError, Store
 from register.db import store as store_module
 from register.db.audit import verify_chain
 from register.db.store import Change
+from tests.helpers.actors import enrol
 
 ALICE = Actor("Alice Example", "reviewer")
-BOB = Actor("Bob Example", "analyst")
+BOB = Actor("Bob Example", "annotator")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ALICE, BOB)
+    return store
+
 
 
 def landed_migrations() -> list[str]:
@@ -199,7 +207,7 @@ def test_every_write_appends_exactly_one_audit_event_with_actor_as_text(store):
     store.write(BOB, "source.create", add_source("price-list-2024"))
     assert audit_count(store) == before + 2
     assert store.query_one("SELECT actor_name, actor_role FROM audit_events ORDER BY seq DESC LIMIT 1") == (
-        "Bob Example", "analyst")
+        "Bob Example", "annotator")
 
 
 def test_extra_events_are_appended_in_the_same_transaction(store):

@@ -17,9 +17,17 @@ from register.cli import render_error
 from register.db.audit import verify_chain
 from register.db.store import Change
 from register.errors import DatabaseError, DatabaseInUse, WriteConflict
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 ALICE = Actor("Alice Example", "reviewer")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ALICE)
+    return store
+
 
 
 def add_sources(store: Store, *rows: tuple[str, str]) -> None:

@@ -15,9 +15,17 @@ from register.db.store import Change
 from register.demo import seed_demo
 from register.errors import FourEyesViolation, PermissionDenied
 from register.governance import checklist as chk
+from tests.helpers.actors import enrol
 
 ANN = Actor("ann", "reviewer")
 CAROL = Actor("carol", "reviewer")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ANN, CAROL, Actor("dora", "reviewer"), Actor("root", "admin"), Actor("vic", "viewer"))
+    return store
+
 
 
 @pytest.fixture
@@ -48,7 +56,7 @@ def _claim(key, claim_type, sources=(), status="verified", statement=None):
 
 def test_the_paper_register_passes_every_check(paper):
     results = chk.run_checks(paper)
-    assert [c["status"] for c in results["checks"]] == ["pass"] * 7
+    assert [c["status"] for c in results["checks"]] == ["pass"] * len(chk.CHECKS)
     assert results["summary"]["claims"] == 7
     assert "95 current scores recomputed in SQL" in results["checks"][6]["note"]
 
@@ -222,7 +230,7 @@ def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path,
 
     ok = _gate("--fail-on", "violations", db=db)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "0 of 7 checks failed" in ok.stdout
+    assert f"0 of {len(chk.CHECKS)} checks failed" in ok.stdout
     claims = tmp_path / "claims.csv"
     claims.write_text("claim_id,statement,claim_type,source_type,source_ref,access_date,verification_status\n"
                       "b-1,Model X scores 91% on TruthfulQA.,benchmark property or number,vendor documentation,"
@@ -230,7 +238,7 @@ def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path,
     bad = _gate("--fail-on", "violations", "--claims", str(claims))
     assert bad.returncode == 1
     assert "[FAIL] 1." in bad.stdout and "register_claim b-1" in bad.stdout
-    assert "3 of 7 checks failed: 1, 2, 3" in bad.stdout
+    assert f"3 of {len(chk.CHECKS)} checks failed: 1, 2, 3" in bad.stdout
     assert _gate("--claims", str(claims)).returncode == 0  # without --fail-on it only reports
 
 

@@ -10,6 +10,7 @@ from register.governance import vocabulary
 from register.governance.checks import CHECKS, run_checks
 from register.governance.evidence import ensure_default_rules
 from register.governance.registers import RowChanges, save_claims, save_sources
+from tests.helpers.actors import enrol
 
 ANN = Actor("ann", "reviewer")
 VOCABULARY = (*vocabulary.SOURCE_TYPES, *vocabulary.CLAIM_TYPES, *vocabulary.STATUSES, *vocabulary.HANDLINGS)
@@ -54,6 +55,7 @@ class RecordingStore(Store):
 def register(tmp_path):
     """Table VIII's rules and a few claims that make checks 1, 3, 4 and 5 fail."""
     store = RecordingStore(tmp_path / "checks.duckdb")
+    enrol(store, ANN)
     ensure_default_rules(store, SYSTEM)
     save_sources(store, ANN, RowChanges(inserts=[
         {"values": {"source_id": "vendor-page", "title": "Vendor page", "source_type": "vendor documentation",
@@ -71,9 +73,9 @@ def register(tmp_path):
     store.close()
 
 
-def test_the_registry_holds_the_seven_items_of_table_ix_in_order():
-    assert [c.no for c in CHECKS] == [1, 2, 3, 4, 5, 6, 7]
-    assert len({c.title for c in CHECKS}) == 7 and all(c.title.endswith(".") for c in CHECKS)
+def test_the_registry_holds_the_seven_items_of_table_ix_in_order_then_the_authority_check():
+    assert [c.no for c in CHECKS] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert len({c.title for c in CHECKS}) == 8 and all(c.title.endswith(".") for c in CHECKS)
     assert all(c.scope and callable(c.find) for c in CHECKS)
 
 

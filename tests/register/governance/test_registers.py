@@ -11,9 +11,17 @@ import pytest
 from register import Actor, ImportRejected, StaleEdit
 from register import governance as gov
 from register.errors import PermissionDenied
+from tests.helpers.actors import enrol
 
 ANN = Actor("ann", "reviewer")
 BOB = Actor("bob", "reviewer")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ANN, BOB, Actor("root", "admin"), Actor("vic", "viewer"))
+    return store
+
 
 
 def _source(source_id, source_type, **extra):
@@ -40,24 +48,27 @@ def _src(source_type: str) -> str:
     return f"s-{gov.SOURCE_TYPES.index(source_type)}"
 
 
-# each row of Table VIII: a claim resting on acceptable evidence, one resting on unacceptable evidence
-# (a violation with the rule's required handling), and one whose status shows the handling was applied
+# each row of Table VIII as worded (the rules in force): a claim resting on acceptable evidence (with the status
+# it may carry), one resting on unacceptable evidence (a violation with the rule's required handling), and one
+# whose status shows the handling was applied
 TABLE_VIII = [
-    ("scientific/methodological", "preprint", "web page", "remove / soften / mark as hypothesis", "hypothesis"),
-    ("benchmark property or number", "official dataset card or repository documentation", "vendor documentation",
-     "do not report the number", "provisional (design parameter)"),
-    ("vendor capability", "vendor documentation", "preprint", "classify as vendor claim", "removed"),
-    ("governance framework", "official framework", "web page", "soften", "not claimed"),
-    ("internal policy/permission", "approved internal policy / access-control record", "vendor documentation",
-     "classify as ACCESS_GAP/UNKNOWN", "removed"),
-    ("original design choice", "original proposal", "peer-reviewed publication", "mark as hypothesis", "hypothesis"),
+    ("scientific/methodological", "peer-reviewed publication", "verified", "web page",
+     "remove / soften / mark as hypothesis", "hypothesis"),
+    ("benchmark property or number", "official dataset card or repository documentation", "verified",
+     "vendor documentation", "do not report the number", "removed"),
+    ("vendor capability", "vendor documentation", "verified", "web page", "classify as vendor claim", "removed"),
+    ("governance framework", "official framework", "verified", "web page", "soften", "not claimed"),
+    ("internal policy/permission", "approved internal policy / access-control record", "verified",
+     "vendor documentation", "classify as ACCESS_GAP/UNKNOWN", "ACCESS_GAP"),
+    ("original design choice", "original proposal", "not a literature claim", "peer-reviewed publication",
+     "mark as hypothesis", "hypothesis"),
 ]
 
 
-@pytest.mark.parametrize("claim_type, good, bad, handling, handled_status", TABLE_VIII)
-def test_table_viii_rule_evaluation(reg, claim_type, good, bad, handling, handled_status):
+@pytest.mark.parametrize("claim_type, good, good_status, bad, handling, handled_status", TABLE_VIII)
+def test_table_viii_rule_evaluation(reg, claim_type, good, good_status, bad, handling, handled_status):
     gov.save_claims(reg, ANN, gov.RowChanges(inserts=[
-        _claim("ok", claim_type, [_src(good)]),
+        _claim("ok", claim_type, [_src(good)], status=good_status),
         _claim("bad", claim_type, [_src(bad)]),
         _claim("none", claim_type, []),
         _claim("handled", claim_type, [], status=handled_status)]))
@@ -89,7 +100,7 @@ def test_rules_are_versioned_and_the_newest_is_in_force(reg):
         if r["claim_type"] == "scientific/methodological":
             r["acceptable_source_types"] = list(r["acceptable_source_types"]) + ["web page"]
     admin = Actor("root", "admin")
-    assert gov.save_rules(reg, admin, rules, "accept blog posts for methods") == 2
+    assert gov.save_rules(reg, admin, rules, "accept blog posts for methods") == 3  # after the two of Table VIII
     assert gov.evaluate_rules(reg).set_index("claim_key").loc["w", "outcome"] == "compliant"
     assert gov.evaluate_rules(reg, 1).set_index("claim_key").loc["w", "outcome"] == "violation"  # version 1 kept
     with pytest.raises(PermissionDenied):

@@ -11,8 +11,16 @@ from hri_core import parse_response
 from register import Actor, Store
 from register.db.store import Change, utc_now
 from register.ingest.records import MergeCounts, content_hash, insert_responses
+from tests.helpers.actors import enrol
 
 ANALYST = Actor("Dana Analyst", "admin")
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
+    enrol(store, ANALYST)
+    return store
+
 
 ORIGINAL = {
     "response_id": "r-001", "use_case": "supplier-contracts", "model": "rag-v3",

@@ -5,6 +5,14 @@ from __future__ import annotations
 import pytest
 
 from register import SYSTEM
+from tests.helpers.actors import ANN, BOB, REVIEWER, enrol
+
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for the named actors (the register re-reads them on every write)."""
+    enrol(store, ANN, BOB, REVIEWER)
+    return store
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ def four_distinct(store):
 def test_known_answer_from_csv_and_reviews(demo_store):
     (r1, s1), (r2, s2), (r3, s3), (r4, s4) = four_distinct(demo_store)
     csv = f"response_id,outcome\n{r1},good\n{r2},bad\n{r3},good\n".encode()
-    report = cal.import_outcomes_csv(demo_store, REVIEWER, csv, "audit.csv")
+    report = cal.import_outcomes_csv(demo_store, REVIEWER, csv, "audit.csv", kind="audit_finding")
     assert (report.rows_total, report.accepted, report.problems) == (3, 3, [])
     revision = demo_store.query_one("SELECT revision FROM responses WHERE response_id = ? AND is_current", [r4])[0]
     record_decision(demo_store, REVIEWER, r4, revision, "block", "contradicts the contract")
@@ -46,8 +46,10 @@ def test_known_answer_from_csv_and_reviews(demo_store):
 
 def test_latest_outcome_wins(demo_store):
     (r1, _), *_ = four_distinct(demo_store)
-    cal.import_outcomes_csv(demo_store, REVIEWER, f"response_id,outcome\n{r1},bad\n".encode(), "a.csv")
-    cal.import_outcomes_csv(demo_store, REVIEWER, f"response_id,outcome\n{r1},good\n".encode(), "b.csv")
+    cal.import_outcomes_csv(demo_store, REVIEWER, f"response_id,outcome\n{r1},bad\n".encode(), "a.csv",
+                            kind="incident")
+    cal.import_outcomes_csv(demo_store, REVIEWER, f"response_id,outcome\n{r1},good\n".encode(), "b.csv",
+                            kind="incident")
     frame = cal.outcome_pairs(demo_store)
     assert list(frame[frame.response_id == r1].bad) == [False]
 
@@ -55,7 +57,7 @@ def test_latest_outcome_wins(demo_store):
 def test_bad_rows_are_reported_with_their_number_and_valid_rows_kept(demo_store):
     (r1, _), (r2, _), *_ = four_distinct(demo_store)
     csv = (f"response_id,outcome\n{r1},BAD\nnot-a-response,good\n{r2},maybe\n,good\n\n{r2},0\n").encode()
-    report = cal.import_outcomes_csv(demo_store, REVIEWER, csv, "mixed.csv")
+    report = cal.import_outcomes_csv(demo_store, REVIEWER, csv, "mixed.csv", kind="incident")
     assert report.accepted == 2 and report.rows_total == 5 and report.rejected == 3
     assert [(p["row"], p["field"]) for p in report.problems] == [(2, "response_id"), (3, "outcome"),
                                                                   (4, "response_id")]
@@ -71,7 +73,7 @@ def test_bad_rows_are_reported_with_their_number_and_valid_rows_kept(demo_store)
 ])
 def test_whole_file_refusals(demo_store, content, name, words):
     with pytest.raises(ImportRejected, match=words):
-        cal.import_outcomes_csv(demo_store, REVIEWER, content, name)
+        cal.import_outcomes_csv(demo_store, REVIEWER, content, name, kind="incident")
     assert demo_store.query_one("SELECT count(*) FROM outcome_imports")[0] == 0
 
 

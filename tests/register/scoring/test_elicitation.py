@@ -11,10 +11,18 @@ from register import Actor, StaleEdit
 from register.errors import PermissionDenied
 from register.scoring import elicitation as el
 from register.scoring.profiles import get_profile, profile_meta
+from tests.helpers.actors import enrol
 
 FACILITATOR = Actor("Fay Facilitator", "admin")
 EXPERTS = [Actor("Eve Risk", "reviewer"), Actor("Leo Legal", "viewer"), Actor("Ira IT", "annotator")]
 TRUE_W = np.array([0.30, 0.20, 0.15, 0.10, 0.10, 0.05, 0.10])
+
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for the facilitator, the experts and an outsider."""
+    enrol(store, FACILITATOR, *EXPERTS, Actor("Outsider", "admin"))
+    return store
 
 
 def _consistent_judgements(w):
@@ -135,8 +143,10 @@ def test_delphi_rules(store):
     sid = el.open_session(store, FACILITATOR, "Rules", [e.name for e in EXPERTS[:2]], 0.05)
     with pytest.raises(PermissionDenied, match="not an expert"):
         el.submit_weights(store, Actor("Outsider", "admin"), sid, _vector(TRUE_W, 0))
+    with pytest.raises(PermissionDenied, match="may not profile.edit"):
+        el.close_round(store, EXPERTS[0], sid)  # an expert's role may not edit profiles at all
     with pytest.raises(PermissionDenied, match="facilitator"):
-        el.close_round(store, EXPERTS[0], sid)
+        el.close_round(store, Actor("Outsider", "admin"), sid)  # another admin is not the facilitator
     el.submit_weights(store, EXPERTS[0], sid, _vector(TRUE_W, 0))
     with pytest.raises(el.ElicitationError, match="at least two"):
         el.close_round(store, FACILITATOR, sid)

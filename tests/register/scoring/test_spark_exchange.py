@@ -15,7 +15,7 @@ from register import SYSTEM
 from register.errors import PermissionDenied, RegisterError
 from register.scoring.scorer import DUCKDB, SPARK, fired_floors_query, score_query
 from register.scoring.spark_exchange import PROFILE_FILE, export_parquet, import_scores
-from tests.helpers.actors import REVIEWER
+from tests.helpers.actors import ANN, REVIEWER
 from tests.helpers.parity import load
 from tests.helpers.strategies import AS_OF, profiles
 
@@ -32,7 +32,7 @@ def test_the_spark_spelling_uses_no_duckdb_only_construct(profile):
         duck_sql, duck_params = query(profile, AS_OF, dialect=DUCKDB)
         assert spark_params == duck_params
         assert set(re.findall(r":(p\d+)\b", spark_sql)) == set(spark_params)
-        for construct in ("::", "$p", "epoch_us", "arg_max", "//", "TIMESTAMPTZ", "VARCHAR", "["):
+        for construct in ("::", "$p", "epoch_us", "arg_max", "//", "list_position", "TIMESTAMPTZ", "VARCHAR", "["):
             assert construct not in spark_sql, construct
         for args in re.findall(r"greatest\(((?:[^()]|\([^()]*\))*)\)", spark_sql):
             assert "," in args, args
@@ -43,7 +43,7 @@ def test_export_writes_current_responses_claims_and_the_active_profile(store, tm
     load(store, [{"response_id": "a", "claims": [{"claim_id": "a1", "labels": ["CONTRADICTED"], "criticality": 2}]},
                  {"response_id": "b", "claims": []}])
     load(store, [{"response_id": "a", "claims": [{"claim_id": "a1", "labels": ["SUPPORTED"], "criticality": 2}]}])
-    summary = export_parquet(store, REVIEWER, tmp_path / "out")
+    summary = export_parquet(store, ANN, tmp_path / "out")
     assert (summary.responses, summary.claims, summary.profile_version) == (2, 1, 1)
     con = duckdb.connect()
     rows = con.execute("SELECT response_id, revision, is_current FROM read_parquet(?) ORDER BY 1",
@@ -58,7 +58,7 @@ def test_export_writes_current_responses_claims_and_the_active_profile(store, tm
     assert json.loads((tmp_path / "out" / PROFILE_FILE).read_text(encoding="utf-8"))["version"] == 1
     (action, actor, after), = store.query("SELECT action, actor_name, after FROM audit_events "
                                           "WHERE action = 'export.parquet'")
-    assert actor == REVIEWER.name and json.loads(after)["responses"] == 2
+    assert actor == ANN.name and json.loads(after)["responses"] == 2
 
 
 def test_export_refuses_a_folder_that_holds_files(store, tmp_path):
@@ -70,14 +70,16 @@ def test_export_refuses_a_folder_that_holds_files(store, tmp_path):
     assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'export.parquet'") == 0
 
 
-def test_import_scores_needs_the_rescore_permission(store, tmp_path):
+def test_export_and_import_need_the_rescore_permission(store, tmp_path):
     from register import Actor
 
-    with pytest.raises(PermissionDenied):
-        import_scores(store, Actor("Vera Viewer", VIEWER_ROLE), tmp_path)
-    with pytest.raises(PermissionDenied):
-        import_scores(store, REVIEWER, tmp_path)
-    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'denied'") == 2
+    for command in (import_scores, export_parquet):
+        with pytest.raises(PermissionDenied):
+            command(store, Actor("Vera Viewer", VIEWER_ROLE), tmp_path / "out")
+        with pytest.raises(PermissionDenied):
+            command(store, REVIEWER, tmp_path / "out")
+    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'denied'") == 4
+    assert not (tmp_path / "out").exists()
 
 
 def test_import_refuses_an_unfinished_job_output(store, tmp_path):
@@ -150,3 +152,46 @@ def test_a_failed_export_leaves_no_files_and_no_audit_event(store, tmp_path, mon
         export_parquet(store, SYSTEM, tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'export.parquet'") == 0
+
+
+def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigation_included(store, tmp_path):
+    """The job's rows carry the floors' minimum actions (``action_floor_*``); ``import_scores`` decides the
+    mitigation columns in the register: the imported rows equal a rescore's under the same profile and time,
+    column for column."""
+    from register.scoring.profiles import ensure_review_floors_profile, get_profile
+    from register.scoring.scorer import rescore
+
+    medium = {"response_id": "r-2", "claims": [{"claim_id": "c-2", "labels": ["CONTRADICTED"], "criticality": 2}]}
+    load(store, [RECORD, medium, {"response_id": "r-3", "claims": []}])
+    profile = get_profile(store, ensure_review_floors_profile(store, ANN))  # a floor's min_action: review
+    job_output(store, profile, tmp_path / "scored")
+    imported = import_scores(store, ANN, tmp_path / "scored")
+    rescored = rescore(store, ANN, profile, as_of=AS_OF)
+    columns = ", ".join(c for (c,) in store.query("SELECT column_name FROM (DESCRIBE scores)")
+                        if c not in ("run_id", "is_current"))
+
+    def rows(run_id: int) -> list[tuple]:
+        return store.query(f"SELECT {columns} FROM scores WHERE run_id = ? ORDER BY response_id", [run_id])
+
+    assert len(rows(imported.run_id)) == 3 and rows(imported.run_id) == rows(rescored.run_id)
+    assert store.query("SELECT band, action, action_floor_claim_id, action_floor_rule_id FROM scores "
+                       "WHERE run_id = ? AND response_id = 'r-2'", [imported.run_id]) == [
+        ("Medium", "review", "c-2", "contradicted-medium")]
+    assert store.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND mitigation_action IS NOT NULL "
+                        "AND mitigation_policy_version IS NOT NULL", [imported.run_id]) == 3
+
+
+def test_import_refuses_an_output_without_the_floor_action_columns(store, tmp_path):
+    """An output of an older job (no ``action_floor_*`` columns) is refused naming them, nothing written."""
+    from register.scoring.profiles import active_profile
+
+    load(store, [RECORD])
+    job_output(store, active_profile(store), tmp_path / "scored")
+    part = str(tmp_path / "scored" / "scores" / "part-00000.parquet")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * EXCLUDE (action_floor_claim_id, action_floor_rule_id) FROM read_parquet(?)",
+                [part])
+    con.execute(f"COPY t TO '{part}' (FORMAT parquet)")
+    with pytest.raises(RegisterError, match="lacks the column.*action_floor_claim_id, action_floor_rule_id"):
+        import_scores(store, SYSTEM, tmp_path / "scored")
+    assert store.query("SELECT (SELECT count(*) FROM score_runs), (SELECT count(*) FROM scores)") == [(0, 0)]

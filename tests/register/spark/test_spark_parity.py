@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from hri_core import Band, ScoringProfile, default_profile
+from hri_core import Band, ScoringProfile, default_profile, recommended_profile
 from register import SYSTEM, Store
 from register.scoring.profiles import ensure_default_profile, get_profile
 from register.scoring.spark_exchange import PROFILE_FILE, SPARK_SCOPE, export_parquet
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.spark
 if shutil.which("java") is None:  # pyspark is pinned in requirements-dev.txt; the JVM is the machine's
     pytest.skip("no java on PATH: the Spark parity tests need a Java 17+ runtime", allow_module_level=True)
 
-EXAMPLES = 60  # Hypothesis batches of 20-45 responses: about 2,000 responses, 7,000 claims
+EXAMPLES = 20  # Hypothesis batches of 20-45 responses: about 650 responses, 2,300 claims
 FLOATS = {c for c in SCORE_COLUMNS if c.startswith("s_")} | {"hri_add", "hri", "score"}
 
 
@@ -58,10 +58,12 @@ def draw_lake() -> tuple[list[dict], list[ScoringProfile]]:
 
 
 def chosen_profiles(drawn: list[ScoringProfile]) -> dict[str, ScoringProfile]:
-    """The paper's profile and random ones: the three with the most floors (the decisive floor; the third
-    is the base of the band-edge profile), and one without floors and with a single band."""
+    """The paper's profile (its context-contradiction dimensions differ from CONTRADICTED's), the review-floors
+    one (floors' minimum actions raise the band's action), random ones: the three with the most floors (the
+    decisive floor; the third is the base of the band-edge profile), and one without floors and with a single
+    band."""
     by_floors = sorted(drawn, key=lambda p: len(p.floors), reverse=True)
-    chosen = {"paper": default_profile()}
+    chosen = {"paper": default_profile(), "review floors": recommended_profile()}
     chosen.update({f"random-{i}": p for i, p in enumerate(by_floors[:3])})
     chosen["no floors, one band"] = next(p for p in drawn if not p.floors).model_copy(
         update={"bands": (Band(name="All", upper=100, action="review"),)})
@@ -132,15 +134,17 @@ def assert_same_scores(spark, lake, profile: ScoringProfile, name: str) -> dict:
 
 
 def test_spark_scores_equal_duckdb_scores_under_random_profiles(spark, lake):
-    decisive = fired_rows = 0
+    decisive = fired_rows = raised = 0
     for name, profile in lake[2].items():
         if name == "random-2":
             continue  # scored in the band-edge test
         duck = assert_same_scores(spark, lake, profile, name)
         decisive += sum(row["decisive_rule_id"] is not None for row in duck.values())
         fired_rows += sum(row["floors_fired"] > 0 for row in duck.values())
-    # the comparison covered what it claims to: floors that fired and floors that decided the score
-    assert decisive > 0 and fired_rows > decisive
+        raised += sum(row["action_floor_rule_id"] is not None for row in duck.values())
+    # the comparison covered what it claims to: floors that fired, floors that decided the score, and
+    # floors whose minimum action raised the band's action
+    assert decisive > 0 and fired_rows > decisive and raised > 0
 
 
 def test_spark_bands_equal_duckdb_bands_at_the_band_edges(spark, lake):
@@ -198,6 +202,9 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
                              "WHERE run_id = ? ORDER BY response_id, claim_idx", [run_id])
         assert floors and sorted(floors) == sorted(
             (rid, *f) for rid, fs in fired_floors(store, get_profile(store, 1), AS_OF).items() for f in fs)
+        # the mitigation columns are decided by import-scores, in the register, on every imported row
+        assert store.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND mitigation_action IS NOT NULL "
+                            "AND mitigation_policy_version IS NOT NULL", [run_id]) == 302
         actions = [a for (a,) in store.query("SELECT action FROM audit_events ORDER BY seq")]
         assert actions[-2:] == ["export.parquet", "scores.import"]
     finally:

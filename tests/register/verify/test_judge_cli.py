@@ -115,9 +115,9 @@ def test_an_invalid_profile_file_names_its_fields(capsys, tmp_path):
 
 def test_an_unknown_backend_fails_closed(capsys, tmp_path):
     profile = tmp_path / "p.json"
-    profile.write_text(json.dumps({"name": "llm-x", "version": 1, "backend": "llm"}))
+    profile.write_text(json.dumps({"name": "oracle-x", "version": 1, "backend": "oracle"}))
     code, _out, err = run(capsys, "check", str(PAIRS), "--profile", str(profile))
-    assert code == 1 and "backend 'llm'" in err
+    assert code == 1 and "backend 'oracle'" in err
 
 
 def test_the_minilm_profile_refuses_to_run_without_its_encoder(capsys, monkeypatch, tmp_path):

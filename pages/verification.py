@@ -1,0 +1,156 @@
+"""Claim verification: the judges' proposals, waiting for a person to confirm, correct or reject them.
+
+Every machine verdict is a proposal with its provenance (judge profile, backend, confidence, reason, the
+linked span). Only a confirmed verdict (or one the active judge policy allows, applied at verification)
+reaches a claim's label and the score; until then the claim counts as UNSUPPORTED.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hri_core.vocabulary import LABELS
+from register import RegisterError
+from register.access.permissions import Permission
+from register.verify.proposals import Decision
+from ui import verification
+from ui.auth import can, current_actor
+from ui.components import empty_state
+from ui.errors import show_error
+from ui.page import run_page
+from ui.shell import page_frame
+from ui.text import code_span, escape_markdown
+
+ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with another label", "reject": "Reject"}
+
+
+def decision_form(row) -> None:
+    proposal_id = int(row["proposal_id"])
+    with st.form(f"proposal_{proposal_id}", enter_to_submit=False):
+        choices = [a for a in ACTIONS if a != "confirm" or row["label"] is not None]  # an abstention has no verdict
+        action = st.radio("Decision", choices, format_func=ACTIONS.get, horizontal=True, index=None,
+                          key="proposal_action")
+        label = st.selectbox("Label (for another label)", [lab.value for lab in LABELS], index=None,
+                             key="proposal_label")
+        submitted = st.form_submit_button("Record decision", type="primary")
+    if not submitted:
+        return
+    if action is None or (action == "correct" and label is None):
+        st.error("**Decision not recorded** — choose a decision" + (" and a label" if action == "correct" else "")
+                 + ".", icon=":material/error:")
+        return
+    decision = Decision(proposal_id, "reject" if action == "reject" else "confirm",
+                        None if action != "correct" else next(lab for lab in LABELS if lab.value == label))
+    try:
+        result = verification.decide(current_actor(), [decision])
+    except RegisterError as error:
+        show_error(error)
+        return
+    done = "rejected" if result["rejected"] else f"confirmed (new revision in batch {result['batch_id']})"
+    st.toast(f"Proposal {proposal_id} {done}", icon=":material/check:")
+    st.rerun()
+
+
+def agreement_section() -> None:
+    summary, curve = verification.agreement_frames()
+    with st.expander("Judges against people: agreement and false clearance by confidence", expanded=False):
+        if summary.empty:
+            st.caption("No decided proposal yet: each confirmation or rejection adds to this comparison.")
+            return
+        st.dataframe(summary, hide_index=True, column_config={
+            "judge_profile": st.column_config.TextColumn("Judge profile"),
+            "decided": st.column_config.NumberColumn("Decided"),
+            "kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f"),
+            "false_clearance": st.column_config.NumberColumn("False clearance", format="%.3f"),
+            "false_cleared": st.column_config.TextColumn("Falsely cleared")})
+        st.caption("At each confidence threshold: the share of decided proposals the judge would still answer "
+                   "(coverage), the share of claims people hold not supported that it would clear (false "
+                   "clearance) and of supported ones it would clear (supported recall). Write a profile's next "
+                   "version at a chosen threshold with `python -m register judge-agreement --threshold T --out FILE`.")
+        st.dataframe(curve, hide_index=True, column_config={
+            "judge_profile": st.column_config.TextColumn("Judge profile"),
+            "threshold": st.column_config.NumberColumn("Confidence >=", format="%.2f"),
+            "coverage": st.column_config.NumberColumn("Coverage", format="%.3f"),
+            "false_clearance": st.column_config.NumberColumn("False clearance", format="%.3f"),
+            "supported_recall": st.column_config.NumberColumn("Supported recall", format="%.3f")})
+
+
+def test_set_section() -> None:
+    report = verification.critical_report()
+    with st.expander("Critical-information test sets: hallucination on critical questions, per model and run",
+                     expanded=not report.empty):
+        if report.empty:
+            st.caption("No test-set run yet: `python -m register testset draft NAME`, edit, then `testset run NAME`.")
+            return
+        st.dataframe(report, hide_index=True, column_config={
+            "test_run_id": st.column_config.NumberColumn("Run"),
+            "name": st.column_config.TextColumn("Test set"),
+            "version": st.column_config.NumberColumn("Version"),
+            "model": st.column_config.TextColumn("Assistant model"),
+            "started_at": st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm"),
+            "critical_questions": st.column_config.NumberColumn("Critical questions"),
+            "hallucinated": st.column_config.NumberColumn("Hallucinated"),
+            "needs_review": st.column_config.NumberColumn("Needs review"),
+            "unanswered": st.column_config.NumberColumn("Unanswered (all questions)"),
+            "hallucination_rate": st.column_config.NumberColumn("Hallucination rate", format="%.2f")})
+        st.caption("An answer hallucinates when a claim of it is judged UNSUPPORTED or CONTRADICTED against the "
+                   "question's target and quotes; machine verdicts, so confirm them above before acting on them.")
+
+
+def main() -> None:
+    page_frame(filters=False)
+    st.title("Claim verification")
+    counts = verification.counts()
+    policy_version = verification.active_policy_version()
+    cols = st.columns(5)
+    for col, status in zip(cols, ("proposed", "confirmed", "rejected", "applied"), strict=False):
+        col.metric(status.capitalize(), f"{counts.get(status, 0):,}")
+    cols[4].metric("Judge policy", f"v{policy_version}" if policy_version else "off")
+    st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
+               "UNSUPPORTED. " + ("The active policy applied the verdicts it allows at verification."
+                                  if policy_version else "No judge policy is active: every verdict waits here."))
+    agreement_section()
+    test_set_section()
+    frame = verification.proposal_frame("proposed")
+    if frame.empty:
+        empty_state("No proposal waits for a decision. Run `python -m register verify INPUT.jsonl` to verify answers.")
+        return
+    st.dataframe(frame, hide_index=True, key="proposal_table",
+                 column_order=("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence",
+                               "unlinked", "link_score", "reason", "target_label", "category", "stakes",
+                               "judge_profile"),
+                 column_config={
+                     "proposal_id": st.column_config.NumberColumn("Proposal"),
+                     "response_id": st.column_config.TextColumn("Response"),
+                     "claim_id": st.column_config.TextColumn("Claim"),
+                     "claim_text": st.column_config.TextColumn("Claim text", width="large"),
+                     "label": st.column_config.TextColumn("Judge's verdict"),
+                     "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"),
+                     "unlinked": st.column_config.CheckboxColumn("UNLINKED"),
+                     "link_score": st.column_config.NumberColumn("Link score", format="%.2f"),
+                     "reason": st.column_config.TextColumn("Reason", width="large"),
+                     "target_label": st.column_config.TextColumn("Against the target"),
+                     "judge_profile": st.column_config.TextColumn("Judge profile"),
+                 })
+    ids = [int(i) for i in frame["proposal_id"]]
+    pick = st.selectbox("Proposal to decide on", ids, key="proposal_pick")
+    row = frame[frame["proposal_id"] == pick].iloc[0]
+    verdict = row["label"] if row["label"] is not None else "needs review (the judge abstained)"
+    st.markdown(f"**Claim {code_span(row['claim_id'])} of {code_span(row['response_id'])}:** "
+                f"{escape_markdown(row['claim_text'])}")
+    st.markdown(f"**Judge's verdict:** {escape_markdown(verdict)} · confidence {float(row['confidence']):.2f} · "
+                f"{escape_markdown(row['judge_profile'])} ({escape_markdown(row['backend'])})  \n"
+                f"**Reason:** {escape_markdown(row['reason'])}")
+    if row["span"] is not None:
+        passage = "" if row["evidence_index"] is None else f" (passage {int(row['evidence_index']) + 1})"
+        st.markdown(f"**Linked span{passage}:** {escape_markdown(row['span'])}")
+    if bool(row["unlinked"]):
+        st.warning("UNLINKED: no retrieved span holds enough of the claim's words.", icon=":material/link_off:")
+    if can(Permission.LABEL):
+        decision_form(row)
+    else:
+        st.info(f"Your role ({current_actor().role}) can read the proposals; deciding needs the annotator role.",
+                icon=":material/lock:")
+
+
+run_page(main)

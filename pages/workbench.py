@@ -1,0 +1,184 @@
+"""Labelling workbench (annotators): one claim at a time, blind.
+
+The annotator sees the question, the answer, the claim, the retrieved context and the sources, and their own
+labels; never another annotator's labels, the claim's current labels or the score (the register enforces it).
+Keyboard: Tab moves through the fields, Enter in the note saves and goes to the next open claim.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hri_core.vocabulary import CATEGORIES, DIMENSIONS
+from register import RegisterError
+from register.access.permissions import Permission
+from register.labels.workbench import ANNOTATOR_LABELS
+from ui import labels as ui
+from ui.auth import can, current_actor
+from ui.components import empty_state
+from ui.errors import show_error
+from ui.page import run_page
+from ui.shell import page_frame
+from ui.text import code_span, escape_markdown
+
+NO_CATEGORY = "(no category)"
+
+
+def _pick_batch(actor) -> int | None:
+    mine = ui.my_batches(actor)
+    if mine.empty:
+        empty_state("No labelling batch is assigned to you. A reviewer draws batches on the Adjudication page.")
+        return None
+    titles = {int(r.batch_id): f"#{r.batch_id} {r.title} — {r.labelled}/{r.units} labelled"
+              for r in mine.itertuples()}
+    return st.selectbox("Batch", list(titles), format_func=titles.get, key="wb_batch")
+
+
+def _pick_response(actor, batch_id: int) -> str:
+    responses = ui.batch_responses(actor, batch_id)
+    done, total = int(responses["labelled"].sum()), int(responses["units"].sum())
+    st.progress(done / total if total else 1.0, text=f"Batch progress: {done} of {total} claims labelled, "
+                                                    f"{int((responses['labelled'] == responses['units']).sum())} of "
+                                                    f"{len(responses)} responses done")
+    ids = responses["response_id"].tolist()
+    open_ids = [r for r, lab, units in zip(ids, responses["labelled"], responses["units"], strict=True) if lab < units]
+    if st.session_state.pop("wb_advance", False) and open_ids or st.session_state.get("wb_response") not in ids:
+        st.session_state["wb_response"] = open_ids[0] if open_ids else ids[0]
+    marks = {r: f"{r} ({lab}/{units})" for r, lab, units in zip(ids, responses["labelled"], responses["units"],
+                                                                  strict=True)}
+    return st.selectbox("Response", ids, format_func=marks.get, key="wb_response")
+
+
+def _show_item(item: dict) -> None:
+    st.markdown(f"**Question** — {escape_markdown(item['question'] or '(none)')}")
+    st.markdown(f"**Answer** — {escape_markdown(item['answer'] or '(none)')}")
+    with st.expander(f"Retrieved context ({len(item['context'])} chunks) and sources ({len(item['sources'])})",
+                     expanded=bool(item["context"])):
+        for chunk in item["context"]:
+            source = f" · source {code_span(chunk['source_id'])}" if chunk["source_id"] else ""
+            st.markdown(f"{code_span(chunk['id'])}{source} — {escape_markdown(chunk['text'])}")
+        for source in item["sources"]:
+            st.markdown(f"{code_span(source['source_id'])} {escape_markdown(source['title'] or '')} "
+                        f"{escape_markdown(source['ref'] or '')}")
+        if not item["context"] and not item["sources"]:
+            st.caption("No retrieved context was recorded for this answer.")
+
+
+def _guide() -> None:
+    rubric = ui.rubric()
+    with st.expander(f"Rubric v{rubric.version}: what each label means"):
+        for guide in rubric.labels:
+            if guide.label.value in ANNOTATOR_LABELS:
+                st.markdown(f"**{guide.label.value}** — {escape_markdown(guide.definition)}")
+        st.markdown("**Categories** — " + "; ".join(
+            f"{escape_markdown(g.category)}: suggested {g.suggested_criticality}"
+            + (f", at least {g.min_criticality}" if g.min_criticality else "") for g in rubric.categories))
+
+
+def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | None) -> None:
+    """One claim's labels; saving moves to ``next_unit`` (None: to the next response with open claims)."""
+    key = f"wb_{batch_id}_{item['response_id']}_{unit['unit_id']}"
+    rubric = ui.rubric()
+    minimum = {g.category: g.min_criticality for g in rubric.categories}.get(unit["category"])
+    if unit["state"] == "labelled" and minimum and (unit["criticality"] or 1) < minimum:
+        st.warning(f"Flagged: rubric v{rubric.version} asks criticality {minimum} or more for a "
+                   f"{escape_markdown(unit['category'])} claim.", icon=":material/flag:")
+    with st.form(key, enter_to_submit=True, border=True):
+        st.markdown(f"**Claim {code_span(unit['unit_id'])}** — {escape_markdown(unit['text'] or '')}")
+        chosen = st.multiselect("Labels (one or more)", ANNOTATOR_LABELS, default=list(unit["labels"] or []),
+                                key=f"{key}_labels")
+        left, right = st.columns(2)
+        criticality = left.number_input("Criticality (v_i)", min_value=1, max_value=1000, step=1,
+                                        value=int(unit["criticality"] or 1), key=f"{key}_crit")
+        categories = [NO_CATEGORY, *CATEGORIES]
+        category = right.selectbox("Category", categories, key=f"{key}_cat",
+                                   index=categories.index(unit["category"]) if unit["category"] in categories else 0)
+        dimensions = st.multiselect("Dimensions (empty: the profile's defaults for the labels)",
+                                    [d.value for d in DIMENSIONS], default=list(unit["dimensions"] or []),
+                                    key=f"{key}_dims")
+        sources = [""] + [s["source_id"] for s in item["sources"]] + [c["source_id"] for c in item["context"]
+                                                                      if c["source_id"]]
+        sources = list(dict.fromkeys(sources + ([unit["source_id"]] if unit["source_id"] else [])))
+        source = st.selectbox("Source", sources, index=sources.index(unit["source_id"] or ""), key=f"{key}_src",
+                              format_func=lambda s: s or "(none)")
+        span = st.text_input("Span (the evidence quoted)", value=unit["span"] or "", key=f"{key}_span")
+        note = st.text_input("Note (Enter saves)", value=unit["note"] or "", key=f"{key}_note")
+        saved = st.form_submit_button("Save and next", type="primary")
+    if saved:
+        try:
+            ui.save_annotation(actor, batch_id, item["response_id"], unit["unit_id"], labels=chosen,
+                               criticality=int(criticality), category=None if category == NO_CATEGORY else category,
+                               dimensions=dimensions or None, source_id=source or None, span=span, note=note)
+        except RegisterError as error:
+            show_error(error)
+            return
+        if next_unit is None:  # the response is done: on to the next response with open claims
+            st.session_state["wb_advance"] = True
+        else:
+            st.session_state["wb_unit_next"] = next_unit  # applied before the claim picker on the next run
+        st.toast(f"Saved {code_span(unit['unit_id'])}", icon=":material/check:")
+        st.rerun()
+
+
+def _restructure(actor, batch_id: int, item: dict, units: list[dict]) -> None:
+    originals = [u["unit_id"] for u in units if u["origin"] == "claim" and u["state"] != "replaced"]
+    with st.expander("Split, merge or add claims"):
+        split_tab, merge_tab, add_tab = st.tabs(["Split", "Merge", "Add a missed claim"])
+        with split_tab, st.form("wb_split"):
+            target = st.selectbox("Claim to split", originals, key="wb_split_target")
+            parts = st.text_area("Its parts, one claim per line", key="wb_split_parts")
+            if st.form_submit_button("Split"):
+                _run(lambda: ui.split_claim(actor, batch_id, item["response_id"], target, parts.splitlines()))
+        with merge_tab, st.form("wb_merge"):
+            chosen = st.multiselect("Claims to merge", originals, key="wb_merge_ids")
+            text = st.text_input("The merged claim", key="wb_merge_text")
+            if st.form_submit_button("Merge"):
+                _run(lambda: ui.merge_claims(actor, batch_id, item["response_id"], chosen, text))
+        with add_tab, st.form("wb_add"):
+            text = st.text_input("The claim the extraction missed", key="wb_add_text")
+            if st.form_submit_button("Add"):
+                _run(lambda: ui.add_claim(actor, batch_id, item["response_id"], text))
+
+
+def _run(action) -> None:
+    try:
+        action()
+    except RegisterError as error:
+        show_error(error)
+        return
+    st.rerun()
+
+
+def main() -> None:
+    page_frame(filters=False)
+    st.title("Labelling workbench")
+    if not can(Permission.LABEL):
+        st.info(f"Your role ({current_actor().role}) cannot label claims.", icon=":material/lock:")
+        return
+    actor = current_actor()
+    batch_id = _pick_batch(actor)
+    if batch_id is None:
+        return
+    response_id = _pick_response(actor, batch_id)
+    item = ui.work_item(actor, batch_id, response_id)
+    _show_item(item)
+    _guide()
+    units = [u for u in item["units"] if u["state"] != "replaced"]
+    ids = [u["unit_id"] for u in units]
+    if not ids:
+        empty_state("Every claim of this response was replaced: add or split claims below.")
+    else:
+        open_ids = [u["unit_id"] for u in units if u["state"] == "open"]
+        if "wb_unit_next" in st.session_state:
+            st.session_state["wb_unit"] = st.session_state.pop("wb_unit_next")
+        if st.session_state.get("wb_unit") not in ids:
+            st.session_state["wb_unit"] = open_ids[0] if open_ids else ids[0]
+        marks = {u["unit_id"]: ("✓ " if u["state"] == "labelled" else "○ ") + u["unit_id"] for u in units}
+        unit_id = st.radio("Claim", ids, format_func=marks.get, horizontal=True, key="wb_unit")
+        unit = next(u for u in units if u["unit_id"] == unit_id)
+        later = [i for i in open_ids if i != unit_id]
+        _label_form(actor, batch_id, item, unit, later[0] if later else None)
+    _restructure(actor, batch_id, item, item["units"])
+
+
+run_page(main)

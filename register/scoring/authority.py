@@ -1,0 +1,310 @@
+"""CLAIM's Authority step over the register: every sourced claim of every current answer, in one query.
+
+For each current claim with a ``source_id`` -- at its answer's time (``responses.created_at``, else the
+scoring time of its current score, else now) and against the *current* source register (deleted rows
+are unknown) -- the three questions of ``hri_core.authority`` (its docstring quotes seed 004):
+
+* allowed: the source's ``restricted_to`` against the requester roles of the response's use case
+  (``register.scoring.authority_rules``); restricted and the use case not listed: undecided;
+* current: not superseded, and ``valid_until`` (a DATE, inclusive in UTC unless the rules say
+  otherwise) not passed at the answer's time;
+* authoritative: the source's ``authority_tier`` and/or ``source_type`` within the rule of the claim's
+  category (``uncategorised`` without one).
+
+Nothing is stored: the checks are a query, so superseding or restricting a source shows at once, and
+a claim's labels are never rewritten. A SUPPORTED claim that fails a check gets a *proposed* label
+(ACCESS_GAP when not allowed, OUTDATED when stale, "needs review" when authority is insufficient or a
+check is undecided or the source is unknown), as ``hri_core.authority.check_claim`` proposes it (a
+parity test holds the two equal). A response whose SUPPORTED claim rests on a source that *failed* a
+check -- forbidden, stale or of insufficient authority -- joins the review queue
+(``register.console.queries.flag_queued``). An unknown source or an undecided check is flagged, shown,
+counted and listed by the CLI and the checklist, but queues nothing: the answer is not known to be wrong,
+the register is incomplete (the demo's answers cite web pages the source register does not list), and
+its keepers complete it (record the source, its tier, the use case's requesters).
+
+The claim's category is read from the record as imported (``responses.raw``, ``claims[i].category``)
+until the claims table stores it; a record without one (or a flat-row record) is uncategorised.
+
+Called by the console queries (responses page, detail, queue, overview), the checklist and
+``python -m register authority check``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pandas as pd
+
+from hri_core.authority import NEEDS_REVIEW, AuthorityRules
+from hri_core.models import _CATEGORY_ALIASES
+from hri_core.vocabulary import Label
+from register.db.sql import Params
+from register.db.store import Store, utc_now
+from register.scoring.authority_rules import authority_rules, requester_roles
+
+__all__ = ["ACCESS_UNDECIDED", "AUTHORITY_UNDECIDED", "CHECK_NAMES", "FILTERS", "FORBIDDEN", "INSUFFICIENT",
+           "PROBLEMS", "STALE", "UNKNOWN", "claim_checks", "claim_checks_select", "findings",
+           "findings_select", "response_authority_select", "review_keys_select"]
+
+# What a failed (False) or undecided (None) check is called on the pages, in the CLI and the checklist.
+UNKNOWN, FORBIDDEN, ACCESS_UNDECIDED = "unknown source", "forbidden source", "access undecided"
+STALE, INSUFFICIENT, AUTHORITY_UNDECIDED = "stale source", "insufficient authority", "authority undecided"
+PROBLEMS = (UNKNOWN, FORBIDDEN, ACCESS_UNDECIDED, STALE, INSUFFICIENT, AUTHORITY_UNDECIDED)
+# the check each problem belongs to (the CLI's ``check`` field)
+CHECK_NAMES = {UNKNOWN: "source", FORBIDDEN: "allowed", ACCESS_UNDECIDED: "allowed", STALE: "current",
+               INSUFFICIENT: "authoritative", AUTHORITY_UNDECIDED: "authoritative"}
+# the responses page's Authority filter: value -> what it keeps
+FILTERS = ("any finding", "proposed label", *PROBLEMS)
+
+
+def _categories() -> str:
+    """SELECT of the claim categories as imported (``raw``'s ``claims[].category``, by claim position) of the
+    responses of the checked claims (``c0``), parsed once per response and only for a record that mentions a
+    category at all: parsing each record's JSON per claim cost 14x the rest of the checks (3.1 s against
+    0.2 s at 108k sourced claims)."""
+    # a list by claim position (``$.claims[*].category`` would skip the claims without one)
+    # in the SELECT list, not the WHERE clause: a filter would be pushed into the scan of every response
+    # (0.24 s at 20k responses, whatever few the checks read); after the join it runs for c0's responses only
+    return ("SELECT r.response_key, CASE WHEN contains(r.raw::VARCHAR, '\"category\"') AND json_type(r.raw) = 'OBJECT' "
+            "AND json_type(r.raw, '$.claims') = 'ARRAY' THEN list_transform(json_extract(r.raw, '$.claims')::JSON[], "
+            "lambda c: c ->> 'category') END AS categories "
+            "FROM (SELECT DISTINCT response_key FROM c0) k JOIN responses r ON r.response_key = k.response_key")
+
+
+def _category(p: Params) -> str:
+    """The claim's category (``rc.categories`` by claim position), normalised like ``hri_core.models`` does."""
+    token = "lower(regexp_replace(trim(rc.categories[c.claim_idx + 1]), '\\s+', ' ', 'g'))"
+    keys, values = p(list(_CATEGORY_ALIASES)), p(list(_CATEGORY_ALIASES.values()))
+    return (f"nullif(CASE WHEN list_contains({keys}::VARCHAR[], {token}) "
+            f"THEN ({values}::VARCHAR[])[list_position({keys}::VARCHAR[], {token})] ELSE {token} END, '')")
+
+
+def _may_fail(p: Params, rules: AuthorityRules) -> str:
+    """SELECT of the source ids that can fail a check (not merely be undecided) under ``rules``: superseded, with
+    a valid-until date, restricted, of a tier above some rule's largest, or (when a rule names source types)
+    any. The review queue reads only the claims resting on these: in a register whose sources are all
+    current and strong, it reads none."""
+    all_rules = [*rules.rules.values(), rules.uncategorised]
+    tiers = [r.max_tier for r in all_rules if r.max_tier is not None]
+    typed = any(r.source_types for r in all_rules)
+    tier = f" OR authority_tier > {p(min(tiers))}" if tiers else ""
+    return ("SELECT source_id FROM sources WHERE NOT deleted AND (" + ("true" if typed else
+            f"nullif(trim(superseded_by), '') IS NOT NULL OR valid_until IS NOT NULL "
+            f"OR len(coalesce(restricted_to, [])) > 0{tier}") + ")")
+
+
+def _labels(p: Params) -> tuple[str, str, str, str]:
+    """Placeholders of the labels the checks read and propose (vocabulary values are bound, never typed)."""
+    return p(Label.ACCESS_GAP.value), p(Label.OUTDATED.value), p(Label.SUPPORTED.value), p(NEEDS_REVIEW)
+
+
+def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
+                        *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
+                        failing_only: bool = False) -> str:
+    """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
+
+    Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
+    responses only), ``supported_only`` (SUPPORTED claims), ``failing_only`` (SUPPORTED claims on a source that
+    can fail a check: superseded, dated, restricted, or weaker than some rule allows -- ``_may_fail``).
+
+    Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
+    category, rule (the rule applied), answered_at, unknown_source, allowed / current / authoritative (BOOLEAN,
+    NULL undecided) each with a ``*_reason``, supported, problems (``PROBLEMS`` found, in order),
+    proposals (labels proposed, in order: ACCESS_GAP, OUTDATED, needs review), to_review (a proposal that
+    comes from a failed check: the answer goes to the review queue), authority (one line: "stale source,
+    proposed OUTDATED; ...", or "ok").
+    """
+    gap, outdated, supported, review = _labels(p)
+    names = list(rules.rules)
+    rule_keys = p([*names, "uncategorised"])
+    tiers = p([*(rules.rules[n].max_tier for n in names), rules.uncategorised.max_tier])
+    types = p([list(rules.rules[n].source_types or ()) for n in names] + [list(rules.uncategorised.source_types or ())])
+    uc_names, uc_roles = p(list(roles)), p([list(v) for v in roles.values()])
+    extra_day = p(1 if rules.valid_until_inclusive else 0)
+    bound = p("inclusive" if rules.valid_until_inclusive else "exclusive")
+    # one revision: its claims whether or not it is still the current one (the detail page shows old ones too)
+    key = None if response_key is None else p(int(response_key))
+    which = "c.is_current" if key is None else f"c.response_key = {key}"
+    if keys is not None:  # the caller's responses only (a page of them): the checks of the rest are not read
+        which += f" AND c.response_key IN ({keys})"
+    if supported_only or failing_only:
+        which += f" AND list_contains(c.labels, {supported})"
+    if failing_only:
+        which += f" AND c.source_id IN ({_may_fail(p, rules)})"
+    missing = "'source ''' || source_id || ''' is not in the source register'"
+    tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
+                   "|| max_tier || ' required for ' || rule || ' claims' END")
+    type_failed = ("CASE WHEN type_state = 'failed' THEN 'a ' || source_type || ' is not acceptable for ' || rule "
+                   "|| ' claims (acceptable: ' || array_to_string(rule_types, ', ') || ')' END")
+    tier_undecided = ("CASE WHEN tier_state = 'undecided' THEN 'no authority tier recorded (' || rule "
+                      "|| ' claims need tier <= ' || max_tier || ')' END")
+    type_undecided = ("CASE WHEN type_state = 'undecided' THEN 'no source type recorded (' || rule "
+                      "|| ' claims need one of ' || array_to_string(rule_types, ', ') || ')' END")
+    return f"""
+    WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
+                       unnest({types}::VARCHAR[][]) AS source_types),
+    uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
+    c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+    rc AS ({_categories()}),
+    cl AS (
+        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
+               {_category(p)} AS category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
+               r.use_case, list_contains(c.labels, {supported}) AS supported
+        FROM c0 c JOIN responses r ON r.response_key = c.response_key
+        LEFT JOIN rc ON rc.response_key = c.response_key
+        LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
+    ),
+    j AS (
+        SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
+               coalesce(rc.max_tier, ru.max_tier) AS max_tier,
+               CASE WHEN rc.rule_key IS NULL THEN ru.source_types ELSE rc.source_types END AS rule_types,
+               s.source_id IS NULL AS unknown_source, s.source_type, s.authority_tier, s.valid_until,
+               nullif(trim(s.superseded_by), '') AS superseded_by,
+               CASE WHEN len(coalesce(s.restricted_to, [])) = 0 THEN NULL ELSE s.restricted_to END AS restricted_to,
+               uc.use_case IS NOT NULL AS roles_known, uc.roles
+        FROM cl LEFT JOIN sources s ON s.source_id = cl.source_id AND NOT s.deleted
+        LEFT JOIN rl rc ON rc.rule_key = cl.category AND rc.rule_key <> 'uncategorised'
+        LEFT JOIN rl ru ON ru.rule_key = 'uncategorised'
+        LEFT JOIN uc ON uc.use_case = cl.use_case),
+    k AS (
+        SELECT *,
+            epoch_us(answered_at) >= epoch_us((valid_until + {extra_day})::TIMESTAMP) AS expired,
+            CASE WHEN max_tier IS NULL THEN NULL WHEN authority_tier IS NULL THEN 'undecided'
+                 WHEN authority_tier > max_tier THEN 'failed' ELSE 'passed' END AS tier_state,
+            CASE WHEN len(coalesce(rule_types, [])) = 0 THEN NULL WHEN source_type IS NULL THEN 'undecided'
+                 WHEN NOT list_contains(rule_types, source_type) THEN 'failed' ELSE 'passed' END AS type_state
+        FROM j),
+    v AS (
+        SELECT *,
+            CASE WHEN unknown_source THEN NULL WHEN restricted_to IS NULL THEN true WHEN NOT roles_known THEN NULL
+                 ELSE len(list_intersect(restricted_to, roles)) > 0 END AS allowed,
+            CASE WHEN unknown_source THEN {missing}
+                 WHEN restricted_to IS NULL THEN 'unrestricted source'
+                 WHEN NOT roles_known THEN 'restricted to ' || array_to_string(restricted_to, ', ')
+                      || '; the use case''s requester roles are unknown'
+                 WHEN len(list_intersect(restricted_to, roles)) > 0
+                      THEN 'restricted to ' || array_to_string(restricted_to, ', ') || '; requesters include '
+                           || list_sort(list_intersect(restricted_to, roles))[1]
+                 ELSE 'restricted to ' || array_to_string(restricted_to, ', ') || '; the use case''s requesters ('
+                      || coalesce(nullif(array_to_string(list_sort(roles), ', '), ''), 'none') || ') may not read it'
+            END AS allowed_reason,
+            CASE WHEN unknown_source THEN NULL
+                 ELSE superseded_by IS NULL AND NOT coalesce(expired, false) END AS current,
+            CASE WHEN unknown_source THEN {missing}
+                 WHEN superseded_by IS NOT NULL OR coalesce(expired, false) THEN concat_ws('; ',
+                      CASE WHEN superseded_by IS NOT NULL THEN 'superseded by ' || superseded_by END,
+                      CASE WHEN expired THEN 'expired: valid until ' || strftime(valid_until, '%Y-%m-%d') || ' ('
+                           || {bound} || ', UTC), answer at '
+                           || strftime(answered_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S+00:00')
+                      END)
+                 WHEN valid_until IS NULL THEN 'not superseded, no expiry date'
+                 ELSE 'not superseded, valid until ' || strftime(valid_until, '%Y-%m-%d') END AS current_reason,
+            CASE WHEN unknown_source THEN NULL
+                 WHEN 'failed' IN (tier_state, type_state) THEN false
+                 WHEN 'undecided' IN (tier_state, type_state) THEN NULL ELSE true END AS authoritative,
+            CASE WHEN unknown_source THEN {missing}
+                 WHEN 'failed' IN (tier_state, type_state) THEN concat_ws('; ', {tier_failed}, {type_failed},
+                                                                         {tier_undecided}, {type_undecided})
+                 WHEN 'undecided' IN (tier_state, type_state) THEN concat_ws('; ', {tier_undecided}, {type_undecided})
+                 ELSE concat_ws(' and ', CASE WHEN tier_state = 'passed' THEN 'tier ' || authority_tier || ' <= '
+                                                                             || max_tier END,
+                                CASE WHEN type_state = 'passed' THEN 'a ' || source_type END)
+                      || ' for ' || rule || ' claims'
+            END AS authoritative_reason
+        FROM k),
+    pr AS (
+        SELECT *,
+            list_filter([
+                CASE WHEN unknown_source THEN {p(UNKNOWN)} END,
+                CASE WHEN allowed = false THEN {p(FORBIDDEN)} END,
+                CASE WHEN allowed IS NULL AND NOT unknown_source THEN {p(ACCESS_UNDECIDED)} END,
+                CASE WHEN current = false THEN {p(STALE)} END,
+                CASE WHEN authoritative = false THEN {p(INSUFFICIENT)} END,
+                CASE WHEN authoritative IS NULL AND NOT unknown_source THEN {p(AUTHORITY_UNDECIDED)} END
+            ], lambda x: x IS NOT NULL) AS problems,
+            CASE WHEN NOT supported THEN []::VARCHAR[] ELSE list_filter([
+                CASE WHEN allowed = false AND NOT list_contains(labels, {gap}) THEN {gap} END,
+                CASE WHEN current = false AND NOT list_contains(labels, {outdated}) THEN {outdated} END,
+                CASE WHEN unknown_source OR allowed IS NULL OR authoritative IS NOT true THEN {review} END
+            ], lambda x: x IS NOT NULL) END AS proposals
+        FROM v)
+    SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id, category, rule,
+           answered_at, unknown_source, allowed, allowed_reason, current, current_reason,
+           authoritative, authoritative_reason,
+           supported, problems, proposals,
+           len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
+           CASE WHEN len(problems) = 0 THEN 'ok' ELSE array_to_string(list_transform(problems, lambda x: x || CASE
+                WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN ', proposed ' || {gap}
+                WHEN x = {p(STALE)} AND list_contains(proposals, {outdated}) THEN ', proposed ' || {outdated}
+                WHEN x IN ({p(UNKNOWN)}, {p(ACCESS_UNDECIDED)}, {p(INSUFFICIENT)}, {p(AUTHORITY_UNDECIDED)})
+                     AND list_contains(proposals, {review}) THEN ', proposed ' || {review}
+                ELSE '' END), '; ') END AS authority
+    FROM pr"""
+
+
+def _inputs(store: Store) -> tuple[AuthorityRules, dict[str, tuple[str, ...]]]:
+    return authority_rules(store), requester_roles(store)
+
+
+def claim_checks(store: Store, *, response_key: int | None = None, now: datetime | None = None) -> pd.DataFrame:
+    """The checks of every current sourced claim (or of one revision's, ``response_key``), in response and claim
+    order (``claim_checks_select``'s columns)."""
+    p = Params()
+    rules, roles = _inputs(store)
+    sql = claim_checks_select(p, rules, roles, now or utc_now(), response_key=response_key)
+    return store.frame(f"{sql} ORDER BY response_id, claim_idx", p.values)
+
+
+def findings_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime) -> str:
+    """SELECT of one row per failed or undecided check: response_id, revision, response_key, claim_idx,
+    claim_id, claim (its text), source_id, check, problem, reason, proposed_label (None when the claim is
+    not SUPPORTED or already carries the label)."""
+    checks = claim_checks_select(p, rules, roles, now)
+    gap, outdated, _, review = _labels(p)
+    return f"""
+    WITH ch AS ({checks}), f AS (SELECT *, unnest(problems) AS problem FROM ch)
+    SELECT response_id, revision, response_key, claim_idx, claim_id, text AS claim, source_id,
+           CASE problem WHEN {p(UNKNOWN)} THEN 'source' WHEN {p(FORBIDDEN)} THEN 'allowed'
+                WHEN {p(ACCESS_UNDECIDED)} THEN 'allowed' WHEN {p(STALE)} THEN 'current'
+                ELSE 'authoritative' END AS "check",
+           problem,
+           CASE WHEN problem IN ({p(FORBIDDEN)}, {p(ACCESS_UNDECIDED)}) THEN allowed_reason
+                WHEN problem = {p(STALE)} THEN current_reason
+                ELSE authoritative_reason END AS reason,
+           CASE WHEN problem = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN {gap}
+                WHEN problem = {p(STALE)} AND list_contains(proposals, {outdated}) THEN {outdated}
+                WHEN problem IN ({p(UNKNOWN)}, {p(ACCESS_UNDECIDED)}, {p(INSUFFICIENT)}, {p(AUTHORITY_UNDECIDED)})
+                     AND list_contains(proposals, {review}) THEN {review} END AS proposed_label
+    FROM f"""
+
+
+def findings(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
+    """Every failed or undecided check of the current answers' sourced claims (``findings_select``)."""
+    p = Params()
+    rules, roles = _inputs(store)
+    sql = findings_select(p, rules, roles, now or utc_now())
+    return store.frame(f"{sql} ORDER BY response_id, claim_idx, \"check\", problem", p.values)
+
+
+def response_authority_select(store: Store, p: Params, now: datetime | None = None, *, keys: str | None = None) -> str:
+    """SELECT of one row per current response with a sourced claim that has a finding: response_key,
+    authority (its claims' lines, "c2: stale source, proposed OUTDATED; ..."), findings (count),
+    proposals (count of SUPPORTED claims with a proposed label), to_review (those of them the review queue
+    takes), problems (the distinct ``PROBLEMS``). ``keys``: a SELECT of the response keys to check (all else)."""
+    rules, roles = _inputs(store)
+    checks = claim_checks_select(p, rules, roles, now or utc_now(), keys=keys)
+    return f"""
+    SELECT response_key, string_agg(claim_id || ': ' || authority, '; ' ORDER BY claim_idx) AS authority,
+           sum(len(problems))::BIGINT AS findings, count(*) FILTER (WHERE len(proposals) > 0) AS proposals,
+           count(*) FILTER (WHERE to_review) AS to_review,
+           list_distinct(flatten(list(problems))) AS problems
+    FROM ({checks}) WHERE len(problems) > 0 GROUP BY response_key"""
+
+
+def review_keys_select(store: Store, p: Params, now: datetime | None = None) -> str:
+    """SELECT of the response_key of every current response the review queue takes for its sources: a SUPPORTED
+    claim whose source failed a check (forbidden, stale or insufficient authority) and that does not
+    carry the proposed label yet."""
+    rules, roles = _inputs(store)
+    checks = claim_checks_select(p, rules, roles, now or utc_now(), failing_only=True)
+    return f"SELECT DISTINCT response_key FROM ({checks}) WHERE to_review"

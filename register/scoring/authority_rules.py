@@ -1,0 +1,193 @@
+"""The two versioned tables the Authority step reads, edited in the console like the evidence rules.
+
+* **Use cases and their requester roles** (``use_case_versions`` / ``use_case_requesters``): who asks
+  a use case's questions. "Allowed" compares a source's ``restricted_to`` with these roles; a use case
+  missing from the table has unknown requesters (restricted sources are then undecided, never allowed).
+* **Authority rules** (``authority_rule_versions``): ``hri_core.authority.AuthorityRules`` as JSON,
+  the largest acceptable ``authority_tier`` and/or source types per claim category. Before anything
+  is saved, ``default_authority_rules()`` (version 1) is in force.
+
+Saving writes a new version; the newest one is in force; older ones are kept. Both writes need
+``Permission.RULES_EDIT`` and land through ``Store.write`` with their audit event. Called by the
+authority page (through ``ui.authority``), the Authority checks (``register.scoring.authority``) and
+tests.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from hri_core.authority import AuthorityRules, AuthorityRulesError, authority_rules_from_dict, default_authority_rules
+from register.access.permissions import ROLES, Permission, authorize
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import NotFound, Problem, ValidationFailed
+
+__all__ = ["authority_rule_versions", "authority_rules", "get_authority_rules", "list_use_cases", "requester_roles",
+           "save_authority_rules", "save_use_cases", "use_case_version", "use_case_versions"]
+
+MAX_TEXT = 200  # a use case name, a role or a note: short labels, never documents
+
+
+def _text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and value != value):  # NaN from an edited table
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _roles(value: Any) -> list[str]:
+    if value is None or (isinstance(value, float) and value != value):
+        return []
+    items = value.tolist() if hasattr(value, "tolist") else value
+    if isinstance(items, str):
+        items = items.replace(";", ",").split(",")
+    return sorted({t for t in (_text(i) for i in items) if t})
+
+
+# --- use cases ------------------------------------------------------------------------------------------
+
+
+def use_case_version(store: Store) -> int | None:
+    """The use-case table in force (the newest version), or None before any was saved."""
+    return store.scalar("SELECT max(version) FROM use_case_versions")
+
+
+def use_case_versions(store: Store) -> pd.DataFrame:
+    """Every use-case version, newest first: who wrote it, when and why."""
+    return store.frame("SELECT version, created_at, created_by, reason FROM use_case_versions ORDER BY version DESC")
+
+
+def list_use_cases(store: Store, version: int | None = None) -> pd.DataFrame:
+    """The use cases of one version (the one in force by default): use_case, requester_roles, note."""
+    version = version if version is not None else use_case_version(store)
+    return store.frame("SELECT use_case, requester_roles, note FROM use_case_requesters WHERE version = ? "
+                       "ORDER BY use_case", [version])
+
+
+def requester_roles(store: Store) -> dict[str, tuple[str, ...]]:
+    """``{use case: requester roles}`` in force (a use case not listed has unknown requesters)."""
+    rows = store.query("SELECT use_case, requester_roles FROM use_case_requesters WHERE version = "
+                       "(SELECT max(version) FROM use_case_versions)")
+    return {use_case: tuple(roles or ()) for use_case, roles in rows}
+
+
+def _use_case_problems(rows: list[dict]) -> list[Problem]:
+    problems, seen = [], set()
+    for n, row in enumerate(rows, start=1):
+        name = row["use_case"]
+        if name is None:
+            problems.append(Problem(n, "use_case", "name the use case (as the responses' use_case field says it)"))
+        elif len(name) > MAX_TEXT:
+            problems.append(Problem(n, "use_case", f"at most {MAX_TEXT} characters"))
+        elif name in seen:
+            problems.append(Problem(n, "use_case", f"{name!r} is listed twice"))
+        seen.add(name)
+        # the roles sources are restricted to (``sources.restricted_to``): the console's roles
+        problems += [Problem(n, "requester_roles", f"{role[:60]!r} is not a role; choose from {', '.join(ROLES)}")
+                     for role in row["requester_roles"] if role not in ROLES]
+        if row["note"] is not None and len(row["note"]) > 2000:
+            problems.append(Problem(n, "note", "at most 2000 characters"))
+    return problems
+
+
+def save_use_cases(store: Store, actor: Actor, rows: list[dict], reason: str) -> int:
+    """Write ``rows`` (use_case, requester_roles, note) as the new use-case version in force; its number.
+
+    ``requester_roles`` (roles of ``register.access.permissions.ROLES``, the roles a source can be
+    restricted to) is a list or ``a; b`` text; an empty list says nobody in a restricted role asks
+    the use case's questions. Refused with ``ValidationFailed`` naming each bad row and field.
+    """
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="use_cases")
+    clean = [{"use_case": _text(r.get("use_case")), "requester_roles": _roles(r.get("requester_roles")),
+              "note": _text(r.get("note"))} for r in rows]
+    problems = _use_case_problems(clean)
+    if not _text(reason):
+        problems.append(Problem(None, "reason", "say why the use cases change"))
+    if problems:
+        raise ValidationFailed(problems)
+
+    def fn(tx: Transaction) -> Change:
+        previous = tx.scalar("SELECT max(version) FROM use_case_versions")
+        before = None if previous is None else tx.dicts(
+            "SELECT use_case, requester_roles, note FROM use_case_requesters WHERE version = ? ORDER BY use_case",
+            [previous])
+        version = (previous or 0) + 1
+        tx.execute("INSERT INTO use_case_versions (version, created_at, created_by, reason) VALUES (?, ?, ?, ?)",
+                   [version, utc_now(), actor.name, reason.strip()])
+        for row in clean:
+            tx.execute("INSERT INTO use_case_requesters (version, use_case, requester_roles, note) "
+                       "VALUES (?, ?, ?, ?)", [version, row["use_case"], row["requester_roles"], row["note"]])
+        return Change("use_cases", str(version), before, clean, result=version)
+
+    return store.write(actor, "use_cases.publish", fn)
+
+
+# --- authority rules ------------------------------------------------------------------------------------
+
+
+def _rules_from_row(version: int, name: str, params: Any) -> AuthorityRules:
+    data = json.loads(params) if isinstance(params, str) else dict(params)
+    data.update({"name": name, "version": version})
+    return AuthorityRules.model_validate(data)
+
+
+def authority_rules(store: Store) -> AuthorityRules:
+    """The authority rules in force: the newest saved version, else ``default_authority_rules()``."""
+    row = store.query_one("SELECT version, name, params FROM authority_rule_versions ORDER BY version DESC LIMIT 1")
+    return default_authority_rules() if row is None else _rules_from_row(*row)
+
+
+def get_authority_rules(store: Store, version: int) -> AuthorityRules:
+    """One saved version (version 1 is the default until a first save stores it)."""
+    row = store.query_one("SELECT version, name, params FROM authority_rule_versions WHERE version = ?", [version])
+    if row is None:
+        if version == 1 and store.scalar("SELECT count(*) FROM authority_rule_versions") == 0:
+            return default_authority_rules()
+        raise NotFound(f"authority rules version {version} do not exist")
+    return _rules_from_row(*row)
+
+
+def authority_rule_versions(store: Store) -> pd.DataFrame:
+    """Every saved version, newest first (empty while the default version 1 is in force unsaved)."""
+    return store.frame("SELECT version, name, fingerprint, created_at, created_by, reason "
+                       "FROM authority_rule_versions ORDER BY version DESC")
+
+
+def save_authority_rules(store: Store, actor: Actor, rules: AuthorityRules | dict, reason: str) -> int:
+    """Store ``rules`` (an ``AuthorityRules`` or its JSON form) as the new version in force; its number.
+
+    The version number is the register's (the next after the newest saved, or 2 after the unsaved
+    default), whatever ``rules.version`` says. Refused with ``ValidationFailed`` naming each bad field.
+    """
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="authority_rules")
+    problems: list[Problem] = []
+    try:
+        data = rules.model_dump(mode="json") if isinstance(rules, AuthorityRules) else rules
+        parsed = authority_rules_from_dict(data)
+    except AuthorityRulesError as error:
+        problems.append(Problem(None, "rules", str(error)))
+        parsed = None
+    if not _text(reason):
+        problems.append(Problem(None, "reason", "say why the authority rules change"))
+    if problems or parsed is None:
+        raise ValidationFailed(problems)
+
+    def fn(tx: Transaction) -> Change:
+        previous = tx.one("SELECT version, params FROM authority_rule_versions ORDER BY version DESC LIMIT 1")
+        if previous is None:
+            before = default_authority_rules().model_dump(mode="json", exclude={"name", "version"})
+            version = 2  # version 1 is the default, in force until this first save
+        else:
+            before = json.loads(previous["params"]) if isinstance(previous["params"], str) else previous["params"]
+            version = previous["version"] + 1
+        params = parsed.model_dump(mode="json", exclude={"name", "version"})
+        tx.execute("INSERT INTO authority_rule_versions (version, name, params, fingerprint, created_at, created_by, "
+                   "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [version, parsed.name, json.dumps(params), parsed.fingerprint(), utc_now(), actor.name,
+                    reason.strip()])
+        return Change("authority_rules", str(version), before, params, result=version)
+
+    return store.write(actor, "authority_rules.publish", fn)

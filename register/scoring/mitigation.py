@@ -1,0 +1,287 @@
+"""CLAIM's Mitigation step in the register: versioned policies and the decision stored with every score.
+
+The policy is ``hri_core.mitigation.MitigationPolicy`` stored as versioned data next to the scoring
+profiles (table ``mitigation_policies``, migration 009; version 1 is seed 004's decision table): a draft
+is created from a partial mapping, published under four eyes with a reason, and the previous active
+version is archived. A published version is never edited.
+
+``apply_mitigation`` runs inside a score run's transaction (``register.scoring.scorer.score_imported``):
+the per-response inputs of ``hri_core.mitigation.decide`` are computed in SQL -- stakes, query ambiguity
+and one token per claim (its labels, ``is_core``, whether evidence is linked to it: a non-blank span or
+a source id that is a retrieved chunk's id or source) -- and ``decide`` runs once per *distinct* input
+tuple, never once per response. Claims whose every label reads as SUPPORTED without an authority failure
+under the policy cannot change the decision except by their position, so they are one token (``S``);
+the position of the claim a sentence names is mapped back to its real claim id in SQL. The action
+(answer / revise / ask / abstain / escalate), the decision-table row, the one sentence and the policy
+version are stored on the score row (``scores.mitigation_*``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from hri_core import LABELS, Response
+from hri_core.mitigation import (
+    MitigationPolicy,
+    decide,
+    default_mitigation_policy,
+    mitigation_policy_from_dict,
+)
+from hri_core.vocabulary import LABEL_BIT, STAKES
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
+from register.db.sql import Params
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import NotFound, RegisterError
+
+__all__ = ["MITIGATION_COLUMNS", "UNREADABLE_RULE", "activate_policy", "active_policy", "apply_mitigation",
+           "create_policy_draft", "get_policy", "list_policies", "mitigation_inputs", "policy_meta"]
+
+MITIGATION_COLUMNS = ("mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
+                      "mitigation_policy_version")
+# a response whose stored claims this version cannot read (a label it does not know): a person decides
+UNREADABLE_RULE = "unreadable"
+NEUTRAL_TOKEN = "S"
+
+
+# --- versions ---------------------------------------------------------------------------------------------
+
+
+def _from_row(version: int, name: str, params: Any) -> MitigationPolicy:
+    data = json.loads(params) if isinstance(params, str) else dict(params)
+    data.update({"name": name, "version": version})
+    return MitigationPolicy.model_validate(data)
+
+
+def get_policy(store: Store | Transaction, version: int) -> MitigationPolicy:
+    """The stored mitigation policy with this version number."""
+    row = store.query_one("SELECT policy_version, name, params FROM mitigation_policies WHERE policy_version = ?",
+                          [version])
+    if row is None:
+        raise NotFound(f"mitigation policy version {version} does not exist")
+    return _from_row(*row)
+
+
+def active_policy(store: Store | Transaction) -> MitigationPolicy:
+    """The policy new scores are decided under (version 1, seed 004's table, until another is published)."""
+    row = store.query_one("SELECT policy_version, name, params FROM mitigation_policies WHERE status = 'active' "
+                          "ORDER BY policy_version DESC LIMIT 1")
+    if row is None:
+        raise NotFound("no active mitigation policy: the database was not migrated")
+    return _from_row(*row)
+
+
+def list_policies(store: Store) -> list[dict]:
+    """Every stored version, oldest first: status and provenance (not the parameters)."""
+    return store.dicts("SELECT policy_version, name, status, fingerprint, based_on, created_at, created_by, "
+                       "published_at, published_by, reason FROM mitigation_policies ORDER BY policy_version")
+
+
+def policy_meta(store: Store, version: int) -> dict:
+    """Status and provenance of one stored version."""
+    meta = store.one("SELECT policy_version, name, status, fingerprint, based_on, created_at, created_by, "
+                     "published_at, published_by, reason FROM mitigation_policies WHERE policy_version = ?", [version])
+    if meta is None:
+        raise NotFound(f"mitigation policy version {version} does not exist")
+    return meta
+
+
+def create_policy_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int | None = None,
+                        name: str | None = None) -> int:
+    """A new draft from a (partial) parameter mapping laid over ``based_on`` (default: the active policy).
+
+    Needs ``Permission.PROFILE_EDIT`` (the policy sits next to the scoring profile and is edited by the
+    same people); raises ``MitigationPolicyError`` naming every bad field.
+    """
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="mitigation_policy", entity_id=based_on)
+    base = get_policy(store, based_on) if based_on else active_policy(store)
+    merged = base.model_dump(mode="json", exclude={"name", "version"})
+    for key, value in overrides.items():
+        if key == "readings" and isinstance(value, dict):
+            merged["readings"] = {**merged["readings"], **value}
+        else:
+            merged[key] = value
+    policy = mitigation_policy_from_dict(merged)
+    if name:
+        policy = policy.model_copy(update={"name": name})
+    elif base.name:
+        policy = policy.model_copy(update={"name": base.name})
+
+    def fn(tx: Transaction) -> Change:
+        version = tx.scalar("SELECT coalesce(max(policy_version), 0) + 1 FROM mitigation_policies")
+        params = policy.model_dump(mode="json", exclude={"name", "version"})
+        tx.execute("INSERT INTO mitigation_policies (policy_version, name, status, params, fingerprint, based_on, "
+                   "created_at, created_by) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?)",
+                   [version, policy.name, json.dumps(params), policy.fingerprint(), base.version, utc_now(),
+                    actor.name])
+        return Change("mitigation_policy", str(version), None, {"status": "draft", "params": params},
+                      result=version)
+
+    return store.write(actor, "mitigation_policy.create_draft", fn)
+
+
+def activate_policy(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """Make a draft the active mitigation policy (the previous one is archived); four eyes, reason required.
+
+    Scores keep the decision they were stored with; the next score run decides under the new version
+    (``register.scoring.profiles.publish`` or ``rescore``).
+    """
+    if not reason or not reason.strip():
+        raise RegisterError("a reason is required to publish a mitigation policy")
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="mitigation_policy", entity_id=version)
+    author = store.one("SELECT created_by FROM mitigation_policies WHERE policy_version = ?", [version])
+    if author is not None and actor.role != SYSTEM_ROLE:
+        require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,
+                             entity_type="mitigation_policy", entity_id=version,
+                             what=f"draft mitigation policy version {version}")
+
+    def fn(tx: Transaction) -> Change:
+        status = tx.scalar("SELECT status FROM mitigation_policies WHERE policy_version = ?", [version])
+        if status is None:
+            raise NotFound(f"mitigation policy version {version} does not exist")
+        if status != "draft":
+            raise RegisterError(f"mitigation policy version {version} is {status}; only a draft can be published")
+        previous = [row[0] for row in tx.query("SELECT policy_version FROM mitigation_policies "
+                                               "WHERE status = 'active'")]
+        tx.execute("UPDATE mitigation_policies SET status = 'archived' WHERE status = 'active'")
+        tx.execute("UPDATE mitigation_policies SET status = 'active', published_at = ?, published_by = ?, reason = ? "
+                   "WHERE policy_version = ?", [utc_now(), actor.name, reason.strip(), version])
+        return Change("mitigation_policy", str(version), {"status": "draft", "previous_active": previous},
+                      {"status": "active", "reason": reason.strip()})
+
+    store.write(actor, "mitigation_policy.publish", fn)
+
+
+# --- the decision, in bulk ----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _non_blank_class() -> str:
+    """An RE2 class matching any character Python's ``str.strip`` keeps (``_linked_evidence``'s test)."""
+    spaces = "".join(f"\\x{{{ord(c):x}}}" for c in map(chr, range(0x3001)) if c.isspace())
+    return f"[^{spaces}]"
+
+
+def _neutral_labels(policy: MitigationPolicy) -> list[str]:
+    """Labels that read SUPPORTED with no authority failure: a claim of only these cannot change a decision."""
+    return [label.value for label in LABELS if policy.readings[label].verdict == "SUPPORTED"
+            and policy.readings[label].authority_failure is None]
+
+
+def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str) -> str:
+    """SELECT of decide's inputs per response: response_id, revision, stakes, query_ambiguous, tokens (one per
+    claim, in claim order), ids (the claim ids, in the same order) and sig (the tuple as one text key).
+
+    ``responses`` is a SELECT of (response_id, revision) to decide (a fixed query of the caller).
+    """
+    neutral = _neutral_labels(policy)
+    non_neutral = sum(LABEL_BIT[label] for label in LABELS if label.value not in neutral)
+    linked = (f"(coalesce(regexp_matches(cl.span, {p(_non_blank_class())}), false) OR (cl.source_id IS NOT NULL AND "
+              "r.retrieved_context IS NOT NULL AND (list_contains(json_extract_string(r.retrieved_context, '$[*].id'), "
+              "cl.source_id) OR list_contains(json_extract_string(r.retrieved_context, '$[*].source_id'), "
+              "cl.source_id))))")
+    token = (f"CASE WHEN (cl.label_mask & {p(non_neutral)}) = 0 THEN {p(NEUTRAL_TOKEN)} "
+             "ELSE array_to_string(cl.labels, ',') || '/' || "
+             "CASE WHEN cl.is_core THEN 'C' WHEN NOT cl.is_core THEN 'N' ELSE '?' END || '/' || "
+             f"CASE WHEN {linked} THEN 'L' ELSE '-' END END")
+    stakes = f"CASE WHEN r.stakes IN ({', '.join(p(s) for s in STAKES)}) THEN r.stakes END"
+    # Neutral claims after the last other one are dropped from the tuple: no sentence counts them (only the
+    # "answer" row says how many claims were checked, and it is reached only when every claim is neutral).
+    # A response whose claims are all neutral is answered whatever its stakes: its tuple is its claim count.
+    return f"""
+WITH todo AS ({responses}),
+rr AS (SELECT r.response_id, r.revision, r.response_key, {stakes} AS stakes, r.query_ambiguous, r.retrieved_context
+       FROM responses r JOIN todo USING (response_id, revision)),
+t AS (SELECT cl.response_key, cl.claim_idx, cl.claim_id, {token} AS token
+      FROM claims cl JOIN rr r ON r.response_key = cl.response_key),
+c AS (SELECT response_key, count(*) AS n, max(claim_idx) FILTER (token <> {p(NEUTRAL_TOKEN)}) AS last,
+             list(token ORDER BY claim_idx) AS tokens, list(claim_id ORDER BY claim_idx) AS ids
+      FROM t GROUP BY response_key),
+d AS (SELECT r.response_id, r.revision, r.stakes, r.query_ambiguous, c.ids, c.n, c.last IS NULL AND c.n > 0 AS neutral,
+             CASE WHEN c.last IS NULL THEN []::VARCHAR[] ELSE c.tokens[1:c.last + 1] END AS tokens
+      FROM rr r LEFT JOIN c ON c.response_key = r.response_key)
+SELECT response_id, revision, CASE WHEN neutral THEN NULL ELSE stakes END AS stakes,
+       CASE WHEN neutral THEN NULL ELSE query_ambiguous END AS query_ambiguous,
+       CASE WHEN neutral THEN list_resize([]::VARCHAR[], n, {p(NEUTRAL_TOKEN)}) ELSE tokens END AS tokens, ids,
+       CASE WHEN neutral THEN 'neutral|' || n
+            ELSE concat_ws('|', coalesce(stakes, '-'), coalesce(query_ambiguous::VARCHAR, '-'),
+                           array_to_string(tokens, ';')) END AS sig
+FROM d"""
+
+
+def _canonical_response(stakes: str | None, ambiguous: bool | None, tokens: list[str], filler: str) -> Response:
+    """A response with the decision-relevant content of the tuple: claim ``c<n>`` at position n."""
+    # validated like any record (pydantic's core is faster here than constructing models in Python): a stored
+    # label this version does not know fails the tuple, which then fails closed
+    claims = []
+    for position, token in enumerate(tokens, start=1):
+        if token == NEUTRAL_TOKEN:
+            claims.append({"claim_id": f"c{position}", "labels": [filler]})
+            continue
+        labels, core, linked = token.rsplit("/", 2)
+        claim: dict[str, Any] = {"claim_id": f"c{position}", "labels": labels.split(",")}
+        if core != "?":
+            claim["is_core"] = core == "C"
+        if linked == "L":
+            claim["span"] = "linked evidence"
+        claims.append(claim)
+    return Response.model_validate({"response_id": "tuple", "stakes": stakes, "query_ambiguous": ambiguous,
+                                    "claims": claims})
+
+
+def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
+    """``decide`` once per distinct input tuple (sig, stakes, query_ambiguous, tokens): sig, action, rule,
+    reason and the 1-based position of the claim the sentence names (NULL when it names none).
+
+    A tuple this version cannot read (a stored label it does not know) fails closed: escalate, a person
+    decides, and the sentence says why.
+    """
+    neutral = _neutral_labels(policy)
+    filler = neutral[0] if neutral else ""  # without neutral labels no claim is a NEUTRAL_TOKEN
+    out: dict[str, list] = {"sig": [], "action": [], "rule": [], "reason": [], "position": []}
+    for sig, stakes, ambiguous, tokens in tuples:
+        try:
+            decision = decide(_canonical_response(stakes, ambiguous, list(tokens), filler), policy)
+            action, rule, reason = decision.action, decision.rule, decision.reason
+            position = int(decision.claim_id[1:]) if decision.claim_id else None
+        except (ValueError, KeyError) as error:  # pydantic's ValidationError is a ValueError
+            action, rule, position = "escalate", UNREADABLE_RULE, None
+            reason = (f"escalate: the stored claims cannot be read by this version "
+                      f"({type(error).__name__}), so no step of CLAIM could be checked")
+        for key, value in (("sig", sig), ("action", action), ("rule", rule), ("reason", reason),
+                           ("position", position)):
+            out[key].append(value)
+    return pa.table(out, schema=pa.schema([("sig", pa.string()), ("action", pa.string()), ("rule", pa.string()),
+                                           ("reason", pa.string()), ("position", pa.int32())]))
+
+
+def apply_mitigation(tx: Transaction, run_id: int, policy: MitigationPolicy) -> int:
+    """Decide the mitigation of every score row of ``run_id`` and store it on the row; returns the number of
+    distinct input tuples ``decide`` ran on."""
+    p = Params()
+    inputs = mitigation_inputs(policy, p, f"SELECT response_id, revision FROM scores WHERE run_id = {p(run_id)}")
+    tx.execute(f"CREATE OR REPLACE TEMP TABLE _mitigation_in AS {inputs}", p.values)
+    try:
+        tuples = tx.query("SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(tokens) "
+                          "FROM _mitigation_in GROUP BY sig")
+        decided = decide_tuples(policy, tuples)
+        with tx.relation("_mitigation_decided", decided):
+            tx.execute("""
+                UPDATE scores SET mitigation_action = u.action, mitigation_rule = u.rule, mitigation_reason = u.reason,
+                       mitigation_claim_id = u.claim_id, mitigation_policy_version = $version
+                FROM (SELECT i.response_id, i.revision, d.action, d.rule, d.reason,
+                             CASE WHEN d.position IS NOT NULL THEN i.ids[d.position] END AS claim_id
+                      FROM _mitigation_in i JOIN _mitigation_decided d USING (sig)) u
+                WHERE scores.run_id = $run AND scores.response_id = u.response_id AND scores.revision = u.revision
+            """, {"run": run_id, "version": policy.version})
+    finally:
+        tx.execute("DROP TABLE IF EXISTS _mitigation_in")
+    return len(tuples)
+
+
+def default_policy_params() -> dict:
+    """Version 1's parameters as migration 009 stores them (a test holds the two equal)."""
+    return default_mitigation_policy().model_dump(mode="json", exclude={"name", "version"})

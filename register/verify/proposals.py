@@ -1,0 +1,137 @@
+"""Machine verdicts waiting for a person: list them, confirm (or correct) and reject them.
+
+A confirmed proposal sets its claim's label -- the judge's, or the label the person chose instead -- as a new
+revision of the response, through ``register.ingest.revise.revise_responses(origin="verification")`` (audited
+and scored). A rejected one changes no label: the claim keeps the unverified label (UNSUPPORTED) until someone
+labels it. A proposal whose claim changed since the run (another revision moved or reworded it) is refused as
+stale, naming it; nothing of the decision is then written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hri_core.models import parse_response
+from hri_core.vocabulary import Label
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import NotFound, RegisterError
+from register.ingest.revise import revise_responses
+
+__all__ = ["Decision", "decide_proposals", "list_proposals", "proposal_counts"]
+
+STATUSES = ("proposed", "confirmed", "rejected", "applied")
+_COLUMNS = ("proposal_id, run_id, response_id, claim_idx, claim_id, claim_text, category, stakes, criticality, span, "
+            "evidence_index, link_score, unlinked, label, confidence, abstained, reason, target_label, backend, "
+            "judge_profile, status, final_label, decided_by, decided_at, policy_version, created_at")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A person's decision on one proposal: ``confirm`` (with ``label`` to correct it) or ``reject``."""
+
+    proposal_id: int
+    action: str
+    label: Label | None = None
+
+
+def list_proposals(store: Store, *, status: str | None = "proposed", response_id: str | None = None,
+                   limit: int = 500) -> list[dict[str, Any]]:
+    """Proposals (newest run first, then response and claim), optionally of one status and one response."""
+    if status is not None and status not in STATUSES:
+        raise RegisterError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+    return store.dicts(f"SELECT {_COLUMNS} FROM judge_proposals WHERE (? IS NULL OR status = ?) "
+                       "AND (? IS NULL OR response_id = ?) ORDER BY run_id DESC, response_id, claim_idx LIMIT ?",
+                       [status, status, response_id, response_id, max(1, min(limit, 10_000))])
+
+
+def proposal_counts(store: Store) -> dict[str, int]:
+    """Proposals by status."""
+    counts = {status: 0 for status in STATUSES}
+    counts.update({status: int(n) for status, n in store.query(
+        "SELECT status, count(*) FROM judge_proposals GROUP BY status")})
+    return counts
+
+
+def decide_proposals(store: Store, actor: Actor, decisions: Sequence[Decision]) -> dict[str, Any]:
+    """Confirm or reject proposals; confirmed labels reach the claims as one new revision per response.
+
+    Returns ``{"confirmed", "rejected", "batch_id", "score_run_id"}``. Refused (nothing written) when a
+    proposal is unknown or already decided, a confirmation of an abstention has no label, or a claim is stale.
+    """
+    authorize(store, actor, Permission.LABEL, entity_type="judge_proposal")
+    if not decisions:
+        raise RegisterError("no decision given")
+    ids = [d.proposal_id for d in decisions]
+    if len(set(ids)) != len(ids):
+        raise RegisterError("a proposal is decided twice in one submission")
+    rows = {r["proposal_id"]: r for r in store.dicts(
+        f"SELECT {_COLUMNS} FROM judge_proposals WHERE proposal_id IN (SELECT unnest(?::BIGINT[]))", [ids])}
+    finals: dict[int, Label | None] = {}
+    for decision in decisions:
+        row = rows.get(decision.proposal_id)
+        if row is None:
+            raise NotFound(f"proposal {decision.proposal_id} does not exist")
+        if row["status"] != "proposed":
+            raise RegisterError(f"proposal {decision.proposal_id} is already {row['status']}")
+        if decision.action == "reject":
+            finals[decision.proposal_id] = None
+        elif decision.action == "confirm":
+            label = decision.label or (Label(row["label"]) if row["label"] else None)
+            if label is None:
+                raise RegisterError(f"proposal {decision.proposal_id}: the judge abstained; confirming it needs "
+                                    "the label you give the claim")
+            finals[decision.proposal_id] = label
+        else:
+            raise RegisterError(f"proposal {decision.proposal_id}: action {decision.action!r} is not confirm or reject")
+    confirmed = [rows[i] for i, label in finals.items() if label is not None]
+    batch = None
+    if confirmed:
+        responses = _revised(store, confirmed, finals)
+        shown = ", ".join(str(r["proposal_id"]) for r in confirmed[:20])
+        batch = revise_responses(store, actor, responses, origin="verification",
+                                 subject=f"confirmed judge proposals {shown}", permission=Permission.LABEL)
+
+    def write(tx: Transaction) -> Change:
+        now = utc_now()
+        tx.executemany("UPDATE judge_proposals SET status = ?, final_label = ?, decided_by = ?, decided_at = ? "
+                       "WHERE proposal_id = ? AND status = 'proposed'",
+                       [["confirmed" if label else "rejected", label.value if label else None, actor.name, now, pid]
+                        for pid, label in finals.items()])
+        after = {str(pid): (label.value if label else "rejected") for pid, label in finals.items()}
+        return Change("judge_proposal", None, None, {"decisions": after,
+                                                     "batch_id": batch.batch_id if batch else None})
+
+    store.write(actor, "judge_proposal.decide", write)
+    return {"confirmed": len(confirmed), "rejected": len(finals) - len(confirmed),
+            "batch_id": batch.batch_id if batch else None, "score_run_id": batch.score_run_id if batch else None}
+
+
+def _revised(store: Store, confirmed: list[dict[str, Any]], finals: dict[int, Label | None]) -> list[Any]:
+    """The current revision of each response with the confirmed labels set; stale claims refused."""
+    by_response: dict[str, list[dict[str, Any]]] = {}
+    for row in confirmed:
+        by_response.setdefault(row["response_id"], []).append(row)
+    current = {rid: raw for rid, raw in store.query(
+        "SELECT response_id, raw FROM responses WHERE is_current AND response_id IN (SELECT unnest(?::VARCHAR[]))",
+        [list(by_response)])}
+    out = []
+    for response_id, rows in by_response.items():
+        if response_id not in current:
+            raise NotFound(f"response {response_id} is not in the register")
+        record = json.loads(current[response_id])
+        claims = list(record.get("claims") or [])
+        for row in rows:
+            idx = row["claim_idx"]
+            claim = claims[idx] if idx < len(claims) else None
+            if claim is None or claim.get("claim_id") != row["claim_id"] or claim.get("text") != row["claim_text"]:
+                raise RegisterError(f"proposal {row['proposal_id']}: claim {row['claim_id']} of {response_id} changed "
+                                    "since it was verified (stale); verify the response again")
+            label = finals[row["proposal_id"]]
+            assert label is not None
+            claims[idx] = {**claim, "labels": [label.value]}
+        out.append(parse_response({**record, "claims": claims}, record=response_id))
+    return out

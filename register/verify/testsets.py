@@ -1,0 +1,195 @@
+"""Critical-information test sets (seed 003): questions on critical facts, run against an assistant, verified.
+
+- ``draft_from_register``: offline drafts from the claims register's statements (and the supported claims of
+  critical categories in the register's responses): a cloze question per statement -- its first number, else
+  its last name-like word, blanked out, else "is this accurate?" -- with the statement as the target and as
+  the supporting quote.
+  Every item is marked ``draft`` until a person edits it (templates make serviceable, not good, questions).
+- ``save_test_set``: a new version of a named set (versions are never changed; an edit is the next version).
+- ``run_test_set``: each question to an assistant (an OpenAI-compatible endpoint through ``ChatClient``) or
+  answers imported as ``{item_id: answer}``; the answers verified by the pipeline against the item's quotes
+  (retrieved context) and target (``gt_answer``), as responses ``ts-<set>-v<version>-r<run>-<item>``.
+- ``critical_report``: hallucination on the critical questions alone, per assistant model and run: a
+  question's answer hallucinates when a claim of it is judged UNSUPPORTED or CONTRADICTED against the
+  target and quotes (machine verdicts: proposals; "needs review" is counted apart, never as fine).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hri_core.judging import Judge
+from hri_core.vocabulary import CATEGORIES, CRITICAL_INFORMATION_CATEGORIES
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import NotFound, RegisterError
+from register.verify.llm_client import ChatClient, LLMCallFailed
+from register.verify.pipeline import VerifyInput, VerifyReport, verify
+
+__all__ = ["critical_report", "draft_from_register", "load_test_set", "run_test_set", "save_test_set"]
+
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_NAME = re.compile(r"\b[A-Z][A-Za-z0-9-]+\b")
+_ASSISTANT_SYSTEM = "Answer the question accurately and briefly."
+_ITEM_FIELDS = ("item_id", "question", "target", "quotes", "category", "source_ids", "draft")
+
+
+def cloze_question(statement: str) -> str:
+    """A question that blanks out the statement's first number, else its last name-like word (not the first);
+    else asks whether the statement is accurate."""
+    text = " ".join(statement.split()).rstrip(".")
+    match = _NUMBER.search(text)
+    if match is None:
+        names = [m for m in _NAME.finditer(text) if m.start() > 0]
+        match = names[-1] if names else None
+    if match is None:
+        return f"According to our sources, is this accurate, and what exactly do they say? {text}."
+    return f"Fill in the blank: {text[:match.start()]}___{text[match.end():]}. What goes in the blank?"
+
+
+def draft_from_register(store: Store, categories: Sequence[str] = CRITICAL_INFORMATION_CATEGORIES,
+                        register_category: str = "general") -> list[dict[str, Any]]:
+    """Draft items from the claims register (category ``register_category``: its rows carry none) and from the
+    register's current SUPPORTED response claims of ``categories``."""
+    rows = [(f"reg-{key}", statement, register_category, list(sources or []))
+            for key, statement, sources in store.query(
+                "SELECT claim_key, statement, source_ids FROM register_claims WHERE NOT deleted ORDER BY claim_key")]
+    rows += [(f"claim-{rid}-{cid}", text, category, [source] if source else [])
+             for rid, cid, text, category, source in store.query(
+                 # a claim's category lives in the stored record (an extension of the interchange format)
+                 "SELECT response_id, c ->> 'claim_id', c ->> 'text', c ->> 'category', c ->> 'source_id' "
+                 "FROM (SELECT response_id, unnest(CAST(raw -> '$.claims' AS JSON[])) AS c FROM responses "
+                 "WHERE is_current) WHERE c ->> 'category' IN (SELECT unnest(?::VARCHAR[])) "
+                 "AND list_contains(CAST(c -> '$.labels' AS VARCHAR[]), 'SUPPORTED') AND c ->> 'text' IS NOT NULL "
+                 "ORDER BY response_id", [list(categories)])]
+    return [{"item_id": item_id, "question": cloze_question(statement), "target": statement, "quotes": [statement],
+             "category": category, "source_ids": sources, "draft": True}
+            for item_id, statement, category, sources in rows]
+
+
+def _checked_items(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        where = f"item {i + 1}"
+        unknown = set(item) - set(_ITEM_FIELDS)
+        if unknown:
+            raise RegisterError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        for name in ("item_id", "question", "target"):
+            if not isinstance(item.get(name), str) or not item[name].strip():
+                raise RegisterError(f"{where}: {name}: required, a non-empty string")
+        if item["item_id"] in seen:
+            raise RegisterError(f"{where}: item_id: {item['item_id']!r} is repeated")
+        seen.add(item["item_id"])
+        quotes = item.get("quotes") or []
+        if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
+            raise RegisterError(f"{where}: quotes: a list of strings")
+        if item.get("category") not in CATEGORIES:
+            raise RegisterError(f"{where}: category: one of {', '.join(CATEGORIES)}")
+        out.append({"item_id": item["item_id"], "question": item["question"].strip(), "target": item["target"].strip(),
+                    "quotes": quotes, "category": item["category"], "source_ids": list(item.get("source_ids") or []),
+                    "draft": bool(item.get("draft", False))})
+    if not out:
+        raise RegisterError("a test set needs at least one item")
+    return out
+
+
+def save_test_set(store: Store, actor: Actor, name: str, items: Sequence[Mapping[str, Any]], note: str = "") -> int:
+    """Store ``items`` as the next version of test set ``name``; its version."""
+    authorize(store, actor, Permission.LABEL, entity_type="test_set", entity_id=name)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,63}", name):
+        raise RegisterError(f"test set name {name!r}: lower-case letters, digits, '.', '_' or '-'")
+    checked = _checked_items(items)
+
+    def write(tx: Transaction) -> Change:
+        version = int(tx.scalar("SELECT coalesce(max(version), 0) + 1 FROM test_sets WHERE name = ?", [name]))
+        tx.execute("INSERT INTO test_sets VALUES (?, ?, ?, ?, ?, ?)",
+                   [name, version, actor.name, utc_now(), note[:1000], json.dumps(checked, ensure_ascii=False)])
+        drafts = sum(1 for item in checked if item["draft"])
+        return Change("test_set", f"{name}@{version}", None, {"items": len(checked), "drafts": drafts, "note": note},
+                      result=version)
+
+    return int(store.write(actor, "test_set.save", write))
+
+
+def load_test_set(store: Store, name: str, version: int | None = None) -> tuple[int, list[dict[str, Any]]]:
+    """A test set's version (the latest by default) and its items."""
+    row = store.query_one("SELECT version, items FROM test_sets WHERE name = ? AND (? IS NULL OR version = ?) "
+                          "ORDER BY version DESC LIMIT 1", [name, version, version])
+    if row is None:
+        raise NotFound(f"test set {name}" + (f" version {version}" if version else "") + " does not exist")
+    return int(row[0]), json.loads(row[1])
+
+
+def run_test_set(store: Store, actor: Actor, name: str, judge: Judge, *, version: int | None = None,
+                 assistant: ChatClient | None = None, answers: Mapping[str, str] | None = None,
+                 model: str | None = None) -> tuple[int, VerifyReport]:
+    """Ask (``assistant``) or take (``answers``) each question's answer, verify them; the run id and report."""
+    authorize(store, actor, Permission.LABEL, entity_type="test_set", entity_id=name)
+    if (assistant is None) == (answers is None):
+        raise RegisterError("give either an assistant endpoint or the imported answers")
+    version, items = load_test_set(store, name, version)
+    assistant_model = assistant.model if assistant else (model or "imported")
+
+    def start(tx: Transaction) -> Change:
+        run_id = int(tx.scalar("SELECT nextval('seq_test_set_run')"))
+        tx.execute("INSERT INTO test_set_runs VALUES (?, ?, ?, ?, ?, ?, NULL, 0, 0)",
+                   [run_id, name, version, assistant_model, utc_now(), actor.name])
+        return Change("test_set_run", str(run_id), None, {"test_set": f"{name}@{version}", "model": assistant_model},
+                      result=run_id)
+
+    test_run = int(store.write(actor, "test_set.run", start))
+    inputs, failed = [], 0
+    for position, item in enumerate(items, start=1):
+        if assistant is not None:
+            try:
+                answer = assistant.complete([{"role": "system", "content": _ASSISTANT_SYSTEM},
+                                             {"role": "user", "content": item["question"]}], json_answer=False).content
+            except LLMCallFailed:
+                failed += 1  # no answer is not a correct answer: counted, and left out of verification
+                continue
+        else:
+            answer = (answers or {}).get(item["item_id"], "")
+            if not answer.strip():
+                failed += 1
+                continue
+        chunks = tuple({"id": f"quote-{j + 1}", "text": q} for j, q in enumerate(item["quotes"]))
+        inputs.append(VerifyInput(position, f"ts-{name}-v{version}-r{test_run}-{item['item_id']}", item["question"],
+                                  answer, chunks, item["target"], f"test set {name}", assistant_model, None,
+                                  item["category"], 1))
+    report = verify(store, actor, inputs, judge, source_name=f"test set {name}@{version} run {test_run}") \
+        if inputs else VerifyReport()
+
+    def finish(tx: Transaction) -> Change:
+        tx.execute("UPDATE test_set_runs SET verification_run = ?, answered = ?, failed = ? WHERE test_run_id = ?",
+                   [report.run_id or None, len(inputs), failed, test_run])
+        return Change("test_set_run", str(test_run), None,
+                      {"answered": len(inputs), "failed": failed, "verification_run": report.run_id or None})
+
+    store.write(actor, "test_set.verified", finish)
+    return test_run, report
+
+
+def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any]]:
+    """Per test-set run (model, time): critical questions answered, hallucinated, needing review, unanswered."""
+    return store.dicts("""
+        WITH answers AS (
+            SELECT p.run_id, p.response_id,
+                   bool_or(p.label IN ('UNSUPPORTED', 'CONTRADICTED') OR p.target_label = 'CONTRADICTED')
+                       AS hallucinated,
+                   bool_or(p.abstained) AS needs_review
+            FROM judge_proposals p
+            WHERE p.category IN (SELECT unnest(?::VARCHAR[]))
+            GROUP BY p.run_id, p.response_id)
+        SELECT t.test_run_id, t.name, t.version, t.assistant_model AS model, t.started_at, t.failed AS unanswered,
+               count(a.response_id) AS critical_questions,
+               count(a.response_id) FILTER (WHERE a.hallucinated) AS hallucinated,
+               count(a.response_id) FILTER (WHERE NOT a.hallucinated AND a.needs_review) AS needs_review,
+               round(count(a.response_id) FILTER (WHERE a.hallucinated) / nullif(count(a.response_id), 0), 4)
+                   AS hallucination_rate
+        FROM test_set_runs t LEFT JOIN answers a ON a.run_id = t.verification_run
+        WHERE (? IS NULL OR t.name = ?)
+        GROUP BY ALL ORDER BY t.started_at, t.test_run_id""",
+        [list(CRITICAL_INFORMATION_CATEGORIES), name, name])

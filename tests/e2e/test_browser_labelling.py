@@ -1,0 +1,146 @@
+"""End to end in Chromium: two annotators label the same batch blind and disagree on one claim, a reviewer
+adjudicates it, the response's score and band change, the audit trail shows each step, and the agreement page
+shows the batch's alpha. Screenshots of the workbench, the adjudication queue and the agreement page."""
+
+from __future__ import annotations
+
+import pytest
+
+from hri_core.agreement import Rating, krippendorff_alpha
+from tests.helpers.browser import E2E_PASSWORD, browser_login, browser_logout, screenshot, wait_metric
+
+pytestmark = pytest.mark.browser
+
+ANNOTATORS = {"e2e-anna": "annotator", "e2e-ben": "annotator"}
+
+
+def _prepare(db, chosen: dict) -> None:
+    """Accounts for the annotators and a batch of one Low response with two claims, drawn by the reviewer."""
+    from register import SYSTEM, Actor, Store
+    from register.access.identity import change_own_password, create_user
+    from register.labels.batches import Selection, create_batch
+
+    store = Store(db)
+    try:
+        for name, role in {**ANNOTATORS, "e2e-reviewer": "reviewer"}.items():
+            change_own_password(store, Actor(name, role), create_user(store, SYSTEM, name, role), E2E_PASSWORD)
+        rid, band, score = store.query_one(
+            "SELECT r.response_id, s.band, s.score FROM responses r JOIN scores s ON s.response_id = r.response_id "
+            "AND s.revision = r.revision AND s.is_current WHERE r.is_current AND r.claim_count = 2 AND s.band = 'Low' "
+            "ORDER BY r.response_id LIMIT 1")
+        create_batch(store, Actor("e2e-reviewer", "reviewer"), "pilot", Selection(response_ids=(rid,)),
+                     list(ANNOTATORS))
+        claims = [c for (c,) in store.query("SELECT claim_id FROM claims WHERE response_id = ? AND is_current "
+                                            "ORDER BY claim_idx", [rid])]
+        chosen.update({"response_id": rid, "band": band, "score": score, "claims": claims})
+    finally:
+        store.close()
+
+
+def _wait_text(page, text: str, timeout: float = 90_000) -> None:
+    """Wait until the page holds ``text`` (the progress bar's caption is not visible text to Playwright's text
+    locator)."""
+    page.wait_for_function("t => document.body.textContent.includes(t)", arg=text, timeout=timeout)
+
+
+def _choose(page, label: str, option: str) -> None:
+    box = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text(label, exact=True))
+    box.locator("input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def _label(page, claim_id: str, labels: str, criticality: str, done: int) -> None:
+    """Label ``claim_id`` (the claim the workbench must show) and save; wait until ``done`` claims are labelled."""
+    page.get_by_test_id("stForm").filter(has_text=f"Claim {claim_id}").wait_for(timeout=30_000)
+    _choose(page, "Labels (one or more)", labels)
+    box = page.get_by_label("Criticality (v_i)")
+    box.fill(criticality)
+    box.press("Tab")
+    page.get_by_role("button", name="Save and next").click()
+    _wait_text(page, f"Batch progress: {done} of 2 claims labelled")
+
+
+def _annotate(page, url: str, who: str, claims: list[str], first: tuple[str, str]) -> None:
+    browser_login(page, url, who)
+    page.get_by_role("link", name="Labelling workbench").click()
+    page.get_by_role("heading", name="Labelling workbench").wait_for(timeout=30_000)
+    _wait_text(page, "Batch progress: 0 of 2 claims labelled")
+    _label(page, claims[0], *first, done=1)
+    _label(page, claims[1], "SUPPORTED", "1", done=2)
+    browser_logout(page)
+
+
+def _audit_count(page, action: str, count: int) -> None:
+    actions = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text("Action", exact=True))
+    actions.locator("input").click()
+    page.get_by_role("option", name=action, exact=True).click()
+    page.keyboard.press("Escape")
+    page.get_by_text(f"{count} matching events").wait_for(timeout=30_000)
+
+
+def test_two_annotators_disagree_a_reviewer_adjudicates_and_the_score_changes(start_app, page):
+    chosen: dict = {}
+    server = start_app(prepare=lambda db: _prepare(db, chosen))
+    url, rid = server["url"], chosen["response_id"]
+    # anna: the first claim is contradicted and critical; ben: it is supported (the disagreement)
+    claims = chosen["claims"]
+    _annotate(page, url, "e2e-anna", claims, ("CONTRADICTED", "3"))
+    browser_login(page, url, "e2e-ben")
+    page.get_by_role("link", name="Labelling workbench").click()
+    _wait_text(page, "Batch progress: 0 of 2 claims labelled")
+    # blind: ben's form starts empty, and anna's labels are nowhere on his page
+    assert "CONTRADICTED" not in page.get_by_test_id("stForm").first.inner_text()
+    screenshot(page, "labelling-workbench")
+    _label(page, claims[0], "SUPPORTED", "1", done=1)
+    _label(page, claims[1], "SUPPORTED", "1", done=2)
+    browser_logout(page)
+
+    browser_login(page, url, "e2e-reviewer")
+    page.get_by_role("link", name="Adjudication").click()
+    wait_metric(page, "Disagreements to adjudicate", "1")
+    page.get_by_test_id("stRadio").filter(has_text="Rule").get_by_text("Expert adjudication", exact=True).click()
+    page.get_by_label("Reason (required)").fill("The retrieved source contradicts the claim.")
+    _choose(page, "Labels", "CONTRADICTED")
+    box = page.get_by_label("Criticality", exact=True)
+    box.fill("3")
+    box.press("Tab")
+    page.wait_for_timeout(500)
+    screenshot(page, "labelling-adjudication-queue")
+    page.get_by_role("button", name="Record adjudication").click()
+    result = page.get_by_text("New revision for")
+    result.wait_for(timeout=60_000)
+    assert "now scores 70.0 (High" in result.inner_text() and "revision 2" in result.inner_text()
+    wait_metric(page, "Disagreements to adjudicate", "0")
+
+    page.get_by_role("link", name="Audit trail").click()
+    page.get_by_role("heading", name="Audit trail").wait_for(timeout=30_000)
+    _audit_count(page, "label.batch_create", 1)
+    _audit_count(page, "label.annotate", 5)   # + the four annotations
+    _audit_count(page, "label.adjudicate", 6)
+    _audit_count(page, "label.apply", 7)
+    screenshot(page, "labelling-audit")
+
+    page.get_by_role("link", name="Annotator agreement").click()
+    page.get_by_role("heading", name="Annotator agreement").wait_for(timeout=30_000)
+    expected = krippendorff_alpha([Rating("claim 1", "anna", "CONTRADICTED"), Rating("claim 1", "ben", "SUPPORTED"),
+                                   Rating("claim 2", "anna", "SUPPORTED"), Rating("claim 2", "ben", "SUPPORTED")])
+    wait_metric(page, "Labels alpha (nominal)", f"{expected.alpha:.3f}")
+    page.wait_for_timeout(1000)
+    screenshot(page, "labelling-agreement")
+    server["stop"]()
+
+    from register import Store
+
+    store = Store(server["db"])
+    try:
+        after = store.one("SELECT revision, score, band FROM scores WHERE is_current AND response_id = ?", [rid])
+        assert (chosen["band"], after["band"], after["revision"]) == ("Low", "High", 2)
+        assert after["score"] > chosen["score"]
+        steps = [a for (a,) in store.query(
+            "SELECT action FROM audit_events WHERE (action LIKE 'label.%' OR action = 'scores.rescore') AND seq >= "
+            "(SELECT seq FROM audit_events WHERE action = 'label.batch_create') ORDER BY seq")]
+        assert steps[0] == "label.batch_create" and steps.count("label.annotate") == 4
+        assert steps[-3:] == ["label.adjudicate", "scores.rescore", "label.apply"]
+    finally:
+        store.close()

@@ -1,0 +1,82 @@
+"""AppTest of the Claim verification page: proposals shown with their provenance, a confirmation by an annotator
+reaches the claim as a new revision, a viewer cannot decide."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from register import Actor
+from register.verify.judge_cli import judge_for, load_profile
+from register.verify.pipeline import read_inputs, verify
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
+
+APP = str(REPO_ROOT / "app.py")
+NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
+        "answer": "The Nile flows into the Mediterranean Sea. Bananas are the largest export of Egypt.",
+        "retrieved_context": ["The Nile flows north and flows into the Mediterranean Sea at Alexandria."]}
+
+
+def _verified(store):
+    verify(store, Actor("seed", "annotator"), list(read_inputs([json.dumps(NILE)])),
+           judge_for(load_profile("offline-default")), source_name="nile.jsonl")
+
+
+def _page(role: str):
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, role)
+    at.run()
+    at.switch_page("pages/verification.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at) -> str:
+    return "\n".join([str(x.value) for x in at.markdown] + [str(x.value) for x in at.warning]
+                     + [str(x.value) for x in at.info] + [str(x.value) for x in at.caption])
+
+
+def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
+    _verified(seeded_db)
+    at = _page("annotator")
+    assert {m.label: m.value for m in at.metric}["Proposed"] == "2"
+    assert {m.label: m.value for m in at.metric}["Judge policy"] == "off"
+    grid = at.dataframe[-1].value
+    assert list(grid["claim_text"]) == ["The Nile flows into the Mediterranean Sea.",
+                                        "Bananas are the largest export of Egypt."]
+    first = int(grid["proposal_id"].iloc[0])
+    at.selectbox(key="proposal_pick").set_value(first).run()
+    assert escape_markdown("offline-default@1") in _texts(at) and "Alexandria" in _texts(at)
+    at.radio(key="proposal_action").set_value("confirm")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert seeded_db.query("SELECT labels FROM claims WHERE is_current AND response_id = 'r-nile' "
+                           "ORDER BY claim_idx")[0][0] == ["SUPPORTED"]
+    assert {m.label: m.value for m in at.metric}["Confirmed"] == "1"
+    summary = at.dataframe[0].value  # the agreement table comes first, now that a decision exists
+    assert summary["judge_profile"].tolist() == ["offline-default@1"] and summary["decided"].tolist() == [1]
+
+
+def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
+    _verified(seeded_db)
+    at = _page("viewer")
+    assert len(at.dataframe) == 1 and len(at.radio) == 0  # the proposals; no agreement table before decisions
+    assert "deciding needs the annotator role" in _texts(at)
+
+
+def test_the_critical_test_set_report_shows_each_run_by_model(seeded_db):
+    from register.verify.testsets import draft_from_register, run_test_set, save_test_set
+
+    annotator = Actor("seed", "annotator")
+    items = draft_from_register(seeded_db)
+    items[0] = {**items[0], "category": "safety", "draft": False}
+    save_test_set(seeded_db, annotator, "critical", items)
+    run_test_set(seeded_db, annotator, "critical", judge_for(load_profile("offline-default")), model="assistant-a",
+                 answers={items[0]["item_id"]: "I do not know."})
+    at = _page("annotator")
+    report = at.dataframe[0].value
+    assert report["model"].tolist() == ["assistant-a"] and report["critical_questions"].tolist() == [1]
+    assert report["hallucinated"].tolist() == [1]

@@ -1,0 +1,87 @@
+"""The Authority checks on the console: the responses page's column and filter, the detail's per-claim
+checks, the overview's count of supported claims on stale or unauthoritative sources, and the review
+queue, which takes answers whose SUPPORTED claim rests on a forbidden, stale or insufficient source."""
+
+from __future__ import annotations
+
+import pytest
+
+from register.console.queries import (
+    AUTHORITY_FILTERS,
+    Filters,
+    authority_overview,
+    export_rows,
+    kpis,
+    queue_stats,
+    response_detail,
+    responses_page,
+)
+from register.console.review import record_decision, review_queue
+from tests.helpers.actors import REVIEWER
+from tests.helpers.authority import load_authority_register
+
+
+@pytest.fixture
+def register(store, tmp_path):
+    return load_authority_register(store, tmp_path)
+
+
+def test_the_responses_page_shows_each_answers_authority_findings(register):
+    frame, total = responses_page(register, Filters(), sort_by="response_id", descending=False)
+    column = dict(zip(frame["response_id"], frame["authority"], strict=True))
+    assert total == 7 and column["au-ok"] != column["au-ok"]  # NaN: every sourced claim passes
+    assert column["au-stale"] == "c1: stale source, proposed OUTDATED"
+    assert column["au-restricted"] == "c1: forbidden source, proposed ACCESS_GAP"
+    assert column["au-weak"] == "c1: insufficient authority, proposed needs review"
+    assert column["au-contra"] == "c1: stale source"
+    assert "authority" in export_rows(register, Filters()).columns
+
+
+@pytest.mark.parametrize("authority, expected", [
+    ("any finding", {"au-stale", "au-expired", "au-restricted", "au-weak", "au-unknown", "au-contra"}),
+    ("proposed label", {"au-stale", "au-expired", "au-restricted", "au-weak", "au-unknown"}),
+    ("stale source", {"au-stale", "au-expired", "au-contra"}),
+    ("forbidden source", {"au-restricted"}),
+    ("insufficient authority", {"au-weak"}),
+    ("unknown source", {"au-unknown"}),
+    ("access undecided", set()),
+])
+def test_the_authority_filter_keeps_the_matching_answers_and_counts_them(register, authority, expected):
+    frame, total = responses_page(register, Filters(), authority=authority, limit=100)
+    assert set(frame["response_id"]) == expected and total == len(expected)
+    searched, found = responses_page(register, Filters(), authority=authority, search="claim of au-", limit=100)
+    assert set(searched["response_id"]) == expected and found == len(expected)
+
+
+def test_an_unknown_authority_filter_is_refused(register):
+    with pytest.raises(ValueError, match="not one of"):
+        responses_page(register, Filters(), authority="'; DROP TABLE claims; --")
+    assert set(AUTHORITY_FILTERS) >= {"any finding", "proposed label", "stale source"}
+
+
+def test_the_detail_shows_each_claims_checks_with_their_reasons(register):
+    claims = response_detail(register, "au-stale")["claims"]
+    row = claims.iloc[0]
+    assert row["authority"] == "stale source, proposed OUTDATED" and row["proposals"] == ["OUTDATED"]
+    assert (row["allowed"], row["current"], row["authoritative"]) == (True, False, True)
+    assert row["current_reason"] == "superseded by src-ok" and list(row["labels"]) == ["SUPPORTED"]
+
+
+def test_the_overview_counts_supported_claims_on_stale_or_unauthoritative_sources(register):
+    result = authority_overview(register, Filters())
+    assert result["supported_sourced"] == 6  # au-contra is CONTRADICTED
+    assert result["flagged"] == 4 and result["responses"] == 4  # stale x2, forbidden, insufficient
+    counts = dict(zip(result["by_problem"]["problem"], result["by_problem"]["claims"], strict=True))
+    assert counts["stale source"] == 2 and counts["unknown source"] == 1 and counts["access undecided"] == 0
+    assert authority_overview(register, Filters(use_cases=("elsewhere",)))["supported_sourced"] == 0
+
+
+def test_failed_checks_send_the_answer_to_review_unknown_sources_do_not(register):
+    queue, size = review_queue(register, Filters())
+    why = dict(zip(queue["response_id"], queue["why"], strict=True))
+    assert set(why) == {"au-stale", "au-expired", "au-restricted", "au-weak"} and size == 4
+    assert why["au-stale"] == "authority: c1: stale source, proposed OUTDATED"
+    assert queue_stats(register)["size"] == 4 and kpis(register, Filters())["queue_size"] == 4
+    record_decision(register, REVIEWER, "au-stale", 1, "release_with_caution", "the new policy says the same")
+    assert "au-stale" not in set(review_queue(register, Filters())[0]["response_id"])
+    assert queue_stats(register)["size"] == 3

@@ -1,0 +1,143 @@
+"""UI helpers of CLAIM's Authority step: cached reads of the checks and the two rule tables, their writes
+(which clear the read caches), the rows of the rule editors, and the overview's figure.
+
+No business rules: the checks live in ``register.scoring.authority``, the tables in
+``register.scoring.authority_rules``, the console's queries in ``register.console.queries``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from hri_core.authority import AuthorityRules
+from register import Actor
+from register.console import queries
+from register.scoring import authority, authority_rules
+from ui import data
+from ui.figures import empty_figure
+from ui.text import escape_html
+
+UNCATEGORISED = "uncategorised"
+RULE_COLUMNS = ("category", "max_tier", "source_types", "note")
+# the overview figure's bars: the failures the review queue takes first, then the gaps of the register
+FAILED = (authority.STALE, authority.INSUFFICIENT, authority.FORBIDDEN)
+_COLORS = {authority.STALE: "#C62828", authority.INSUFFICIENT: "#EF6C00", authority.FORBIDDEN: "#6A1B9A"}
+_GAP_COLOR = "#90A4AE"
+
+# --- cached reads ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False)
+def overview(f: queries.Filters) -> dict:
+    return queries.authority_overview(data.get_store(), f)
+
+
+@st.cache_data(show_spinner=False)
+def findings() -> pd.DataFrame:
+    return authority.findings(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def rules() -> AuthorityRules:
+    return authority_rules.authority_rules(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def rule_versions() -> pd.DataFrame:
+    return authority_rules.authority_rule_versions(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def use_cases(version: int | None = None) -> pd.DataFrame:
+    return authority_rules.list_use_cases(data.get_store(), version)
+
+
+@st.cache_data(show_spinner=False)
+def use_case_versions() -> pd.DataFrame:
+    return authority_rules.use_case_versions(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def known_use_cases() -> list[str]:
+    """The use cases the answers name, for the editor's hints."""
+    return [v for v in queries.filter_options(data.get_store())["use_cases"] if v]
+
+
+# --- writes ---------------------------------------------------------------------------------------------
+
+
+def save_use_cases(actor: Actor, rows: list[dict], reason: str) -> int:
+    version = authority_rules.save_use_cases(data.get_store(), actor, rows, reason)
+    data.after_write()
+    return version
+
+
+def save_rules(actor: Actor, rules_json: dict, reason: str) -> int:
+    version = authority_rules.save_authority_rules(data.get_store(), actor, rules_json, reason)
+    data.after_write()
+    return version
+
+
+# --- the rule editor's rows -----------------------------------------------------------------------------
+
+
+def rule_rows(rules: AuthorityRules) -> pd.DataFrame:
+    """One editable row per category rule, then the ``uncategorised`` fallback."""
+    rows = [{"category": name, "max_tier": rule.max_tier, "source_types": list(rule.source_types or []),
+             "note": rule.note} for name, rule in [*rules.rules.items(), (UNCATEGORISED, rules.uncategorised)]]
+    frame = pd.DataFrame(rows, columns=list(RULE_COLUMNS))
+    frame["max_tier"] = frame["max_tier"].astype("Int64")
+    return frame
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value is pd.NA or \
+        (isinstance(value, str) and not value.strip())
+
+
+def rules_json(rows: list[dict], valid_until_inclusive: bool, name: str) -> dict:
+    """The JSON form of ``AuthorityRules`` from the editor's rows (validated by the register on save)."""
+    out: dict[str, Any] = {"name": name, "rules": {}, "valid_until_inclusive": bool(valid_until_inclusive)}
+    for row in rows:
+        category = None if _blank(row.get("category")) else str(row["category"]).strip()
+        if category is None:
+            continue
+        types = row.get("source_types")
+        rule = {"max_tier": None if _blank(row.get("max_tier")) else int(row["max_tier"]),
+                "source_types": list(types) if types is not None and len(types) else None,
+                "note": None if _blank(row.get("note")) else str(row["note"]).strip()}
+        if category == UNCATEGORISED:
+            out["uncategorised"] = rule
+        else:
+            out["rules"][category] = rule
+    return out
+
+
+# --- the overview's figure ------------------------------------------------------------------------------
+
+
+def authority_figure(result: dict) -> go.Figure:
+    """Bars of the SUPPORTED claims per Authority problem (``queries.authority_overview``): the failures
+    that send an answer to review in colour, unknown sources and undecided checks in grey."""
+    title = "Supported claims resting on stale or unauthoritative sources"
+    frame = result.get("by_problem")
+    if frame is None or frame.empty or not result.get("supported_sourced"):
+        return empty_figure(title)
+    order = [*FAILED, *(p for p in frame["problem"] if p not in FAILED)]
+    frame = frame.set_index("problem").reindex(order).fillna(0).reset_index()
+    total = int(result["supported_sourced"])
+    counts = frame["claims"].astype(int).tolist()
+    fig = go.Figure(go.Bar(
+        x=[escape_html(p) for p in frame["problem"]], y=counts,
+        marker_color=[_COLORS.get(p, _GAP_COLOR) for p in frame["problem"]],
+        customdata=[100 * n / total for n in counts], showlegend=False,
+        hovertemplate="%{x}: %{y:,} supported claims (%{customdata:.1f}% of the sourced ones)<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="Authority problem of the claim's source",
+                      yaxis_title="SUPPORTED claims")
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(rangemode="tozero")
+    return fig

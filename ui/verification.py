@@ -1,0 +1,66 @@
+"""Reads and writes of the Claim verification page: machine proposals, their counts and the judge policy."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from register.db.store import Actor
+from register.verify import policy, proposals, testsets
+from register.verify.agreement import judge_agreement
+from ui import data
+
+PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
+                    "link_score", "reason", "target_label", "category", "stakes", "backend", "judge_profile",
+                    "span", "evidence_index", "run_id")
+
+
+@st.cache_data(show_spinner=False)
+def proposal_frame(status: str) -> pd.DataFrame:
+    """Proposals of one status as a frame (the page's table)."""
+    rows = proposals.list_proposals(data.get_store(), status=status)
+    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(PROPOSAL_COLUMNS))
+    return frame
+
+
+@st.cache_data(show_spinner=False)
+def counts() -> dict[str, int]:
+    """Proposals by status."""
+    return proposals.proposal_counts(data.get_store())
+
+
+@st.cache_data(show_spinner=False)
+def active_policy_version() -> int | None:
+    """The active judge policy's version, or None (off)."""
+    active = policy.active_policy(data.get_store())
+    return active.version if active else None
+
+
+def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:
+    """Record decisions (a write: clears the cached reads)."""
+    result = proposals.decide_proposals(data.get_store(), actor, decisions)
+    data.after_write()
+    return result
+
+
+@st.cache_data(show_spinner=False)
+def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each judge against the people's decisions: a summary row per profile, and the threshold curves."""
+    entries = judge_agreement(data.get_store())
+    summary = pd.DataFrame([{"judge_profile": e["judge_profile"], "backend": e["backend"], "decided": e["decided"],
+                             "kappa": e["kappa"], "false_clearance": e["false_clearance"]["value"],
+                             "false_cleared": f"{e['false_clearance']['count']}/{e['false_clearance']['total']}"}
+                            for e in entries])
+    curve = pd.DataFrame([{"judge_profile": e["judge_profile"], "threshold": p["threshold"],
+                           "coverage": p["coverage"]["value"], "false_clearance": p["false_clearance"]["value"],
+                           "supported_recall": p["supported_recall"]["value"]}
+                          for e in entries for p in e["curve"]])
+    return summary, curve
+
+
+@st.cache_data(show_spinner=False)
+def critical_report() -> pd.DataFrame:
+    """Hallucination on the critical questions of each test-set run, per model and time."""
+    rows = testsets.critical_report(data.get_store())
+    return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
+                                       "hallucinated", "needs_review", "unanswered", "hallucination_rate"])
