@@ -37,6 +37,7 @@ PAGES = {
         st.Page("pages/verification.py", title="Claim verification", icon=":material/verified:",
                 url_path="verification"),
         st.Page("pages/feedback.py", title="Feedback", icon=":material/feedback:", url_path="feedback"),
+        st.Page("pages/rag_metrics.py", title="RAG metrics", icon=":material/query_stats:", url_path="rag-metrics"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),

@@ -5,7 +5,9 @@ RAGChecker (its ``checking_outputs.json``: per query ``query_id``, ``query``, ``
 checks ``answer2response``, ``response2answer``, ``retrieved2response``, ``retrieved2answer``) becomes
 one ``Response`` per query: question, answer, target answer (``gt_answer``), the chunks as
 ``retrieved_context``, one claim per response claim (a triplet ``[subject, relation, object]`` is
-joined with spaces, a string claim kept as is), and the target's claims as ``gt_claims``. Every raw
+joined with spaces, a string claim kept as is), and the target's claims as ``gt_claims``. A query
+object may carry its own ``category`` (seed 003's critical-information categories): it goes on every
+claim of that query unless the caller gives one for all. Every raw
 label is kept -- ``claims[i].entailment`` (answer2response[i], retrieved2response[i]) and
 ``gt_claims[j]`` (response2answer[j], retrieved2answer[j]) -- so ``ragmetrics.metrics_from_responses``
 recomputes RAGChecker's metrics exactly from the imported records.
@@ -200,6 +202,8 @@ def _ragchecker_record(item: dict[str, Any], index: int, *, id_prefix: str, fiel
     in_response = _list_or_none(item, "response2answer")
     gt_rows = _list_or_none(item, "retrieved2answer")
     n_claims, n_gt = checked.response_claims, checked.gt_claims
+    if category is None and item.get("category") is not None:  # a query may name its own category
+        category = item["category"]
 
     claims = []
     for i in range(n_claims):
@@ -278,7 +282,8 @@ RAGAS_INPUT_COLUMNS: tuple[str, ...] = ("user_input", "retrieved_contexts", "ref
                                         "multi_responses", "reference", "rubrics")
 _LEGACY = {"question": "user_input", "contexts": "retrieved_contexts", "answer": "response",
            "ground_truth": "reference", "ground_truths": "reference_contexts"}
-_NOT_METRICS = frozenset(RAGAS_INPUT_COLUMNS) | frozenset(_LEGACY) | {"response_id", *RECORD_COLUMNS}
+# ``category`` is what the question is about (a critical-information category of seed 003), not a score
+_NOT_METRICS = frozenset(RAGAS_INPUT_COLUMNS) | frozenset(_LEGACY) | {"response_id", "category", *RECORD_COLUMNS}
 
 
 @dataclass(frozen=True)

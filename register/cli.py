@@ -3,7 +3,8 @@
     python -m register [--db PATH] COMMAND ...
 
     init                               create or migrate the database; create the default profile
-    import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet); a fresh
+    import PATH... [--no-score]        import files or folders (.jsonl/.json, .csv, .parquet; RAGChecker results
+                                       and RAGAS tables recognised by content, see --help); a fresh
            [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
            [--resume] [--via-inbox]    stdout; --resume finishes the interrupted import of each file;
            [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
@@ -205,14 +206,18 @@ def _initialise(store: Store, actor: Actor) -> None:
 
 def cmd_import(store: Store, args) -> int:
     from register.ingest.importer import ImportReport, import_path
+    from register.ingest.rag_files import RagOptions
 
+    rag = RagOptions(id_prefix=args.id_prefix, use_case=args.use_case, model=args.model, stakes=args.stakes,
+                     created_at=args.created_at, category=args.category)
     actor = cli_actor()
     _initialise(store, actor)
     report = ImportReport()
     try:
         for path in args.paths:
             report.extend(import_path(store, actor, path, progress=None if args.quiet else _progress,
-                                      chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume))
+                                      chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume,
+                                      rag=rag))
     finally:  # a refused path stops the command; what the paths before it did is still reported
         if report.batches or report.notes:
             _print_report(report, args)
@@ -820,6 +825,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "for its report (without it, asked on a terminal; refused with --no-score or --resume)")
     imp.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
                      help="with the inbox: how long to wait for the report (default 600)")
+    rag = imp.add_argument_group("RAGChecker results and RAGAS tables (recognised by content; other files ignore "
+                                 "these)")
+    rag.add_argument("--id-prefix", help="response id prefix (default: the file's stem and a colon)")
+    for name, what in (("use-case", "use case"), ("model", "model"), ("stakes", "stakes (low .. critical)"),
+                       ("created-at", "answer time, ISO 8601"), ("category", "claim category (RAGChecker)")):
+        rag.add_argument(f"--{name}", help=f"{what} of every imported answer")
     imp.set_defaults(func=cmd_import)
 
     res = sub.add_parser("rescore", help="score current responses under the active profile")

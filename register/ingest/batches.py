@@ -32,6 +32,7 @@ from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import DatabaseError, DatabaseInUse, RegisterError, WriteConflict
 from register.ingest.items import Item, reasons_of, text_limits, validate_item
+from register.ingest.rag_inputs import store_rag_inputs
 from register.ingest.records import insert_responses
 from register.ingest.reports import COUNTS, REPORT_LIMIT, BatchReport, ImportReport, QuarantinedRecord
 from register.scoring import scorer
@@ -93,6 +94,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     rejected = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
     pending: list[tuple[int, Item, list[FieldProblem]]] = []
     last_valid: dict[str, int] = {}
+    current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
     limits = text_limits()  # once per chunk: reading the settings is not free
     for position, item in enumerate(chunk):
         response, problems = validate_item(item, limits)
@@ -106,6 +108,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
             parts.append([])
         parts[k].append((response, item.raw))
         last_valid[rid] = position
+        current[rid] = (response, item.extra)
         for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
             accepted[key].append(value)
     listed: list[QuarantinedRecord] = []
@@ -131,6 +134,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
             merged = insert_responses(tx, batch.batch_id, now, part)
             new, revised, unchanged = (new + merged.new_responses, revised + merged.new_revisions,
                                        unchanged + merged.unchanged)
+        store_rag_inputs(tx, list(current.values()))  # RAG metric inputs of the revisions just stored
         params = {"batch": batch.batch_id, "source": batch.source_name, "at": now}
         resolved = 0
         if accepted_table.num_rows:

@@ -52,6 +52,7 @@ from register.errors import NotFound, RegisterError
 from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
+from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
 from register.ingest.reports import BatchReport, ImportReport, QuarantinedRecord
 from register.scoring.profiles import active_profile
@@ -64,13 +65,15 @@ ProgressFn = Callable[[int, "int | None", str], None]
 
 def import_path(store: Store, actor: Actor, path: str | Path, *, progress: ProgressFn | None = None,
                 chunk_size: int = 5000, score: bool = True, max_bytes: int | None = None,
-                resume: bool = False) -> ImportReport:
+                resume: bool = False, rag: RagOptions | None = None) -> ImportReport:
     """Import a file or every supported file of a folder (one batch per file); score what changed.
 
     ``progress(done_records, total_or_None, message)`` is called after every chunk; ``total`` is known
     for JSON Lines (its non-blank lines) and None otherwise. With ``score=True`` each batch that
     added responses or revisions is rescored under the active profile. ``resume=True`` finishes the
-    unfinished batch of each file (see the module docstring). Raises ``ImportRejected`` (before anything
+    unfinished batch of each file (see the module docstring). RAGChecker results and RAGAS result tables
+    are recognised by their content (``register.ingest.rag_files``); ``rag`` adds what they do not say
+    (use case, model, ...) and sets their response id prefix. Raises ``ImportRejected`` (before anything
     is written) when a file is refused, ``NotFound`` when there is no active profile to score with.
     """
     authorize(store, actor, Permission.IMPORT, entity_type="import", entity_id=str(path))
@@ -81,7 +84,8 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
     formats = [check_file(f, max_bytes=max_bytes) for f in files]  # refuse before writing anything
     profile = active_profile(store) if score else None
     scans = [scan_file(f, fmt) for f, fmt in zip(files, formats, strict=True)]
-    totals = [total for _, total in scans]
+    kinds = [rag_kind(f, fmt) for f, fmt in zip(files, formats, strict=True)]
+    totals = [None if kind else total for (_, total), kind in zip(scans, kinds, strict=True)]
     grand_total = None if any(t is None for t in totals) else sum(totals)
     report = ImportReport(notes=skipped)
     done = 0
@@ -93,11 +97,15 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
             progress(done, grand_total, f"{batch.source_name}: {batch.records:,} records, {batch.accepted:,} accepted, "
                                         f"{batch.quarantined:,} quarantined")
 
-    for file, fmt, (sha256, _) in zip(files, formats, scans, strict=True):
+    for file, fmt, kind, (sha256, _) in zip(files, formats, kinds, scans, strict=True):
         notes: list[str] = []
         resumed, size = _resumed(store, actor, file.name, sha256, report) if resume else (None, chunk_size)
-        items = READERS[fmt](file, size or chunk_size, notes)
-        batch = run_batch(store, actor, source_name=file.name, fmt=fmt, sha256=sha256, items=items, notes=notes,
+        if kind:  # read (and refused if unreadable) before its batch starts
+            items = rag_items(kind, file, fmt, rag or RagOptions(), notes)
+        else:
+            items = READERS[fmt](file, size or chunk_size, notes)
+        batch = run_batch(store, actor, source_name=file.name, fmt=kind or fmt, sha256=sha256, items=items,
+                          notes=notes,
                           chunk_size=size or chunk_size, profile=profile, report=report, on_chunk=on_chunk,
                           resumed=resumed)
         if progress:
@@ -135,13 +143,18 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
     raw text and reasons (audit event ``quarantine.fix_failed``) and ``RecordError`` is raised.
     """
     authorize(store, actor, Permission.IMPORT, entity_type="quarantine", entity_id=quarantine_id)
-    row = store.one("SELECT status, source_name, location, raw, reasons FROM quarantine WHERE quarantine_id = ?",
+    row = store.one("SELECT q.status, q.source_name, q.location, q.raw, q.reasons, b.format FROM quarantine q "
+                    "LEFT JOIN import_batches b ON b.batch_id = q.batch_id WHERE q.quarantine_id = ?",
                     [quarantine_id])
     if row is None:
         raise NotFound(f"quarantine row {quarantine_id} does not exist")
     source_name, location = row["source_name"], row["location"]
     if row["status"] != "open":
         raise RegisterError(f"quarantine row {quarantine_id} is already {row['status']}: nothing to fix")
+    if row["format"] in RAG_KINDS:  # its text is a RAGChecker query or a RAGAS row, not an interchange record
+        raise RegisterError(f"quarantine row {quarantine_id} is {location} of {row['format']} results "
+                            f"{source_name}: fix it in that file and import the file again (its stored records "
+                            "count as unchanged; the fixed one resolves this row)")
     items = text_items(fixed_raw_text, location)
     if len(items) != 1:
         problem = FieldProblem("", f"the fixed text holds {len(items)} records; it must hold exactly one response")

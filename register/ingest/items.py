@@ -37,6 +37,7 @@ class Item:
     ref: int | None = None  # quarantine row this record is a fix for
     claim_rows: list[int] | None = None  # flat tables: the row number of each claim
     check_model: bool = True  # False when a file-level problem already says why
+    extra: dict[str, Any] | None = None  # what a reader knows beyond the record (a RAGAS row's scores)
 
 
 def response_id_of(record: Any) -> str | None:
