@@ -36,6 +36,9 @@
                                        fails (findings with their proposed labels), 0 when none
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
+    export-parquet DIR                 current responses and claims as Parquet (DIR/responses/, DIR/claims/)
+                                       and the active profile (DIR/profile.json), for the Spark scoring job
+    import-scores DIR                  the Spark job's scores (DIR/scores/, DIR/score_floors/) as a score run
     judge check PAIRS.jsonl [--profile F] [--reasons]
                                        one verdict line per claim/evidence pair (opens no database)
     judge eval PAIRS.jsonl [--profile F]
@@ -623,6 +626,39 @@ def cmd_settings(_store: None, args) -> int:
     return EXIT_OK
 
 
+# --- scoring on Spark (register/spark/score_job.py; README "Scoring on a Spark cluster") -------------
+
+
+def cmd_export_parquet(store: Store, args) -> int:
+    from register.scoring.spark_exchange import export_parquet
+
+    summary = export_parquet(store, cli_actor(), args.dir)
+    print(f"wrote {summary.responses:,} responses and {summary.claims:,} claims as Parquet to {summary.folder}, "
+          f"with the active profile v{summary.profile_version} (profile.json)")
+    return EXIT_OK
+
+
+def cmd_import_scores(store: Store, args) -> int:
+    from register.scoring.spark_exchange import import_scores
+
+    summary = import_scores(store, cli_actor(), args.dir)
+    print(f"score run {summary.run_id}: {summary.responses_scored:,} responses scored on Spark under profile "
+          f"v{summary.profile_version} as of {summary.as_of.isoformat()}")
+    if summary.failed_count:
+        print_scoring_failures(summary.failed_count, summary.failed)
+        return EXIT_QUARANTINED
+    return EXIT_OK
+
+
+def _add_spark_commands(sub) -> None:
+    exp = sub.add_parser("export-parquet", help="current responses and claims as Parquet, for scoring on Spark")
+    exp.add_argument("dir", help="a new (or empty) folder")
+    exp.set_defaults(func=cmd_export_parquet)
+    imp = sub.add_parser("import-scores", help="bring the Spark job's scores back as a score run")
+    imp.add_argument("dir", help="the job's output folder (scores/, score_floors/)")
+    imp.set_defaults(func=cmd_import_scores)
+
+
 def cmd_verify(store: Store, args) -> int:
     """Verify the answers of INPUT.jsonl; bad lines are reported (line and field) and skipped."""
     from register.verify.judge_cli import load_profile
@@ -895,6 +931,7 @@ def build_parser() -> argparse.ArgumentParser:
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
     sett.set_defaults(func=cmd_settings)
+    _add_spark_commands(sub)
 
     # --- claim judges (register.verify): `judge check|eval` open no database ---
     from register.verify.judge_cli import add_subparser as add_judge_subparser

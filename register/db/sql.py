@@ -26,7 +26,8 @@ class Params:
     often repeat; the statement stays shorter), lists always get their own.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, marker: str = "$") -> None:
+        self.marker = marker  # "$name" in DuckDB; ":name" in Spark SQL (see register.scoring.scorer.Dialect)
         self.values: dict[str, Any] = {}
         self._names: dict[tuple[type, Any], str] = {}
 
@@ -34,12 +35,12 @@ class Params:
         """The placeholder of ``value``."""
         key = (type(value), value) if isinstance(value, _REUSABLE) else None
         if key is not None and key in self._names:
-            return f"${self._names[key]}"
+            return f"{self.marker}{self._names[key]}"
         name = f"p{len(self.values) + 1}"
         self.values[name] = value
         if key is not None:
             self._names[key] = name
-        return f"${name}"
+        return f"{self.marker}{name}"
 
     def in_list(self, values: Iterable[Any]) -> str:
         """``($p1, $p2, ...)`` for ``x IN (...)``: one placeholder per value."""

@@ -61,6 +61,63 @@ def _bad_shape(p: Params) -> str:
             f" | CASE WHEN dim_mask IS NULL OR dim_mask BETWEEN 1 AND {all_dims} THEN 0 ELSE 4 END)")
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """The few constructs the scorer's SQL spells differently per engine; everything else is common SQL.
+
+    ``DUCKDB`` is what the register runs (its text is the scorer's historical text, byte for byte);
+    ``SPARK`` is Spark SQL (named ``:name`` parameter markers; the parity test runs Spark 4.0), used
+    by ``register.spark.score_job`` on a cluster. A new construct in ``score_select`` that Spark spells
+    differently goes through one of these methods (the Spark parity test fails otherwise).
+    """
+
+    name: str
+    marker: str  # prefix of a named parameter (``Params(marker)``)
+    types: dict[str, str] = field(default_factory=dict)  # DuckDB type name -> this engine's, when different
+
+    def cast(self, expr: str, type_name: str) -> str:
+        """``expr`` as ``type_name`` (a DuckDB type name): ``x::T`` in DuckDB, ``CAST(x AS T')`` in Spark."""
+        if self.name == "duckdb":
+            return f"{expr}::{type_name}"
+        return f"CAST({expr} AS {self.types.get(type_name, type_name)})"
+
+    def greatest(self, terms: list[str]) -> str:
+        """The largest non-NULL of ``terms``: Spark's GREATEST needs two arguments or more."""
+        if self.name == "duckdb" or len(terms) > 1:
+            return f"greatest({', '.join(terms)})"
+        return f"({terms[0]})"
+
+    def epoch_us(self, expr: str) -> str:
+        """Microseconds since the epoch of a timestamp."""
+        return f"epoch_us({expr})" if self.name == "duckdb" else f"unix_micros({expr})"
+
+    def item(self, array: str, position: str) -> str:
+        """The element at 1-based ``position`` (DuckDB lists are 1-based; Spark's ``[]`` is 0-based and its
+        ``element_at`` takes an INT position)."""
+        return f"{array}[{position}]" if self.name == "duckdb" else f"element_at({array}, CAST({position} AS INT))"
+
+    def int_div(self, left: str, right: str) -> str:
+        """Integer division of two non-negative integers."""
+        return f"{left} // {right}" if self.name == "duckdb" else f"{left} div {right}"
+
+    def position0(self, array: str, value: str) -> str:
+        """The 0-based position of ``value`` in ``array`` (-1 when absent): ``list_position`` in DuckDB,
+        ``array_position`` (1-based, 0 when absent) in Spark."""
+        if self.name == "duckdb":
+            return f"list_position({array}, {value}) - 1"
+        return f"array_position({array}, {value}) - 1"
+
+    @property
+    def arg_max(self) -> str:
+        """The aggregate ``arg_max(value, key)``: the value of the row with the largest key."""
+        return "arg_max" if self.name == "duckdb" else "max_by"
+
+
+DUCKDB = Dialect("duckdb", "$")
+SPARK = Dialect("spark", ":", {"TIMESTAMPTZ": "TIMESTAMP", "VARCHAR": "STRING", "DOUBLE[]": "ARRAY<DOUBLE>",
+                               "VARCHAR[]": "ARRAY<STRING>"})
+
+
 def _floor_condition(rule, as_of_param: str, p: Params) -> str:
     cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
     if rule.max_criticality is not None:
@@ -111,13 +168,15 @@ def _floor_keys(profile: ScoringProfile) -> tuple[list[float], list[str], int, i
     return values, [rule.rule_id for rule in profile.floors], span, _CLAIM_IDX_SPAN * span
 
 
-def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
+def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None,
+                dialect: Dialect = DUCKDB) -> tuple[str, dict[str, Any]]:
     """``score_select`` as a statement of its own: the SELECT and its bound parameters."""
-    p = Params()
-    return score_select(profile, as_of, p, batch_id=batch_id), p.values
+    p = Params(dialect.marker)
+    return score_select(profile, as_of, p, batch_id=batch_id, dialect=dialect), p.values
 
 
-def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None) -> str:
+def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
+                 dialect: Dialect = DUCKDB) -> str:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
 
     Its values are bound through ``p``, so that it can be part of a larger statement sharing ``p``
@@ -142,10 +201,11 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     whose shape can fire one (``f``): the number fired, and the decisive floor as the max of an exact
     integer key (value rank, then the earliest claim, then the earliest rule: ``_floor_keys``) with
     arg_max for its claim id; the rank maps back to the floor value and the rule position to its id
-    through two bound lists.
+    through two bound lists. ``dialect`` spells it for DuckDB (the default) or Spark SQL.
     """
     as_of = ensure_utc(as_of)
-    at = p(as_of) + "::TIMESTAMPTZ"
+    dl = dialect
+    at = dl.cast(p(as_of), "TIMESTAMPTZ")
     vnf = Label.VALIDATED_NEGATIVE_FEEDBACK
     static_labels = [lab for lab in Label if lab not in (Label.SUPPORTED, vnf)]
     low = {d: d.value.lower() for d in DIMENSIONS}
@@ -162,7 +222,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     def max_of(labels) -> str:
         terms = [f"CASE WHEN (label_mask & {LABEL_BIT[lab]}) <> 0 THEN {p(profile.contributions[lab])} END"
                  for lab in labels]
-        return f"coalesce(greatest({', '.join(terms)}), 0.0)" if terms else "0.0"
+        return f"coalesce({dl.greatest(terms)}, 0.0)" if terms else "0.0"
 
     # a CONTRADICTED claim contradicted by the retrieved context hits the profile's context-contradiction
     # dimensions instead of CONTRADICTED's defaults (when it names none): a claim shape carries that flag
@@ -197,27 +257,27 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     values, rule_ids, span, rank_mult = _floor_keys(profile)
     static_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition != "repeated_or_unresolved"]
     dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition == "repeated_or_unresolved"]
-    rank_p = p(rank_mult) + "::BIGINT" if profile.floors else ""  # no unused parameter without floors
+    rank_p = dl.cast(p(rank_mult), "BIGINT") if profile.floors else ""  # no unused parameter without floors
 
     def part(i: int, rule) -> str:  # rank * B + (R - 1 - pos): the claim-independent part of the key
-        return f"({p(values.index(rule.value) + 1)}::BIGINT * {rank_p} + {p(span - 1 - i)})"
+        return f"({dl.cast(p(values.index(rule.value) + 1), 'BIGINT')} * {rank_p} + {p(span - 1 - i)})"
 
     fired = {f"f{i}": _floor_condition(r, at, p) for i, r in static_rules}
-    shape_nf = " + ".join(f"f{i}::INTEGER" for i, _ in static_rules) or "0"
-    shape_part = ("greatest(" + ", ".join(f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules) + ")"
-                  if static_rules else "NULL::BIGINT")
+    shape_nf = " + ".join(dl.cast(f"f{i}", "INTEGER") for i, _ in static_rules) or "0"
+    shape_part = (dl.greatest([f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules])
+                  if static_rules else dl.cast("NULL", "BIGINT"))
 
     # floors' minimum actions: the strictest min_action among the fired floors, and the first fired floor
     # (claim order, then profile order) carrying it -- an exact integer key like the decisive floor's, with
     # the action's severity in place of the value rank
     def ma_part(i: int, rule) -> str:
-        return f"({p(ACTION_SEVERITY[rule.min_action])}::BIGINT * {rank_p} + {p(span - 1 - i)})"
+        return f"({dl.cast(p(ACTION_SEVERITY[rule.min_action]), 'BIGINT')} * {rank_p} + {p(span - 1 - i)})"
 
     static_ma = [(i, r) for i, r in static_rules if r.min_action is not None]
     dynamic_ma = [(i, r) for i, r in dynamic_rules if r.min_action is not None]
     with_ma = bool(static_ma or dynamic_ma)
-    shape_ma = ("greatest(" + ", ".join(f"CASE WHEN f{i} THEN {ma_part(i, r)} END" for i, r in static_ma) + ")"
-                if static_ma else "NULL::BIGINT")
+    shape_ma = (dl.greatest([f"CASE WHEN f{i} THEN {ma_part(i, r)} END" for i, r in static_ma])
+                if static_ma else dl.cast("NULL", "BIGINT"))
 
     # --- per row, only for claims with a feedback-dependent label
     dyn_mask = LABEL_BIT[vnf]
@@ -225,14 +285,16 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
         dyn_mask |= LABEL_BIT[rule.label]
     vnf_value = (f"CASE WHEN (label_mask & {LABEL_BIT[vnf]}) = 0 THEN 0.0 WHEN feedback_at IS NULL THEN 1.0 "
                  f"WHEN feedback_at > {at} THEN 0.0 ELSE exp(-{p(profile.decay_lambda)} * "
-                 f"(epoch_us({at}) - epoch_us(feedback_at)) / 86400000000.0) END * {p(profile.contributions[vnf])}")
+                 f"({dl.epoch_us(at)} - {dl.epoch_us('feedback_at')}) / 86400000000.0) END "
+                 f"* {p(profile.contributions[vnf])}")
     row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb', 'c.dim_mask')}) "
                        f"AS vm_{low[d]}" for d in DIMENSIONS)
     static_vm = ", ".join(f"k.vm_{low[d]}" for d in DIMENSIONS)
     dyn_fired = [(i, r, _floor_condition(r, at, p)) for i, r in dynamic_rules]
     is_dyn = f"(cl.label_mask & {dyn_mask}) <> 0"
     if dyn_fired:
-        row_nf = (f"CASE WHEN {is_dyn} THEN k.k_nf + " + " + ".join(f"({c})::INTEGER" for _, _, c in dyn_fired) +
+        row_nf = (f"CASE WHEN {is_dyn} THEN k.k_nf + " +
+                  " + ".join(dl.cast(f"({c})", "INTEGER") for _, _, c in dyn_fired) +
                   " ELSE k.k_nf END")
         row_part = (f"CASE WHEN {is_dyn} THEN greatest(k.k_part, " +
                     ", ".join(f"CASE WHEN {c} THEN {part(i, r)} END" for i, r, c in dyn_fired) + ") ELSE k.k_part END")
@@ -246,21 +308,24 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
         # a claim carrying a label of mask M has label_mask >= the lowest bit of M: a filter DuckDB
         # pushes into the scan, so claim ids and feedback columns are read only for candidate claims
         floor_mask = dyn_mask | _floor_label_mask(profile)
-        row_key = f"{row_part} + ({p(_CLAIM_IDX_SPAN - 1)}::BIGINT - cl.claim_idx) * {p(span)}"
-        values_p, rules_p = f"({p(values)}::DOUBLE[])", f"({p(rule_ids)}::VARCHAR[])"
-        claim_key = f"({p(_CLAIM_IDX_SPAN - 1)}::BIGINT - cl.claim_idx) * {p(span)}"
+        row_key = f"{row_part} + ({dl.cast(p(_CLAIM_IDX_SPAN - 1), 'BIGINT')} - cl.claim_idx) * {p(span)}"
+        values_p, rules_p = f"({dl.cast(p(values), 'DOUBLE[]')})", f"({dl.cast(p(rule_ids), 'VARCHAR[]')})"
+        claim_key = f"({dl.cast(p(_CLAIM_IDX_SPAN - 1), 'BIGINT')} - cl.claim_idx) * {p(span)}"
+        null_bigint, null_text = dl.cast("NULL", "BIGINT"), dl.cast("NULL", "VARCHAR")
         if with_ma:
-            ma_cols = (f", ma_key // {rank_p} AS ma_sev, ma_claim, "
-                       f"{rules_p}[({p(span)} - ma_key % {p(span)})::BIGINT] AS ma_rule")
-            ma_aggs = ", max(ma_key) AS ma_key, arg_max(claim_id, ma_key) AS ma_claim"
+            ma_rule = dl.item(rules_p, dl.cast(f"({p(span)} - ma_key % {p(span)})", "BIGINT"))
+            ma_cols = f", {dl.int_div('ma_key', rank_p)} AS ma_sev, ma_claim, {ma_rule} AS ma_rule"
+            ma_aggs = f", max(ma_key) AS ma_key, {dl.arg_max}(claim_id, ma_key) AS ma_claim"
             ma_row = f", {row_ma} + {claim_key} AS ma_key"
         else:
-            ma_cols = ", NULL::BIGINT AS ma_sev, NULL::VARCHAR AS ma_claim, NULL::VARCHAR AS ma_rule"
+            ma_cols = f", {null_bigint} AS ma_sev, {null_text} AS ma_claim, {null_text} AS ma_rule"
             ma_aggs = ma_row = ""
+        phi = dl.item(values_p, dl.cast(f"({dl.int_div('top_key', rank_p)})", "BIGINT"))
+        top_rule = dl.item(rules_p, dl.cast(f"({p(span)} - top_key % {p(span)})", "BIGINT"))
         floors_cte = f"""
-    SELECT response_key, n_fired, {values_p}[(top_key // {rank_p})::BIGINT] AS phi, top_claim,
-           {rules_p}[({p(span)} - top_key % {p(span)})::BIGINT] AS top_rule{ma_cols}
-    FROM (SELECT response_key, sum(n_fired) AS n_fired, max(key) AS top_key, arg_max(claim_id, key) AS top_claim
+    SELECT response_key, n_fired, {phi} AS phi, top_claim,
+           {top_rule} AS top_rule{ma_cols}
+    FROM (SELECT response_key, sum(n_fired) AS n_fired, max(key) AS top_key, {dl.arg_max}(claim_id, key) AS top_claim
                  {ma_aggs}
           FROM (SELECT cl.response_key, cl.claim_id, {row_nf} AS n_fired, {row_key} AS key{ma_row}
                 FROM claims cl JOIN k ON {shape_join("cl")} AND (k.k_part IS NOT NULL OR k.k_dyn)
@@ -268,9 +333,10 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
           WHERE n_fired > 0  -- a floor of value 0 still fires (and is counted)
           GROUP BY response_key)"""
     else:
-        floors_cte = ("SELECT NULL::BIGINT AS response_key, 0 AS n_fired, NULL::DOUBLE AS phi, "
-                      "NULL::VARCHAR AS top_claim, NULL::VARCHAR AS top_rule, NULL::BIGINT AS ma_sev, "
-                      "NULL::VARCHAR AS ma_claim, NULL::VARCHAR AS ma_rule WHERE false")
+        null_bigint, null_text = dl.cast("NULL", "BIGINT"), dl.cast("NULL", "VARCHAR")
+        floors_cte = (f"SELECT {null_bigint} AS response_key, 0 AS n_fired, {dl.cast('NULL', 'DOUBLE')} AS phi, "
+                      f"{null_text} AS top_claim, {null_text} AS top_rule, {null_bigint} AS ma_sev, "
+                      f"{null_text} AS ma_claim, {null_text} AS ma_rule WHERE false")
     sums = ", ".join(f"sum(vm_{low[d]}) AS n_{low[d]}" for d in DIMENSIONS)
     dims = ",\n    ".join(f"coalesce(a.n_{low[d]} / a.tv, 0.0) AS {DIM_COLUMNS[d]}" for d in DIMENSIONS)
     weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
@@ -283,7 +349,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
         f"WHEN score9 <= {p(b.upper)} THEN {p(b.action)}" for b in bands[:-1]) +
         f" ELSE {p(bands[-1].action)} END") if len(bands) > 1 else p(bands[0].action)
     shape_cols = ", ".join(f"{shape_vm[d]} AS vm_{low[d]}" for d in DIMENSIONS)
-    actions_p = f"({p(list(ACTIONS))}::VARCHAR[])"
+    actions_p = f"({dl.cast(p(list(ACTIONS)), 'VARCHAR[]')})"
     shape_base = ", ".join([*(f"{expr} AS {name}" for name, expr in shape_max.items()),
                             *(f"{cond} AS {name}" for name, cond in fired.items())])
     scope_cl = _scope(p, batch_id, "cl")
@@ -296,6 +362,8 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
                                f"CASE WHEN NOT ({in_range}) THEN {p(_OUT_OF_RANGE)} END"])
     failed_dims = ", ".join(f"CASE WHEN scoring_failure IS NULL THEN {col} ELSE 1.0 END AS {col}"
                             for col in DIM_COLUMNS.values())
+    counts = (f"{dl.cast('total_criticality', 'BIGINT')} AS total_criticality, "
+              f"{dl.cast('floors_fired', 'BIGINT')} AS floors_fired")
     sql = f"""
 WITH k AS (
     SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, ctx AS k_ctx, {shape_cols},
@@ -343,11 +411,11 @@ WITH k AS (
 ), y AS (
     -- a fired floor's min_action raises the action when strictly stricter (never for a failed score: review)
     SELECT *, scoring_failure IS NULL AND ma_sev IS NOT NULL
-              AND ma_sev > list_position({actions_p}, band_action) - 1 AS raised FROM x
+              AND ma_sev > {dl.position0(actions_p, 'band_action')} AS raised FROM x
 )
 SELECT response_id, revision, {failed_dims}, hri_add, hri, 100.0 * hri AS score, band,
-    CASE WHEN raised THEN {actions_p}[ma_sev + 1] ELSE band_action END AS action,
-    no_claims, total_criticality::BIGINT AS total_criticality, floors_fired::BIGINT AS floors_fired,
+    CASE WHEN raised THEN {dl.item(actions_p, 'ma_sev + 1')} ELSE band_action END AS action,
+    no_claims, {counts},
     CASE WHEN phi > hri_add THEN top_claim END AS decisive_claim_id,
     CASE WHEN phi > hri_add THEN top_rule END AS decisive_rule_id,
     scoring_failure,
@@ -358,26 +426,30 @@ FROM y
     return sql
 
 
-def fired_floors_query(profile: ScoringProfile, as_of: datetime, *,
-                       batch_id: int | None = None) -> tuple[str, dict[str, Any]]:
+def fired_floors_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | None = None,
+                       dialect: Dialect = DUCKDB) -> tuple[str, dict[str, Any]]:
     """``fired_floors_select`` as a statement of its own: the SELECT and its bound parameters."""
-    p = Params()
-    return fired_floors_select(profile, as_of, p, batch_id=batch_id), p.values
+    p = Params(dialect.marker)
+    return fired_floors_select(profile, as_of, p, batch_id=batch_id, dialect=dialect), p.values
 
 
-def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None) -> str:
+def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
+                        dialect: Dialect = DUCKDB) -> str:
     """SELECT of every floor that fires: response_id, revision, claim_idx, claim_id, rule_id, label,
     criticality, value (one row per claim and rule, in claim then profile order); values bound through ``p``."""
     as_of = ensure_utc(as_of)
+    dl = dialect
     # only the feedback floor reads the as-of time: an unused named parameter is an error in DuckDB
-    at = p(as_of) + "::TIMESTAMPTZ" if any(r.condition == "repeated_or_unresolved" for r in profile.floors) else ""
+    at = (dl.cast(p(as_of), "TIMESTAMPTZ") if any(r.condition == "repeated_or_unresolved" for r in profile.floors)
+          else "")
     if not profile.floors:
-        return ("SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::INTEGER AS claim_idx, "
-                "NULL::VARCHAR AS claim_id, NULL::VARCHAR AS rule_id, NULL::VARCHAR AS label, "
-                "NULL::INTEGER AS criticality, NULL::DOUBLE AS value WHERE false")
+        v, i, f = dl.cast("NULL", "VARCHAR"), dl.cast("NULL", "INTEGER"), dl.cast("NULL", "DOUBLE")
+        return (f"SELECT {v} AS response_id, {i} AS revision, {i} AS claim_idx, "
+                f"{v} AS claim_id, {v} AS rule_id, {v} AS label, "
+                f"{i} AS criticality, {f} AS value WHERE false")
     branches = " UNION ALL ".join(
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
-        f"{p(rule.label.value)} AS label, criticality, {p(rule.value)}::DOUBLE AS value, {i} AS rule_order "
+        f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order "
         f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))

@@ -1,0 +1,1 @@
+"""The scorer on Spark: the same SQL statement, spelled in Spark SQL, over a Parquet export of the register."""
