@@ -324,11 +324,12 @@ def test_hostile_text_is_stored_and_shown_literally(seeded_db, tmp_path):
     assert not at.exception, at.exception
     claims = at.dataframe[0].value
     assert list(claims["text"]) == [HOSTILE["claim"]] and list(claims["span"]) == ["<script>alert(3)</script>"]
-    markdown = [m.value for m in at.markdown]
-    assert any("\\<img src=x onerror=alert\\(1\\)\\>" in m for m in markdown)  # escaped, so shown as text
-    assert not any("<img" in m.replace("\\<img", "") for m in markdown)
-    for element in at.markdown:
+    # the answer is drawn as HTML (highlights, kept line breaks) with every character of it escaped
+    answer = next(h.proto.body for h in at.get("html") if "hri-answer" in h.proto.body)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in answer and "<img" not in answer
+    for element in at.markdown:  # and nothing reaches markdown as HTML
         assert not element.proto.allow_html
+        assert "<img" not in element.value.replace("\\<img", "")
 
 
 def test_search_with_injection_text_is_literal(seeded_db):

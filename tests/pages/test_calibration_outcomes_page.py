@@ -9,6 +9,7 @@ from register import Actor
 from register.console.review import record_decision
 from register.scoring import calibration as cal
 from tests.helpers.accounts import login
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 APP = str(REPO_ROOT / "app.py")
@@ -32,6 +33,7 @@ def test_a_reviewer_draws_an_audit_sample_and_records_a_finding_that_the_coverag
     # one bad review decision on a high answer, so that the page has outcomes of both kinds to rest on
     rid, revision = seeded_db.query_one("SELECT response_id, revision FROM scores WHERE is_current AND "
                                         "action = 'review' ORDER BY response_id LIMIT 1")
+    enrol(seeded_db, LEAD)
     record_decision(seeded_db, LEAD, rid, revision, "block", "contradicts the contract")
     at = _open("reviewer")
     at.number_input(key="cal_sample_size").set_value(3)
