@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hri_core import HRIError
-from register.access.permissions import SYSTEM_ROLE
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
 from register.ingest.importer import import_path
@@ -169,6 +169,7 @@ def _free_name(folder: Path, name: str) -> Path:
 def import_claimed(store: Store, inbox: Inbox, claimed: Path, *, actor: Actor = INBOX_ACTOR,
                    resume: bool = False, received_at: datetime | None = None) -> InboxResult:
     """Import one claimed file, move it to done/ or failed/ and write its report beside it."""
+    authorize(store, actor, Permission.IMPORT, entity_type="inbox")  # first: nothing is read before it
     received_at = received_at or _now()
     name = claimed.name
     sha256 = sha256_of(claimed)

@@ -129,9 +129,9 @@ def activate_policy(store: Store, actor: Actor, version: int, reason: str) -> No
     Scores keep the decision they were stored with; the next score run decides under the new version
     (``register.scoring.profiles.publish`` or ``rescore``).
     """
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="mitigation_policy", entity_id=version)
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a mitigation policy")
-    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="mitigation_policy", entity_id=version)
     author = store.one("SELECT created_by FROM mitigation_policies WHERE policy_version = ?", [version])
     if author is not None and actor.role != SYSTEM_ROLE:
         require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,

@@ -13,6 +13,7 @@ from register.db.store import utc_now
 ANN = Actor("Ann Admin", "admin")
 BOB = Actor("Bob Admin", "admin")
 REVIEWER = Actor("Rita Reviewer", "reviewer")
+ANNOTATOR = Actor("Ana Annotator", "annotator")
 
 
 def enrol(store: Store, *actors: Actor, created_by: str = "tests") -> None:

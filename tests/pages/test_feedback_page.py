@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from register import Actor, Store
 from register.feedback import items as fb_items
 from tests.helpers.accounts import login
+from tests.helpers.actors import enrol
 from tests.helpers.feedback import Clock, import_records, two_claims
 from tests.helpers.paths import REPO_ROOT
 
@@ -123,6 +124,7 @@ def test_the_overview_tile_matches_a_hand_computation(small_db, monkeypatch):
     clock = Clock(as_of - timedelta(days=10))
     monkeypatch.setattr(fb_items, "utc_now", clock)
     reporter, reviewer = Actor("ada", "annotator"), Actor("rita", "reviewer")
+    enrol(small_db, reporter, reviewer)
     for rid, claim, q, age in (("r1", "c1", 0.9, 4.0), ("r2", "c2", 0.6, 10.0), ("r3", "c1", 0.3, 1.5)):
         fid = fb_items.report_feedback(small_db, reporter, rid, "wrong", q, claim_id=claim)
         clock.now = as_of - timedelta(days=age)

@@ -214,5 +214,5 @@ def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
     assert not at.exception, at.exception
     assert _metrics(at)["Rule version in force"] == "3"  # 1: Table VIII as first read, 2: as worded
     assert _metrics(at)["Violations"] == "0"
-    assert gov.current_rule_version(seeded_db) == 2
+    assert gov.current_rule_version(seeded_db) == 3
     assert len(gov.list_rules(seeded_db, 1)) == 6  # version 1 is kept

@@ -38,7 +38,8 @@ def test_overview_kpis_equal_independent_counts(seeded_db):
     shown = _metrics(at)
     assert shown["Responses"] == f"{total:,}"
     assert shown["High → review"] == f"{high:,}"
-    assert len(at.get("plotly_chart")) == 4  # the validated-feedback trend is shown on request
+    # four figures and the source-authority figure; the validated-feedback trend is shown on request
+    assert len(at.get("plotly_chart")) == 5
 
 
 def test_overview_use_case_filter_changes_the_kpis(seeded_db):

@@ -11,6 +11,7 @@ from register import Actor
 from register.verify.judge_cli import judge_for, load_profile
 from register.verify.pipeline import read_inputs, verify
 from tests.helpers.accounts import login
+from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
 
@@ -20,8 +21,12 @@ NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
         "retrieved_context": ["The Nile flows north and flows into the Mediterranean Sea at Alexandria."]}
 
 
+SEED = Actor("seed", "annotator")
+
+
 def _verified(store):
-    verify(store, Actor("seed", "annotator"), list(read_inputs([json.dumps(NILE)])),
+    enrol(store, SEED)
+    verify(store, SEED, list(read_inputs([json.dumps(NILE)])),
            judge_for(load_profile("offline-default")), source_name="nile.jsonl")
 
 
@@ -70,7 +75,8 @@ def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
 def test_the_critical_test_set_report_shows_each_run_by_model(seeded_db):
     from register.verify.testsets import draft_from_register, run_test_set, save_test_set
 
-    annotator = Actor("seed", "annotator")
+    annotator = SEED
+    enrol(seeded_db, annotator)
     items = draft_from_register(seeded_db)
     items[0] = {**items[0], "category": "safety", "draft": False}
     save_test_set(seeded_db, annotator, "critical", items)

@@ -17,12 +17,13 @@ from register.console.queries import (
     responses_page,
 )
 from register.console.review import record_decision, review_queue
-from tests.helpers.actors import REVIEWER
+from tests.helpers.actors import REVIEWER, enrol
 from tests.helpers.authority import load_authority_register
 
 
 @pytest.fixture
 def register(store, tmp_path):
+    enrol(store, REVIEWER)  # the register re-reads the reviewer's account on every write
     return load_authority_register(store, tmp_path)
 
 

@@ -18,6 +18,7 @@ from register.governance.checks import run_checks
 from register.scoring.profiles import active_profile
 from register.scoring.reproduce import load_response, reproduce
 from register.scoring.scorer import score_query
+from tests.helpers.actors import enrol
 from tests.helpers.feedback import Clock, import_records, two_claims
 
 VERA = Actor("Vera Viewer", "viewer")
@@ -32,7 +33,9 @@ RESOLVED = datetime(2026, 10, 15, 15, 0, tzinfo=UTC)
 
 @pytest.fixture
 def loaded(store, tmp_path, monkeypatch):
-    """Response r1 (two supported claims) and a pinned clock for the feedback service."""
+    """Response r1 (two supported claims), accounts for the named actors and a pinned clock for the feedback
+    service."""
+    enrol(store, VERA, ADA, RITA, ROB)
     import_records(store, tmp_path, [two_claims("r1"), two_claims("r2")])
     clock = Clock(REPORTED)
     monkeypatch.setattr(fb, "utc_now", clock)
@@ -132,8 +135,8 @@ def test_roles_anyone_signed_in_reports_only_reviewers_validate_and_resolve(load
         fb.validate_feedback(store, ADA, fid, "review", claim_id="c1")
     with pytest.raises(PermissionDenied, match="may not feedback.validate"):
         fb.reject_feedback(store, ADA, fid, "no")
-    with pytest.raises(PermissionDenied, match="may not feedback.submit"):
-        fb.report_feedback(store, Actor("x", "guest"), "r1", "text", 0.3)
+    with pytest.raises(PermissionDenied, match="x has no account"):  # not signed in: no account, no report
+        fb.report_feedback(store, Actor("x", "viewer"), "r1", "text", 0.3)
     assert fb.feedback_item(store, fid)["state"] == "reported"
 
 

@@ -12,6 +12,7 @@ from register import Actor
 from register.console import review
 from register.feedback import items as fb
 from register.feedback.scope import scope_feedback, scope_feedback_trend
+from tests.helpers.actors import enrol
 from tests.helpers.feedback import Clock, import_records, two_claims
 
 ADA = Actor("Ada Annotator", "annotator")
@@ -24,6 +25,7 @@ LAMBDA = math.log(2) / 30  # the default profile's half-life of 30 days
 @pytest.fixture
 def scoped(store, tmp_path, monkeypatch):
     """contracts/rag-v3: r1, r2 (+ r5, never reviewed); hr/rag-v4: r3, r4; events at pinned times."""
+    enrol(store, ADA, RITA)
     import_records(store, tmp_path, [two_claims("r1"), two_claims("r2"), two_claims("r5"),
                                      two_claims("r3", "hr", "rag-v4"), two_claims("r4", "hr", "rag-v4")])
     clock = Clock(AS_OF - timedelta(days=60))

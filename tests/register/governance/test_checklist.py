@@ -270,6 +270,7 @@ def test_governance_cli_csv_export_keeps_a_value_with_a_carriage_return_on_its_r
     assert run("--db", str(db), "demo").returncode == 0
     store = Store(db)
     try:
+        enrol(store, ANN)
         gov.add_row(store, ANN, "claims", {"statement": "A bare carriage\rreturn", "claim_type": "scientific/"
                                            "methodological", "verification_status": "unverified",
                                            "notes": 'a "quote", a comma\r\nand a line'})

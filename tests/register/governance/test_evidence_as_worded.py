@@ -10,9 +10,17 @@ from register import governance as gov
 from register.errors import ValidationFailed
 from register.governance.evidence import AS_WORDED_REASON, ensure_default_rules, evaluate_rules, list_rules, save_rules
 from register.governance.seed import seed_paper_register
+from tests.helpers.actors import enrol
 
 ROOT = Actor("root", "admin")
 ANN = Actor("ann", "reviewer")
+
+
+@pytest.fixture
+def store(store):
+    """The shared register, with accounts for the actors (the register re-reads them on every write)."""
+    enrol(store, ROOT, ANN)
+    return store
 
 
 @pytest.fixture

@@ -38,8 +38,8 @@ def scored(store, tmp_path):
 
 
 def db_scores(store) -> dict[str, dict]:
-    cols = ", ".join(f"s.{c}" if c not in ("response_id", "revision", "use_case", "model", "created_at") else f"r.{c}"
-                     for c in COLUMNS)
+    # the response's own fields from responses (r), the rest from scores (s): the exporter's allow-list says which
+    cols = ", ".join(expr for _, expr, _ in EXPORT_COLUMNS)
     rows = store.query(f"SELECT {cols} FROM scores s JOIN responses r USING (response_id, revision) "
                        "WHERE s.is_current AND r.is_current")
     return {row[0]: dict(zip(COLUMNS, row, strict=True)) for row in rows}

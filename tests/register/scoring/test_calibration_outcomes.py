@@ -13,9 +13,15 @@ from register.console.review import record_decision
 from register.errors import InvalidDecision, PermissionDenied
 from register.feedback import items as fb
 from register.scoring import calibration as cal
-from tests.helpers.actors import REVIEWER
+from tests.helpers.actors import REVIEWER, enrol
 
 ANNOTATOR = Actor("Ada Annotator", "annotator")
+
+
+@pytest.fixture(autouse=True)
+def _annotator_account(store):
+    """An account for ANNOTATOR, so that a refusal below is for the role, not for a missing account."""
+    enrol(store, ANNOTATOR)
 
 
 def _current(store, rid: str) -> int:
@@ -80,7 +86,7 @@ def test_an_audit_sample_draws_undecided_released_answers_and_its_decisions_are_
     released = demo_store.scalar("SELECT count(*) FROM scores WHERE is_current AND action IN ('release', 'caution') "
                                  "AND NOT no_claims AND scoring_failure IS NULL")
     assert released > 10
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(PermissionDenied, match=r"\(annotator\) may not"):
         cal.draw_audit_sample(demo_store, ANNOTATOR, 5)
     with pytest.raises(InvalidDecision, match="size"):
         cal.draw_audit_sample(demo_store, REVIEWER, 0)

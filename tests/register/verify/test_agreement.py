@@ -8,13 +8,12 @@ import json
 import pytest
 
 from hri_core.vocabulary import Label
-from register import Actor
 from register.verify.agreement import judge_agreement, profile_with_threshold
 from register.verify.judge_cli import judge_for, load_profile
 from register.verify.pipeline import read_inputs, verify
 from register.verify.proposals import Decision, decide_proposals, list_proposals
+from tests.helpers.actors import ANNOTATOR, enrol
 
-ANNOTATOR = Actor("Ana Annotator", "annotator")
 CONTEXT = ["The Nile flows north and flows into the Mediterranean Sea at Alexandria. The Amazon flows into the "
            "Atlantic Ocean."]
 RECORDS = [{"response_id": f"r-{i}", "answer": answer, "retrieved_context": CONTEXT} for i, answer in enumerate([
@@ -66,6 +65,7 @@ def test_the_agreement_command_prints_the_curve_and_writes_a_new_profile_version
     assert run("verify", path, "--quiet").returncode == 0
     store = Store(run.db)
     try:
+        enrol(store, ANNOTATOR)
         first = list_proposals(store)[0]
         decide_proposals(store, ANNOTATOR, [Decision(first["proposal_id"], "confirm")])
     finally:

@@ -13,6 +13,7 @@ from hri_core.vocabulary import Label
 from register.verify.judge_cli import load_profile, main
 from register.verify.llm_client import ChatClient
 from register.verify.llm_judge import LLMJudge, MemoryLedger, injection_suspected
+from tests.helpers.actors import enrol
 from tests.helpers.llm_server import ReplayServer
 
 TOWER = ["The Eiffel Tower in Paris is 330 metres tall since 2022.", "Paris is the capital of France."]
@@ -179,6 +180,7 @@ def test_in_the_register_answers_are_cached_in_a_table_and_each_batch_audited(se
     from register.verify.judge_store import StoreLedger, usage_summary
 
     actor = Actor("ann", "annotator")
+    enrol(store, actor)
     make_judge(server, StoreLedger(store, actor)).judge("The Eiffel Tower is 330 metres tall.", TOWER)
     fresh = make_judge(server, StoreLedger(store, actor))  # another process would read the same table
     assert fresh.judge("The Eiffel Tower is 330 metres tall.", TOWER).label is Label.SUPPORTED
@@ -194,7 +196,8 @@ def test_a_viewer_cannot_run_the_judge_in_the_register(server, store):
     from register.errors import PermissionDenied
     from register.verify.judge_store import StoreLedger
 
-    with pytest.raises(PermissionDenied):
+    enrol(store, Actor("vic", "viewer"))  # refused for the role, not for a missing account
+    with pytest.raises(PermissionDenied, match="may not"):
         make_judge(server, StoreLedger(store, Actor("vic", "viewer"))).judge("The Eiffel Tower is 330 metres tall.",
                                                                             TOWER)
     assert store.scalar("SELECT count(*) FROM judge_usage") == 0

@@ -16,9 +16,8 @@ from register.verify.judge_cli import judge_for, load_profile
 from register.verify.pipeline import VerifyInput, read_inputs, verify
 from register.verify.policy import active_policy, publish_policy, turn_policy_off
 from register.verify.proposals import Decision, decide_proposals, list_proposals, proposal_counts
-from tests.helpers.actors import ANN
+from tests.helpers.actors import ANN, ANNOTATOR, enrol
 
-ANNOTATOR = Actor("Ana Annotator", "annotator")
 NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
         "answer": "The Nile flows into the Mediterranean Sea. Bananas are the largest export of Egypt.",
         "retrieved_context": ["Rivers of Africa.", "The Nile flows north and flows into the Mediterranean Sea at "
@@ -94,8 +93,10 @@ def test_decisions_are_refused_whole_when_one_is_wrong(store):
         decide_proposals(store, ANNOTATOR, [Decision(nile["proposal_id"], "confirm")])
     with pytest.raises(RegisterError, match="does not exist"):
         decide_proposals(store, ANNOTATOR, [Decision(99_999, "confirm")])
-    with pytest.raises(PermissionDenied):
-        decide_proposals(store, Actor("Vic Viewer", "viewer"), [Decision(nile["proposal_id"], "confirm")])
+    viewer = Actor("Vic Viewer", "viewer")
+    enrol(store, viewer)  # refused for the role, not for a missing account
+    with pytest.raises(PermissionDenied, match="may not"):
+        decide_proposals(store, viewer, [Decision(nile["proposal_id"], "confirm")])
     assert current_labels(store, "r-nile") == [("c1", ["UNSUPPORTED"]), ("c2", ["UNSUPPORTED"])]
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from register import SYSTEM, Actor
+from register import SYSTEM
 from register.errors import RegisterError
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import import_path
@@ -21,10 +21,10 @@ from register.verify.testsets import (
     run_test_set,
     save_test_set,
 )
+from tests.helpers.actors import ANNOTATOR
 from tests.helpers.llm_server import ReplayServer
 from tests.helpers.paths import TEST_DATA
 
-ANNOTATOR = Actor("Ana Annotator", "annotator")
 FEE = {"response_id": "r-fee", "answer": "The late-payment fee is 2% per month.",
        "claims": [{"claim_id": "c1", "text": "The late-payment fee is 2% per month.", "labels": ["SUPPORTED"],
                    "category": "financial", "criticality": 3}]}
