@@ -45,6 +45,8 @@ ALLOWED: dict[str, tuple[str, type[Exception] | None]] = {
         PermissionDenied),
     "register.scoring.elicitation.round_submissions": (
         "a read: an expert of any role reads the round's submissions", PermissionDenied),
+    "register.labels.agreement.agreement_report": (
+        "a read: every role may read the annotators' agreement (Permission.READ)", PermissionDenied),
     "register.feedback.items.report_feedback": (
         "anyone signed in reports a problem with an answer (paper section V.A); validating it is a reviewer's",
         PermissionDenied),

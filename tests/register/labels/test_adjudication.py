@@ -8,11 +8,13 @@ import json
 
 import pytest
 
+from register import SYSTEM
+from register.access.identity import set_role
 from register.errors import FourEyesViolation, LabellingError, PermissionDenied
 from register.ingest.importer import import_path
 from register.labels import adjudication, batches, workbench
 from tests.helpers.console_records import write_jsonl
-from tests.helpers.labelling import AGREED, ANNA, BEN, CARL, RECORDS, RITA, label_all
+from tests.helpers.labelling import ADA, AGREED, ANNA, BEN, CARL, RECORDS, RITA, label_all
 
 CONTRADICTED = {"labels": ["CONTRADICTED"], "criticality": 3, "category": "contractual"}
 PARTIAL = {"labels": ["PARTIAL"], "criticality": 2, "category": "contractual"}
@@ -68,6 +70,7 @@ def test_a_disagreement_is_queued_and_an_expert_adjudication_revises_and_rescore
 
 def test_four_eyes_an_annotator_of_the_batch_cannot_adjudicate_it(lab):
     batch_id = _disagreeing_batch(lab)
+    set_role(lab, SYSTEM, "anna", "reviewer")  # an annotator of the batch promoted since: a reviewer now
     with pytest.raises(FourEyesViolation):
         adjudication.adjudicate(lab, type(RITA)("anna", "reviewer"), batch_id, "r1", "r1-2", rule="expert",
                                 reason="mine", **CONTRADICTED)
@@ -125,7 +128,7 @@ def test_an_imported_feedback_label_is_kept_with_provenance_imported(lab):
 def test_a_response_revised_since_it_was_drawn_is_not_overwritten(lab, tmp_path):
     batch_id = batches.create_batch(lab, RITA, "pilot", batches.Selection(use_cases=("contracts",)), ["anna", "ben"])
     changed = [dict(RECORDS[1], answer="A new answer.")]
-    import_path(lab, type(RITA)("importer", "admin"), write_jsonl(tmp_path / "new.jsonl", changed))
+    import_path(lab, ADA, write_jsonl(tmp_path / "new.jsonl", changed))
     for actor in (ANNA, BEN):
         label_all(lab, batch_id, actor, {**AGREED, ("r1", "r1-2"): CONTRADICTED})
     report = adjudication.apply_resolved(lab, RITA, batch_id)

@@ -63,15 +63,22 @@ def test_an_empty_register_reports_nothing_to_measure(lab):
     assert report.overall == {"units": 0, "annotators": 0, "ratings": 0} and report.pairs.empty
 
 
+FEEDBACK_OUTSIDE = [("r3", "claim r3-2")]  # the record's imported VALIDATED_NEGATIVE_FEEDBACK label, validated nowhere here
+
+
 def _check_7(lab) -> dict:
+    """Item 7 with the rubric's findings in ``offending``; the findings of its feedback part (labels validated
+    outside the register) are checked to be the fixture's one and moved to ``feedback``."""
     (check,) = [c for c in run_checks(lab)["checks"] if c["no"] == 7]
-    return check
+    feedback = [f for f in check["offending"] if f["reason"].startswith("VALIDATED_NEGATIVE_FEEDBACK")]
+    assert [(f["entity_id"], f["label"]) for f in feedback] == FEEDBACK_OUTSIDE
+    return {**check, "offending": [f for f in check["offending"] if f not in feedback], "feedback": feedback}
 
 
 def test_check_7_names_drawn_responses_without_resolved_labels_until_they_are_adjudicated(labelled):
     lab, batch_id = labelled
     check = _check_7(lab)
-    assert check["status"] == "fail"
+    assert check["status"] == "fail" and check["offending"]
     assert [(f["entity_id"], f["reason"]) for f in check["offending"]][:2] == [
         ("r1", "2 of its scored claims have no labels annotated or adjudicated under rubric v1"),
         ("r2", "1 of its scored claims have no labels annotated or adjudicated under rubric v1")]
@@ -98,7 +105,8 @@ def test_check_7_names_drawn_responses_without_resolved_labels_until_they_are_ad
     assert "no annotations under rubric v2" in check["note"]
 
 
-def test_check_7_passes_when_nothing_was_drawn_and_says_the_labels_are_imported(lab):
+def test_check_7_finds_no_rubric_problem_when_nothing_was_drawn_and_says_the_labels_are_imported(lab):
     check = _check_7(lab)
-    assert check["status"] == "pass"
+    # it fails on the imported feedback label alone (its other part); the rubric's part finds nothing
+    assert check["status"] == "fail" and check["offending"] == []
     assert "no scored response drawn into a labelling batch; 3 scored response(s) never drawn" in check["note"]
