@@ -63,7 +63,8 @@ def test_an_empty_register_reports_nothing_to_measure(lab):
     assert report.overall == {"units": 0, "annotators": 0, "ratings": 0} and report.pairs.empty
 
 
-FEEDBACK_OUTSIDE = [("r3", "claim r3-2")]  # the record's imported VALIDATED_NEGATIVE_FEEDBACK label, validated nowhere here
+# the record's imported VALIDATED_NEGATIVE_FEEDBACK label, validated nowhere here
+FEEDBACK_OUTSIDE = [("r3", "claim r3-2")]
 
 
 def _check_7(lab) -> dict:
