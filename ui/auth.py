@@ -129,7 +129,9 @@ def logout() -> None:
     if state is not None and state["method"] == "oidc":
         st.logout()  # redirects the browser through the provider's logout; nothing more to draw
         st.stop()
-    st.rerun()
+    # back to the Overview: the next login (maybe someone else's) must not land on the page this user was on,
+    # which may be one the next role cannot open (a deep link is what the URL asks for, a logout is not)
+    st.switch_page("pages/overview.py")
 
 
 def demo_banner() -> None:
