@@ -69,8 +69,9 @@ def _save(page) -> None:
     page.get_by_role("button", name="Save changes").click()
 
 
-@pytest.mark.xfail(reason="known open: the register's recent-changes table became an escaped st.dataframe (canvas grid), "
-                          "which this test still reads as an st.table; to be rewritten against the grid", strict=False)
+@pytest.mark.xfail(reason="known open: the register's recent-changes table became an escaped st.dataframe "
+                          "(canvas grid), which this test still reads as an st.table; to be rewritten against "
+                          "the grid", strict=False)
 def test_edit_a_claim_in_the_grid_and_see_the_audit_entry(demo_mode, app_server, page):
     _login_and_open_claims(page, app_server["url"])
     _edit_first_row_notes(page, "Re-checked against the ACL anthology")
@@ -85,8 +86,9 @@ def test_edit_a_claim_in_the_grid_and_see_the_audit_entry(demo_mode, app_server,
     screenshot(page, "governance-claims-saved")
 
 
-@pytest.mark.xfail(reason="known open: the register's recent-changes table became an escaped st.dataframe (canvas grid), "
-                          "which this test still reads as an st.table; to be rewritten against the grid", strict=False)
+@pytest.mark.xfail(reason="known open: the register's recent-changes table became an escaped st.dataframe "
+                          "(canvas grid), which this test still reads as an st.table; to be rewritten against "
+                          "the grid", strict=False)
 def test_a_row_changed_meanwhile_is_refused(demo_mode, app_server, page):
     url = app_server["url"]
     _login_and_open_claims(page, url)  # this session has loaded vii-1 at version 1
