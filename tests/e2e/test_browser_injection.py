@@ -191,7 +191,7 @@ def test_payloads_in_every_field_load_nothing_and_link_nowhere(start_app, page, 
 
     _open(page, "Weight elicitation", "Weight elicitation")
     page.get_by_role("tab", name="Delphi rounds").click()
-    page.get_by_text("Facilitator").wait_for(timeout=30_000)
+    page.get_by_text("Facilitator").first.wait_for(timeout=30_000)
     _settle_and_check(page, logger, dialogs, "elicitation")
 
     _open(page, "Calibration", "Calibration")
