@@ -8,8 +8,7 @@ profile's default dimensions (``hri_core.rubric.profile_mismatches``): a rubric 
 label for dimensions the scorer does not use would make checklist item 7 untrue.
 
 ``criticality_flags`` lists the current claims labelled below their category's minimum criticality
-(rubric in force), in one SQL statement: the claim's category is read from the stored record
-(``responses.raw``) because the claims table has no category column.
+(rubric in force), in one SQL statement over the stored ``claims.category`` (migration 009).
 """
 
 from __future__ import annotations
@@ -114,15 +113,10 @@ def criticality_flags(store: Store, rubric: Rubric | None = None) -> pd.DataFram
     frame = pd.DataFrame(minimums, columns=["category", "min_criticality"])
     with store.cursor() as cur, cur.relation("_rubric_minimums", frame):
         flagged = cur.frame("""
-            WITH cats AS (
-                SELECT c.response_id, c.claim_id, c.criticality,
-                       json_extract_string(r.raw, '$.claims[' || c.claim_idx || '].category') AS category
-                FROM claims c JOIN responses r ON r.response_id = c.response_id AND r.revision = c.revision
-                WHERE c.is_current AND json_type(r.raw) = 'OBJECT')
-            SELECT cats.response_id, cats.claim_id, m.category, cats.criticality, m.min_criticality
-            FROM cats JOIN _rubric_minimums m ON m.category = lower(cats.category)
-            WHERE cats.criticality < m.min_criticality
-            ORDER BY cats.response_id, cats.claim_id""")
+            SELECT c.response_id, c.claim_id, m.category, c.criticality, m.min_criticality
+            FROM claims c JOIN _rubric_minimums m ON m.category = c.category
+            WHERE c.is_current AND c.criticality < m.min_criticality
+            ORDER BY c.response_id, c.claim_id""")
     flagged["rubric_version"] = rubric.version
     flagged["message"] = [f"a {cat} claim has criticality {crit}; rubric v{rubric.version} requires at least {least}"
                           for cat, crit, least in zip(flagged["category"], flagged["criticality"],

@@ -22,8 +22,8 @@ counted and listed by the CLI and the checklist, but queues nothing: the answer 
 the register is incomplete (the demo's answers cite web pages the source register does not list), and
 its keepers complete it (record the source, its tier, the use case's requesters).
 
-The claim's category is read from the record as imported (``responses.raw``, ``claims[i].category``)
-until the claims table stores it; a record without one (or a flat-row record) is uncategorised.
+The claim's category is the stored ``claims.category`` (normalised by ``hri_core.models`` at import,
+migration 009); a claim without one is uncategorised.
 
 Called by the console queries (responses page, detail, queue, overview), the checklist and
 ``python -m register authority check``.
@@ -36,7 +36,6 @@ from datetime import datetime
 import pandas as pd
 
 from hri_core.authority import NEEDS_REVIEW, AuthorityRules
-from hri_core.models import _CATEGORY_ALIASES
 from hri_core.vocabulary import Label
 from register.db.sql import Params
 from register.db.store import Store, utc_now
@@ -55,28 +54,6 @@ CHECK_NAMES = {UNKNOWN: "source", FORBIDDEN: "allowed", ACCESS_UNDECIDED: "allow
                INSUFFICIENT: "authoritative", AUTHORITY_UNDECIDED: "authoritative"}
 # the responses page's Authority filter: value -> what it keeps
 FILTERS = ("any finding", "proposed label", *PROBLEMS)
-
-
-def _categories() -> str:
-    """SELECT of the claim categories as imported (``raw``'s ``claims[].category``, by claim position) of the
-    responses of the checked claims (``c0``), parsed once per response and only for a record that mentions a
-    category at all: parsing each record's JSON per claim cost 14x the rest of the checks (3.1 s against
-    0.2 s at 108k sourced claims)."""
-    # a list by claim position (``$.claims[*].category`` would skip the claims without one)
-    # in the SELECT list, not the WHERE clause: a filter would be pushed into the scan of every response
-    # (0.24 s at 20k responses, whatever few the checks read); after the join it runs for c0's responses only
-    return ("SELECT r.response_key, CASE WHEN contains(r.raw::VARCHAR, '\"category\"') AND json_type(r.raw) = 'OBJECT' "
-            "AND json_type(r.raw, '$.claims') = 'ARRAY' THEN list_transform(json_extract(r.raw, '$.claims')::JSON[], "
-            "lambda c: c ->> 'category') END AS categories "
-            "FROM (SELECT DISTINCT response_key FROM c0) k JOIN responses r ON r.response_key = k.response_key")
-
-
-def _category(p: Params) -> str:
-    """The claim's category (``rc.categories`` by claim position), normalised like ``hri_core.models`` does."""
-    token = "lower(regexp_replace(trim(rc.categories[c.claim_idx + 1]), '\\s+', ' ', 'g'))"
-    keys, values = p(list(_CATEGORY_ALIASES)), p(list(_CATEGORY_ALIASES.values()))
-    return (f"nullif(CASE WHEN list_contains({keys}::VARCHAR[], {token}) "
-            f"THEN ({values}::VARCHAR[])[list_position({keys}::VARCHAR[], {token})] ELSE {token} END, '')")
 
 
 def _may_fail(p: Params, rules: AuthorityRules) -> str:
@@ -145,13 +122,11 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
     c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
-    rc AS ({_categories()}),
     cl AS (
         SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
-               {_category(p)} AS category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
+               c.category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
                r.use_case, list_contains(c.labels, {supported}) AS supported
         FROM c0 c JOIN responses r ON r.response_key = c.response_key
-        LEFT JOIN rc ON rc.response_key = c.response_key
         LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
     ),
     j AS (
