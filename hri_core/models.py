@@ -30,11 +30,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
@@ -161,6 +162,11 @@ class ContextChunk(BaseModel):
         return _without_absent(handler(self), ("source_id",))
 
 
+# one entailment verdict, and one per retrieved chunk, read leniently (RAGChecker's spellings, any case)
+_Entailment = Annotated[EntailmentLabel | None, BeforeValidator(_entailment_token)]
+_Entailments = Annotated[tuple[EntailmentLabel, ...] | None, BeforeValidator(_entailment_list)]
+
+
 class ClaimEntailment(BaseModel):
     """A response claim's entailment checks, as RAGChecker records them (kept so its metrics can be
     recomputed from imported records): ``target`` is the target answer's verdict on the claim
@@ -169,18 +175,8 @@ class ClaimEntailment(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    target: EntailmentLabel | None = None
-    context: tuple[EntailmentLabel, ...] | None = None
-
-    @field_validator("target", mode="before")
-    @classmethod
-    def _target(cls, value: Any) -> Any:
-        return _entailment_token(value)
-
-    @field_validator("context", mode="before")
-    @classmethod
-    def _context(cls, value: Any) -> Any:
-        return _entailment_list(value)
+    target: _Entailment = None
+    context: _Entailments = None
 
 
 class TargetClaim(BaseModel):
@@ -190,18 +186,8 @@ class TargetClaim(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: str | None = None
-    response: EntailmentLabel | None = None
-    context: tuple[EntailmentLabel, ...] | None = None
-
-    @field_validator("response", mode="before")
-    @classmethod
-    def _response(cls, value: Any) -> Any:
-        return _entailment_token(value)
-
-    @field_validator("context", mode="before")
-    @classmethod
-    def _context(cls, value: Any) -> Any:
-        return _entailment_list(value)
+    response: _Entailment = None
+    context: _Entailments = None
 
 
 def _utc_time(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
