@@ -141,16 +141,22 @@ def decode_json(text: str) -> tuple[Any, list[FieldProblem]]:
     return value, []
 
 
+def decode_object(text: str, what: str = "") -> tuple[dict[str, Any] | None, list[FieldProblem]]:
+    """``decode_json`` for a line that must hold one JSON object (``what`` it stands for, e.g. "one response")."""
+    value, problems = decode_json(text)
+    if not problems and not isinstance(value, dict):
+        problems = [FieldProblem("", f"expected a JSON object{f' ({what})' if what else ''}, got {json_kind(value)}")]
+    return (None, problems) if problems else (value, [])
+
+
 def iter_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, str, dict[str, Any] | RecordError]]:
     """One JSON object per non-blank line; a line that is not one (strictly, ``decode_json``) yields a RecordError."""
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\r\n")
         if not text.strip():
             continue
-        value, problems = decode_json(text)
-        if not problems and not isinstance(value, dict):
-            problems = [FieldProblem("", f"expected a JSON object (one response), got {json_kind(value)}")]
-        if problems:
+        value, problems = decode_object(text, "one response")
+        if value is None:
             yield number, text, RecordError(problems, record=f"line {number}")
         else:
             yield number, text, value

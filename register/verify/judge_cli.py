@@ -37,6 +37,7 @@ from typing import IO, Any
 from hri_core import HRIError
 from hri_core.judging import JUDGE_LABELS, Judge, JudgeProfile, evaluate_verdicts, judge_profile_from_dict
 from hri_core.offline_judge import OfflineJudge
+from hri_core.readers import decode_object
 from hri_core.vocabulary import Label
 from register.errors import RegisterError
 
@@ -78,12 +79,9 @@ class LineProblem:
 
 def parse_pair(line_no: int, text: str, need_label: bool) -> Pair | list[LineProblem]:
     """A pair from one line of text, or every problem of the line (each naming its field)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        return [LineProblem(line_no, "", f"not valid JSON ({error.msg} at column {error.colno})")]
-    if not isinstance(data, dict):
-        return [LineProblem(line_no, "", f"expected a JSON object, got {type(data).__name__}")]
+    data, decoding = decode_object(text)  # strictly, as every import reads JSON (duplicate keys, NaN...)
+    if data is None:
+        return [LineProblem(line_no, p.loc, p.message) for p in decoding]
     problems: list[LineProblem] = []
     pair_id = data.get("id")
     if isinstance(pair_id, bool) or not isinstance(pair_id, (str, int)) or str(pair_id).strip() == "":

@@ -37,6 +37,7 @@ from hri_core.judge_policy import JudgePolicy, offline_may_clear
 from hri_core.judging import Judge, Verdict, abstention
 from hri_core.models import DEFAULT_LIMITS, parse_response
 from hri_core.offline_judge import extract_features, split_sentences
+from hri_core.readers import decode_object
 from hri_core.vocabulary import CATEGORIES, STAKES, Label
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -99,12 +100,9 @@ def _problem(line: int, name: str, message: str) -> str:
 
 def parse_input(line: int, text: str) -> VerifyInput | list[str]:
     """One input line as a ``VerifyInput``, or its problems (each naming line and field)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        return [_problem(line, "", f"not valid JSON ({error.msg} at column {error.colno})")]
-    if not isinstance(data, dict):
-        return [_problem(line, "", f"expected a JSON object, got {type(data).__name__}")]
+    data, decoding = decode_object(text)  # strictly, as every import reads JSON (duplicate keys, NaN...)
+    if data is None:
+        return [_problem(line, p.loc, p.message) for p in decoding]
     problems: list[str] = []
     answer = data.get("answer")
     if not isinstance(answer, str) or not answer.strip():

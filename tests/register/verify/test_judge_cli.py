@@ -54,7 +54,7 @@ def test_check_with_reasons_names_the_passage_and_the_profile(capsys):
 def test_bad_lines_are_reported_with_line_and_field_and_skipped(capsys):
     code, out, err = run(capsys, "eval", str(BAD))
     assert code == 2
-    for expected in ("line 2: not valid JSON", "line 3: expected a JSON object, got list", "line 4: id: required",
+    for expected in ("line 2: malformed JSON", "line 3: expected a JSON object, got an array", "line 4: id: required",
                      "line 5: evidence: required: a list of strings", "line 6: evidence[1]: must be a string, got int",
                      "line 7: label: required: one of SUPPORTED", "line 8: label: one of SUPPORTED",
                      "line 9: id: duplicate of line 1", "line 11: category: must be a string",
@@ -197,3 +197,15 @@ def test_the_shipped_lexical_profile_is_what_the_fit_on_dev_gives():
     assert fitted.thresholds == pytest.approx(shipped.thresholds, abs=1e-5)
     for model, weights in shipped.weights.items():
         assert fitted.weights[model] == pytest.approx(weights, abs=1e-5)
+
+
+def test_a_line_with_a_repeated_key_is_refused_not_read_last_key_wins(capsys, tmp_path):
+    """Pairs are read as strictly as every import: a repeated "label" would silently change the gold label."""
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"id": "p1", "claim": "The fee is 2%.", "evidence": ["The fee is 2%."], '
+                    '"label": "SUPPORTED", "label": "CONTRADICTED"}\n'
+                    '{"id": "p2", "claim": "x", "evidence": ["y"], "label": NaN}\n')
+    code, out, err = run(capsys, "eval", str(path))
+    assert code == 2
+    assert "line 1: label: duplicate key 'label'" in err, err
+    assert "line 2: NaN is not a JSON value" in err, err

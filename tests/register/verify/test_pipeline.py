@@ -160,7 +160,7 @@ def test_the_verify_command_reports_bad_lines_and_verifies_the_good_ones(registe
     run_cli = register_cli()
     result = run_cli("verify", path, "--json", "--quiet")
     assert result.returncode == 2, result.stderr
-    assert "line 2: retrieved_context: required" in result.stderr and "line 3: not valid JSON" in result.stderr
+    assert "line 2: retrieved_context: required" in result.stderr and "line 3: malformed JSON" in result.stderr
     assert "line 4: stakes: one of" in result.stderr and "3 line(s) skipped" in result.stderr
     report = json.loads(result.stdout)
     assert (report["responses"], report["claims"], report["skipped_lines"]) == (1, 2, 3)
