@@ -151,10 +151,12 @@ def editor(versions: pd.DataFrame) -> None:
             show_error(error)
         else:
             st.session_state["pe_saved"] = version
+            st.session_state["pp_version"] = version  # the publish tab offers the draft just saved, not an older one
             st.session_state.pop("pe_impact", None)
             st.rerun()
     if st.session_state.get("pe_saved"):
-        st.success(f"Saved draft version {st.session_state['pe_saved']}. A second person publishes it below.",
+        st.success(f"Saved draft version {st.session_state['pe_saved']}. A second person publishes it under "
+                   "Impact & publish.",
                    icon=":material/save:")
     if st.session_state.get("pe_impact") is not None and candidate is not None:
         render_impact(st.session_state["pe_impact"], [b.name for b in candidate.bands], "pei")
@@ -227,6 +229,7 @@ def review_floors_offer() -> None:
             show_error(error)
         else:
             st.session_state.pop("rf_impact", None)
+            st.session_state["pp_version"] = version
             st.session_state["pp_done"] = f"Saved Table IV's review floors as draft version {version}."
             st.rerun()
     if st.session_state.get("rf_impact") is not None:

@@ -101,12 +101,14 @@ def start_app(tmp_path):
             "queue": review.queue_stats(seeded)["size"],
             "first_by_score": seeded.query_one(
                 "SELECT response_id FROM scores WHERE is_current ORDER BY score DESC, response_id LIMIT 1")[0],
+            # the demo ships drafts of its own: the next profile a test saves takes this number
+            "next_profile_version": seeded.query_one("SELECT max(profile_version) + 1 FROM scoring_profiles")[0],
         }
         create_accounts(seeded, accounts, password)
         seeded.close()
         port = port or _free_port()
         log_path = tmp_path / f"streamlit{len(procs)}.log"
-        log = open(log_path, "w")  # noqa: SIM115 -- the provider's log stays open until it stops  # noqa: SIM115 -- the server's log stays open until the server stops
+        log = open(log_path, "w")  # noqa: SIM115 -- the server's log stays open until the server stops
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",

@@ -43,8 +43,12 @@ def _wait_text(page, text: str, timeout: float = 90_000) -> None:
     page.wait_for_function("t => document.body.textContent.includes(t)", arg=text, timeout=timeout)
 
 
-def _choose(page, label: str, option: str) -> None:
-    box = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text(label, exact=True))
+def _choose(page, label: str, option: str, scope=None) -> None:
+    """Pick ``option`` in the multiselect labelled ``label`` (inside ``scope``, a form, when given), skipping
+    stale elements: while a page reruns, the previous claim's widgets are still in the DOM beside the next one's."""
+    fresh = (scope or page).locator(
+        '[data-testid="stElementContainer"][data-stale="false"] [data-testid="stMultiSelect"]')
+    box = fresh.filter(has=page.get_by_text(label, exact=True))
     box.locator("input").click()
     page.get_by_role("option", name=option, exact=True).click()
     page.keyboard.press("Escape")
@@ -52,12 +56,13 @@ def _choose(page, label: str, option: str) -> None:
 
 def _label(page, claim_id: str, labels: str, criticality: str, done: int) -> None:
     """Label ``claim_id`` (the claim the workbench must show) and save; wait until ``done`` claims are labelled."""
-    page.get_by_test_id("stForm").filter(has_text=f"Claim {claim_id}").wait_for(timeout=30_000)
-    _choose(page, "Labels (one or more)", labels)
-    box = page.get_by_label("Criticality (v_i)")
+    form = page.get_by_test_id("stForm").filter(has_text=f"Claim {claim_id}")
+    form.wait_for(timeout=30_000)
+    _choose(page, "Labels (one or more)", labels, scope=form)
+    box = form.get_by_label("Criticality (v_i)")
     box.fill(criticality)
     box.press("Tab")
-    page.get_by_role("button", name="Save and next").click()
+    form.get_by_role("button", name="Save and next").click()
     _wait_text(page, f"Batch progress: {done} of 2 claims labelled")
 
 

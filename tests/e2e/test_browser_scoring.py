@@ -18,9 +18,10 @@ ADMINS = ("ann-admin", "bob-admin")
 
 @pytest.fixture
 def scoring_server(start_app):
-    """A demo database with two admin accounts, served by app.py; yields (url, stop, db)."""
+    """A demo database with two admin accounts, served by app.py; yields (url, stop, db, the version the next
+    saved draft takes)."""
     app = start_app(accounts=dict.fromkeys(ADMINS, "admin"), password=PASSWORD)
-    return app["url"], app["stop"], app["db"]
+    return app["url"], app["stop"], app["db"], app["expected"]["next_profile_version"]
 
 
 def _login_and_open_profiles(page, url: str, username: str) -> None:
@@ -40,7 +41,7 @@ def _publish(page, reason: str) -> None:
 
 
 def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
-    url, stop, db = scoring_server
+    url, stop, db, new = scoring_server
     _login_and_open_profiles(page, url, "ann-admin")
     wait_metric(page, "Weight sum", "1.0000")
     weight_f = page.get_by_label("F — Factual inconsistency", exact=True)
@@ -55,7 +56,7 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
     page.get_by_text("Band transitions:").first.wait_for(timeout=15_000)
     screenshot(page, "scoring-editor-impact")
     page.get_by_role("button", name="Save as draft").click()
-    page.get_by_text("Saved draft version 2").wait_for(timeout=30_000)
+    page.get_by_text(f"Saved draft version {new}.").wait_for(timeout=30_000)
 
     _publish(page, "my own draft")  # four eyes: the author cannot publish
     page.get_by_text("cannot also approve it").wait_for(timeout=30_000)
@@ -65,7 +66,7 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
     try:
         _login_and_open_profiles(second, url, "bob-admin")
         _publish(second, "Reviewed: F weighs more for contract answers")
-        second.get_by_text("Published v2 and rescored").wait_for(timeout=60_000)
+        second.get_by_text(f"Published v{new} and rescored").wait_for(timeout=60_000)
         screenshot(second, "scoring-published")
     finally:
         second.context.close()
@@ -77,11 +78,12 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
     try:
         version, status, created_by, published_by, weights = store.query_one(
             "SELECT profile_version, status, created_by, published_by, params->>'$.weights.F' "
-            "FROM scoring_profiles WHERE profile_version = 2")
-        assert (version, status, created_by, published_by) == (2, "active", "ann-admin", "bob-admin")
+            "FROM scoring_profiles WHERE profile_version = ?", [new])
+        assert (version, status, created_by, published_by) == (new, "active", "ann-admin", "bob-admin")
         assert float(weights) == pytest.approx(0.35 / 1.1, abs=1e-5)
         current = store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
-        assert store.query_one("SELECT count(*) FROM scores WHERE is_current AND profile_version = 2")[0] == current
+        rescored = store.query_one("SELECT count(*) FROM scores WHERE is_current AND profile_version = ?", [new])[0]
+        assert rescored == current
         assert store.query_one("SELECT count(*) FROM scores WHERE NOT is_current AND profile_version = 1")[0] \
             >= current  # the old scores are kept
     finally:

@@ -80,6 +80,20 @@ def test_editor_live_sum_normalise_and_save_a_draft(seeded_db, acting):
     assert any("Saved draft version 2" in s.value for s in at.success)
 
 
+def test_the_publish_tab_offers_the_draft_just_saved_not_an_older_one(seeded_db, acting):
+    older = create_draft(seeded_db, BOB, {"name": "an older draft by someone else"})
+    at = acting.open("pages/profiles.py")
+    assert at.selectbox(key="pp_version").value == older  # the only draft, chosen before the save
+    at.number_input(key="pe1_w_F").set_value(0.35).run()
+    at.button(key="pe1_normalise").click().run()
+    at.button(key="pe_save").click().run()
+    saved = list_profiles(seeded_db)[-1]["profile_version"]
+    assert saved == older + 1
+    # before the fix the selectbox kept the older draft, and "Publish" published someone else's version
+    assert at.selectbox(key="pp_version").value == saved
+    assert any("four eyes" in w.value for w in at.warning)  # ANN made it: she is told a second person publishes
+
+
 def test_editor_names_every_problem_at_once(seeded_db, acting):
     at = acting.open("pages/profiles.py")
     at.number_input(key="pe1_w_F").set_value(0.9).run()

@@ -14,6 +14,7 @@ from register.db import store as store_mod
 from register.errors import InvalidDecision, NotFound, PermissionDenied, RegisterError
 from register.ingest.importer import import_path, reimport_quarantined
 from register.ingest.quarantine import discard_quarantined, quarantine_rows
+from tests.helpers.actors import enrol
 from tests.helpers.intake import MIXED_JSONL
 
 ANNOTATOR = Actor("ann", "annotator")
@@ -22,6 +23,7 @@ VIEWER = Actor("vic", "viewer")
 
 @pytest.fixture
 def quarantined(store):
+    enrol(store, ANNOTATOR, VIEWER)
     import_path(store, ANNOTATOR, MIXED_JSONL)
     return quarantine_rows(store)
 
