@@ -23,6 +23,13 @@ from ui.shell import page_frame
 from ui.text import code_span, escape_markdown
 
 
+def show_last_change() -> None:
+    """The change applied on the previous run, kept on the page (a toast vanished before it was read)."""
+    done = st.session_state.pop("users_done", None)
+    if done:
+        st.success(done, icon=":material/check:")
+
+
 def show_one_time_password() -> None:
     shown = st.session_state.pop("users_otp", None)  # shown on this run only, then forgotten
     if shown:
@@ -140,7 +147,7 @@ def apply_change(actor, username: str, action: str, version: int, *, role: str |
         return
     data.after_write()
     done = f"role {role}" if action == "set role" else action
-    st.toast(f"{code_span(username)}: {done} done", icon=":material/check:")
+    st.session_state["users_done"] = f"{code_span(username)}: {done} done."
     st.rerun()
 
 
@@ -196,6 +203,7 @@ def main() -> None:
     st.caption("Accounts of the embedded login (local) and of company-account (oidc) and demo logins, which "
                "are added at their first login; an oidc account's role comes from config/roles.toml at each "
                "login. Disabling any account refuses its next action.")
+    show_last_change()
     show_one_time_password()
     users = users_table()
     # one above the other: side by side, the change form's pickers were too narrow to read their choices

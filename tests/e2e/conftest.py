@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.browser import E2E_PASSWORD
+from tests.helpers.browser import E2E_PASSWORD, screenshot
 from tests.helpers.paths import REPO_ROOT
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -77,8 +77,8 @@ def _register_cli(*args: str) -> None:
 @pytest.fixture
 def start_app(tmp_path):
     """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD,
-    prepare=None)``: seed a database with the CLI in this process (plus ``imports``, then ``prepare(db_path)`` for
-    anything else a test needs written first), create the accounts, then serve app.py on it; returns {"url", "db",
+    prepare=None)``: seed a database with the CLI in this process (plus ``imports``), create the accounts, then
+    ``prepare(db_path)`` for anything else a test needs written first, then serve app.py on it; returns {"url", "db",
     "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped at teardown."""
     procs = []
 
@@ -89,11 +89,13 @@ def start_app(tmp_path):
         _register_cli("--db", str(db), "demo", "--synthetic", "200")
         for path in imports:
             _register_cli("--db", str(db), "import", str(path))
-        if prepare is not None:
-            prepare(db)
         from register import Store
         from register.console import review
 
+        with contextlib.closing(Store(db)) as accounts_store:  # first: what ``prepare`` writes, someone writes
+            create_accounts(accounts_store, accounts, password)
+        if prepare is not None:
+            prepare(db)
         seeded = Store(db)  # count independently before the server takes the file (one writer per file)
         expected = {
             "responses": seeded.query_one("SELECT count(*) FROM responses WHERE is_current")[0],
@@ -104,7 +106,6 @@ def start_app(tmp_path):
             # the demo ships drafts of its own: the next profile a test saves takes this number
             "next_profile_version": seeded.query_one("SELECT max(profile_version) + 1 FROM scoring_profiles")[0],
         }
-        create_accounts(seeded, accounts, password)
         seeded.close()
         port = port or _free_port()
         log_path = tmp_path / f"streamlit{len(procs)}.log"
@@ -179,9 +180,18 @@ def sso_app_server(start_app, oidc_provider, tmp_path):
     return {**server, "oidc": oidc_provider}
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so ``page`` can tell at teardown whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def page():
-    """A Chromium page (Playwright driving Debian's Chromium; never a downloaded browser)."""
+def page(request):
+    """A Chromium page (Playwright driving Debian's Chromium; never a downloaded browser). When the test fails,
+    the page as it was is saved as tests/artifacts/FAILED-<test>.png, to be looked at."""
     from playwright.sync_api import sync_playwright
 
     executable = _chromium()
@@ -190,6 +200,10 @@ def page():
         context = browser.new_context(viewport={"width": 1400, "height": 2000})
         pg = context.new_page()
         yield pg
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            with contextlib.suppress(Exception):  # a page that cannot be captured must not hide the failure
+                screenshot(pg, f"FAILED-{request.node.name}")
         context.close()
         browser.close()
 

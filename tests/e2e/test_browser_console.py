@@ -21,7 +21,9 @@ def test_overview_filter_open_response_and_decide(app_server, page):
     browser_login(page, url, "e2e-reviewer")
     wait_metric(page, "Responses", f"{expected['responses']:,}")
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    assert page.locator(".js-plotly-plot").count() == 4
+    # band mix, score distribution, dimension contributions, High share, and source authority
+    page.get_by_text("Supported claims resting on stale or unauthoritative sources").wait_for(timeout=30_000)
+    assert page.locator(".js-plotly-plot").count() == 5
     screenshot(page, "console-overview")
 
     # apply a filter: Band = High

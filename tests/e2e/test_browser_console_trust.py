@@ -13,6 +13,7 @@ import re
 import pytest
 
 from hri_core import default_profile
+from register.console.review import DECISIONS
 from tests.helpers.browser import E2E_PASSWORD, browser_login, metrics, screenshot, wait_metric
 from tests.helpers.cli import run_register
 from ui.figures import band_colors
@@ -40,8 +41,10 @@ def _login_form(page, username: str) -> None:
     password.press("Enter")
 
 
-def _choose(page, selectbox_label: str, option: str) -> None:
-    page.get_by_test_id("stSelectbox").filter(has_text=selectbox_label).get_by_role("combobox").click()
+def _choose(page, selectbox_label: str, option: str, scope=None) -> None:
+    """Pick ``option`` in the selectbox labelled ``selectbox_label`` (inside ``scope``, e.g. one form, when
+    given: the users page has an "Account" box in two forms)."""
+    (scope or page).get_by_test_id("stSelectbox").filter(has_text=selectbox_label).get_by_role("combobox").click()
     page.get_by_role("option", name=option, exact=True).click()
 
 
@@ -130,9 +133,10 @@ def test_deep_links_survive_the_login_and_the_users_form_changes_nothing_by_defa
     page.get_by_text("nothing was changed").wait_for(timeout=30_000)
     assert page.get_by_text("Logged in as").inner_text().count("(admin") == 1
     # a role change asks first, naming the account, its role now and the new one
-    _choose(page, "Account", "e2e-viewer")
-    _choose(page, "Change", "set role")
-    _choose(page, "New role", "reviewer")
+    change_form = page.get_by_test_id("stForm").filter(has_text="Change an account")
+    _choose(page, "Account", "e2e-viewer", change_form)
+    _choose(page, "Change", "set role", change_form)
+    _choose(page, "New role", "reviewer", change_form)
     page.get_by_role("button", name="Apply").click()
     question = page.get_by_text("Change the role of")
     question.wait_for(timeout=30_000)
@@ -152,7 +156,7 @@ def test_a_decision_shows_on_the_response_and_is_found_in_the_audit_trail_by_its
     page.get_by_text("Decision on").wait_for(timeout=30_000)
     decision = page.get_by_test_id("stRadio").filter(has_text="Decision")
     decision.locator("input[type=radio]").first.wait_for(state="attached", timeout=30_000)
-    assert decision.locator("input[type=radio]").count() == 5
+    assert decision.locator("input[type=radio]").count() == len(DECISIONS)
     assert decision.locator("input[type=radio]:checked").count() == 0  # nothing preselected
     rid = page.get_by_test_id("stMarkdownContainer").filter(has_text="Decision on").locator("code").inner_text()
     decision.get_by_text("Block", exact=True).click()

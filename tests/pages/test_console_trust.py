@@ -194,6 +194,8 @@ def test_a_role_change_is_confirmed_naming_account_old_and_new_role(seeded_db):
     at.button(key="users_role_confirm").click().run()
     assert not at.exception, at.exception
     assert _role(seeded_db, "test-viewer") == "reviewer"
+    # the page says what was done, and keeps saying it until the next action (a toast vanished unread)
+    assert [s.value for s in at.success] == [f"{code_span('test-viewer')}: role reviewer done."]
 
 
 def test_an_admin_demoting_themself_is_told_so(seeded_db):
