@@ -66,10 +66,10 @@ def add_user_form(actor) -> None:
             if role == "admin":
                 identity.request_admin(store, actor, username.strip(), "requested when the account was added")
         except RegisterError as error:
-            data.after_write()
+            data.after_account_write()
             show_error(error)
             return
-        data.after_write()
+        data.after_account_write()
         st.session_state["users_otp"] = (username.strip(), password)
         st.rerun()
 
@@ -142,10 +142,10 @@ def apply_change(actor, username: str, action: str, version: int, *, role: str |
             st.session_state["users_otp"] = (username, identity.reset_password(
                 store, actor, username, expected_version=version))
     except RegisterError as error:
-        data.after_write()  # a refusal is audited too
+        data.after_account_write()  # a refusal is audited too
         show_error(error)
         return
-    data.after_write()
+    data.after_account_write()
     done = f"role {role}" if action == "set role" else action
     st.session_state["users_done"] = f"{code_span(username)}: {done} done."
     st.rerun()
@@ -167,10 +167,10 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
                 try:
                     call(store, actor, grant["grant_id"])
                 except RegisterError as error:
-                    data.after_write()
+                    data.after_account_write()
                     show_error(error)
                     return
-                data.after_write()
+                data.after_account_write()
                 st.rerun()
     candidates = [u.username for u in users if u.role != "admin" and not u.disabled
                   and u.username not in {g["username"] for g in pending}]
@@ -185,10 +185,10 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
         try:
             identity.request_admin(store, actor, username, reason)
         except RegisterError as error:
-            data.after_write()
+            data.after_account_write()
             show_error(error)
             return
-        data.after_write()
+        data.after_account_write()
         st.rerun()
 
 

@@ -58,6 +58,10 @@ class Settings(BaseSettings):
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
                                  description="largest file `python -m register import` accepts, in MiB")
+    memory_limit: str = Field("4GB", pattern=r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+                              description="most memory DuckDB may use for its buffers per process, e.g. `4GB` or "
+                                          "`512MiB`; larger work spills to a temporary folder beside the database "
+                                          "file (DuckDB's own default would be 80% of the machine's memory)")
     max_answer_chars: int = Field(200_000, ge=1,
                                   description="longest answer an imported response may have, in characters "
                                               "(a longer one is quarantined)")

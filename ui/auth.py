@@ -119,7 +119,7 @@ def _end(store, action: str, **details) -> None:
     if state is not None:
         identity.record_session_event(store, Actor(state["username"], state["role"]), action,
                                       method=state["method"], **details)
-        data.after_write()
+        data.after_account_write()
 
 
 def logout() -> None:
@@ -170,11 +170,11 @@ def login_page(store, cfg: Settings) -> None:
         try:
             user = identity.authenticate(store, username, password)
         except identity.LoginFailed as error:
-            data.after_write()
+            data.after_account_write()
             show_error(error)
         else:
             _start(user.username, user.role, user.display_name, "local", user.must_change_password)
-            data.after_write()
+            data.after_account_write()
             st.rerun()
     if cfg.demo_mode:
         st.divider()
@@ -187,11 +187,11 @@ def login_page(store, cfg: Settings) -> None:
                     user = identity.sign_in_external(store, actor.name, actor.role, kind="demo",
                                                      display_name=f"Demo {role}")
                 except RegisterError as error:
-                    data.after_write()
+                    data.after_account_write()
                     show_error(error)
                     return
                 _start(user.username, user.role, user.display_name, "demo")
-                data.after_write()
+                data.after_account_write()
                 st.rerun()
 
 
@@ -218,7 +218,7 @@ def password_change_page(store) -> None:
             show_error(error)
             return
         state["must_change"] = False
-        data.after_write()
+        data.after_account_write()
         st.rerun()
 
 
@@ -268,7 +268,7 @@ def require_login() -> Actor:
             except RegisterError:
                 st.session_state["hri_sso_refused"] = name  # refused once (audited): not again on every rerun
             else:
-                data.after_write()
+                data.after_account_write()
                 _start(user.username, user.role, user.display_name, "oidc")
         if session() is None:
             st.title("HRI console")

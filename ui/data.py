@@ -1,8 +1,10 @@
 """The app's one Store per process and its cached reads.
 
 The Store is a Streamlit resource (one DuckDB read-write connection per process, as DuckDB
-requires); read results are cached per query and arguments (``Filters`` is a frozen dataclass) and
-cleared after every write (``after_write``).
+requires); read results are cached per query and arguments (``Filters`` is a frozen dataclass) and cleared
+by what a write changed: ``after_write`` for a write to the record (every cached read may be stale),
+``after_account_write`` for a login, logout, failed login or account change (only the reads of the
+audit trail: a login must never make every user's next view of the data cold).
 """
 
 from __future__ import annotations
@@ -54,8 +56,30 @@ def seed_if_empty(store: Store) -> bool:
 
 
 def after_write() -> None:
-    """Every write invalidates the cached reads."""
+    """A write to the record (responses, scores, registers, labels, profiles): clear every cached read."""
     st.cache_data.clear()
+
+
+def after_account_write() -> None:
+    """A write to accounts and the audit trail only (a session event, a password or role change).
+
+    Clears the cached reads of the audit trail and its approvals, which show such events, and nothing
+    else: no cached read depends on who is logged in (roles are passed as arguments, and service
+    functions check the account's current state uncached).
+    """
+    for read in _ACCOUNT_READS:
+        read.clear()
+
+
+_ACCOUNT_READS: list = []
+
+
+def account_read(func):
+    """``st.cache_data`` for a read of accounts or the audit trail: cleared by ``after_account_write`` as
+    well as by ``after_write``."""
+    cached = st.cache_data(show_spinner=False)(func)
+    _ACCOUNT_READS.append(cached)
+    return cached
 
 
 @st.cache_data(show_spinner=False)
@@ -120,29 +144,30 @@ def record_decision(actor, response_id: str, revision: int, decision: str, reaso
     return decision_id
 
 
-@st.cache_data(show_spinner=False)
+@account_read
 def audit_events(f, limit: int, offset: int):
     return audit.search_events(get_store(), f, limit=limit, offset=offset)
 
 
-@st.cache_data(show_spinner=False)
+@account_read
 def audit_options() -> dict:
     return audit.event_options(get_store())
 
 
-@st.cache_data(show_spinner=False)
+@account_read
 def audit_chain():
     return audit.verify_chain(get_store())
 
 
-@st.cache_data(show_spinner=False)
+@account_read
 def audit_head():
     return audit.head(get_store())
 
 
-@st.cache_data(show_spinner=False)
+@account_read
 def linked_approvals():
     return four_eyes.linked_approvals(get_store())
+
 
 
 def claims_for_role(claims, role: str):

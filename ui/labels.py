@@ -53,7 +53,7 @@ def batch_progress(batch_id: int) -> pd.DataFrame:
     return workbench.batch_progress(data.get_store(), batch_id)
 
 
-@st.cache_data(show_spinner=False)
+@data.account_read
 def possible_annotators() -> list[str]:
     """Accounts that may label (enabled, annotator or above)."""
     return [u.username for u in list_users(data.get_store())

@@ -265,7 +265,8 @@ class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
     ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
-    as ``keyring_path`` says; created on the first write.
+    as ``keyring_path`` says; created on the first write. DuckDB's buffers are bounded by
+    ``HRI_MEMORY_LIMIT`` (read when the Store opens).
     """
 
     def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None):
@@ -273,7 +274,8 @@ class Store:
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = duckdb.connect(str(self.path))
+            # config, not an SQL string: the validated setting reaches DuckDB as a value
+            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip()})
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
                 raise _in_use(self.path, error) from error

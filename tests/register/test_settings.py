@@ -191,3 +191,23 @@ def test_hri_core_does_not_load_the_settings():
     modules = set(json.loads(proc.stdout))
     assert "hri_core.cli" in modules
     assert not {m for m in modules if m.split(".")[0] in ("register", "pydantic_settings")}
+
+
+def test_the_memory_limit_bounds_duckdb_and_a_malformed_one_is_refused(clean_environment, monkeypatch, tmp_path):
+    """Issue 14: DuckDB's buffers are bounded by HRI_MEMORY_LIMIT (default 4GB, not 80% of the machine)."""
+    from register import Store
+
+    def limit(name: str) -> str:
+        store = Store(tmp_path / name)
+        try:
+            return store.query_one("SELECT current_setting('memory_limit')")[0]
+        finally:
+            store.close()
+
+    assert settings().memory_limit == "4GB"
+    assert limit("default.duckdb") == "3.7 GiB"  # DuckDB prints 4 GB (10^9) in GiB
+    monkeypatch.setenv("HRI_MEMORY_LIMIT", "512MiB")
+    assert limit("small.duckdb") == "512.0 MiB"
+    monkeypatch.setenv("HRI_MEMORY_LIMIT", "4GB'; SET threads = 1; --")
+    with pytest.raises(InvalidSetting, match="HRI_MEMORY_LIMIT"):
+        Store(tmp_path / "refused.duckdb")
