@@ -1,12 +1,15 @@
-"""Labelling workbench (annotators): one claim at a time, blind.
+"""Labelling workbench (annotators): one claim at a time or all of a response's claims in a grid, blind.
 
 The annotator sees the question, the answer, the claim, the retrieved context and the sources, and their own
 labels; never another annotator's labels, the claim's current labels or the score (the register enforces it).
-Keyboard: Tab moves through the fields, Enter in the note saves and goes to the next open claim.
+Keyboard: Tab moves through the fields, Enter in the note saves and goes to the next open claim. In the grid
+the arrow keys move between cells and Enter edits one; "Save the grid" saves every changed row, each as its
+own audited annotation, and names the rows it refused.
 """
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from hri_core.vocabulary import CATEGORIES, DIMENSIONS
@@ -120,6 +123,61 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
         st.rerun()
 
 
+def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:
+    """Every claim of the response in one editable grid; saves the rows that changed."""
+    sources = list(dict.fromkeys([s["source_id"] for s in item["sources"]]
+                                 + [c["source_id"] for c in item["context"] if c["source_id"]]
+                                 + [u["source_id"] for u in units if u["source_id"]]))
+    original = pd.DataFrame([{
+        "unit_id": u["unit_id"], "state": "✓ labelled" if u["state"] == "labelled" else "○ open",
+        "text": u["text"] or "", "labels": list(u["labels"] or []), "criticality": int(u["criticality"] or 1),
+        "category": u["category"], "dimensions": list(u["dimensions"] or []), "source_id": u["source_id"],
+        "span": u["span"] or "", "note": u["note"] or ""} for u in units])
+    columns = {
+        "unit_id": st.column_config.TextColumn("Claim", disabled=True, pinned=True, width=110),
+        "state": st.column_config.TextColumn("State", disabled=True, width=90),
+        "text": st.column_config.TextColumn("Text", disabled=True, width=300),
+        "labels": st.column_config.MultiselectColumn("Labels", options=list(ANNOTATOR_LABELS), required=True,
+                                                     width=200),
+        "criticality": st.column_config.NumberColumn("Criticality (v_i)", min_value=1, max_value=1000, step=1,
+                                                     required=True, width=110),
+        "category": st.column_config.SelectboxColumn("Category", options=list(CATEGORIES)),
+        "dimensions": st.column_config.MultiselectColumn("Dimensions", options=[d.value for d in DIMENSIONS],
+                                                         help="empty: the profile's defaults for the labels"),
+        "source_id": st.column_config.SelectboxColumn("Source", options=sources),
+        "span": st.column_config.TextColumn("Span (the evidence quoted)"),
+        "note": st.column_config.TextColumn("Note")}
+    key = f"wb_grid_{batch_id}_{item['response_id']}"
+    with st.form(key, border=False):
+        edited = st.data_editor(original, column_config=columns, hide_index=True, num_rows="fixed", width="stretch",
+                                key=f"{key}_editor")
+        saved = st.form_submit_button("Save the grid", type="primary")
+    if saved:
+        changes = ui.grid_changes(original, edited)
+        if not changes:
+            st.info("Nothing changed in the grid.", icon=":material/info:")
+            return
+        try:
+            refused = ui.save_annotations(actor, batch_id, item["response_id"], changes)
+        except RegisterError as error:
+            show_error(error)
+            return
+        st.session_state["wb_grid_result"] = (len(changes) - len(refused), refused)
+        st.rerun()
+
+
+def _grid_result() -> None:
+    """What the last "Save the grid" did, kept across the rerun that shows the saved rows."""
+    result = st.session_state.pop("wb_grid_result", None)
+    if result is None:
+        return
+    saved, refused = result
+    if saved:
+        st.success(f"Saved {saved} claim{'s' if saved != 1 else ''}.", icon=":material/check:")
+    for unit_id, why in refused.items():
+        st.error(f"Not saved: {code_span(unit_id)} — {escape_markdown(why)}", icon=":material/error:")
+
+
 def _restructure(actor, batch_id: int, item: dict, units: list[dict]) -> None:
     originals = [u["unit_id"] for u in units if u["origin"] == "claim" and u["state"] != "replaced"]
     with st.expander("Split, merge or add claims"):
@@ -165,8 +223,14 @@ def main() -> None:
     _guide()
     units = [u for u in item["units"] if u["state"] != "replaced"]
     ids = [u["unit_id"] for u in units]
+    view = st.segmented_control("View", ["One claim", "Grid"], default="One claim", key="wb_view",
+                                help="Grid: every claim of this response in one table; the arrow keys move "
+                                     "between cells")
+    _grid_result()
     if not ids:
         empty_state("Every claim of this response was replaced: add or split claims below.")
+    elif view == "Grid":
+        _label_grid(actor, batch_id, item, units)
     else:
         open_ids = [u["unit_id"] for u in units if u["state"] == "open"]
         if "wb_unit_next" in st.session_state:

@@ -4,6 +4,7 @@ enforced there; these helpers only pass the acting user through)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -91,6 +92,47 @@ def work_item(actor: Actor, batch_id: int, response_id: str) -> dict:
 def save_annotation(actor: Actor, batch_id: int, response_id: str, unit_id: str, **reading: Any) -> None:
     workbench.save_annotation(data.get_store(), actor, batch_id, response_id, unit_id, **reading)
     data.after_write()
+
+
+def save_annotations(actor: Actor, batch_id: int, response_id: str, readings: list[dict]) -> dict[str, str]:
+    """The grid's changed rows (``register.labels.workbench.save_annotations``); ``{unit_id: why}`` refused."""
+    try:
+        return workbench.save_annotations(data.get_store(), actor, batch_id, response_id, readings)
+    finally:
+        data.after_write()  # some rows may be saved even when others are refused
+
+
+def _cell(value: Any) -> Any:
+    """A grid cell as the register reads it: blanks (None, NaN, empty text or list) as None, lists as lists
+    of text, whole floats as integers (a number column arrives as float)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        items = [str(v).strip() for v in value if str(v).strip()]
+        return items or None
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def grid_changes(original: pd.DataFrame, edited: pd.DataFrame) -> list[dict]:
+    """The readings of the rows of the workbench grid whose fields were changed, in grid order.
+
+    Both frames have a ``unit_id`` column and the fields of ``register.labels.workbench.READING_FIELDS``;
+    a cell emptied counts as changed (the register then names what is missing). Lists compare as lists.
+    """
+    before = {row["unit_id"]: row for row in original.to_dict("records")}
+    changed = []
+    for row in edited.to_dict("records"):
+        old = before.get(row["unit_id"], {})
+        reading = {name: _cell(row.get(name)) for name in workbench.READING_FIELDS}
+        if any(reading[name] != _cell(old.get(name)) for name in workbench.READING_FIELDS):
+            changed.append({"unit_id": row["unit_id"], **reading})
+    return changed
 
 
 def split_claim(actor: Actor, batch_id: int, response_id: str, claim_id: str, texts: list[str]) -> list[str]:

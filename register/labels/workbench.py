@@ -27,13 +27,13 @@ from register.access.permissions import Permission, authorize, deny
 from register.access.sources import readable_sources
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import LabellingError, NotFound, PermissionDenied
+from register.errors import LabellingError, NotFound, PermissionDenied, RegisterError
 from register.labels.batches import batch
 from register.labels.units import readings_sql
 
 __all__ = ["ANNOTATOR_LABELS", "Reading", "add_claim", "annotator_progress", "batch_progress", "batch_responses",
            "checked_reading",
-           "my_batches", "merge_claims", "save_annotation", "split_claim", "work_item"]
+           "my_batches", "merge_claims", "save_annotation", "save_annotations", "split_claim", "work_item"]
 
 # Validated negative feedback is the outcome of a feedback validation, not an annotator's judgement of a claim:
 # annotators choose among the other seven, and an imported feedback label is kept (provenance "imported").
@@ -163,6 +163,8 @@ def checked_reading(unit_id: str, labels: Sequence[str], criticality: int, categ
                      dimensions: Sequence[str] | None, source_id: str | None, span: str | None) -> dict:
     """The reading validated as an ``hri_core`` claim: the same rules as an imported claim."""
     labels = [str(label).strip().upper() for label in labels if str(label).strip()]
+    if not labels:
+        raise LabellingError(f"claim {unit_id}: labels: choose at least one label")
     outside = [label for label in labels if label not in ANNOTATOR_LABELS]
     if outside:
         raise LabellingError(f"claim {unit_id}: labels: {', '.join(outside)} cannot be chosen by an annotator "
@@ -209,6 +211,34 @@ def save_annotation(store: Store, actor: Actor, batch_id: int, response_id: str,
         return Change("annotation", f"{batch_id}/{response_id}/{unit_id}", before, reading)
 
     store.write(actor, "label.annotate", fn)
+
+
+READING_FIELDS = ("labels", "criticality", "category", "dimensions", "source_id", "span", "note")
+
+
+def save_annotations(store: Store, actor: Actor, batch_id: int, response_id: str,
+                     readings: Sequence[Reading]) -> dict[str, str]:
+    """Several claims' labels at once (the workbench grid): each reading is a ``unit_id`` with the fields
+    ``save_annotation`` takes (``READING_FIELDS``; one left out takes that function's default).
+
+    Every valid reading is saved as its own audited ``label.annotate`` write, exactly as when labelled one
+    at a time; an invalid one is refused with its claim and field named and does not stop the others.
+    Returns ``{unit_id: why}`` for the refused readings (empty when all were saved). Who may label is
+    checked once first: an actor who may not label this batch is refused as a whole.
+    """
+    _require_annotator(store, actor, batch_id)
+    refused: dict[str, str] = {}
+    for reading in readings:
+        unit_id = str(reading.get("unit_id") or "")
+        fields = {name: reading[name] for name in READING_FIELDS if name in reading}
+        fields["labels"] = list(fields.get("labels") or [])
+        try:
+            save_annotation(store, actor, batch_id, response_id, unit_id, **fields)
+        except PermissionDenied:
+            raise  # the account changed meanwhile: not a problem of one reading
+        except RegisterError as error:
+            refused[unit_id] = str(error)
+    return refused
 
 
 def _insert_made(tx: Transaction, batch_id: int, response_id: str, actor: Actor, units: list[tuple],

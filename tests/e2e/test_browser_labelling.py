@@ -149,3 +149,61 @@ def test_two_annotators_disagree_a_reviewer_adjudicates_and_the_score_changes(st
         assert steps[-3:] == ["label.adjudicate", "scores.rescore", "label.apply"]
     finally:
         store.close()
+
+
+def test_an_annotator_labels_a_whole_response_in_the_grid(start_app, page):
+    """The workbench grid, driven by keyboard as an annotator would: select a cell, type, Enter; "Save the grid"
+    stores each changed row as its own annotation."""
+    chosen: dict = {}
+    server = start_app(prepare=lambda db: _prepare(db, chosen))
+    browser_login(page, server["url"], "e2e-anna")
+    page.get_by_role("link", name="Labelling workbench").click()
+    _wait_text(page, "Batch progress: 0 of 2 claims labelled")
+    page.get_by_test_id("stButtonGroup").get_by_text("Grid", exact=True).click()
+    grid = page.get_by_test_id("stDataFrame").locator("canvas").first
+    grid.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+    box = grid.bounding_box()
+    assert box is not None
+    def cell(column_x: int, row: int) -> tuple[float, float]:
+        return box["x"] + column_x, box["y"] + 35 + 17 + 35 * row  # below the header row
+
+    def edit(column_x: int, row: int, value: str) -> None:
+        """Open the cell's editor (double click), replace its value and commit it (a multiselect: Enter picks the
+        option, Tab commits)."""
+        page.mouse.dblclick(*cell(column_x, row))
+        editor = page.locator("#portal input, #portal textarea").first  # the grid's overlay editor
+        editor.wait_for(timeout=10_000)
+        if column_x == LABELS:
+            editor.click()
+            page.keyboard.type(value)
+        else:
+            editor.fill(value)
+        page.keyboard.press("Enter")
+        if column_x == LABELS:
+            page.keyboard.press("Tab")
+        page.wait_for_timeout(300)
+
+    # columns (pages/workbench.py widths): Claim 110, State 90, Text 300, Labels 200, Criticality 110
+    LABELS, CRITICALITY = 110 + 90 + 300 + 100, 110 + 90 + 300 + 200 + 55
+    for row, criticality in enumerate(("3", "2")):
+        edit(LABELS, row, "SUPPORTED")
+        edit(CRITICALITY, row, criticality)
+    page.wait_for_timeout(500)
+    screenshot(page, "labelling-workbench-grid")
+    page.get_by_role("button", name="Save the grid").click()
+    page.get_by_text("Saved 2 claims.").wait_for(timeout=30_000)
+    _wait_text(page, "Batch progress: 2 of 2 claims labelled")
+    server["stop"]()
+
+    from register import Store
+
+    store = Store(server["db"])
+    try:
+        rows = store.query("SELECT unit_id, labels, criticality, note FROM annotations WHERE annotator = 'e2e-anna' "
+                           "ORDER BY position")
+        assert [(u, list(labels), c, n) for u, labels, c, n in rows] == [
+            (chosen["claims"][0], ["SUPPORTED"], 3, None), (chosen["claims"][1], ["SUPPORTED"], 2, None)]
+        assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'label.annotate'") == 2
+    finally:
+        store.close()

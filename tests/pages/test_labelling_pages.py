@@ -135,3 +135,19 @@ def test_a_reviewer_who_annotated_the_batch_is_refused_its_readings(seeded_db):
     at = _page("pages/adjudication.py", "reviewer")
     assert any("second person" in e.value for e in at.error)
     assert not [b for b in at.button if b.label == "Record adjudication"]
+
+
+def test_the_workbench_grid_shows_every_claim_with_only_the_annotators_own_labels(seeded_db):
+    batch_id, rid, units = _batch(seeded_db)
+    workbench.save_annotation(seeded_db, BEN, batch_id, rid, units[0], labels=["OUT_OF_SCOPE"], note="bens note")
+    workbench.save_annotation(seeded_db, ANNA, batch_id, rid, units[1], labels=["PARTIAL"], criticality=2)
+    at = _page("pages/workbench.py", "annotator")
+    at.button_group(key="wb_view").set_value("Grid").run()
+    assert not at.exception, at.exception
+    (grid,) = at.dataframe
+    frame = grid.value
+    assert frame["unit_id"].tolist() == units
+    assert [list(v) for v in frame["labels"]] == [[], ["PARTIAL"]]  # anna's own; never ben's
+    assert "bens note" not in frame.to_string() and "OUT_OF_SCOPE" not in frame.to_string()
+    at.button[[b.label for b in at.button].index("Save the grid")].click().run()
+    assert "Nothing changed in the grid." in _texts(at)

@@ -93,7 +93,7 @@ def test_an_annotation_is_validated_like_an_imported_claim_and_names_the_claim(l
         workbench.save_annotation(lab, ANNA, batch_id, "r1", "r1-1", labels=["VALIDATED_NEGATIVE_FEEDBACK"])
     with pytest.raises(LabellingError, match="claim r1-1: category: unknown category 'weather'"):
         workbench.save_annotation(lab, ANNA, batch_id, "r1", "r1-1", labels=["SUPPORTED"], category="weather")
-    with pytest.raises(LabellingError, match="claim r1-1: labels"):
+    with pytest.raises(LabellingError, match="claim r1-1: labels: choose at least one label"):
         workbench.save_annotation(lab, ANNA, batch_id, "r1", "r1-1", labels=[])
     with pytest.raises(NotFound, match="r1-9"):
         workbench.save_annotation(lab, ANNA, batch_id, "r1", "r1-9", labels=["SUPPORTED"])
@@ -130,3 +130,32 @@ def test_split_merge_and_add_claims_for_one_annotator_and_progress(lab):
     assert (progress["labelled"], progress["responses_done"]) == (3, 1)
     # ben merged two claims into one
     assert workbench.batch_progress(lab, batch_id).values.tolist() == [["anna", 3, 5], ["ben", 0, 2]]
+
+
+def test_the_grid_saves_every_valid_row_and_names_each_refused_one(lab):
+    """The workbench grid: one audited annotation per saved row; a bad row is refused by claim and field and
+    does not stop the others (nothing lost)."""
+    batch_id = _batch(lab)
+    refused = workbench.save_annotations(lab, ANNA, batch_id, "r1", [
+        {"unit_id": "r1-1", "labels": ["CONTRADICTED"], "criticality": 3, "category": "contractual",
+         "dimensions": None, "source_id": None, "span": "8:00-18:00", "note": "grid"},
+        {"unit_id": "r1-2", "labels": ["SUPPORTED"], "criticality": None},
+        {"unit_id": "r1-9", "labels": ["SUPPORTED"]}])
+    assert set(refused) == {"r1-2", "r1-9"}
+    assert "claim r1-2: criticality" in refused["r1-2"] and "r1-9" in refused["r1-9"]
+    rows = lab.dicts("SELECT unit_id, labels, criticality, span, note FROM annotations WHERE annotator = 'anna'")
+    assert [(r["unit_id"], list(r["labels"]), r["criticality"], r["span"], r["note"]) for r in rows] == [
+        ("r1-1", ["CONTRADICTED"], 3, "8:00-18:00", "grid")]
+    assert lab.scalar("SELECT count(*) FROM audit_events WHERE action = 'label.annotate'") == 1
+    # the refused row, fixed, goes through on the next save
+    assert workbench.save_annotations(lab, ANNA, batch_id, "r1", [
+        {"unit_id": "r1-2", "labels": ["SUPPORTED"], "criticality": 1}]) == {}
+    assert lab.scalar("SELECT count(*) FROM audit_events WHERE action = 'label.annotate'") == 2
+
+
+@pytest.mark.parametrize("actor", [CARL, VIEWER])
+def test_the_grid_refuses_as_a_whole_whoever_may_not_label_the_batch(lab, actor):
+    batch_id = _batch(lab)
+    with pytest.raises(PermissionDenied):
+        workbench.save_annotations(lab, actor, batch_id, "r1", [{"unit_id": "r1-1", "labels": ["SUPPORTED"]}])
+    assert lab.scalar("SELECT count(*) FROM annotations") == 0

@@ -1,0 +1,119 @@
+"""Benchmark: the importer against its floor, DuckDB's own ``read_json`` of the same file (issue 14).
+
+    .venv/bin/python benchmarks/bench_import.py [--responses 100000] [--small 10000]
+                                                [--chunk-sizes 5000,50000] [--score]
+
+Writes ``--responses`` synthetic responses (``hri_core.synthetic.generate_responses``, seed 7; about 6
+claims each) and the first ``--small`` of them as JSON Lines, then, in the same run and interleaved:
+
+- the floor: ``CREATE TABLE AS SELECT * FROM read_json(file)`` into a fresh database file (DuckDB's
+  own parser, no validation);
+- the importer (``register.ingest.importer.import_path``: validation of every record, revisions,
+  quarantine bookkeeping; scoring only with ``--score``) into a fresh database, once per chunk size.
+
+For each it prints wall and CPU seconds (``time.process_time``: every thread of this process), the
+ratio of the importer's CPU to the floor's taken in the same round, the CPU per response at both
+sizes (linearity: the large file's per-response CPU over the small file's), peak RSS, and the
+database's size against the JSON Lines file. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hri_core.synthetic import generate_responses  # noqa: E402
+from register import SYSTEM, Store  # noqa: E402
+from register.ingest.importer import import_path  # noqa: E402
+from register.scoring.profiles import ensure_default_profile  # noqa: E402
+
+
+def measure(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def floor(source: Path, db: Path) -> None:
+    """DuckDB's read_json of the file into a table: the parse-and-store floor, no validation."""
+    store = Store(db)
+    try:
+        with store.cursor() as cur:
+            cur.execute("CREATE TABLE floor AS SELECT * FROM read_json(?, format = 'newline_delimited')",
+                        [str(source)])
+            cur.execute("CHECKPOINT")  # the importer's data is on disk too when it returns
+    finally:
+        store.close()
+
+
+def importer(source: Path, db: Path, chunk_size: int, score: bool) -> None:
+    store = Store(db)
+    try:
+        ensure_default_profile(store, SYSTEM)
+        report = import_path(store, SYSTEM, source, chunk_size=chunk_size, score=score)
+        assert report.accepted > 0
+    finally:
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--responses", type=int, default=100_000)
+    parser.add_argument("--small", type=int, default=10_000)
+    parser.add_argument("--chunk-sizes", default="5000,50000")
+    parser.add_argument("--score", action="store_true", help="score each batch too (the default import does)")
+    args = parser.parse_args()
+    chunk_sizes = [int(c) for c in args.chunk_sizes.split(",")]
+
+    work = Path(tempfile.mkdtemp(prefix="hri-bench-import-"))
+    try:
+        files = {"large": work / "large.jsonl", "small": work / "small.jsonl"}
+        with files["large"].open("w") as large, files["small"].open("w") as small:
+            for i, record in enumerate(generate_responses(args.responses, seed=7)):
+                line = json.dumps(record) + "\n"
+                large.write(line)
+                if i < args.small:
+                    small.write(line)
+        sizes = {"large": args.responses, "small": min(args.small, args.responses)}
+        print(f"load average before: {os.getloadavg()}  cores: {os.cpu_count()}")
+        print(f"files: {sizes['large']:,} responses {files['large'].stat().st_size / 1e6:.1f} MB, "
+              f"{sizes['small']:,} responses {files['small'].stat().st_size / 1e6:.1f} MB")
+        print(f"{'size':>6} {'what':<22} {'wall s':>8} {'CPU s':>8} {'CPU us/resp':>12} {'x floor CPU':>12} "
+              f"{'db/jsonl':>9}")
+        per_response: dict[str, dict[str, float]] = {}
+        for name in ("small", "large"):
+            n = sizes[name]
+            db = work / f"floor-{name}.duckdb"
+            wall, cpu = measure(lambda db=db, name=name: floor(files[name], db))
+            floor_cpu = cpu
+            print(f"{name:>6} {'floor: read_json':<22} {wall:8.2f} {cpu:8.2f} {cpu / n * 1e6:12.1f} {1.0:12.2f} "
+                  f"{db.stat().st_size / files[name].stat().st_size:9.2f}")
+            for chunk in chunk_sizes:
+                db = work / f"import-{name}-{chunk}.duckdb"
+                wall, cpu = measure(lambda db=db, name=name, chunk=chunk: importer(files[name], db, chunk,
+                                                                                 args.score))
+                label = f"import, chunk {chunk:,}"
+                per_response.setdefault(label, {})[name] = cpu / n
+                print(f"{name:>6} {label:<22} {wall:8.2f} {cpu:8.2f} {cpu / n * 1e6:12.1f} "
+                      f"{cpu / floor_cpu:12.2f} {db.stat().st_size / files[name].stat().st_size:9.2f}")
+        for label, per in per_response.items():
+            print(f"linearity ({label}): CPU per response at {sizes['large']:,} / at {sizes['small']:,} = "
+                  f"{per['large'] / per['small']:.2f}")
+        print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB  "
+              f"load average after: {os.getloadavg()}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
