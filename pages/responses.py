@@ -8,7 +8,7 @@ from register.console.queries import AUTHORITY_FILTERS, EXPORT_LIMIT, Filters
 from register.settings import settings
 from ui import data
 from ui.components import empty_state
-from ui.exports import discard, file_reader, prepare_export
+from ui.exports import XLSX_MIME, discard, file_reader, prepare_export
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import escape_markdown
@@ -122,8 +122,7 @@ def export_buttons(f, search: str | None, authority: str | None, total: int) -> 
     left.download_button("Download CSV", file_reader(prepared.csv), "hri-responses.csv", "text/csv",
                          on_click="ignore", key="responses_csv")
     if prepared.excel is not None:
-        right.download_button("Download Excel", file_reader(prepared.excel), "hri-responses.xlsx",
-                              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        right.download_button("Download Excel", file_reader(prepared.excel), "hri-responses.xlsx", XLSX_MIME,
                               on_click="ignore", key="responses_xlsx")
     elif limit == 0:
         st.caption("Excel exports are turned off (HRI_EXCEL_MAX_ROWS=0); the CSV opens in Excel too.")

@@ -29,9 +29,11 @@ import pandas as pd
 
 from register.console.exports import FORMULA_PREFIXES, CsvExport
 
-__all__ = ["EXPORT_DIR_PREFIX", "FORMULA_PREFIXES", "STALE_SECONDS", "PreparedExport", "discard", "escape_formulas",
-           "file_reader", "prepare_export", "to_csv_bytes", "to_excel_bytes", "write_excel", "written_bytes"]
+__all__ = ["EXPORT_DIR_PREFIX", "FORMULA_PREFIXES", "STALE_SECONDS", "XLSX_MIME", "PreparedExport", "discard",
+           "escape_formulas", "file_reader", "prepare_export", "to_csv_bytes", "to_excel_bytes", "write_excel",
+           "written_bytes"]
 
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EXPORT_DIR_PREFIX = "hri-export-"  # each prepared export is a temporary folder of its own with this prefix
 # A prepared export whose session ended without replacing it is removed by the next export after this long
 STALE_SECONDS = 24 * 3600

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 import register.console.exports
 import register.console.queries
 import register.db.audit
+import register.governance.report
 import ui.exports
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
@@ -40,6 +41,8 @@ def calls(monkeypatch, tmp_path):
     counted(register.console.queries, "export_rows")
     counted(register.console.exports, "write_csv")
     counted(register.db.audit, "write_events_csv")
+    counted(register.governance.report, "report_pdf")
+    counted(register.governance.report, "report_markdown")
     for name in ("to_csv_bytes", "to_excel_bytes", "write_excel"):
         counted(ui.exports, name)
     return counter
@@ -153,3 +156,17 @@ def test_the_audit_download_is_written_by_duckdb_into_a_folder_removed_afterward
     assert rows[0] == list(EVENT_COLUMNS)
     assert len(rows) - 1 == seeded_db.scalar("SELECT count(*) FROM audit_events")
     assert not list(tmp_path.glob(ui.exports.EXPORT_DIR_PREFIX + "*"))
+
+
+def test_register_and_release_report_downloads_are_built_when_clicked_not_on_a_run(seeded_db, calls):
+    at = _responses_page(page="pages/claims_register.py")
+    at.run()
+    assert {"Export CSV", "Export Excel", "Template (CSV)", "Template (Excel)"} <= set(_downloads(at))
+    at = _responses_page(page="pages/checklist.py")
+    next(b for b in at.button if b.label == "Run the checklist now").click().run()
+    at.run()
+    assert not at.exception, at.exception
+    assert {"Release report (PDF)", "Release report (Markdown)"} <= set(_downloads(at))
+    # before: both registers' files, both templates and the PDF report were built on every run
+    assert not calls["to_csv_bytes"] and not calls["to_excel_bytes"] and not calls["report_pdf"]
+    assert not calls["report_markdown"]
