@@ -45,6 +45,7 @@ class CsvExport:
 
 
 def _identifier(name: str) -> str:
+    """A column name as a quoted SQL identifier (the names come from the register's own SELECT, quoted anyway)."""
     return '"' + name.replace('"', '""') + '"'
 
 
