@@ -15,7 +15,7 @@ from register.access.permissions import Permission
 from register.db.audit import EventFilter
 from ui import data
 from ui.auth import can, current_actor
-from ui.exports import to_csv_bytes
+from ui.exports import written_bytes
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import escape_markdown
@@ -85,8 +85,10 @@ def main() -> None:
     st.dataframe(frame, hide_index=True, key="audit_table", column_config={
         "occurred_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm:ss"),
         "hash": st.column_config.TextColumn("Hash", width="small")})
-    export, _ = data.audit_events(f, 100_000, 0) if total > LIMIT else (frame, total)
-    st.download_button("Download CSV", to_csv_bytes(export), "hri-audit.csv", "text/csv", key="audit_csv")
+    # written by DuckDB when the button is clicked: a rerun of the page builds no export
+    writer = data.audit_csv_writer(f)
+    st.download_button("Download CSV", lambda: written_bytes(writer), "hri-audit.csv", "text/csv", key="audit_csv",
+                       on_click="ignore")
 
 
 run_page(main)

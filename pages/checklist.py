@@ -106,8 +106,10 @@ def main() -> None:
         sign_form(actor, run)
     pdf, markdown = gov.report_files(int(run_id))
     left, right = st.columns(2)
-    left.download_button("Release report (PDF)", pdf, f"checklist-run-{run_id}.pdf", "application/pdf")
-    right.download_button("Release report (Markdown)", markdown, f"checklist-run-{run_id}.md", "text/markdown")
+    left.download_button("Release report (PDF)", pdf, f"checklist-run-{run_id}.pdf", "application/pdf",
+                         on_click="ignore")
+    right.download_button("Release report (Markdown)", markdown, f"checklist-run-{run_id}.md", "text/markdown",
+                          on_click="ignore")
     st.subheader("History")
     st.dataframe(history, hide_index=True)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import AUTHORITY_FILTERS, Filters
+from register.console.queries import AUTHORITY_FILTERS, EXPORT_LIMIT, Filters
+from register.settings import settings
 from ui import data
 from ui.components import empty_state
-from ui.exports import to_csv_bytes, to_excel_bytes
+from ui.exports import XLSX_MIME, discard, file_reader, prepare_export
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import escape_markdown
@@ -88,18 +89,47 @@ def main() -> None:
     if selected:
         st.switch_page("pages/response_detail.py",
                        query_params={"response_id": str(frame.iloc[selected[0]]["response_id"])})
+    export_buttons(f, search, authority, total)
+
+
+def export_buttons(f, search: str | None, authority: str | None, total: int) -> None:
+    """Prepare the view's export once (DuckDB writes the file); later runs only offer that file.
+
+    The session keeps the file's place and the view it shows, never the rows: a rerun of this page (any
+    click anywhere) costs nothing here, and a download reads the file when it is clicked.
+    """
+    limit = settings().excel_max_rows
     left, right, _ = st.columns([1, 1, 4])
+    view = (f, search, authority)
     with left:
-        if st.button("Prepare export", help="Export the current filtered view (up to 100,000 rows)"):
+        if st.button("Prepare export", help=f"Export the current filtered view (up to {EXPORT_LIMIT:,} rows; "
+                                            f"also as Excel up to {limit:,} rows)"):
             with st.spinner("Preparing the export..."):
-                st.session_state["responses_export"] = (f, search, authority,
-                                                        data.export_rows(f, search, authority))
+                prepare_export(st.session_state, "responses_export", view, "hri-responses",
+                               lambda path: data.write_responses_export(path, f, search, authority,
+                                                                        frame_up_to=limit))
     prepared = st.session_state.get("responses_export")
-    if prepared is not None and prepared[:3] == (f, search, authority):  # never offer an export of another view
-        export = prepared[3]
-        left.download_button("Download CSV", to_csv_bytes(export), "hri-responses.csv", "text/csv")
-        right.download_button("Download Excel", to_excel_bytes(export), "hri-responses.xlsx",
-                              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    if prepared is None or prepared.view != view:  # never offer an export of another view
+        return
+    if not prepared.available():
+        discard(st.session_state.pop("responses_export"))
+        st.info("The prepared export is gone (prepared too long ago): prepare it again.",
+                icon=":material/history:")
+        return
+    if total > prepared.rows:
+        st.caption(f"The export holds the {prepared.rows:,} highest-scoring of the view's {total:,} responses: "
+                   "narrow the filters to export the rest.")
+    left.download_button("Download CSV", file_reader(prepared.csv), "hri-responses.csv", "text/csv",
+                         on_click="ignore", key="responses_csv")
+    if prepared.excel is not None:
+        right.download_button("Download Excel", file_reader(prepared.excel), "hri-responses.xlsx", XLSX_MIME,
+                              on_click="ignore", key="responses_xlsx")
+    elif limit == 0:
+        st.caption("Excel exports are turned off (HRI_EXCEL_MAX_ROWS=0); the CSV opens in Excel too.")
+    else:
+        st.caption(f"No Excel file: this export has {prepared.rows:,} rows and Excel is offered up to {limit:,} "
+                   "(HRI_EXCEL_MAX_ROWS), as a larger workbook takes the console, shared by every user, too long to "
+                   "build. The CSV holds them all and opens in Excel too.")
 
 
 run_page(main)

@@ -71,6 +71,11 @@ class Settings(BaseSettings):
                                       description="longest claim text an imported claim may have, in characters")
     max_span_chars: int = Field(20_000, ge=1,
                                 description="longest evidence span an imported claim may have, in characters")
+    excel_max_rows: int = Field(20_000, ge=0,
+                                description="largest view the Responses page also exports as an Excel file, in "
+                                            "rows (a workbook costs about 0.5 CPU-s per 1,000 rows, in the one "
+                                            "process every user shares; a larger view is offered as CSV only); "
+                                            "`0`: CSV only")
     inbox: Path | None = Field(None,
                                description="the folder the running console imports dropped files from, each "
                                            "moved to done/ or failed/ inside it with its JSON report (default: "

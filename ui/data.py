@@ -9,12 +9,16 @@ audit trail: a login must never make every user's next view of the data cold).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import streamlit as st
 
 from register import SYSTEM, Store
 from register.access import four_eyes
 from register.access.sources import mask_restricted_claims
-from register.console import queries, review
+from register.console import exports, queries, review
+from register.console.exports import CsvExport
 from register.db import audit
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
@@ -106,9 +110,11 @@ def responses_page(f: queries.Filters, search: str | None, sort_by: str, descend
                                   limit=limit, offset=offset, authority=authority)
 
 
-@st.cache_data(show_spinner=False)
-def export_rows(f: queries.Filters, search: str | None, authority: str | None = None):
-    return queries.export_rows(get_store(), f, search=search, authority=authority)
+def write_responses_export(path: Path, f: queries.Filters, search: str | None, authority: str | None, *,
+                           frame_up_to: int = 0) -> CsvExport:
+    """The Responses page's export written by DuckDB to the CSV file ``path`` (not cached: it writes a file; the
+    page keeps the file, never the rows)."""
+    return exports.write_csv(get_store(), f, path, search=search, authority=authority, frame_up_to=frame_up_to)
 
 
 @st.cache_data(show_spinner=False)
@@ -147,6 +153,13 @@ def record_decision(actor, response_id: str, revision: int, decision: str, reaso
 @account_read
 def audit_events(f, limit: int, offset: int):
     return audit.search_events(get_store(), f, limit=limit, offset=offset)
+
+
+def audit_csv_writer(f) -> Callable[[Path], CsvExport]:
+    """Writes the audit events matching ``f`` (newest first, at most 100,000) to a CSV file by DuckDB's COPY;
+    the store is taken now, as a download runs the writer on a thread of its own."""
+    store = get_store()
+    return lambda path: audit.write_events_csv(store, f, path)
 
 
 @account_read

@@ -7,6 +7,8 @@ writes that clear the read caches. No business rules: those live in ``register.g
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -56,9 +58,11 @@ def run_detail(run_id: int) -> dict:
     return checklist.run_detail(data.get_store(), run_id)
 
 
-def report_files(run_id: int) -> tuple[bytes, str]:
+def report_files(run_id: int) -> tuple[Callable[[], bytes], Callable[[], str]]:
+    """The release report as PDF and as Markdown, each built when its download button is clicked (deferred
+    data), never on a run of the page."""
     store = data.get_store()
-    return report.report_pdf(store, run_id), report.report_markdown(store, run_id)
+    return partial(report.report_pdf, store, run_id), partial(report.report_markdown, store, run_id)
 
 
 def audit_for(entity_type: str, limit: int = 20) -> pd.DataFrame:
@@ -236,16 +240,17 @@ def _reset(kind: str) -> None:
 
 def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
     """Downloads (CSV, Excel, template; formula-escaped) and an upload that reports bad rows by number."""
+    # deferred data: the bytes are built when a button is clicked, not on every run of the page
     cols = st.columns(4)
-    cols[0].download_button("Export CSV", exports.to_csv_bytes(export_frame), f"{kind}-register.csv", "text/csv",
-                            key=f"{kind}_csv")
-    cols[1].download_button("Export Excel", exports.to_excel_bytes(export_frame, sheet=kind),
-                            f"{kind}-register.xlsx", key=f"{kind}_xlsx")
+    cols[0].download_button("Export CSV", partial(exports.to_csv_bytes, export_frame), f"{kind}-register.csv",
+                            "text/csv", key=f"{kind}_csv", on_click="ignore")
+    cols[1].download_button("Export Excel", partial(exports.to_excel_bytes, export_frame, sheet=kind),
+                            f"{kind}-register.xlsx", exports.XLSX_MIME, key=f"{kind}_xlsx", on_click="ignore")
     template = transfer.template(kind)
-    cols[2].download_button("Template (CSV)", exports.to_csv_bytes(template), f"{kind}-template.csv", "text/csv",
-                            key=f"{kind}_tpl")
-    cols[3].download_button("Template (Excel)", exports.to_excel_bytes(template, sheet=kind), f"{kind}-template.xlsx",
-                            key=f"{kind}_tplx")
+    cols[2].download_button("Template (CSV)", partial(exports.to_csv_bytes, template), f"{kind}-template.csv",
+                            "text/csv", key=f"{kind}_tpl", on_click="ignore")
+    cols[3].download_button("Template (Excel)", partial(exports.to_excel_bytes, template, sheet=kind),
+                            f"{kind}-template.xlsx", exports.XLSX_MIME, key=f"{kind}_tplx", on_click="ignore")
     upload = st.file_uploader(f"Import a {kind} register (CSV or Excel, at most "
                               f"{transfer.MAX_UPLOAD_BYTES // 1_000_000} MB)", type=["csv", "xlsx"],
                               key=f"{kind}_upload")

@@ -38,6 +38,7 @@ from register.scoring.profiles import active_profile
 __all__ = [
     "AUTHORITY_FILTERS",
     "EXPORT_COLUMNS",
+    "EXPORT_LIMIT",
     "GROUP_COLUMNS",
     "NO_CLAIMS_STATE",
     "PAGE_COLUMNS",
@@ -48,6 +49,7 @@ __all__ = [
     "band_mix_by_week",
     "dimension_contributions",
     "export_rows",
+    "export_select",
     "filter_options",
     "high_share_by",
     "kpis",
@@ -74,6 +76,7 @@ PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "s
                 "mitigation_action", "mitigation_reason", "hri_add", "hri", "floors_fired", "decisive_claim_id",
                 "no_claims", "claim_count", "profile_version", "as_of", "authority")
 EXPORT_COLUMNS = PAGE_COLUMNS + ("question", "answer")
+EXPORT_LIMIT = 100_000  # rows of one export of the response explorer
 
 # sort key -> SQL expression over the scored set (allow-list: nothing else reaches ORDER BY).
 # Bands sort by score: within a profile the bands are score ranges, so that is their risk order.
@@ -589,20 +592,29 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     return frame, total
 
 
-def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by: str = "score",
-                descending: bool = True, limit: int = 100_000, authority: str | None = None) -> pd.DataFrame:
-    """The filtered view for CSV/Excel export: ``EXPORT_COLUMNS`` (the page's plus question, answer)."""
+def export_select(store: Store, f: Filters, p: Params, *, search: str | None = None, sort_by: str = "score",
+                  descending: bool = True, limit: int = EXPORT_LIMIT, authority: str | None = None) -> str:
+    """The SELECT of the export view (``EXPORT_COLUMNS``, at most ``limit`` rows in the page's order), its
+    values bound in ``p``: ``export_rows`` reads it into a frame, ``register.console.exports`` copies it to a
+    file."""
     order = _order_by(sort_by, descending)
     _check_window(limit, 0)
-    p = Params()
     keys = search_keys(search, p)
     scored = (_searched(store, f, p, keys, text_columns=True) if keys
               else f"fr AS ({filtered_scores(store, f, p, text_columns=True)})")
     columns = ", ".join((*EXPORT_COLUMNS, "response_key"))
-    return store.frame(
-        f"WITH {scored}, {_authority_view(p, store, authority)}, "
-        f"rows AS (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)}), "
-        f"{_paged_authority(store, p, 'rows', EXPORT_COLUMNS, order)}", p.values)
+    return (f"WITH {scored}, {_authority_view(p, store, authority)}, "
+            f"rows AS (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)}), "
+            f"{_paged_authority(store, p, 'rows', EXPORT_COLUMNS, order)}")
+
+
+def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by: str = "score",
+                descending: bool = True, limit: int = EXPORT_LIMIT, authority: str | None = None) -> pd.DataFrame:
+    """The filtered view for CSV/Excel export: ``EXPORT_COLUMNS`` (the page's plus question, answer)."""
+    p = Params()
+    sql = export_select(store, f, p, search=search, sort_by=sort_by, descending=descending, limit=limit,
+                        authority=authority)
+    return store.frame(sql, p.values)
 
 
 def authority_overview(store: Store, f: Filters) -> dict:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from register.db.export import CsvExport, copy_csv
 from register.db.keyring import KeyedAfter, Keyring, KeyringData
 from register.errors import AuditKeyError, InvalidAnchor
 
@@ -345,6 +346,16 @@ def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
                            "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
     total = store.scalar(f"SELECT count(*) FROM audit_events WHERE {where}", params)
     return frame, total
+
+
+def write_events_csv(store, f: EventFilter, path, *, limit: int = 100_000) -> CsvExport:
+    """The newest ``limit`` events matching ``f`` (``EVENT_COLUMNS``, newest first, as ``search_events`` lists
+    them) written by DuckDB to the CSV file ``path`` (``register.db.export.copy_csv``: formulas escaped)."""
+    if not (0 < int(limit) <= 100_000):
+        raise ValueError("limit must be 1..100000")
+    where, params = _event_where(f)
+    return copy_csv(store, f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
+                           "ORDER BY seq DESC LIMIT ?", [*params, int(limit)], path)
 
 
 def event_options(store) -> dict[str, list[str]]:

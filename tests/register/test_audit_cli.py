@@ -7,13 +7,15 @@ and are audited; the page's filters bind every value (injection strings are only
 
 from __future__ import annotations
 
+import csv
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from register import SYSTEM, Actor, Store
-from register.db.audit import EventFilter, search_events, verify_chain
+from register.db.audit import EVENT_COLUMNS, EventFilter, search_events, verify_chain, write_events_csv
+from register.db.export import FORMULA_PREFIXES
 from register.db.store import Change
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
@@ -185,6 +187,30 @@ def test_injection_strings_in_filters_are_only_data(events, text):
 def test_the_literal_injection_actor_is_found_literally(events):
     frame, total = search_events(events, EventFilter(actor="' OR '1'='1"))
     assert total == 1 and list(frame["actor_name"]) == ["' OR '1'='1"]
+
+
+def _csv(path) -> list[list[str]]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_the_csv_export_is_the_list_written_by_duckdb_with_formulas_escaped(events, tmp_path):
+    hostile = Actor('=HYPERLINK("http://x","y")', "reviewer")
+    enrol(events, hostile)
+    events.write(hostile, "test.action0", lambda cur: Change("thing", "+t-9"))
+    frame, total = search_events(events, EventFilter(), limit=100_000)
+    written = write_events_csv(events, EventFilter(), tmp_path / "audit.csv")
+    rows = _csv(written.path)
+    assert rows[0] == list(EVENT_COLUMNS) and written.rows == total == len(rows) - 1
+    assert [int(r[0]) for r in rows[1:]] == list(frame["seq"])  # newest first, as the page lists them
+    event = next(dict(zip(rows[0], r, strict=True)) for r in rows[1:] if r[6] == "'+t-9")
+    assert event["actor_name"] == "'" + hostile.name
+    assert not [v for r in rows[1:] for v in r if v.startswith(FORMULA_PREFIXES)]
+    assert [r[2] for r in _csv(write_events_csv(events, EventFilter(actor="BOB"), tmp_path / "b.csv").path)[1:]] \
+        == ["bob"]
+    literal = write_events_csv(events, EventFilter(actor="' OR '1'='1"), tmp_path / "c.csv")
+    assert literal.rows == 1 and _csv(literal.path)[1][2] == "' OR '1'='1"
+    assert write_events_csv(events, EventFilter(), tmp_path / "d.csv", limit=2).rows == 2
 
 
 def test_the_system_actor_is_a_constant():

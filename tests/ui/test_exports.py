@@ -77,3 +77,69 @@ def test_csv_round_trips_adversarial_text_through_pandas(hostile):
     # formula-escaped values keep their leading apostrophe (documented in ui/exports.py); the rest are exact
     assert back["question"].tolist()[ADVERSARIAL.index("=1+1")] == "'=1+1"
     assert back["question"].tolist()[0] == "What is the SLA?\r"
+
+
+# --- exports prepared once, as files (ui.exports.prepare_export) ------------------------------------------------
+
+
+@pytest.fixture
+def temp_root(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def _writer(frame, *, excel: bool):
+    from register.console.exports import CsvExport
+
+    def write(path):
+        path.write_bytes(to_csv_bytes(frame))
+        return CsvExport(path, len(frame), frame if excel else None)
+
+    return write
+
+
+def test_prepare_export_keeps_files_not_rows_and_replaces_the_last(temp_root, frame):
+    from ui.exports import file_reader, prepare_export
+
+    state: dict = {}
+    first = prepare_export(state, "k", ("view", 1), "out", _writer(frame, excel=True))
+    assert state == {"k": first} and first.rows == len(frame) and first.available()
+    assert first.folder.parent == temp_root and {p.name for p in first.folder.iterdir()} == {"out.csv", "out.xlsx"}
+    assert file_reader(first.csv)() == to_csv_bytes(frame)
+    assert pd.read_excel(first.excel)["response_id"][0] == "'=HYPERLINK(\"http://x\")"
+    second = prepare_export(state, "k", ("view", 2), "out", _writer(frame, excel=False))
+    assert state == {"k": second} and second.excel is None and not first.folder.exists()
+
+
+def test_a_failed_export_leaves_no_folder_and_drops_the_last(temp_root, frame):
+    from ui.exports import prepare_export
+
+    state: dict = {}
+    first = prepare_export(state, "k", "v", "out", _writer(frame, excel=False))
+
+    def broken(path):
+        path.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        prepare_export(state, "k", "v", "out", broken)
+    assert state == {} and list(temp_root.iterdir()) == [] and not first.available()
+
+
+def test_export_folders_left_by_ended_sessions_are_swept(temp_root, frame):
+    import os
+
+    from ui.exports import EXPORT_DIR_PREFIX, STALE_SECONDS, prepare_export
+
+    old, recent, other = (temp_root / f"{EXPORT_DIR_PREFIX}old", temp_root / f"{EXPORT_DIR_PREFIX}recent",
+                          temp_root / "someone-elses")
+    for folder in (old, recent, other):
+        folder.mkdir()
+        (folder / "x.csv").write_text("x")
+    long_ago = os.stat(old).st_mtime - STALE_SECONDS - 60
+    os.utime(old, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    prepare_export({}, "k", "v", "out", _writer(frame, excel=False))
+    assert not old.exists() and recent.exists() and other.exists()

@@ -1,0 +1,88 @@
+"""Query results written by DuckDB to a CSV file: large exports never pass through Python rows.
+
+``copy_csv`` materialises a bound SELECT into a temporary table of its own cursor, then lets DuckDB
+``COPY`` it to a file. The CSV is what ``ui.exports.to_csv_bytes`` writes for the same rows: the same header,
+RFC 4180 (rows end with CRLF, a field holding a comma, a quote, a CR or an LF is quoted) and spreadsheet
+formulas neutralised -- a text cell starting with one of ``FORMULA_PREFIXES`` gets a leading apostrophe, in
+SQL, so the file DuckDB writes is safe as it stands. Values are DuckDB's text: booleans ``true``/``false``,
+times ``2026-11-01 09:30:00+00``, a NULL an empty field (an empty text ``""``).
+
+The same table, when the caller asks for it (``frame_up_to``), is read back as a DataFrame for an Excel
+writer: one run of the query serves both files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from register.db.sql import Params
+
+if TYPE_CHECKING:  # register.db.store imports register.db.audit, which exports through this module
+    from register.db.store import Bindings, Cursor, Store
+
+__all__ = ["FORMULA_PREFIXES", "CsvExport", "copy_csv"]
+
+# A cell starting with one of these is run as a formula by spreadsheet programs (the OWASP "CSV injection"
+# list): such cells get a leading apostrophe.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+_TABLE = "export_rows"  # a TEMP table: private to the export's own cursor (a connection of its own)
+_TEXT_TYPES = ("VARCHAR", "JSON")  # numbers keep their sign: "-2" in a number column is a number
+
+
+@dataclass(frozen=True)
+class CsvExport:
+    """What ``copy_csv`` wrote: ``rows`` data rows (the header not counted) to ``path``; ``frame``, the same
+    rows unescaped for an Excel writer, when there were at most ``frame_up_to`` of them (else None)."""
+
+    path: Path
+    rows: int
+    frame: pd.DataFrame | None = None
+
+
+def _identifier(name: str) -> str:
+    """A column name as a quoted SQL identifier (the names come from the register's own SELECT, quoted anyway)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _escaped_select(cur: Cursor, p: Params) -> str:
+    """SELECT of every column of the export table in order, text columns formula-escaped (prefixes bound)."""
+    prefixes = p.in_list(FORMULA_PREFIXES)
+    columns = []
+    for name, kind, *_ in cur.query(f"DESCRIBE {_TABLE}"):
+        column = _identifier(name)
+        if kind in _TEXT_TYPES or kind.startswith("ENUM"):
+            column = (f"CASE WHEN left({column}, 1) IN {prefixes} THEN '''' || {column} ELSE {column} END "
+                      f"AS {column}")
+        columns.append(column)
+    return f"SELECT {', '.join(columns)} FROM {_TABLE}"
+
+
+def copy_csv(store: Store, select: str, params: Bindings, path: str | Path, *, frame_up_to: int = 0) -> CsvExport:
+    """Write the rows of ``select`` (bound ``params``; its ORDER BY is kept) to the CSV file ``path``, created or
+    replaced, formulas escaped. ``frame_up_to``: also return the rows as a DataFrame when there are at most that
+    many (0: never).
+
+    ``select`` is SQL built by the register's code, its values bound; ``path`` is a file name of the caller's
+    choosing (COPY takes no parameter for it: it is quoted here).
+    """
+    path = Path(path)
+    if "\x00" in str(path):
+        raise ValueError("a file name cannot hold NUL")
+    target = str(path).replace("'", "''")
+    with store.cursor() as cur:
+        # the temporary table keeps the query's order (DuckDB preserves insertion order), so the file does
+        cur.execute(f"CREATE OR REPLACE TEMP TABLE {_TABLE} AS {select}", params)
+        try:
+            p = Params()
+            rows = int(cur.execute(f"COPY ({_escaped_select(cur, p)}) TO '{target}' "
+                                   "(FORMAT csv, HEADER, DELIMITER ',', QUOTE '\"', NEW_LINE '\\r\\n')",
+                                   p.values) or 0)
+            frame = cur.frame(f"SELECT * FROM {_TABLE}") if frame_up_to > 0 and rows <= frame_up_to else None
+        finally:
+            cur.execute(f"DROP TABLE IF EXISTS {_TABLE}")
+    return CsvExport(path, rows, frame)
