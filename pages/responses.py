@@ -99,7 +99,7 @@ def export_buttons(f, search: str | None, authority: str | None, total: int) -> 
     click anywhere) costs nothing here, and a download reads the file when it is clicked.
     """
     limit = settings().excel_max_rows
-    left, right, _ = st.columns([1, 1, 4])
+    left, middle, right, _ = st.columns([1, 1, 1, 3])  # Prepare | CSV | Excel, side by side
     view = (f, search, authority)
     with left:
         if st.button("Prepare export", help=f"Export the current filtered view (up to {EXPORT_LIMIT:,} rows; "
@@ -119,7 +119,7 @@ def export_buttons(f, search: str | None, authority: str | None, total: int) -> 
     if total > prepared.rows:
         st.caption(f"The export holds the {prepared.rows:,} highest-scoring of the view's {total:,} responses: "
                    "narrow the filters to export the rest.")
-    left.download_button("Download CSV", file_reader(prepared.csv), "hri-responses.csv", "text/csv",
+    middle.download_button("Download CSV", file_reader(prepared.csv), "hri-responses.csv", "text/csv",
                          on_click="ignore", key="responses_csv")
     if prepared.excel is not None:
         right.download_button("Download Excel", file_reader(prepared.excel), "hri-responses.xlsx", XLSX_MIME,
