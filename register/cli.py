@@ -729,6 +729,19 @@ def cmd_judge_agreement(store: Store, args) -> int:
     return EXIT_OK
 
 
+def _llm_client():
+    """A chat client for the endpoint the ``HRI_LLM_*`` settings name; a clear error when none is set."""
+    from register.settings import secret
+    from register.verify.llm_client import ChatClient
+
+    current = settings()
+    if not (current.llm_url and current.llm_model):
+        raise RegisterError("--llm needs an endpoint and a model: set HRI_LLM_URL and HRI_LLM_MODEL (the API key "
+                            f"in ${current.llm_api_key_env})")
+    return ChatClient(current.llm_url, current.llm_model, secret(current.llm_api_key_env),
+                      timeout=current.llm_timeout, retries=current.llm_retries)
+
+
 def cmd_testset(store: Store, args) -> int:
     """Critical-information test sets (register.verify.testsets)."""
     from register.verify import testsets
@@ -736,13 +749,22 @@ def cmd_testset(store: Store, args) -> int:
     actor = cli_actor()
     command = args.testset_command
     if command == "draft":
-        items = testsets.draft_from_register(store)
+        if args.llm:
+            items, drafted = testsets.draft_with_llm(store, _llm_client())
+            note = (f"drafted from the register, questions by {drafted.model}: {drafted.written} written, "
+                    f"{len(drafted.fallbacks)} from the template")
+        else:
+            items, note = testsets.draft_from_register(store), "drafted offline from the register"
         if not items:
             raise RegisterError("nothing to draft from: the register has no claims register rows and no supported "
                                 "claims of critical categories")
-        version = testsets.save_test_set(store, actor, args.name, items, note="drafted offline from the register")
+        version = testsets.save_test_set(store, actor, args.name, items, note=note)
         print(f"test set {args.name} v{version}: {len(items)} draft question(s); edit them (testset export, "
               "testset save) before relying on them")
+        if args.llm:
+            print(note)
+            for item_id, why in drafted.fallbacks.items():
+                print(f"  {item_id}: template question ({why})")
     elif command == "save":
         items = _read_jsonl_objects(Path(args.file))
         version = testsets.save_test_set(store, actor, args.name, items, note=args.note)
@@ -958,6 +980,9 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = tst.add_subparsers(dest="testset_command", required=True)
     tdraft = tsub.add_parser("draft", help="draft a set offline from the register (saved as the next version)")
     tdraft.add_argument("name")
+    tdraft.add_argument("--llm", action="store_true",
+                        help="have the LLM at HRI_LLM_URL (model HRI_LLM_MODEL) write the questions; the targets stay "
+                             "the register's statements")
     tsave = tsub.add_parser("save", help="save edited items (JSON Lines) as the set's next version")
     tsave.add_argument("name")
     tsave.add_argument("file")
