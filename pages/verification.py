@@ -97,6 +97,60 @@ def test_set_section() -> None:
                    "question's target and quotes; machine verdicts, so confirm them above before acting on them.")
 
 
+def verify_section() -> None:
+    """Verify answers already in the register with a judge (the ``verify`` command, from the console)."""
+    with st.expander("Verify stored answers: extract, link and judge their claims", expanded=False):
+        with_claims = st.toggle("Also answers that already have claims", key="vs_with_claims",
+                                help="Their claims are replaced by the judge's in a new revision; the revision "
+                                     "before stays, with its labels and score.")
+        frame = verification.verifiable(with_claims)
+        if frame.empty:
+            st.caption("No answer to verify: every current answer has claims (turn on the toggle to re-verify "
+                       "them) or no answer text.")
+            return
+        with st.form("verify_selection", enter_to_submit=False):
+            labels = {r.response_id: f"{r.response_id} · {r.use_case or '-'} · {r.model or '-'} · "
+                                     f"{r.claim_count} claims · {r.context_chunks} context chunks"
+                      for r in frame.itertuples()}
+            chosen = st.multiselect(f"Answers ({len(frame):,} offered, newest first)", list(labels),
+                                    format_func=labels.get, key="vs_ids", placeholder="Choose answers")
+            profile = st.selectbox("Judge profile", verification.judge_profiles(), key="vs_profile")
+            submitted = st.form_submit_button("Verify the chosen answers", type="primary")
+        if not submitted:
+            return
+        if not chosen:
+            st.error("**Nothing verified** — choose at least one answer.", icon=":material/error:")
+            return
+        bar = st.progress(0.0, text="Verifying...")
+
+        def progress(done: int, total: int | None, message: str) -> None:
+            bar.progress(min(1.0, done / total) if total else 0.5, text=f"{done:,} of {total or '?'} {message}")
+
+        try:
+            report = verification.verify_selection(current_actor(), chosen, profile, progress)
+        except RegisterError as error:
+            bar.empty()
+            show_error(error)
+            return
+        bar.empty()
+        st.session_state["vs_result"] = (
+            f"Verification run {report.run_id}: {report.responses:,} answer(s), {report.claims:,} claims, "
+            f"{report.unlinked:,} UNLINKED; {report.proposed:,} proposals wait below, {report.applied:,} applied by "
+            "the judge policy.", list(report.problems))
+        st.rerun()  # the counts and the proposals above and below are read afresh
+
+
+def verify_result() -> None:
+    """What the last verification from the console did, kept across the rerun that shows its proposals."""
+    result = st.session_state.pop("vs_result", None)
+    if result is None:
+        return
+    summary, problems = result
+    st.success(summary, icon=":material/check:")
+    for problem in problems:
+        st.warning(f"Left out: {escape_markdown(problem)}", icon=":material/warning:")
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Claim verification")
@@ -109,6 +163,9 @@ def main() -> None:
     st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
                "UNSUPPORTED. " + ("The active policy applied the verdicts it allows at verification."
                                   if policy_version else "No judge policy is active: every verdict waits here."))
+    if can(Permission.LABEL):
+        verify_result()
+        verify_section()
     agreement_section()
     test_set_section()
     frame = verification.proposal_frame("proposed")

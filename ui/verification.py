@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from register.db.store import Actor
-from register.verify import policy, proposals, testsets
+from register.verify import policy, proposals, stored, testsets
 from register.verify.agreement import judge_agreement
+from register.verify.judge_cli import PROFILE_DIR, load_profile
+from register.verify.run import judge_in_register
 from ui import data
 
 PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
@@ -64,3 +66,26 @@ def critical_report() -> pd.DataFrame:
     rows = testsets.critical_report(data.get_store())
     return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
                                        "hallucinated", "needs_review", "unanswered", "hallucination_rate"])
+
+
+@st.cache_data(show_spinner=False)
+def verifiable(with_claims: bool) -> pd.DataFrame:
+    """Current answers a verification can take (``register.verify.stored.candidates``)."""
+    return stored.candidates(data.get_store(), with_claims=with_claims)
+
+
+def judge_profiles() -> list[str]:
+    """The judge profiles shipped in ``data/judge_profiles`` (by name), the offline default first."""
+    names = sorted(path.stem for path in PROFILE_DIR.glob("*.json"))
+    return sorted(names, key=lambda name: name != "offline-default")
+
+
+def verify_selection(actor: Actor, response_ids: list[str], profile: str, progress) -> stored.VerifyReport:
+    """Verify the chosen stored answers with a judge profile (a write: clears the cached reads)."""
+    store = data.get_store()
+    judge = judge_in_register(load_profile(profile), store, actor)
+    try:
+        return stored.verify_stored(store, actor, response_ids, judge, progress=progress)
+    finally:
+        data.after_write()
+

@@ -30,6 +30,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from hri_core import Response
@@ -71,6 +72,7 @@ class VerifyInput:
     stakes: str | None
     category: str | None
     criticality: int
+    created_at: datetime | None = None  # a stored answer's time, kept in its verified revision
 
 
 @dataclass
@@ -308,7 +310,7 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
     for item in inputs:
         record: dict[str, Any] = {"response_id": item.response_id, "question": item.question, "answer": item.answer,
                                   "claims": by_input[item.line], "retrieved_context": list(item.chunks)}
-        for name in ("gt_answer", "use_case", "model", "stakes"):
+        for name in ("gt_answer", "use_case", "model", "stakes", "created_at"):
             if getattr(item, name) is not None:
                 record[name] = getattr(item, name)
         responses.append(parse_response(record))

@@ -39,6 +39,10 @@ def _page(role: str):
     return at
 
 
+def _button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
 def _texts(at) -> str:
     return "\n".join([str(x.value) for x in at.markdown] + [str(x.value) for x in at.warning]
                      + [str(x.value) for x in at.info] + [str(x.value) for x in at.caption])
@@ -56,7 +60,7 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
     at.selectbox(key="proposal_pick").set_value(first).run()
     assert escape_markdown("offline-default@1") in _texts(at) and "Alexandria" in _texts(at)
     at.radio(key="proposal_action").set_value("confirm")
-    at.button[0].click().run()
+    _button(at, "Record decision").click().run()
     assert not at.exception, at.exception
     assert seeded_db.query("SELECT labels FROM claims WHERE is_current AND response_id = 'r-nile' "
                            "ORDER BY claim_idx")[0][0] == ["SUPPORTED"]
@@ -86,3 +90,28 @@ def test_the_critical_test_set_report_shows_each_run_by_model(seeded_db):
     report = at.dataframe[0].value
     assert report["model"].tolist() == ["assistant-a"] and report["critical_questions"].tolist() == [1]
     assert report["hallucinated"].tolist() == [1]
+
+
+def test_an_annotator_verifies_stored_answers_from_the_console(seeded_db, tmp_path):
+    """The ``verify`` command from the console, for a selection of stored answers: proposals appear, the
+    answer keeps its time, and an empty selection is refused with a message."""
+    from register import SYSTEM
+    from register.ingest.importer import import_path
+
+    path = tmp_path / "nile.jsonl"
+    chunks = [{"id": f"k{i}", "text": text} for i, text in enumerate(NILE["retrieved_context"])]
+    path.write_text(json.dumps({**NILE, "retrieved_context": chunks, "created_at": "2026-10-01T08:00:00Z",
+                                "claims": []}) + "\n")
+    assert import_path(seeded_db, SYSTEM, path).accepted == 1
+    at = _page("annotator")
+    assert any(o.startswith("r-nile ·") for o in at.multiselect(key="vs_ids").options)  # answers without claims
+    _button(at, "Verify the chosen answers").click().run()
+    assert [e.value for e in at.error] == ["**Nothing verified** — choose at least one answer."]
+    at.multiselect(key="vs_ids").set_value(["r-nile"])
+    _button(at, "Verify the chosen answers").click().run()
+    assert not at.exception, at.exception
+    assert "Verification run" in at.success[0].value and "2 claims" in at.success[0].value
+    assert {m.label: m.value for m in at.metric}["Proposed"] == "2"
+    revision, created = seeded_db.query_one("SELECT revision, created_at FROM responses WHERE is_current "
+                                            "AND response_id = 'r-nile'")
+    assert revision == 2 and created.isoformat().startswith("2026-10-01T08:00:00")
