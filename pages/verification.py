@@ -7,6 +7,7 @@ reaches a claim's label and the score; until then the claim counts as UNSUPPORTE
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from hri_core.vocabulary import LABELS
@@ -27,7 +28,8 @@ ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with an
 def decision_form(row) -> None:
     proposal_id = int(row["proposal_id"])
     with st.form(f"proposal_{proposal_id}", enter_to_submit=False):
-        choices = [a for a in ACTIONS if a != "confirm" or row["label"] is not None]  # an abstention has no verdict
+        # an abstention has no verdict to confirm (its missing label is NaN in the frame)
+        choices = [a for a in ACTIONS if a != "confirm" or not pd.isna(row["label"])]
         action = st.radio("Decision", choices, format_func=ACTIONS.get, horizontal=True, index=None,
                           key="proposal_action")
         label = st.selectbox("Label (for another label)", [lab.value for lab in LABELS], index=None,
@@ -172,7 +174,8 @@ def main() -> None:
     if frame.empty:
         empty_state("No proposal waits for a decision. Run `python -m register verify INPUT.jsonl` to verify answers.")
         return
-    st.dataframe(frame, hide_index=True, key="proposal_table",
+    shown = frame.assign(label=frame["label"].astype(object).where(frame["label"].notna(), "needs review"))
+    st.dataframe(shown, hide_index=True, key="proposal_table",
                  column_order=("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence",
                                "unlinked", "link_score", "reason", "target_label", "category", "stakes",
                                "judge_profile"),
@@ -192,14 +195,15 @@ def main() -> None:
     ids = [int(i) for i in frame["proposal_id"]]
     pick = st.selectbox("Proposal to decide on", ids, key="proposal_pick")
     row = frame[frame["proposal_id"] == pick].iloc[0]
-    verdict = row["label"] if row["label"] is not None else "needs review (the judge abstained)"
+    # pd.isna: a frame holds an abstention's missing label as NaN, which is not None
+    verdict = row["label"] if not pd.isna(row["label"]) else "needs review (the judge abstained)"
     st.markdown(f"**Claim {code_span(row['claim_id'])} of {code_span(row['response_id'])}:** "
                 f"{escape_markdown(row['claim_text'])}")
     st.markdown(f"**Judge's verdict:** {escape_markdown(verdict)} · confidence {float(row['confidence']):.2f} · "
                 f"{escape_markdown(row['judge_profile'])} ({escape_markdown(row['backend'])})  \n"
                 f"**Reason:** {escape_markdown(row['reason'])}")
-    if row["span"] is not None:
-        passage = "" if row["evidence_index"] is None else f" (passage {int(row['evidence_index']) + 1})"
+    if not pd.isna(row["span"]):
+        passage = "" if pd.isna(row["evidence_index"]) else f" (passage {int(row['evidence_index']) + 1})"
         st.markdown(f"**Linked span{passage}:** {escape_markdown(row['span'])}")
     if bool(row["unlinked"]):
         st.warning("UNLINKED: no retrieved span holds enough of the claim's words.", icon=":material/link_off:")

@@ -256,8 +256,10 @@ def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any
     return store.dicts("""
         WITH answers AS (
             SELECT p.run_id, p.response_id,
-                   bool_or(p.label IN ('UNSUPPORTED', 'CONTRADICTED') OR p.target_label = 'CONTRADICTED')
-                       AS hallucinated,
+                   -- coalesce: an abstention has no label, and NULL IN (...) would make the answer's flag NULL,
+                   -- so it would count neither as hallucinated nor as needing review
+                   bool_or(coalesce(p.label IN ('UNSUPPORTED', 'CONTRADICTED'), false)
+                           OR coalesce(p.target_label = 'CONTRADICTED', false)) AS hallucinated,
                    bool_or(p.abstained) AS needs_review
             FROM judge_proposals p
             WHERE p.category IN (SELECT unnest(?::VARCHAR[]))

@@ -115,3 +115,19 @@ def test_an_annotator_verifies_stored_answers_from_the_console(seeded_db, tmp_pa
     revision, created = seeded_db.query_one("SELECT revision, created_at FROM responses WHERE is_current "
                                             "AND response_id = 'r-nile'")
     assert revision == 2 and created.isoformat().startswith("2026-10-01T08:00:00")
+
+
+def test_an_abstention_reads_needs_review_and_offers_no_confirmation(seeded_db):
+    """A proposal without a verdict (the judge abstained) is shown as "needs review", never as "nan", and only
+    "another label" or "reject" are offered for it."""
+    enrol(seeded_db, SEED)
+    critical = {**NILE, "response_id": "r-critical", "category": "safety"}  # the offline judge never clears it
+    verify(seeded_db, SEED, list(read_inputs([json.dumps(critical)])), judge_for(load_profile("offline-default")),
+           source_name="critical.jsonl")
+    at = _page("annotator")
+    grid = at.dataframe[-1].value
+    first = int(grid["proposal_id"].iloc[0])
+    at.selectbox(key="proposal_pick").set_value(first).run()
+    verdict = next(m.value for m in at.markdown if m.value.startswith("**Judge's verdict:**"))
+    assert escape_markdown("needs review (the judge abstained)") in verdict and "nan" not in verdict
+    assert at.radio(key="proposal_action").options == ["Confirm with another label", "Reject"]

@@ -90,6 +90,8 @@ def test_a_run_against_a_replayed_assistant_is_verified_and_reported_on_critical
         ("replay-assistant", 1, 1, 1)
     assert first["hallucination_rate"] == 1.0
     assert (second["model"], second["critical_questions"], second["hallucinated"]) == ("assistant-b", 1, 0)
+    # right, but an offline judge never clears a financial claim: it needs review (a NULL label counted as such)
+    assert second["needs_review"] == 1
     assert second["unanswered"] == 7  # imported answers for one question only
 
 
