@@ -1,0 +1,153 @@
+"""The impact preview's fast path: scores recomputed from the stored score rows, without the claims.
+
+A profile that differs from the one that produced the stored scores only in weights, bands or the
+no-claims action (``hri_core.profile.rescore_fields`` is empty) scores every response from what its
+score row and its fired floors hold: ``hri = max(min(1, sum_k w_k s_k), phi)`` over the stored s_f..s_h
+with phi the largest fired floor value (``score_floors``), then the band, the band's action (the
+no-claims action without claims, ``review`` for a response that failed closed, whose HRI is 1), raised
+by the strictest ``min_action`` among its fired floors. The SQL repeats ``scorer.score_select``'s
+expressions in the same order over the same doubles, so the numbers are equal, not merely close.
+
+Exact only when the stored rows are what the full path would compute: every current row scored by the
+DuckDB scorer (not imported from Spark, whose arithmetic may differ in the last bit) in runs that
+recorded the fingerprint of the stored profile version they name, all at one as-of time. ``plan``
+checks that and says why not otherwise; the caller then rescores in full.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from hri_core import DIMENSIONS, ScoringProfile
+from hri_core.models import ensure_utc
+from hri_core.profile import ACTION_SEVERITY, ACTIONS, rescore_fields
+from register.db.sql import Params
+from register.db.store import Cursor, Store
+from register.scoring.profiles import get_profile
+from register.scoring.scorer import DIM_COLUMNS, FAILED_ACTION
+from register.scoring.spark_exchange import SPARK_SCOPE
+
+__all__ = ["METHOD_FULL", "METHOD_STORED", "StoredBasis", "plan", "stored_select"]
+
+METHOD_STORED = "stored dimension scores"
+METHOD_FULL = "full rescore"
+
+
+@dataclass(frozen=True)
+class StoredBasis:
+    """The one profile and as-of time behind every current stored score, when there is one."""
+
+    profile: ScoringProfile
+    as_of: datetime
+    complete: bool  # every current response has a current score of its current revision
+
+
+def _basis(store: Store, cur: Cursor) -> StoredBasis | str:
+    """The stored rows' profile and as-of time, or why the stored rows cannot stand in for a rescore."""
+    row = cur.one(
+        "SELECT count(*) AS responses, count(s.response_id) AS scored, "
+        "min(s.profile_version) AS v_min, max(s.profile_version) AS v_max, min(s.as_of) AS t_min, "
+        "max(s.as_of) AS t_max, count(*) FILTER (sr.scope = $spark) AS spark, "
+        "count(DISTINCT sr.profile_fingerprint) AS prints, count(*) FILTER (sr.profile_fingerprint IS NULL "
+        "AND s.response_id IS NOT NULL) AS unprinted, min(sr.profile_fingerprint) AS print "
+        "FROM responses r LEFT JOIN scores s ON s.is_current AND s.response_id = r.response_id "
+        "AND s.revision = r.revision LEFT JOIN score_runs sr ON sr.run_id = s.run_id WHERE r.is_current",
+        {"spark": SPARK_SCOPE})
+    assert row is not None  # an aggregate without GROUP BY has one row
+    if not row["scored"]:
+        return "no current response has a stored score"
+    if row["v_min"] != row["v_max"]:
+        return f"the stored scores come from profile versions {row['v_min']} to {row['v_max']}"
+    if row["t_min"] != row["t_max"]:
+        return "the stored scores were computed at different as-of times"
+    if row["spark"]:
+        return "some stored scores were imported from a Spark job"
+    if row["unprinted"] or row["prints"] != 1:
+        return "some stored scores come from runs that did not record their profile's fingerprint"
+    profile = get_profile(store, int(row["v_min"]))
+    if profile.fingerprint() != row["print"]:
+        return f"the stored scores were computed with parameters other than version {profile.version}'s"
+    return StoredBasis(profile, ensure_utc(row["t_min"]), row["scored"] == row["responses"])
+
+
+def plan(store: Store, cur: Cursor, draft: ScoringProfile, baseline: ScoringProfile | None,
+         as_of: datetime | None) -> StoredBasis | str:
+    """The stored basis the preview of ``draft`` against ``baseline`` (None: the stored scores) can be
+    computed from exactly, or why it must rescore every response."""
+    basis = _basis(store, cur)
+    if isinstance(basis, str):
+        return basis
+    if as_of is not None and ensure_utc(as_of) != basis.as_of:
+        return f"the preview is as of another time than the stored scores ({basis.as_of:%Y-%m-%d %H:%M} UTC)"
+    for role, profile in (("draft", draft), ("baseline", baseline)):
+        changed = rescore_fields(profile, basis.profile) if profile is not None else ()
+        if changed:
+            return (f"the {role} changes {', '.join(changed)} relative to version {basis.profile.version}, "
+                    "which produced the stored scores")
+    if baseline is not None and not basis.complete:
+        return "some current responses have no current stored score"
+    return basis
+
+
+def _base_select(profile: ScoringProfile, p: Params) -> str:
+    """The current stored rows of current revisions with their floors' phi and strictest minimum action.
+
+    ``stale`` marks a row whose ``floors_fired`` disagrees with its ``score_floors`` rows (a record
+    edited by hand): the caller falls back to a full rescore when any row is stale.
+    """
+    dims = ", ".join(f"s.{c}" for c in DIM_COLUMNS.values())
+    rows = (f"SELECT s.run_id, s.response_id, s.revision, {dims}, s.score, s.band, s.action, s.no_claims, "
+            f"s.scoring_failure IS NOT NULL AS failed, s.floors_fired "
+            f"FROM scores s JOIN responses r ON r.is_current AND r.response_id = s.response_id "
+            f"AND r.revision = s.revision WHERE s.is_current")
+    if not profile.floors:  # nothing can have fired
+        return (f"SELECT *, 0.0 AS phi, NULL::BIGINT AS ma_sev, floors_fired <> 0 AS stale FROM ({rows})")
+    ma_rules = [r for r in profile.floors if r.min_action is not None]
+    ma = ("max(CASE " + " ".join(f"WHEN f.rule_id = {p(r.rule_id)} THEN {p(ACTION_SEVERITY[r.min_action])}"
+                                 for r in ma_rules if r.min_action is not None) + " END)::BIGINT"
+          if ma_rules else "NULL::BIGINT")
+    return f"""
+SELECT c.*, coalesce(fl.phi, 0.0) AS phi, fl.ma_sev, c.floors_fired <> coalesce(fl.n, 0) AS stale
+FROM ({rows}) c LEFT JOIN (
+    SELECT f.run_id, f.response_id, f.revision, max(f.value) AS phi, {ma} AS ma_sev, count(*) AS n
+    FROM score_floors f WHERE f.run_id IN (SELECT DISTINCT run_id FROM scores WHERE is_current)
+    GROUP BY ALL) fl ON fl.run_id = c.run_id AND fl.response_id = c.response_id AND fl.revision = c.revision"""
+
+
+def _rescored(profile: ScoringProfile, p: Params, prefix: str) -> list[str]:
+    """Layers of columns (``{prefix}score``, ``{prefix}band``, ``{prefix}action``) that score one stored
+    row under ``profile``, written as ``scorer.score_select`` writes them (same operations, same order)."""
+    x = prefix
+    weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
+    bands = profile.bands
+
+    def case(attr: str) -> str:
+        if len(bands) == 1:
+            return p(getattr(bands[0], attr))
+        return ("CASE " + " ".join(f"WHEN {x}score9 <= {p(b.upper)} THEN {p(getattr(b, attr))}" for b in bands[:-1])
+                + f" ELSE {p(getattr(bands[-1], attr))} END")
+    actions = f"({p(list(ACTIONS))}::VARCHAR[])"
+    return [
+        f"CASE WHEN failed THEN 1.0 ELSE greatest(least(1.0, {weighted}), phi) END AS {x}hri",
+        f"round(100.0 * {x}hri, 9) AS {x}score9, 100.0 * {x}hri AS {x}score",
+        f"{case('name')} AS {x}band, CASE WHEN failed THEN {p(FAILED_ACTION)} WHEN no_claims "
+        f"THEN {p(profile.no_claims_action)} ELSE {case('action')} END AS {x}band_action",
+        f"CASE WHEN NOT failed AND ma_sev IS NOT NULL AND ma_sev > list_position({actions}, {x}band_action) - 1 "
+        f"THEN {actions}[ma_sev + 1] ELSE {x}band_action END AS {x}action",
+    ]
+
+
+def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringProfile | None, p: Params) -> str:
+    """SELECT response_id, revision, old_score, new_score, old_band, new_band, old_action, new_action:
+    ``draft`` (new) and ``baseline`` (old; None: the stored score, band and action) recomputed from the
+    stored rows, plus ``stale`` (see ``_base_select``). Values bound through ``p``."""
+    layers = list(zip(_rescored(draft, p, "n_"), _rescored(baseline, p, "o_") if baseline else [""] * 4,
+                      strict=True))
+    sql = _base_select(basis.profile, p)
+    for new, old in layers:
+        sql = f"SELECT *, {new}{', ' + old if old else ''} FROM ({sql})"
+    old_cols = ("o_score AS old_score, o_band AS old_band, o_action AS old_action" if baseline else
+                "score AS old_score, band AS old_band, action AS old_action")
+    return (f"SELECT response_id, revision, {old_cols}, n_score AS new_score, n_band AS new_band, "
+            f"n_action AS new_action, stale FROM ({sql})")
