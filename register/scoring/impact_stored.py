@@ -41,26 +41,23 @@ class StoredBasis:
     profile: ScoringProfile
     as_of: datetime
     complete: bool  # every current response has a current score of its current revision
+    only_current: bool = False  # and every current score is of a current response revision, one each
 
 
-def _basis(store: Store, cur: Cursor) -> StoredBasis | str:
-    """The stored rows' profile and as-of time, or why the stored rows cannot stand in for a rescore."""
+def _runs(store: Store, cur: Cursor) -> ScoringProfile | str:
+    """The one stored profile version behind every current score, or why there is none (cheap: reads the
+    current scores' run ids, then the few runs)."""
     row = cur.one(
-        "SELECT count(*) AS responses, count(s.response_id) AS scored, "
-        "min(s.profile_version) AS v_min, max(s.profile_version) AS v_max, min(s.as_of) AS t_min, "
-        "max(s.as_of) AS t_max, count(*) FILTER (sr.scope = $spark) AS spark, "
-        "count(DISTINCT sr.profile_fingerprint) AS prints, count(*) FILTER (sr.profile_fingerprint IS NULL "
-        "AND s.response_id IS NOT NULL) AS unprinted, min(sr.profile_fingerprint) AS print "
-        "FROM responses r LEFT JOIN scores s ON s.is_current AND s.response_id = r.response_id "
-        "AND s.revision = r.revision LEFT JOIN score_runs sr ON sr.run_id = s.run_id WHERE r.is_current",
+        "SELECT count(*) AS runs, min(profile_version) AS v_min, max(profile_version) AS v_max, "
+        "count(*) FILTER (scope = $spark) AS spark, count(*) FILTER (profile_fingerprint IS NULL) AS unprinted, "
+        "count(DISTINCT profile_fingerprint) AS prints, min(profile_fingerprint) AS print "
+        "FROM score_runs WHERE run_id IN (SELECT DISTINCT run_id FROM scores WHERE is_current)",
         {"spark": SPARK_SCOPE})
     assert row is not None  # an aggregate without GROUP BY has one row
-    if not row["scored"]:
+    if not row["runs"]:
         return "no current response has a stored score"
     if row["v_min"] != row["v_max"]:
         return f"the stored scores come from profile versions {row['v_min']} to {row['v_max']}"
-    if row["t_min"] != row["t_max"]:
-        return "the stored scores were computed at different as-of times"
     if row["spark"]:
         return "some stored scores were imported from a Spark job"
     if row["unprinted"] or row["prints"] != 1:
@@ -68,39 +65,58 @@ def _basis(store: Store, cur: Cursor) -> StoredBasis | str:
     profile = get_profile(store, int(row["v_min"]))
     if profile.fingerprint() != row["print"]:
         return f"the stored scores were computed with parameters other than version {profile.version}'s"
-    return StoredBasis(profile, ensure_utc(row["t_min"]), row["scored"] == row["responses"])
+    return profile
 
 
 def plan(store: Store, cur: Cursor, draft: ScoringProfile, baseline: ScoringProfile | None,
          as_of: datetime | None) -> StoredBasis | str:
     """The stored basis the preview of ``draft`` against ``baseline`` (None: the stored scores) can be
-    computed from exactly, or why it must rescore every response."""
-    basis = _basis(store, cur)
-    if isinstance(basis, str):
-        return basis
-    if as_of is not None and ensure_utc(as_of) != basis.as_of:
-        return f"the preview is as of another time than the stored scores ({basis.as_of:%Y-%m-%d %H:%M} UTC)"
+    computed from exactly, or why it must rescore every response. Cheap checks first: the one costly
+    step, matching the current scores with the current responses, runs only when all else allows."""
+    scored = _runs(store, cur)
+    if isinstance(scored, str):
+        return scored
     for role, profile in (("draft", draft), ("baseline", baseline)):
-        changed = rescore_fields(profile, basis.profile) if profile is not None else ()
+        changed = rescore_fields(profile, scored) if profile is not None else ()
         if changed:
-            return (f"the {role} changes {', '.join(changed)} relative to version {basis.profile.version}, "
+            return (f"the {role} changes {', '.join(changed)} relative to version {scored.version}, "
                     "which produced the stored scores")
-    if baseline is not None and not basis.complete:
+    # every score row carries its run's as-of time: the scores, not the runs, since a run may be partly current
+    times = cur.query_one("SELECT min(as_of), max(as_of) FROM scores WHERE is_current")
+    assert times is not None
+    if times[0] != times[1]:
+        return "the stored scores were computed at different as-of times"
+    stored_at = ensure_utc(times[0])
+    if as_of is not None and ensure_utc(as_of) != stored_at:
+        return f"the preview is as of another time than the stored scores ({stored_at:%Y-%m-%d %H:%M} UTC)"
+    row = cur.one(
+        "SELECT count(*) AS joined, count(s.revision) AS matched, "
+        "(SELECT count(*) FROM responses WHERE is_current) AS responses, "
+        "(SELECT count(*) FROM scores WHERE is_current) AS scores "
+        "FROM responses r LEFT JOIN scores s ON s.is_current AND s.response_id = r.response_id "
+        "AND s.revision = r.revision WHERE r.is_current")
+    assert row is not None
+    one_each = row["joined"] == row["responses"]  # no response has two current scores
+    complete = one_each and row["matched"] == row["responses"]
+    if baseline is not None and not complete:
         return "some current responses have no current stored score"
-    return basis
+    return StoredBasis(scored, stored_at, complete, one_each and row["matched"] == row["scores"])
 
 
-def _base_select(profile: ScoringProfile, p: Params) -> str:
+def _base_select(basis: StoredBasis, p: Params) -> str:
     """The current stored rows of current revisions with their floors' phi and strictest minimum action.
 
     ``stale`` marks a row whose ``floors_fired`` disagrees with its ``score_floors`` rows (a record
     edited by hand): the caller falls back to a full rescore when any row is stale.
     """
+    profile = basis.profile
     dims = ", ".join(f"s.{c}" for c in DIM_COLUMNS.values())
+    # the join to the current responses is the costly part at scale: left out when ``plan`` found that
+    # every current score is of a current response revision already
+    current = ("" if basis.only_current else "JOIN responses r ON r.is_current AND r.response_id = s.response_id "
+               "AND r.revision = s.revision ")
     rows = (f"SELECT s.run_id, s.response_id, s.revision, {dims}, s.score, s.band, s.action, s.no_claims, "
-            f"s.scoring_failure IS NOT NULL AS failed, s.floors_fired "
-            f"FROM scores s JOIN responses r ON r.is_current AND r.response_id = s.response_id "
-            f"AND r.revision = s.revision WHERE s.is_current")
+            f"s.scoring_failure IS NOT NULL AS failed, s.floors_fired FROM scores s {current}WHERE s.is_current")
     if not profile.floors:  # nothing can have fired
         return (f"SELECT *, 0.0 AS phi, NULL::BIGINT AS ma_sev, floors_fired <> 0 AS stale FROM ({rows})")
     ma_rules = [r for r in profile.floors if r.min_action is not None]
@@ -144,7 +160,7 @@ def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringPr
     stored rows, plus ``stale`` (see ``_base_select``). Values bound through ``p``."""
     layers = list(zip(_rescored(draft, p, "n_"), _rescored(baseline, p, "o_") if baseline else [""] * 4,
                       strict=True))
-    sql = _base_select(basis.profile, p)
+    sql = _base_select(basis, p)
     for new, old in layers:
         sql = f"SELECT *, {new}{', ' + old if old else ''} FROM ({sql})"
     old_cols = ("o_score AS old_score, o_band AS old_band, o_action AS old_action" if baseline else

@@ -227,3 +227,12 @@ def test_a_response_without_a_current_score_is_rescored_against_the_active_profi
     # against the stored scores the unscored response is left out either way, so the stored rows do
     fast, full = both_ways(scored, draft, "stored")
     assert_same(fast, full)
+
+
+def test_a_current_score_of_an_older_revision_is_left_out_as_the_full_rescore_leaves_it(scored):
+    changed = {"response_id": "edge", "claims": [{"claim_id": "edge-1", "labels": ["CONTRADICTED"], "criticality": 3}]}
+    load(scored, [changed])  # revision 2, not scored: the current score is of revision 1
+    assert scored.query("SELECT revision FROM scores WHERE is_current AND response_id = 'edge'") == [(1,)]
+    fast, full = both_ways(scored, variant(get_profile(scored, 1), WEIGHTS), "stored")
+    assert_same(fast, full)
+    assert fast.total == len(EDGE_RECORDS) - 2  # without "failed" (not loaded here) and "edge"
