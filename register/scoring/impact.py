@@ -26,7 +26,7 @@ from hri_core.models import ensure_utc
 from register.db.sql import Params
 from register.db.store import Cursor, Store, utc_now
 from register.errors import RegisterError
-from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED, StoredBasis, plan, stored_select
+from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED, StoredBasis, plan, settle, stored_select
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_select
 
@@ -125,9 +125,9 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
             if isinstance(basis, StoredBasis):
                 p = Params()
                 cur.execute(f"CREATE TEMP TABLE {table} AS {stored_select(basis, draft, base, p)}", p.values)
-                if cur.scalar(f"SELECT count(*) FROM {table} WHERE stale"):
+                note = settle(cur, table, base is not None)
+                if note:
                     cur.execute(f"DROP TABLE {table}")
-                    note = "some stored scores disagree with their recorded floors"
                 else:
                     method, as_of = METHOD_STORED, basis.as_of
             if method == METHOD_FULL:
