@@ -292,6 +292,32 @@ def recommended_profile() -> ScoringProfile:
     return base.model_copy(update={"floors": floors, "version": 2})
 
 
+# What a stored score row determines on its own: its dimension scores s_k, whether it failed closed or had
+# no claims, and its fired floors (value, rule id) do not depend on these fields, so a profile differing
+# from the one that scored it only here scores it exactly from those columns (``hri = max(min(1, sum_k
+# w_k s_k), phi)``, then band, band action, no-claims action and the fired floors' minimum actions).
+# Name and version are labels, not parameters. Every other field -- contributions, default dimensions,
+# floors (values, conditions, minimum actions, order), decay, context-contradiction dimensions, and any
+# field added later -- changes what the claims add up to and needs a rescore.
+RECOMPUTABLE_FIELDS: frozenset[str] = frozenset({"weights", "bands", "no_claims_action"})
+_LABEL_FIELDS = frozenset({"name", "version"})
+
+
+def rescore_fields(draft: ScoringProfile, base: ScoringProfile) -> tuple[str, ...]:
+    """The fields in which ``draft`` differs from ``base`` that stored score rows cannot absorb.
+
+    Empty when ``draft`` differs from ``base`` only in ``RECOMPUTABLE_FIELDS`` (weights, band bounds,
+    names and actions, the no-claims action) or its name and version: then every score ``base``
+    produced can be turned into ``draft``'s exactly from the stored dimension scores and fired floors,
+    without reading the claims. Otherwise the names of the other differing fields, in field order
+    (e.g. ``("contributions", "floors")``): a full rescore is needed.
+    """
+    ignored = RECOMPUTABLE_FIELDS | _LABEL_FIELDS
+    # the validated values themselves (not dumps, which leave some fields out at their defaults)
+    return tuple(name for name in ScoringProfile.model_fields
+                 if name not in ignored and getattr(draft, name) != getattr(base, name))
+
+
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """Mappings merge key by key (so ``{"weights": {"F": 0.3, "C": 0.15}}`` keeps U..H); lists replace."""
     merged = dict(base)

@@ -65,7 +65,7 @@ def render_impact(preview, band_names, prefix: str) -> None:
                                                else "no response changes action")
                 + " (a floor's minimum action can change the action without changing the band)")
     st.caption(f"Compared with {escape_markdown(preview.baseline)}, both scored as of "
-               f"{preview.as_of:%Y-%m-%d %H:%M} UTC.")
+               f"{preview.as_of:%Y-%m-%d %H:%M} UTC. {escape_markdown(preview.method_line())}")
     left, right = st.columns(2)
     left.plotly_chart(transition_heatmap(preview.transitions, band_names), key=f"{prefix}_heat")
     right.plotly_chart(distribution_shift_figure(preview.histogram), key=f"{prefix}_dist")

@@ -6,6 +6,10 @@ as-of time (default, like for like), or the stored current scores -- in one set-
 (two ``scorer.score_select`` SELECTs sharing one ``Params``, joined on the response), materialised
 once in a temp table of the operation's cursor; the band transition matrix, the action changes, the
 changed responses and the score distributions are aggregates over that table. Nothing is written.
+
+A draft that differs from the profile behind the stored scores only in weights, bands or the no-claims
+action is previewed from the stored score rows instead (``register.scoring.impact_stored``: no claim is
+read, the same numbers); ``ImpactPreview.method`` says which way a preview was computed.
 """
 
 from __future__ import annotations
@@ -13,14 +17,16 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import pandas as pd
 
 from hri_core import ScoringProfile
 from hri_core.models import ensure_utc
 from register.db.sql import Params
-from register.db.store import Store, utc_now
+from register.db.store import Cursor, Store, utc_now
 from register.errors import RegisterError
+from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED, StoredBasis, plan, settle, stored_select
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_select
 
@@ -52,6 +58,14 @@ class ImpactPreview:
     mean_new: float | None
     median_old: float | None
     median_new: float | None
+    method: str = METHOD_FULL  # METHOD_STORED when recomputed from the stored score rows
+    method_note: str = ""  # why the full rescore, when the stored rows could not stand in for it
+
+    def method_line(self) -> str:
+        """One sentence on how the preview was computed, e.g. for the profiles page."""
+        if self.method == METHOD_STORED:
+            return "Computed from the stored dimension scores (the draft changes only weights, bands or actions)."
+        return f"Full rescore of every response{': ' + self.method_note if self.method_note else ''}."
 
     def matrix(self) -> dict[tuple[str, str], int]:
         """``{(old_band, new_band): responses}``."""
@@ -78,73 +92,98 @@ class ImpactPreview:
 
 def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | None = None,
                    baseline: ScoringProfile | None | str = "active", changed_limit: int = 200,
-                   bin_width: float = 5.0) -> ImpactPreview:
+                   bin_width: float = 5.0, from_stored: bool = True) -> ImpactPreview:
     """Compare ``draft`` with ``baseline`` over every current response (see the module docstring).
 
     ``baseline``: a profile (scored at ``as_of`` like the draft), ``"active"`` (the active profile,
     the default) or ``"stored"`` (the current stored scores, whatever profile and as-of produced them).
+    When the stored scores allow it (``register.scoring.impact_stored.plan``: one profile version and
+    as-of time behind them all, and the draft and baseline differ from that version only in weights,
+    bands or the no-claims action) both sides are recomputed from the stored rows instead, with the
+    same result; without ``as_of`` the preview is then as of the stored scores' time. ``method`` on the
+    result says which way it went, and why not the fast way. ``from_stored=False`` always rescores (the
+    tests and the benchmark compare the two ways).
     """
     if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
         raise RegisterError("changed_limit must be an integer between 0 and 100000")
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
         raise RegisterError("bin_width must be a number in (0, 100]")
-    as_of = ensure_utc(as_of or utc_now())
-    p = Params()  # one namespace for both SELECTs: they join in one statement
-    new_sql = score_select(draft, as_of, p)
     if isinstance(baseline, str) and baseline == "stored":
-        old_sql = ("SELECT response_id, revision, score, band, action FROM scores WHERE is_current")
-        label = "stored current scores"
+        base, label = None, "stored current scores"
     else:
         base = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
         if not isinstance(base, ScoringProfile):
             raise RegisterError("baseline must be a profile, 'active' or 'stored'")
-        old_sql = score_select(base, as_of, p)
         label = f"version {base.version} ({base.name})"
     table = f"_impact_{uuid.uuid4().hex[:12]}"  # generated here, never user text
-    create = f"""
+    with store.cursor() as cur:
+        # one snapshot: the stored rows the plan checked are the rows the fast path reads
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            basis = plan(store, cur, draft, base, as_of) if from_stored else "asked for a full rescore"
+            method, note = METHOD_FULL, basis if isinstance(basis, str) else ""
+            if isinstance(basis, StoredBasis):
+                p = Params()
+                cur.execute(f"CREATE TEMP TABLE {table} AS {stored_select(basis, draft, base, p)}", p.values)
+                note = settle(cur, table, base is not None)
+                if note:
+                    cur.execute(f"DROP TABLE {table}")
+                else:
+                    method, as_of = METHOD_STORED, basis.as_of
+            if method == METHOD_FULL:
+                as_of = ensure_utc(as_of or utc_now())
+                p = Params()  # one namespace for both SELECTs: they join in one statement
+                new_sql = score_select(draft, as_of, p)
+                old_sql = (score_select(base, as_of, p) if base is not None else
+                           "SELECT response_id, revision, score, band, action FROM scores WHERE is_current")
+                cur.execute(f"""
 CREATE TEMP TABLE {table} AS
 SELECT n.response_id, n.revision, o.score AS old_score, n.score AS new_score, o.band AS old_band,
        n.band AS new_band, o.action AS old_action, n.action AS new_action
-FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.revision = n.revision"""
+FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.revision = n.revision""", p.values)
+            figures = _summarise(cur, table, changed_limit, bin_width)
+        finally:
+            cur.execute("ROLLBACK")  # nothing was written; the temp table goes with it
+    assert as_of is not None  # set on both paths
+    return ImpactPreview(draft_version=draft.version, baseline=label, as_of=as_of, method=method,
+                         method_note=note, **figures)
+
+
+def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float) -> dict[str, Any]:
+    """The preview's figures over the temp table of old and new scores (``ImpactPreview``'s fields)."""
     changed_where = ("old_band <> new_band OR old_action <> new_action "
                      "OR abs(new_score - old_score) > 1e-9")
-    with store.cursor() as cur:
-        cur.execute(create, p.values)
-        try:
-            summary = cur.one(
-                f"SELECT count(*) AS total, count(*) FILTER (old_band <> new_band) AS band_changes, "
-                f"count(*) FILTER (old_action <> new_action) AS action_changes, "
-                f"count(*) FILTER ({changed_where}) AS score_changes, avg(old_score) AS mean_old, "
-                f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
-                f"FROM {table}")
-            transitions = cur.frame(
-                f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
-                f"GROUP BY ALL ORDER BY old_band, new_band")
-            action_transitions = cur.frame(
-                f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
-                f"GROUP BY ALL ORDER BY old_action, new_action")
-            changed = cur.frame(
-                f"SELECT response_id, revision, old_score, new_score, new_score - old_score AS delta, old_band, "
-                f"new_band, old_action, new_action FROM {table} WHERE {changed_where} "
-                f"ORDER BY abs(new_score - old_score) DESC, response_id LIMIT $limit",
-                {"limit": changed_limit})
-            bins = max(1, int(round(100.0 / bin_width)))
-            histogram = cur.frame(
-                f"""WITH b AS (SELECT range AS k FROM range($bins)),
-                    o AS (SELECT least($bins - 1, floor(old_score / $w))::BIGINT AS k, count(*) AS c
-                          FROM {table} GROUP BY ALL),
-                    n AS (SELECT least($bins - 1, floor(new_score / $w))::BIGINT AS k, count(*) AS c
-                          FROM {table} GROUP BY ALL)
-                SELECT b.k * $w AS bin_lower, least(100.0, (b.k + 1) * $w) AS bin_upper,
-                       coalesce(o.c, 0)::BIGINT AS old, coalesce(n.c, 0)::BIGINT AS new
-                FROM b LEFT JOIN o USING (k) LEFT JOIN n USING (k) ORDER BY b.k""",
-                {"bins": bins, "w": float(bin_width)})
-        finally:
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-    return ImpactPreview(
-        draft_version=draft.version, baseline=label, as_of=as_of, total=int(summary["total"]),
-        transitions=transitions, action_transitions=action_transitions,
-        band_changes=int(summary["band_changes"]), action_changes=int(summary["action_changes"]),
-        score_changes=int(summary["score_changes"]), changed=changed, histogram=histogram,
-        mean_old=summary["mean_old"], mean_new=summary["mean_new"], median_old=summary["median_old"],
-        median_new=summary["median_new"])
+    summary = cur.one(
+        f"SELECT count(*) AS total, count(*) FILTER (old_band <> new_band) AS band_changes, "
+        f"count(*) FILTER (old_action <> new_action) AS action_changes, "
+        f"count(*) FILTER ({changed_where}) AS score_changes, avg(old_score) AS mean_old, "
+        f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
+        f"FROM {table}")
+    assert summary is not None  # an aggregate without GROUP BY has one row
+    transitions = cur.frame(
+        f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
+        f"GROUP BY ALL ORDER BY old_band, new_band")
+    action_transitions = cur.frame(
+        f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
+        f"GROUP BY ALL ORDER BY old_action, new_action")
+    changed = cur.frame(
+        f"SELECT response_id, revision, old_score, new_score, new_score - old_score AS delta, old_band, "
+        f"new_band, old_action, new_action FROM {table} WHERE {changed_where} "
+        f"ORDER BY abs(new_score - old_score) DESC, response_id LIMIT $limit",
+        {"limit": changed_limit})
+    bins = max(1, int(round(100.0 / bin_width)))
+    histogram = cur.frame(
+        f"""WITH b AS (SELECT range AS k FROM range($bins)),
+            o AS (SELECT least($bins - 1, floor(old_score / $w))::BIGINT AS k, count(*) AS c
+                  FROM {table} GROUP BY ALL),
+            n AS (SELECT least($bins - 1, floor(new_score / $w))::BIGINT AS k, count(*) AS c
+                  FROM {table} GROUP BY ALL)
+        SELECT b.k * $w AS bin_lower, least(100.0, (b.k + 1) * $w) AS bin_upper,
+               coalesce(o.c, 0)::BIGINT AS old, coalesce(n.c, 0)::BIGINT AS new
+        FROM b LEFT JOIN o USING (k) LEFT JOIN n USING (k) ORDER BY b.k""",
+        {"bins": bins, "w": float(bin_width)})
+    return {"total": int(summary["total"]), "transitions": transitions, "action_transitions": action_transitions,
+            "band_changes": int(summary["band_changes"]), "action_changes": int(summary["action_changes"]),
+            "score_changes": int(summary["score_changes"]), "changed": changed, "histogram": histogram,
+            "mean_old": summary["mean_old"], "mean_new": summary["mean_new"],
+            "median_old": summary["median_old"], "median_new": summary["median_new"]}

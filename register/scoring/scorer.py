@@ -502,8 +502,9 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
 
     def fn(tx: Transaction) -> Change:
         run_id = tx.scalar("SELECT nextval('seq_score_run')")
-        tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
-                   "VALUES (?, ?, ?, ?, ?, ?)", [run_id, profile.version, as_of, utc_now(), actor.name, scope])
+        tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
+                   "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [run_id, profile.version, as_of, utc_now(), actor.name, scope, profile.fingerprint()])
         # the responses score_select scores (current, of the batch if any) lose their current score, then
         # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
         if batch_id is None:

@@ -164,8 +164,9 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                       {"bands": [b.name for b in profile.bands]},
                       "have a number outside its range or a band the profile does not have")
         run_id = tx.scalar("SELECT nextval('seq_score_run')")
-        tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
-                   "VALUES (?, ?, ?, ?, ?, ?)", [run_id, version, as_of, utc_now(), actor.name, SPARK_SCOPE])
+        tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
+                   "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [run_id, version, as_of, utc_now(), actor.name, SPARK_SCOPE, fingerprint])
         tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                    "(SELECT response_id FROM spark_scores)")
         count = tx.execute(

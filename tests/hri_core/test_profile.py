@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hri_core import Dimension, Label, ProfileError, default_profile, profile_from_dict
+from hri_core import Dimension, Label, ProfileError, default_profile, profile_from_dict, recommended_profile
+from hri_core.profile import RECOMPUTABLE_FIELDS, ScoringProfile, rescore_fields
 
 DEFAULT = default_profile()
 
@@ -225,3 +226,41 @@ def test_fingerprint_covers_every_parameter(override):
 def test_fingerprint_ignores_name_and_version():
     renamed = profile_from_dict({"name": "copy", "version": 2})
     assert renamed.fingerprint() == DEFAULT.fingerprint()
+
+
+# --- what stored score rows can absorb (the impact preview's fast path) --------------------------------
+
+def test_weights_bands_and_the_no_claims_action_need_no_rescore():
+    draft = profile_from_dict({
+        "weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
+        "bands": [{"name": "Ok", "upper": 30, "action": "release"}, {"name": "Bad", "upper": 100, "action": "block"}],
+        "no_claims_action": "block", "name": "renamed"}).model_copy(update={"version": 9})
+    assert rescore_fields(draft, DEFAULT) == ()
+    assert rescore_fields(DEFAULT, DEFAULT) == ()
+
+
+@pytest.mark.parametrize(("override", "field"), [
+    ({"contributions": {"PARTIAL": 0.4}}, "contributions"),
+    ({"default_dimensions": {"PARTIAL": ["U", "F"]}}, "default_dimensions"),
+    ({"floors": [{"rule_id": "contradicted-high", "label": "CONTRADICTED", "min_criticality": 3, "value": 0.71}]},
+     "floors"),
+    ({"feedback_half_life_days": 29.0}, "feedback_half_life_days"),
+    ({"context_contradiction_dimensions": ["F"]}, "context_contradiction_dimensions"),
+])
+def test_every_other_change_needs_a_rescore(override, field):
+    draft = profile_from_dict({**override, "weights": {"F": 0.3, "C": 0.15}})
+    assert rescore_fields(draft, DEFAULT) == (field,)
+    assert rescore_fields(DEFAULT, draft) == (field,)
+
+
+def test_a_floors_minimum_action_or_order_needs_a_rescore():
+    assert rescore_fields(recommended_profile(), DEFAULT) == ("floors",)  # min_action only
+    reordered = DEFAULT.model_copy(update={"floors": tuple(reversed(DEFAULT.floors))})
+    assert rescore_fields(reordered, DEFAULT) == ("floors",)
+
+
+def test_a_field_added_later_needs_a_rescore_unless_listed():
+    # the recomputable fields are an allow-list: any other parameter of the profile counts as a change
+    others = set(ScoringProfile.model_fields) - RECOMPUTABLE_FIELDS - {"name", "version"}
+    assert others == {"contributions", "default_dimensions", "floors", "feedback_half_life_days",
+                      "context_contradiction_dimensions"}

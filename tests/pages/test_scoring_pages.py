@@ -277,3 +277,24 @@ def test_the_mitigation_policy_tab_saves_and_publishes_a_draft_under_four_eyes(s
     assert not at.exception, at.exception
     assert active_policy(seeded_db).version == 2
     assert active_policy(seeded_db).non_core_unsupported_action == "revise"
+
+
+def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
+    """A weights-only draft over scores of one version and as-of time is previewed from the stored rows; a
+    draft changing a floor is rescored in full, and the page says so with the reason."""
+    from datetime import UTC, datetime
+
+    from register import SYSTEM
+    from register.scoring.scorer import rescore
+
+    rescore(seeded_db, SYSTEM, active_profile(seeded_db), as_of=datetime(2026, 12, 1, tzinfo=UTC))
+    create_draft(seeded_db, ANN, {"weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.05, "P": 0.05,
+                                              "H": 0.1}})
+    at = acting.open("pages/profiles.py")
+    at.button(key="pp_preview").click().run()
+    assert not at.exception, at.exception
+    assert any("Computed from the stored dimension scores" in c.value for c in at.caption), \
+        [c.value for c in at.caption]
+    at.button(key="rf_preview").click().run()
+    assert any(escape_markdown("Full rescore of every response: the draft changes floors") in c.value
+               for c in at.caption), [c.value for c in at.caption]

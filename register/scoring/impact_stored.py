@@ -1,0 +1,180 @@
+"""The impact preview's fast path: scores recomputed from the stored score rows, without the claims.
+
+A profile that differs from the one that produced the stored scores only in weights, bands or the
+no-claims action (``hri_core.profile.rescore_fields`` is empty) scores every response from what its
+score row and its fired floors hold: ``hri = max(min(1, sum_k w_k s_k), phi)`` over the stored s_f..s_h
+with phi the largest fired floor value (``score_floors``), then the band, the band's action (the
+no-claims action without claims, ``review`` for a response that failed closed, whose HRI is 1), raised
+by the strictest ``min_action`` among its fired floors. The SQL repeats ``scorer.score_select``'s
+expressions in the same order over the same doubles, so the numbers are equal, not merely close.
+
+Exact only when the stored rows are what the full path would compute: every current row scored by the
+DuckDB scorer (not imported from Spark, whose arithmetic may differ in the last bit) in runs that
+recorded the fingerprint of the stored profile version they name, all at one as-of time, one current
+row per current response (of its revision; against the stored scores a response without one is left
+out, as the full rescore's join leaves it out) and its floors in step. ``plan`` checks the runs before
+anything is computed, ``settle`` the rows after; either says why not, and the caller rescores in full.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from hri_core import DIMENSIONS, ScoringProfile
+from hri_core.models import ensure_utc
+from hri_core.profile import ACTION_SEVERITY, ACTIONS, rescore_fields
+from register.db.sql import Params
+from register.db.store import Cursor, Store
+from register.scoring.profiles import get_profile
+from register.scoring.scorer import DIM_COLUMNS, FAILED_ACTION
+from register.scoring.spark_exchange import SPARK_SCOPE
+
+__all__ = ["METHOD_FULL", "METHOD_STORED", "StoredBasis", "plan", "settle", "stored_select"]
+
+METHOD_STORED = "stored dimension scores"
+METHOD_FULL = "full rescore"
+
+
+@dataclass(frozen=True)
+class StoredBasis:
+    """The one profile and as-of time behind every current stored score, when there is one."""
+
+    profile: ScoringProfile
+    as_of: datetime
+
+
+def _runs(store: Store, cur: Cursor) -> ScoringProfile | str:
+    """The one stored profile version behind every current score, or why there is none (cheap: reads the
+    current scores' run ids, then the few runs)."""
+    row = cur.one(
+        "SELECT count(*) AS runs, min(profile_version) AS v_min, max(profile_version) AS v_max, "
+        "count(*) FILTER (scope = $spark) AS spark, count(*) FILTER (profile_fingerprint IS NULL) AS unprinted, "
+        "count(DISTINCT profile_fingerprint) AS prints, min(profile_fingerprint) AS print "
+        "FROM score_runs WHERE run_id IN (SELECT DISTINCT run_id FROM scores WHERE is_current)",
+        {"spark": SPARK_SCOPE})
+    assert row is not None  # an aggregate without GROUP BY has one row
+    if not row["runs"]:
+        return "no current response has a stored score"
+    if row["v_min"] != row["v_max"]:
+        return f"the stored scores come from profile versions {row['v_min']} to {row['v_max']}"
+    if row["spark"]:
+        return "some stored scores were imported from a Spark job"
+    if row["unprinted"] or row["prints"] != 1:
+        return "some stored scores come from runs that did not record their profile's fingerprint"
+    profile = get_profile(store, int(row["v_min"]))
+    if profile.fingerprint() != row["print"]:
+        return f"the stored scores were computed with parameters other than version {profile.version}'s"
+    return profile
+
+
+def plan(store: Store, cur: Cursor, draft: ScoringProfile, baseline: ScoringProfile | None,
+         as_of: datetime | None) -> StoredBasis | str:
+    """The stored basis the preview of ``draft`` against ``baseline`` (None: the stored scores) can be
+    computed from, or why it must rescore every response. Only the cheap checks: whether the stored rows
+    cover the current responses is seen in the recomputed rows themselves (``settle``)."""
+    scored = _runs(store, cur)
+    if isinstance(scored, str):
+        return scored
+    for role, profile in (("draft", draft), ("baseline", baseline)):
+        changed = rescore_fields(profile, scored) if profile is not None else ()
+        if changed:
+            return (f"the {role} changes {', '.join(changed)} relative to version {scored.version}, "
+                    "which produced the stored scores")
+    # every score row carries its run's as-of time: the scores, not the runs, since a run may be partly current
+    times = cur.query_one("SELECT min(as_of), max(as_of) FROM scores WHERE is_current")
+    assert times is not None
+    if times[0] != times[1]:
+        return "the stored scores were computed at different as-of times"
+    stored_at = ensure_utc(times[0])
+    if as_of is not None and ensure_utc(as_of) != stored_at:
+        return f"the preview is as of another time than the stored scores ({stored_at:%Y-%m-%d %H:%M} UTC)"
+    return StoredBasis(scored, stored_at)
+
+
+def settle(cur: Cursor, table: str, with_baseline_profile: bool) -> str:
+    """Check the rows ``stored_select`` wrote into ``table``; an empty string when they stand in for a full
+    rescore (the current responses without a current score of their revision removed when the baseline
+    is the stored scores, which a full rescore leaves out too), else why not.
+
+    ``table`` is an identifier generated by the caller, never user text.
+    """
+    row = cur.one(f"SELECT count(*) AS n, count(*) FILTER (NOT matched) AS unmatched, "
+                  f"count(*) FILTER (stale) AS stale, (SELECT count(*) FROM responses WHERE is_current) AS responses "
+                  f"FROM {table}")
+    assert row is not None  # an aggregate without GROUP BY has one row
+    if row["n"] != row["responses"]:
+        return "some responses have more than one current stored score"
+    if row["stale"]:
+        return "some stored scores disagree with their recorded floors"
+    if row["unmatched"]:
+        if with_baseline_profile:
+            return "some current responses have no current stored score"
+        cur.execute(f"DELETE FROM {table} WHERE NOT matched")
+    return ""
+
+
+def _base_select(basis: StoredBasis, p: Params) -> str:
+    """Every current response with its current stored row of the same revision (``matched``; NULLs
+    without one), and its floors' phi and strictest minimum action.
+
+    ``stale`` marks a row whose ``floors_fired`` disagrees with its ``score_floors`` rows (a record
+    edited by hand): the caller falls back to a full rescore when any row is stale.
+    """
+    profile = basis.profile
+    dims = ", ".join(f"s.{c}" for c in DIM_COLUMNS.values())
+    rows = (f"SELECT s.run_id, r.response_id, r.revision, {dims}, s.score, s.band, s.action, s.no_claims, "
+            f"s.scoring_failure IS NOT NULL AS failed, s.floors_fired, s.revision IS NOT NULL AS matched "
+            f"FROM responses r LEFT JOIN scores s ON s.is_current AND s.response_id = r.response_id "
+            f"AND s.revision = r.revision WHERE r.is_current")
+    if not profile.floors:  # nothing can have fired
+        return (f"SELECT *, 0.0 AS phi, NULL::BIGINT AS ma_sev, floors_fired <> 0 AS stale FROM ({rows})")
+    ma_rules = [r for r in profile.floors if r.min_action is not None]
+    ma = ("max(CASE " + " ".join(f"WHEN f.rule_id = {p(r.rule_id)} THEN {p(ACTION_SEVERITY[r.min_action])}"
+                                 for r in ma_rules if r.min_action is not None) + " END)::BIGINT"
+          if ma_rules else "NULL::BIGINT")
+    return f"""
+SELECT c.*, coalesce(fl.phi, 0.0) AS phi, fl.ma_sev, c.floors_fired <> coalesce(fl.n, 0) AS stale
+FROM ({rows}) c LEFT JOIN (
+    SELECT f.run_id, f.response_id, f.revision, max(f.value) AS phi, {ma} AS ma_sev, count(*) AS n
+    FROM score_floors f WHERE f.run_id IN (SELECT DISTINCT run_id FROM scores WHERE is_current)
+    GROUP BY ALL) fl ON fl.run_id = c.run_id AND fl.response_id = c.response_id AND fl.revision = c.revision"""
+
+
+def _rescored(profile: ScoringProfile, p: Params, prefix: str) -> list[str]:
+    """Layers of columns (``{prefix}score``, ``{prefix}band``, ``{prefix}action``) that score one stored
+    row under ``profile``, written as ``scorer.score_select`` writes them (same operations, same order)."""
+    x = prefix
+    weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
+    bands = profile.bands
+
+    def case(attr: str) -> str:
+        if len(bands) == 1:
+            return p(getattr(bands[0], attr))
+        return ("CASE " + " ".join(f"WHEN {x}score9 <= {p(b.upper)} THEN {p(getattr(b, attr))}" for b in bands[:-1])
+                + f" ELSE {p(getattr(bands[-1], attr))} END")
+    actions = f"({p(list(ACTIONS))}::VARCHAR[])"
+    return [
+        f"CASE WHEN failed THEN 1.0 ELSE greatest(least(1.0, {weighted}), phi) END AS {x}hri",
+        f"round(100.0 * {x}hri, 9) AS {x}score9, 100.0 * {x}hri AS {x}score",
+        f"{case('name')} AS {x}band, CASE WHEN failed THEN {p(FAILED_ACTION)} WHEN no_claims "
+        f"THEN {p(profile.no_claims_action)} ELSE {case('action')} END AS {x}band_action",
+        f"CASE WHEN NOT failed AND ma_sev IS NOT NULL AND ma_sev > list_position({actions}, {x}band_action) - 1 "
+        f"THEN {actions}[ma_sev + 1] ELSE {x}band_action END AS {x}action",
+    ]
+
+
+def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringProfile | None, p: Params) -> str:
+    """SELECT response_id, revision, old_score, new_score, old_band, new_band, old_action, new_action:
+    ``draft`` (new) and ``baseline`` (old; None: the stored score, band and action) recomputed from the
+    stored rows, plus ``matched`` and ``stale`` (see ``_base_select``; ``settle`` reads them). Values
+    bound through ``p``."""
+    layers = list(zip(_rescored(draft, p, "n_"), _rescored(baseline, p, "o_") if baseline else [""] * 4,
+                      strict=True))
+    sql = _base_select(basis, p)
+    for new, old in layers:
+        sql = f"SELECT *, {new}{', ' + old if old else ''} FROM ({sql})"
+    old_cols = ("o_score AS old_score, o_band AS old_band, o_action AS old_action" if baseline else
+                "score AS old_score, band AS old_band, action AS old_action")
+    return (f"SELECT response_id, revision, {old_cols}, n_score AS new_score, n_band AS new_band, "
+            f"n_action AS new_action, matched, stale FROM ({sql})")
