@@ -353,12 +353,15 @@ def watcher_alive(root: Path, *, now: float | None = None) -> dict | None:
 
 @dataclass
 class Handoff:
-    """One file handed to the inbox and what identifies its report: name, content, when."""
+    """One file handed to the inbox and what identifies its report: name, content, when, and the reports
+    already written when it was handed (the same file handed a moment earlier has a report of the same
+    name, content and nearly the same time: only a report written since can be this one's)."""
 
     name: str
     sha256: str
     handed_at: float
     report: dict | None = field(default=None)
+    earlier_reports: frozenset[Path] = field(default=frozenset())
 
 
 def hand_off(root: Path, files: list[Path], *, wait_free: float = 60.0) -> list[Handoff]:
@@ -375,6 +378,7 @@ def hand_off(root: Path, files: list[Path], *, wait_free: float = 60.0) -> list[
         try:
             while True:
                 handed_at = time.time()
+                earlier = frozenset(inbox.reports())  # before the file appears: its report cannot exist yet
                 try:
                     _place(partial, inbox.root / source.name)
                     break
@@ -385,7 +389,7 @@ def hand_off(root: Path, files: list[Path], *, wait_free: float = 60.0) -> list[
                     time.sleep(0.2)
         finally:
             partial.unlink(missing_ok=True)  # gone already when it was renamed into place
-        handed.append(Handoff(source.name, sha256, handed_at))
+        handed.append(Handoff(source.name, sha256, handed_at, earlier_reports=earlier))
     return handed
 
 
@@ -419,7 +423,7 @@ def wait_for_reports(root: Path, handoffs: list[Handoff], *, timeout: float, pol
                 continue
             meta = report.get("inbox", {})
             for handoff in handoffs:
-                if (handoff.report is None and meta.get("file") == handoff.name
+                if (handoff.report is None and path not in handoff.earlier_reports and meta.get("file") == handoff.name
                         and meta.get("sha256") == handoff.sha256
                         and datetime.fromisoformat(meta["received_at"]).timestamp() >= handoff.handed_at - 1.0):
                     handoff.report = report

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from register.access import identity
 from register.console import queries
 from register.db import audit
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
@@ -19,8 +18,10 @@ APP = str(REPO_ROOT / "app.py")
 @pytest.fixture
 def calls(monkeypatch):
     """Counts of the register reads behind two cached reads: the data's filter options, the audit head."""
+    import ui.labels  # reads list_users through its own name: patched there, whenever it was imported
+
     counts = {"filter_options": 0, "audit_head": 0, "list_users": 0}
-    for module, name in ((queries, "filter_options"), (audit, "head"), (identity, "list_users")):
+    for module, name in ((queries, "filter_options"), (audit, "head"), (ui.labels, "list_users")):
         original = getattr(module, name)
         key = {"head": "audit_head"}.get(name, name)
 

@@ -215,3 +215,19 @@ def test_the_inbox_defaults_to_a_folder_beside_the_database(monkeypatch, tmp_pat
     assert inbox_mod.inbox_for(tmp_path / "x" / "hri.duckdb") == tmp_path / "x" / "inbox"
     monkeypatch.setenv("HRI_INBOX", str(tmp_path / "elsewhere"))
     assert inbox_mod.inbox_for(tmp_path / "x" / "hri.duckdb") == tmp_path / "elsewhere"
+
+
+def test_the_report_of_the_same_file_handed_a_moment_earlier_is_not_taken_for_this_handoff(store, folder):
+    """The same file handed twice within a second: the second hand-off must wait for its own report, not
+    return the first one's (it did, within the one-second slack on received_at, when the machine was slow)."""
+    w = InboxWatcher(store, folder, poll_seconds=0.05)
+    [first] = hand_off(folder, [MIXED_JSONL])
+    for _ in range(3):  # a file is taken once its size stays the same between two looks
+        w.poll_once()
+    assert wait_for_reports(folder, [first], timeout=5, poll=0.05)
+    [second] = hand_off(folder, [MIXED_JSONL])  # no watcher looks now: its report cannot exist yet
+    assert wait_for_reports(folder, [second], timeout=0.3, poll=0.05) is False and second.report is None
+    for _ in range(3):
+        w.poll_once()
+    assert wait_for_reports(folder, [second], timeout=5, poll=0.05)
+    assert second.report["inbox"]["received_at"] > first.report["inbox"]["received_at"]
