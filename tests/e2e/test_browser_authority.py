@@ -55,10 +55,7 @@ def _open(page, link: str, heading: str) -> None:
     page.get_by_role("heading", name=heading).wait_for(timeout=10_000)
 
 
-def _supersede_first_source(page, by: str) -> None:
-    grid = page.get_by_test_id("stDataFrame").first
-    grid.wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)  # the canvas grid hydrates after the element appears
+def _type_into_superseded_by(page, grid, by: str) -> None:
     box = grid.bounding_box()
     for attempt in range(12):
         page.mouse.click(box["x"] + 40, box["y"] + 35 + 18)  # first data row, first visible column
@@ -80,6 +77,34 @@ def _supersede_first_source(page, by: str) -> None:
     editor.fill(by)
     page.keyboard.press("Enter")
     page.wait_for_timeout(500)
+
+
+def _column_holding(grid, value: str) -> str | None:
+    """The header of the first row's cell that shows ``value``, read from the grid's accessibility table (it
+    lists the visible cells as text; the canvas does not)."""
+    return grid.evaluate("""(el, value) => {
+        const cell = Array.from(el.querySelectorAll('td[id^="glide-cell-"]'))
+            .find(td => td.id.endsWith('-0') && td.textContent === value);
+        if (!cell) return null;
+        const th = el.querySelector(`th[aria-colindex="${cell.getAttribute('aria-colindex')}"]`);
+        return th ? th.textContent : null; }""", value)
+
+
+def _supersede_first_source(page, by: str) -> None:
+    """Type ``by`` into the first row's "Superseded by" cell and save; an edit that landed in another empty
+    text cell (the grid was still hydrating when the keys arrived) is discarded with Reload and tried again."""
+    for _ in range(3):
+        grid = page.get_by_test_id("stDataFrame").first
+        grid.wait_for(timeout=30_000)
+        page.wait_for_timeout(1500)  # the canvas grid hydrates after the element appears
+        _type_into_superseded_by(page, grid, by)
+        column = _column_holding(grid, by)
+        if column == "Superseded by":
+            break
+        page.get_by_role("button", name="Reload").click()  # discards the grid's unsaved edits
+        page.wait_for_timeout(1500)
+    else:
+        raise AssertionError(f"the edit landed in {column!r}, not in 'Superseded by'")
     page.get_by_role("button", name="Save changes").click()
     page.get_by_text("Saved: 1 updated").wait_for(timeout=30_000)
 
