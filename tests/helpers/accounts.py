@@ -33,3 +33,18 @@ def login(at, role: str, username: str | None = None) -> str:
     at.session_state["hri_auth"] = {"username": username, "role": role, "display_name": f"Test {role}",
                                     "method": "local", "last_seen": time.time(), "must_change": False}
     return username
+
+
+def open_page(page: str, role: str, username: str | None = None, *, timeout: float = 60):
+    """An AppTest of app.py logged in as ``test-<role>`` (or ``username``), switched to ``page`` and checked to
+    have run without an exception."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers.paths import REPO_ROOT
+
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=timeout)
+    login(at, role, username)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at

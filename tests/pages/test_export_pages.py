@@ -10,17 +10,14 @@ import tempfile
 from collections import Counter
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 import register.console.exports
 import register.console.queries
 import register.db.audit
 import register.governance.report
 import ui.exports
-from tests.helpers.accounts import login
+from tests.helpers.accounts import open_page
 from tests.helpers.paths import REPO_ROOT
-
-APP = str(REPO_ROOT / "app.py")
 
 
 @pytest.fixture
@@ -49,12 +46,7 @@ def calls(monkeypatch, tmp_path):
 
 
 def _responses_page(role: str = "reviewer", page: str = "pages/responses.py"):
-    at = AppTest.from_file(APP, default_timeout=60)
-    login(at, role)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, role)
 
 
 def _prepare(at):

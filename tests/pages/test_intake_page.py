@@ -14,6 +14,7 @@ from register.errors import PermissionDenied
 from register.ingest.importer import import_path
 from register.ingest.inbox import InboxWatcher
 from register.ingest.quarantine import quarantine_rows
+from tests.helpers.accounts import open_page
 from tests.helpers.intake import MIXED_CSV, MIXED_JSONL, cli_outcome, outcome, write_mixed_parquet
 from tests.helpers.paths import REPO_ROOT
 
@@ -28,12 +29,7 @@ def _no_watcher_thread(monkeypatch):
 
 
 def _open(login_as, role: str = "annotator") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    login_as(at, role)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, role, timeout=120)  # login_as: the fixture's accounts, as open_page makes them
 
 
 def _metrics(at) -> dict[str, str]:
