@@ -96,23 +96,25 @@ class VerifyReport:
         return dict(self.__dict__)
 
 
-def _problem(line: int, name: str, message: str) -> str:
-    return f"line {line}: {name}: {message}" if name else f"line {line}: {message}"
+def _problem(where: str, name: str, message: str) -> str:
+    return f"{where}: {name}: {message}" if name else f"{where}: {message}"
 
 
-def parse_input(line: int, text: str) -> VerifyInput | list[str]:
-    """One input line as a ``VerifyInput``, or its problems (each naming line and field)."""
+def parse_input(line: int, text: str, where: str | None = None) -> VerifyInput | list[str]:
+    """One input line as a ``VerifyInput``, or its problems, each naming the field and ``where`` the input
+    is (default ``line <line>``; a stored answer says ``response <id>``)."""
+    where = where or f"line {line}"
     data, decoding = decode_object(text)  # strictly, as every import reads JSON (duplicate keys, NaN...)
     if data is None:
-        return [_problem(line, p.loc, p.message) for p in decoding]
+        return [_problem(where, p.loc, p.message) for p in decoding]
     problems: list[str] = []
     answer = data.get("answer")
     if not isinstance(answer, str) or not answer.strip():
-        problems.append(_problem(line, "answer", "required: a non-empty string"))
+        problems.append(_problem(where, "answer", "required: a non-empty string"))
     chunks: list[dict[str, Any]] = []
     context = data.get("retrieved_context")
     if not isinstance(context, list):
-        problems.append(_problem(line, "retrieved_context", "required: a list of chunks (text or {id, text})"))
+        problems.append(_problem(where, "retrieved_context", "required: a list of chunks (text or {id, text})"))
     else:
         for i, chunk in enumerate(context):
             if isinstance(chunk, str):
@@ -122,26 +124,26 @@ def parse_input(line: int, text: str) -> VerifyInput | list[str]:
                                "text": chunk["text"], **({"source_id": str(chunk["source_id"])}
                                                          if chunk.get("source_id") else {})})
             else:
-                problems.append(_problem(line, f"retrieved_context[{i}]", "must be text or an object with text"))
+                problems.append(_problem(where, f"retrieved_context[{i}]", "must be text or an object with text"))
     optional: dict[str, str | None] = {}
     for name in ("question", "gt_answer", "response_id", "use_case", "model", "stakes", "category"):
         value = data.get(name)
         if value is not None and not isinstance(value, str):
-            problems.append(_problem(line, name, "must be a string when given"))
+            problems.append(_problem(where, name, "must be a string when given"))
             value = None
         optional[name] = value.strip() if isinstance(value, str) and value.strip() else None
     if optional["stakes"] is not None and optional["stakes"] not in STAKES:
-        problems.append(_problem(line, "stakes", f"one of {', '.join(STAKES)}"))
+        problems.append(_problem(where, "stakes", f"one of {', '.join(STAKES)}"))
     if optional["category"] is not None and optional["category"] not in CATEGORIES:
-        problems.append(_problem(line, "category", f"one of {', '.join(CATEGORIES)}"))
+        problems.append(_problem(where, "category", f"one of {', '.join(CATEGORIES)}"))
     for name, limit in (("answer", DEFAULT_LIMITS.answer), ("question", DEFAULT_LIMITS.question),
                         ("gt_answer", DEFAULT_LIMITS.answer)):
         value = data.get(name)
         if isinstance(value, str) and len(value) > limit:
-            problems.append(_problem(line, name, f"longer than {limit:,} characters"))
+            problems.append(_problem(where, name, f"longer than {limit:,} characters"))
     criticality = data.get("criticality", 1)
     if isinstance(criticality, bool) or not isinstance(criticality, int) or not 1 <= criticality <= MAX_CRITICALITY:
-        problems.append(_problem(line, "criticality", f"a whole number from 1 to {MAX_CRITICALITY}"))
+        problems.append(_problem(where, "criticality", f"a whole number from 1 to {MAX_CRITICALITY}"))
     if problems:
         return problems
     assert isinstance(answer, str) and isinstance(criticality, int)
@@ -160,7 +162,7 @@ def read_inputs(lines: Iterable[str]) -> Iterator[VerifyInput | list[str]]:
         result = parse_input(number, text)
         if isinstance(result, VerifyInput):
             if result.response_id in seen:
-                yield [_problem(number, "response_id", f"duplicate of line {seen[result.response_id]}")]
+                yield [_problem(f"line {number}", "response_id", f"duplicate of line {seen[result.response_id]}")]
                 continue
             seen[result.response_id] = number
         yield result

@@ -55,11 +55,11 @@ def stored_inputs(store: Store, response_ids: Sequence[str]) -> tuple[list[Verif
         row = rows[response_id]
         line = {"response_id": response_id, **{name: row[name] for name in _INPUT_COLUMNS},
                 "retrieved_context": json.loads(row["retrieved_context"]) if row["retrieved_context"] else []}
-        parsed = parse_input(position, json.dumps(line, ensure_ascii=False))
+        parsed = parse_input(position, json.dumps(line, ensure_ascii=False), where=f"response {response_id}")
         if isinstance(parsed, VerifyInput):
             inputs.append(replace(parsed, created_at=row["created_at"]))
-        else:  # "line N: field: ..." -> "response R: field: ..."
-            problems += [f"response {response_id}: {p.split(': ', 1)[1]}" for p in parsed]
+        else:
+            problems += parsed
     return inputs, problems
 
 
