@@ -22,15 +22,13 @@ from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import code_span, escape_markdown
 
-ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with another label", "reject": "Reject"}
-
 
 def decision_form(row) -> None:
     proposal_id = int(row["proposal_id"])
     with st.form(f"proposal_{proposal_id}", enter_to_submit=False):
         # an abstention has no verdict to confirm (its missing label is NaN in the frame)
-        choices = [a for a in ACTIONS if a != "confirm" or not pd.isna(row["label"])]
-        action = st.radio("Decision", choices, format_func=ACTIONS.get, horizontal=True, index=None,
+        choices = [a for a in verification.ACTIONS if a != "confirm" or not pd.isna(row["label"])]
+        action = st.radio("Decision", choices, format_func=verification.ACTIONS.get, horizontal=True, index=None,
                           key="proposal_action")
         label = st.selectbox("Label (for another label)", [lab.value for lab in LABELS], index=None,
                              key="proposal_label")
@@ -163,8 +161,10 @@ def main() -> None:
         col.metric(status.capitalize(), f"{counts.get(status, 0):,}")
     cols[4].metric("Judge policy", f"v{policy_version}" if policy_version else "off")
     st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
-               "UNSUPPORTED. " + ("The active policy applied the verdicts it allows at verification."
-                                  if policy_version else "No judge policy is active: every verdict waits here."))
+               "UNSUPPORTED. Confirm them one by one below, or response by response (with the answer and its "
+               "context beside them) in the Labelling workbench under \"Judge proposals to confirm\". "
+               + ("The active policy applied the verdicts it allows at verification."
+                  if policy_version else "No judge policy is active: every verdict waits for a person."))
     if can(Permission.LABEL):
         verify_result()
         verify_section()

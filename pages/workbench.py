@@ -1,4 +1,5 @@
-"""Labelling workbench (annotators): one claim at a time or all of a response's claims in a grid, blind.
+"""Labelling workbench (annotators): one claim at a time or all of a response's claims in a grid, blind; and
+the judges' proposals, confirmed, corrected or rejected response by response (``ui.proposal_review``).
 
 The annotator sees the question, the answer, the claim, the retrieved context and the sources, and their own
 labels; never another annotator's labels, the claim's current labels or the score (the register enforces it).
@@ -17,6 +18,8 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.labels.workbench import ANNOTATOR_LABELS
 from ui import labels as ui
+from ui import proposal_review
+from ui.answer_view import show_answer
 from ui.auth import can, current_actor
 from ui.components import empty_state
 from ui.errors import show_error
@@ -25,6 +28,7 @@ from ui.shell import page_frame
 from ui.text import code_span, escape_markdown
 
 NO_CATEGORY = "(no category)"
+WORK = {"batches": "My labelling batches (blind)", "proposals": "Judge proposals to confirm"}
 
 
 def _pick_batch(actor) -> int | None:
@@ -50,21 +54,6 @@ def _pick_response(actor, batch_id: int) -> str:
     marks = {r: f"{r} ({lab}/{units})" for r, lab, units in zip(ids, responses["labelled"], responses["units"],
                                                                   strict=True)}
     return st.selectbox("Response", ids, format_func=marks.get, key="wb_response")
-
-
-def _show_item(item: dict) -> None:
-    st.markdown(f"**Question** — {escape_markdown(item['question'] or '(none)')}")
-    st.markdown(f"**Answer** — {escape_markdown(item['answer'] or '(none)')}")
-    with st.expander(f"Retrieved context ({len(item['context'])} chunks) and sources ({len(item['sources'])})",
-                     expanded=bool(item["context"])):
-        for chunk in item["context"]:
-            source = f" · source {code_span(chunk['source_id'])}" if chunk["source_id"] else ""
-            st.markdown(f"{code_span(chunk['id'])}{source} — {escape_markdown(chunk['text'])}")
-        for source in item["sources"]:
-            st.markdown(f"{code_span(source['source_id'])} {escape_markdown(source['title'] or '')} "
-                        f"{escape_markdown(source['ref'] or '')}")
-        if not item["context"] and not item["sources"]:
-            st.caption("No retrieved context was recorded for this answer.")
 
 
 def _guide() -> None:
@@ -214,12 +203,18 @@ def main() -> None:
         st.info(f"Your role ({current_actor().role}) cannot label claims.", icon=":material/lock:")
         return
     actor = current_actor()
+    work = st.segmented_control("Work on", list(WORK), default="batches", key="wb_work", format_func=WORK.__getitem__,
+                                help="Batches are blind: you never see another annotator's or a judge's labels "
+                                     "there. Proposals show a judge's verdict for you to confirm, correct or reject.")
+    if work == "proposals":
+        proposal_review.review_proposals(actor)
+        return
     batch_id = _pick_batch(actor)
     if batch_id is None:
         return
     response_id = _pick_response(actor, batch_id)
     item = ui.work_item(actor, batch_id, response_id)
-    _show_item(item)
+    show_answer(item)
     _guide()
     units = [u for u in item["units"] if u["state"] != "replaced"]
     ids = [u["unit_id"] for u in units]

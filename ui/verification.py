@@ -5,12 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hri_core.vocabulary import LABELS
 from register.db.store import Actor
 from register.verify import policy, proposals, stored, testsets
 from register.verify.agreement import judge_agreement
 from register.verify.judge_cli import PROFILE_DIR, load_profile
 from register.verify.run import judge_in_register
 from ui import data
+
+ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with another label", "reject": "Reject"}
 
 PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
                     "link_score", "reason", "target_label", "category", "stakes", "backend", "judge_profile",
@@ -26,6 +29,19 @@ def proposal_frame(status: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False)
+def proposal_responses(actor: Actor) -> pd.DataFrame:
+    """The responses with proposals waiting for a person (``register.verify.proposals.proposal_responses``)."""
+    return pd.DataFrame(proposals.proposal_responses(data.get_store(), actor),
+                        columns=["response_id", "proposals", "abstained", "unlinked", "run_id"])
+
+
+@st.cache_data(show_spinner=False)
+def proposal_item(actor: Actor, response_id: str) -> dict:
+    """One response and its waiting proposals with their provenance (``proposals.proposal_item``)."""
+    return proposals.proposal_item(data.get_store(), actor, response_id)
+
+
+@st.cache_data(show_spinner=False)
 def counts() -> dict[str, int]:
     """Proposals by status."""
     return proposals.proposal_counts(data.get_store())
@@ -36,6 +52,28 @@ def active_policy_version() -> int | None:
     """The active judge policy's version, or None (off)."""
     active = policy.active_policy(data.get_store())
     return active.version if active else None
+
+
+def decisions_from(choices: dict[int, tuple[str | None, str | None]],
+                   abstained: set[int]) -> tuple[list[proposals.Decision], dict[int, str]]:
+    """The decisions a form's ``choices`` (proposal id -> (action or None, label or None)) make, and why the
+    others cannot be recorded, by proposal. No action: left for later, neither a decision nor a problem."""
+    made: list[proposals.Decision] = []
+    problems: dict[int, str] = {}
+    by_value = {label.value: label for label in LABELS}
+    for proposal_id, (action, label) in choices.items():
+        if action is None:
+            continue
+        if action == "correct" and label not in by_value:
+            problems[proposal_id] = "choose the label that replaces the judge's"
+        elif action == "confirm" and proposal_id in abstained:
+            problems[proposal_id] = "the judge abstained: there is no verdict to confirm; give a label instead"
+        elif action not in ACTIONS:
+            problems[proposal_id] = f"unknown decision {action!r}"
+        else:
+            made.append(proposals.Decision(proposal_id, "reject" if action == "reject" else "confirm",
+                                           by_value[label] if action == "correct" and label else None))
+    return made, problems
 
 
 def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:

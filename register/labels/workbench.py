@@ -32,8 +32,8 @@ from register.labels.batches import batch
 from register.labels.units import readings_sql
 
 __all__ = ["ANNOTATOR_LABELS", "Reading", "add_claim", "annotator_progress", "batch_progress", "batch_responses",
-           "checked_reading",
-           "my_batches", "merge_claims", "save_annotation", "save_annotations", "split_claim", "work_item"]
+           "checked_reading", "my_batches", "merge_claims", "retrieved_chunks", "save_annotation", "save_annotations",
+           "split_claim", "work_item"]
 
 # Validated negative feedback is the outcome of a feedback validation, not an annotator's judgement of a claim:
 # annotators choose among the other seven, and an imported feedback label is kept (provenance "imported").
@@ -108,7 +108,7 @@ def _item(store: Store, batch_id: int, response_id: str) -> dict:
     return row
 
 
-def _context(raw: str | None) -> list[dict]:
+def retrieved_chunks(raw: str | None) -> list[dict]:
     """The retrieved chunks of a stored record (``[]`` when it has none or is a flat-table record)."""
     try:
         record = json.loads(raw) if raw else None
@@ -129,7 +129,7 @@ def work_item(store: Store, actor: Actor, batch_id: int, response_id: str) -> di
     Never another annotator's labels, the current labels or the score."""
     _require_annotator(store, actor, batch_id)
     item = _item(store, batch_id, response_id)
-    context = _context(item["raw"])
+    context = retrieved_chunks(item["raw"])
     p = Params()
     units = store.dicts(f"""
         WITH rd AS ({readings_sql(p, batch_id, response_id)})

@@ -20,8 +20,9 @@ from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
 from register.ingest.revise import revise_responses
+from register.labels.workbench import retrieved_chunks
 
-__all__ = ["Decision", "decide_proposals", "list_proposals", "proposal_counts"]
+__all__ = ["Decision", "decide_proposals", "list_proposals", "proposal_counts", "proposal_item", "proposal_responses"]
 
 STATUSES = ("proposed", "confirmed", "rejected", "applied")
 _COLUMNS = ("proposal_id, run_id, response_id, claim_idx, claim_id, claim_text, category, stakes, criticality, span, "
@@ -54,6 +55,40 @@ def proposal_counts(store: Store) -> dict[str, int]:
     counts.update({status: int(n) for status, n in store.query(
         "SELECT status, count(*) FROM judge_proposals GROUP BY status")})
     return counts
+
+
+def proposal_responses(store: Store, actor: Actor, *, limit: int = 500) -> list[dict[str, Any]]:
+    """The responses with proposals waiting for a person (the workbench's queue), newest run first: each with
+    its number of ``proposals``, of ``abstained`` verdicts and of ``unlinked`` claims."""
+    authorize(store, actor, Permission.LABEL, entity_type="judge_proposal")
+    return store.dicts("SELECT response_id, count(*) AS proposals, count(*) FILTER (WHERE abstained) AS abstained, "
+                       "count(*) FILTER (WHERE unlinked) AS unlinked, max(run_id) AS run_id FROM judge_proposals "
+                       "WHERE status = 'proposed' GROUP BY response_id ORDER BY max(run_id) DESC, response_id LIMIT ?",
+                       [max(1, min(limit, 10_000))])
+
+
+def proposal_item(store: Store, actor: Actor, response_id: str) -> dict[str, Any]:
+    """What a person confirming one response's proposals sees: the current revision's ``question``, ``answer``,
+    ``use_case``, ``model`` and retrieved ``context`` (chunks), and its waiting ``proposals``, each with its
+    provenance (judge profile, backend, confidence, reason, linked span, and the run: ``run_source``,
+    ``run_started_at``, ``run_by``).
+
+    Unlike a labelling batch this is not blind: a proposal *is* the machine's verdict, shown so that a person
+    confirms, corrects or rejects it."""
+    authorize(store, actor, Permission.LABEL, entity_type="judge_proposal", entity_id=response_id)
+    row = store.one("SELECT revision, question, answer, use_case, model, raw FROM responses "
+                    "WHERE response_id = ? AND is_current", [response_id])
+    if row is None:
+        raise NotFound(f"response {response_id!r} is not in the register")
+    columns = ", ".join(f"p.{name.strip()}" for name in _COLUMNS.split(","))
+    waiting = store.dicts(f"SELECT {columns}, v.source_name AS run_source, v.started_at AS run_started_at, "
+                          "v.actor_name AS run_by FROM judge_proposals p "
+                          "JOIN verification_runs v ON v.run_id = p.run_id "
+                          "WHERE p.status = 'proposed' AND p.response_id = ? ORDER BY p.run_id DESC, p.claim_idx",
+                          [response_id])
+    return {"response_id": response_id, "revision": row["revision"], "question": row["question"],
+            "answer": row["answer"], "use_case": row["use_case"], "model": row["model"],
+            "context": retrieved_chunks(row["raw"]), "proposals": waiting}
 
 
 def decide_proposals(store: Store, actor: Actor, decisions: Sequence[Decision]) -> dict[str, Any]:
