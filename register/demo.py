@@ -22,6 +22,7 @@ from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
+from register.ingest.replicate import COPY_FORMAT, replicate
 from register.labels.rubrics import ensure_default_rubric
 from register.scoring.profiles import ensure_default_profile, ensure_review_floors_profile
 
@@ -35,6 +36,9 @@ def demo_sources() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+BULK_TEMPLATES = 20_000  # synthetic responses imported in full when the rest are copies (``bulk``)
+
+
 def _write_synthetic(n: int, folder: Path) -> Path:
     """``n`` seeded synthetic responses as a JSON Lines file in ``folder``."""
     path = folder / f"synthetic-{n}.jsonl"
@@ -45,8 +49,11 @@ def _write_synthetic(n: int, folder: Path) -> Path:
 
 
 def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None, *,
-              review_floors: bool = False) -> dict[str, Any]:
+              review_floors: bool = False, bulk: bool = False) -> dict[str, Any]:
     """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped.
+
+    ``bulk`` (for benchmarks at millions): only the first ``BULK_TEMPLATES`` synthetic responses go through
+    the importer; the rest are copies of them made in SQL (``register.ingest.replicate``), once.
 
     Needs every permission its parts need (checked before the first write, so nothing is half loaded).
     ``review_floors``: also store Table IV's review floors (``hri_core.recommended_profile``) as a draft
@@ -65,8 +72,9 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
         "SELECT source_sha256 FROM import_batches WHERE finished_at IS NOT NULL AND source_sha256 IS NOT NULL")}
     with tempfile.TemporaryDirectory(prefix="hri-demo-") as tmp:
         sources = demo_sources()
+        copies = max(0, synthetic - BULK_TEMPLATES) if bulk else 0
         if synthetic > 0:
-            sources.append(_write_synthetic(synthetic, Path(tmp)))
+            sources.append(_write_synthetic(synthetic - copies, Path(tmp)))
         pending = []
         total = 0
         for source in sources:
@@ -89,7 +97,25 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
                 summary[name] += getattr(report, name)
             if source.parent == Path(tmp):
                 summary["synthetic"] = report.accepted
+        if copies:
+            _bulk_copies(store, actor, synthetic - copies, copies, summary, progress)
     return summary
+
+
+def _bulk_copies(store: Store, actor: Actor, templates: int, copies: int, summary: dict[str, Any],
+                 progress: ProgressFn | None) -> None:
+    """Make ``copies`` copies of the ``templates`` synthetic responses imported last, unless copies exist."""
+    made = store.scalar("SELECT coalesce(sum(accepted), 0) FROM import_batches WHERE format = ? "
+                        "AND finished_at IS NOT NULL", [COPY_FORMAT])
+    if made:
+        summary["notes"].append(f"{made:,} synthetic copies were made before; none added")
+        return
+    batch = store.scalar("SELECT max(batch_id) FROM import_batches WHERE source_name = ? AND finished_at IS NOT NULL",
+                         [f"synthetic-{templates}.jsonl"])
+    report = replicate(store, actor, batch, copies, progress)
+    summary["synthetic"] += report.responses
+    summary["notes"].append(f"{report.responses:,} of the synthetic responses are SQL copies of the "
+                            f"{report.templates:,} imported in batch {batch} (import batch {report.batch_id})")
 
 
 def is_empty(store: Store) -> bool:

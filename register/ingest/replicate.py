@@ -1,0 +1,152 @@
+"""Millions of synthetic responses for benchmarks: copies of validated templates, made in SQL.
+
+Importing ten million records through per-record validation costs over an hour of CPU on two cores;
+a benchmark at that size needs the database, not the import. ``replicate`` adds ``n`` responses, each a
+copy of one *template*: a current, first-revision response of an import batch that went through full
+validation (``python -m register demo --synthetic N --bulk`` imports 20,000 seeded synthetic responses
+through the importer and makes the rest copies of them).
+
+A copy is the template under a new id ``<template id>~<copy number>``: the same answer, claims, labels and
+times, its own ``response_key``, and the ``raw`` record and ``content_hash`` the importer would store for
+that record, computed in bulk: the template's canonical JSON (``register.ingest.records.content_hash``)
+and raw line are kept with a placeholder for the id, and DuckDB substitutes each copy's id and hashes
+(``sha256``), so importing a copy's raw line later finds it unchanged. Copies go in one transaction per
+round of templates, in an import batch of their own (format ``synthetic:copies``, audited), and are
+scored under the active profile by the import's scoring step (one score run for the batch).
+
+The statistics of the copies are those of the templates repeated: right for timing scans, joins and
+rescoring at size; not a new sample (search matches every copy of a template).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from hri_core.models import parse_response
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Store, Transaction, utc_now
+from register.errors import RegisterError
+from register.ingest.records import content_hash
+from register.scoring.profiles import active_profile
+from register.scoring.scorer import score_imported
+
+__all__ = ["COPY_FORMAT", "ReplicaReport", "replicate"]
+
+COPY_FORMAT = "synthetic:copies"
+_PLACEHOLDER = "@@replica-response-id@@"  # no character JSON escapes: it stands in a JSON string as it is
+
+Progress = Callable[[int, int | None, str], None]
+
+
+@dataclass(frozen=True)
+class ReplicaReport:
+    """What ``replicate`` added: ``responses`` and ``claims`` in import batch ``batch_id``, scored in
+    ``score_run_id``."""
+
+    batch_id: int
+    responses: int
+    claims: int
+    templates: int
+    score_run_id: int | None
+
+
+def _templates(store: Store, template_batch: int) -> pa.Table:
+    """The batch's current first revisions with their canonical JSON and raw line, the id a placeholder;
+    each checked to reproduce its stored content hash (so a copy's hash is what the importer computes)."""
+    rows = store.query("SELECT response_id, raw, content_hash FROM responses WHERE batch_id = ? AND is_current "
+                       "AND revision = 1 ORDER BY response_key", [template_batch])
+    if not rows:
+        raise RegisterError(f"import batch {template_batch} has no current first-revision response to copy")
+    ids, canonical, raw = [], [], []
+    for response_id, stored_raw, stored_hash in rows:
+        record = json.loads(stored_raw)
+        if not isinstance(record, dict) or record.get("response_id") != response_id:
+            raise RegisterError(f"response {response_id}: raw: not a JSON object naming the response; it cannot "
+                                "be a template")
+        response = parse_response(record, record=response_id)
+        if content_hash(response) != stored_hash:
+            raise RegisterError(f"response {response_id}: content_hash: the stored hash is not the importer's for "
+                                "its record; it cannot be a template")
+        dump = json.dumps({**response.model_dump(mode="json"), "response_id": _PLACEHOLDER}, sort_keys=True,
+                          separators=(",", ":"))
+        line = json.dumps({**record, "response_id": _PLACEHOLDER}, ensure_ascii=False)
+        if dump.count(_PLACEHOLDER) != 1 or line.count(_PLACEHOLDER) != 1:
+            raise RegisterError(f"response {response_id}: its record holds the placeholder text; not a template")
+        ids.append(response_id)
+        canonical.append(dump)
+        raw.append(line)
+    return pa.table({"response_id": ids, "canonical": canonical, "raw_line": raw})
+
+
+def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress: Progress | None = None,
+              *, score: bool = True) -> ReplicaReport:
+    """Add ``n`` copies of import batch ``template_batch``'s responses (round-robin over the templates, in
+    rounds of one copy each) as one new import batch, then score it under the active profile."""
+    authorize(store, actor, Permission.IMPORT, entity_type="import_batch")
+    if n < 1:
+        raise RegisterError(f"copies: {n} is not a positive number")
+    templates = _templates(store, template_batch)
+    size = templates.num_rows
+    rounds = math.ceil(n / size)
+
+    def open_batch(tx: Transaction) -> Change:
+        batch_id = tx.scalar("SELECT nextval('seq_batch')")
+        tx.execute("INSERT INTO import_batches (batch_id, source_name, format, started_at, actor_name) "
+                   "VALUES (?, ?, ?, ?, ?)", [batch_id, f"copies of import batch {template_batch}", COPY_FORMAT,
+                                               utc_now(), actor.name])
+        return Change("import_batch", str(batch_id), None, {"format": COPY_FORMAT, "templates": size,
+                                                             "template_batch": template_batch, "copies": n},
+                      result=batch_id)
+
+    batch_id = store.write(actor, "import.start", open_batch)
+    added_claims = 0
+    for number in range(1, rounds + 1):
+        take = min(size, n - (number - 1) * size)
+
+        def copy_round(tx: Transaction, number: int = number, take: int = take) -> Change:
+            with tx.relation("_templates", templates):
+                tx.execute("CREATE OR REPLACE TEMP TABLE _copies AS SELECT response_id AS template_id, "
+                           "response_id || $suffix AS copy_id, nextval('seq_response_key') AS copy_key, canonical, "
+                           "raw_line FROM (SELECT * FROM _templates LIMIT $take)",
+                           {"suffix": f"~{number}", "take": take})
+            clash = tx.scalar("SELECT min(copy_id) FROM _copies WHERE copy_id IN (SELECT response_id FROM responses)")
+            if clash is not None:
+                raise RegisterError(f"response {clash} is already in the register: these copies were made before")
+            tx.execute("""
+                INSERT INTO responses
+                SELECT r.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key,
+                                    sha256(replace(k.canonical, $placeholder, k.copy_id)) AS content_hash,
+                                    $batch AS batch_id, $at AS imported_at,
+                                    replace(k.raw_line, $placeholder, k.copy_id)::JSON AS raw)
+                FROM responses r JOIN _copies k ON r.response_id = k.template_id AND r.is_current""",
+                       {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
+            claims = tx.scalar("""
+                INSERT INTO claims
+                SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
+                FROM claims c JOIN _copies k ON c.response_id = k.template_id AND c.is_current""")
+            tx.execute("UPDATE import_batches SET records_total = records_total + $n, accepted = accepted + $n, "
+                       "new_responses = new_responses + $n WHERE batch_id = $batch", {"n": take, "batch": batch_id})
+            tx.execute("DROP TABLE _copies")
+            return Change("import_batch", str(batch_id), None, {"round": number, "responses": take,
+                                                                 "claims": claims}, result=int(claims or 0))
+
+        added_claims += store.write(actor, "import.copies", copy_round)
+        if progress:
+            progress(min(n, number * size), n, "synthetic copies")
+
+    def finish(tx: Transaction) -> Change:
+        tx.execute("UPDATE import_batches SET finished_at = ? WHERE batch_id = ?", [utc_now(), batch_id])
+        return Change("import_batch", str(batch_id), None, {"responses": n, "claims": added_claims})
+
+    store.write(actor, "import.batch", finish)
+    run_id = None
+    if score:
+        if progress:
+            progress(n, n, "scoring the copies")
+        run_id = score_imported(store, actor, active_profile(store), batch_id=batch_id).run_id
+    return ReplicaReport(batch_id, n, added_claims, size, run_id)
