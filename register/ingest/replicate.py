@@ -41,6 +41,7 @@ COPY_FORMAT = "synthetic:copies"
 _PLACEHOLDER = "@@replica-response-id@@"  # no character JSON escapes: it stands in a JSON string as it is
 
 Progress = Callable[[int, int | None, str], None]
+_SCRATCH_R, _SCRATCH_C = "replica_template_responses", "replica_template_claims"  # dropped when done
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,42 @@ def _templates(store: Store, template_batch: int) -> pa.Table:
     return pa.table({"response_id": ids, "canonical": canonical, "raw_line": raw})
 
 
+def _copy_round(batch_id: int, number: int, take: int) -> Callable[[Transaction], Change]:
+    """One round: copy ``take`` templates (in key order) under ids ``<template id>~<number>``."""
+
+    def write(tx: Transaction) -> Change:
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE _copies AS SELECT response_id AS template_id, "
+                   f"response_id || $suffix AS copy_id, nextval('seq_response_key') AS copy_key "
+                   f"FROM (SELECT response_id FROM {_SCRATCH_R} ORDER BY response_key LIMIT $take)",
+                   {"suffix": f"~{number}", "take": take})
+        tx.execute(f"""
+            INSERT INTO responses
+            SELECT r.* EXCLUDE (canonical, raw_line) REPLACE (
+                       k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key,
+                       sha256(replace(r.canonical, $placeholder, k.copy_id)) AS content_hash,
+                       $batch AS batch_id, $at AS imported_at,
+                       replace(r.raw_line, $placeholder, k.copy_id)::JSON AS raw)
+            FROM {_SCRATCH_R} r JOIN _copies k ON r.response_id = k.template_id""",
+                   {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
+        claims = tx.scalar(f"""
+            INSERT INTO claims
+            SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
+            FROM {_SCRATCH_C} c JOIN _copies k ON c.response_id = k.template_id""")
+        tx.execute("UPDATE import_batches SET records_total = records_total + $n, accepted = accepted + $n, "
+                   "new_responses = new_responses + $n WHERE batch_id = $batch", {"n": take, "batch": batch_id})
+        tx.execute("DROP TABLE _copies")
+        return Change("import_batch", str(batch_id), None, {"round": number, "responses": take, "claims": claims},
+                      result=int(claims or 0))
+
+    return write
+
+
+def _unstage(tx: Transaction) -> Change:
+    for table in (_SCRATCH_R, _SCRATCH_C):  # allow-listed identifiers
+        tx.execute(f"DROP TABLE IF EXISTS {table}")
+    return Change("import_batch", None, None, {"scratch": "dropped"})
+
+
 def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress: Progress | None = None,
               *, score: bool = True) -> ReplicaReport:
     """Add ``n`` copies of import batch ``template_batch``'s responses (round-robin over the templates, in
@@ -103,41 +140,30 @@ def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress:
                                                              "template_batch": template_batch, "copies": n},
                       result=batch_id)
 
-    batch_id = store.write(actor, "import.start", open_batch)
+    def stage(tx: Transaction) -> Change:
+        # the templates' rows, once, in scratch tables: each round then reads 20,000 rows, not the whole register
+        with tx.relation("_templates", templates):
+            tx.execute(f"CREATE OR REPLACE TABLE {_SCRATCH_R} AS SELECT r.*, t.canonical, t.raw_line FROM responses r "
+                       "JOIN _templates t USING (response_id) WHERE r.is_current")
+        tx.execute(f"CREATE OR REPLACE TABLE {_SCRATCH_C} AS SELECT * FROM claims WHERE is_current "
+                   f"AND response_id IN (SELECT response_id FROM {_SCRATCH_R})")
+        clash = tx.scalar(f"SELECT min(response_id) FROM responses WHERE response_id IN "
+                          f"(SELECT response_id || '~1' FROM {_SCRATCH_R})")
+        if clash is not None:
+            raise RegisterError(f"response {clash} is already in the register: these copies were made before")
+        return Change("import_batch", str(template_batch), None, {"staged_templates": size})
+
     added_claims = 0
-    for number in range(1, rounds + 1):
-        take = min(size, n - (number - 1) * size)
-
-        def copy_round(tx: Transaction, number: int = number, take: int = take) -> Change:
-            with tx.relation("_templates", templates):
-                tx.execute("CREATE OR REPLACE TEMP TABLE _copies AS SELECT response_id AS template_id, "
-                           "response_id || $suffix AS copy_id, nextval('seq_response_key') AS copy_key, canonical, "
-                           "raw_line FROM (SELECT * FROM _templates LIMIT $take)",
-                           {"suffix": f"~{number}", "take": take})
-            clash = tx.scalar("SELECT min(copy_id) FROM _copies WHERE copy_id IN (SELECT response_id FROM responses)")
-            if clash is not None:
-                raise RegisterError(f"response {clash} is already in the register: these copies were made before")
-            tx.execute("""
-                INSERT INTO responses
-                SELECT r.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key,
-                                    sha256(replace(k.canonical, $placeholder, k.copy_id)) AS content_hash,
-                                    $batch AS batch_id, $at AS imported_at,
-                                    replace(k.raw_line, $placeholder, k.copy_id)::JSON AS raw)
-                FROM responses r JOIN _copies k ON r.response_id = k.template_id AND r.is_current""",
-                       {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
-            claims = tx.scalar("""
-                INSERT INTO claims
-                SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
-                FROM claims c JOIN _copies k ON c.response_id = k.template_id AND c.is_current""")
-            tx.execute("UPDATE import_batches SET records_total = records_total + $n, accepted = accepted + $n, "
-                       "new_responses = new_responses + $n WHERE batch_id = $batch", {"n": take, "batch": batch_id})
-            tx.execute("DROP TABLE _copies")
-            return Change("import_batch", str(batch_id), None, {"round": number, "responses": take,
-                                                                 "claims": claims}, result=int(claims or 0))
-
-        added_claims += store.write(actor, "import.copies", copy_round)
-        if progress:
-            progress(min(n, number * size), n, "synthetic copies")
+    try:
+        store.write(actor, "import.copies_staged", stage)  # refused here, before a batch exists, if made before
+        batch_id = store.write(actor, "import.start", open_batch)
+        for number in range(1, rounds + 1):
+            added_claims += store.write(actor, "import.copies",
+                                        _copy_round(batch_id, number, min(size, n - (number - 1) * size)))
+            if progress:
+                progress(min(n, number * size), n, "synthetic copies")
+    finally:
+        store.write(actor, "import.copies_unstaged", _unstage)
 
     def finish(tx: Transaction) -> Change:
         tx.execute("UPDATE import_batches SET finished_at = ? WHERE batch_id = ?", [utc_now(), batch_id])

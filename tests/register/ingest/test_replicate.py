@@ -74,6 +74,8 @@ def test_the_copies_are_an_audited_balanced_batch_and_cannot_be_made_twice(store
     with pytest.raises(RegisterError, match="already in the register"):
         replicate(store, SYSTEM, templates, 10)
     assert store.scalar("SELECT count(*) FROM responses") == before
+    assert store.scalar("SELECT count(*) FROM import_batches WHERE finished_at IS NULL") == 0  # none left open
+    assert not store.query("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'replica_%'")
 
 
 def test_only_importers_make_copies_and_an_empty_batch_is_named(store, templates):
