@@ -18,7 +18,7 @@ from register.labels.workbench import ANNOTATOR_LABELS
 from ui import data
 from ui import labels as ui
 from ui.auth import can, current_actor
-from ui.components import empty_state
+from ui.components import empty_state, keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -37,9 +37,10 @@ def _show_result(report, response_id: str) -> None:
         text = ", ".join(code_span(r) for r in report.applied)
         detail = f" — {code_span(response_id)} now scores {score['score']:.1f} ({score['band']}, " \
                  f"{score['action']}), revision {score['revision']}" if score and response_id in report.applied else ""
-        st.session_state["adj_result"] = f"New revision for {text}{detail}."
+        keep_message("adj_queue", "success", f"New revision for {text}{detail}.")
     if report.stale:
-        st.session_state["adj_stale"] = ", ".join(code_span(r) for r in report.stale)
+        keep_message("adj_queue", "warning", "Not applied, revised since the batch was drawn: "
+                     f"{', '.join(code_span(r) for r in report.stale)}. Draw them again.")
 
 
 def _decision_form(actor, row) -> None:
@@ -80,11 +81,7 @@ def _decision_form(actor, row) -> None:
 
 
 def _queue(actor) -> None:
-    if message := st.session_state.pop("adj_result", None):
-        st.success(message, icon=":material/check:")
-    if stale := st.session_state.pop("adj_stale", None):
-        st.warning(f"Not applied, revised since the batch was drawn: {stale}. Draw them again.",
-                   icon=":material/warning:")
+    show_kept_messages("adj_queue")
     frame = ui.queue(actor)
     st.metric("Disagreements to adjudicate", f"{len(frame):,}")
     if frame.empty:
@@ -119,13 +116,12 @@ def _draw_batch(actor) -> None:
         except RegisterError as error:
             show_error(error)
             return
-        st.session_state["adj_drawn"] = batch_id
+        keep_message("adj_batches", "success", f"Batch #{batch_id} drawn and assigned.")
         st.rerun()
 
 
 def _batches(actor) -> None:
-    if drawn := st.session_state.pop("adj_drawn", None):
-        st.success(f"Batch #{drawn} drawn and assigned.", icon=":material/check:")
+    show_kept_messages("adj_batches")
     frame = ui.batch_list()
     if frame.empty:
         empty_state("No labelling batch yet: draw one below.")
@@ -141,8 +137,9 @@ def _batches(actor) -> None:
             except RegisterError as error:
                 show_error(error)
                 return
-            st.session_state["adj_result"] = (f"{len(report.applied)} response(s) applied "
-                                              f"({report.new_revisions} new revisions, {report.unchanged} unchanged).")
+            keep_message("adj_queue", "success",
+                         f"{len(report.applied)} response(s) applied ({report.new_revisions} new revisions, "
+                         f"{report.unchanged} unchanged).")
             st.rerun()
     if can(Permission.LABEL_ASSIGN):
         st.subheader("Draw a batch")

@@ -19,6 +19,7 @@ from register.access.permissions import Permission
 from register.scoring import calibration as reg
 from ui import data, scoring
 from ui.auth import can, current_actor
+from ui.components import has_kept_messages, keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
 from ui.page import run_page
@@ -60,13 +61,11 @@ def upload_section() -> None:
 def audit_sample_section() -> None:
     """Draw a random sample of released answers (reviewer) and decide on them: audit findings."""
     with st.expander("Random audit sample of released answers (Low and Medium)",
-                     expanded="cal_notice" in st.session_state):
+                     expanded=has_kept_messages("calibration_sample")):
         st.caption("The review queue only sees answers scored high. Deciding on a random sample of the answers "
                    "that went out (actions release and caution) gives outcomes across the whole score range. "
                    "An escalation is no outcome: decide release or block.")
-        notice = st.session_state.pop("cal_notice", None)
-        if notice:
-            st.success(notice, icon=":material/check:")
+        show_kept_messages("calibration_sample")
         reviewer = can(Permission.REVIEW_DECIDE)
         left, right = st.columns([1, 3])
         size = left.number_input("Sample size", min_value=1, max_value=reg.MAX_AUDIT_SAMPLE, value=20, step=1,
@@ -104,7 +103,8 @@ def audit_sample_section() -> None:
                 show_error(error)
             else:
                 # rerun: the table above and the outcome counts below were read before this decision
-                st.session_state["cal_notice"] = f"Recorded: {DECISION_LABELS[decision]} for {code_span(pick)}."
+                keep_message("calibration_sample", "success",
+                             f"Recorded: {DECISION_LABELS[decision]} for {code_span(pick)}.")
                 st.rerun()
 
 

@@ -18,7 +18,7 @@ from register.governance.feedback_labels import OUTSIDE_REGISTER
 from ui import data
 from ui import feedback as fb
 from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run
+from ui.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -67,8 +67,8 @@ def report_section() -> None:
             show_error(error)
             return
         empty_form_on_next_run("fb_report", REPORT_EMPTY)
-        st.session_state["fb_notice"] = f"Feedback #{feedback_id} reported on {code_span(typed)}: it counts once a " \
-                                        "reviewer validates it."
+        keep_message("feedback", "success", f"Feedback #{feedback_id} reported on {code_span(typed)}: it counts "
+                                            "once a reviewer validates it.")
         st.rerun()
 
 
@@ -107,12 +107,12 @@ def validate_section(reported: pd.DataFrame) -> None:
     try:
         if validated:
             revision = fb.validate(current_actor(), int(item["feedback_id"]), method, severity, claim, note or None)
-            st.session_state["fb_notice"] = (f"Feedback #{item['feedback_id']} validated: revision {revision} of "
-                                             f"{code_span(item['response_id'])} carries it and was rescored.")
+            keep_message("feedback", "success", f"Feedback #{item['feedback_id']} validated: revision {revision} "
+                                                f"of {code_span(item['response_id'])} carries it and was rescored.")
             st.rerun()
         if rejected:
             fb.reject(current_actor(), int(item["feedback_id"]), reason)
-            st.session_state["fb_notice"] = f"Feedback #{item['feedback_id']} rejected."
+            keep_message("feedback", "success", f"Feedback #{item['feedback_id']} rejected.")
             st.rerun()
     except RegisterError as error:
         show_error(error)
@@ -137,7 +137,7 @@ def resolve_section(validated: pd.DataFrame) -> None:
             return
         where = (f"revision {revision} of {code_span(item['response_id'])} marks the claim resolved"
                  if revision is not None else "another validated item on the claim is still open")
-        st.session_state["fb_notice"] = f"Feedback #{item['feedback_id']} resolved: {where}."
+        keep_message("feedback", "success", f"Feedback #{item['feedback_id']} resolved: {where}.")
         st.rerun()
 
 
@@ -146,9 +146,7 @@ def main() -> None:
     st.title("Feedback")
     st.caption("Only feedback confirmed by a reviewer, a source check or adjudication counts in the H dimension "
                "(paper section V.A). Reported → validated or rejected by a second person → resolved.")
-    notice = st.session_state.pop("fb_notice", None)
-    if notice:
-        st.success(notice, icon=":material/check:")
+    show_kept_messages("feedback")
     report_section()
 
     everything = fb.feedback_list()

@@ -17,6 +17,7 @@ from register.access.permissions import Permission
 from register.ingest.importer import ImportReport
 from ui import intake
 from ui.auth import can, current_actor
+from ui.components import keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -99,13 +100,11 @@ def quarantine_section() -> None:
         apply_all(actions)
         st.session_state["intake_q_gen"] = gen + 1  # a fresh grid of what is still open
         st.rerun()
-    for kind, message in st.session_state.pop("intake_q_results", []):
-        (st.success if kind == "ok" else st.error)(message)
+    show_kept_messages("intake_quarantine")
 
 
 def apply_all(actions: list[intake.GridAction]) -> None:
     """Each action on its own: one failing row never stops the others; the results show after the rerun."""
-    results = []
     actor = current_actor()
     for action in actions:
         row = f"#{action.quarantine_id}"
@@ -113,15 +112,16 @@ def apply_all(actions: list[intake.GridAction]) -> None:
             report = intake.apply_action(actor, action)
         except (RegisterError, HRIError) as error:
             title = getattr(error, "title", "Error")
-            results.append(("error", f"{row}: **{escape_markdown(title)}** — {escape_markdown(error)}"))
+            keep_message("intake_quarantine", "error",
+                         f"{row}: **{escape_markdown(title)}** — {escape_markdown(error)}")
             continue
         if report is None:
-            results.append(("ok", f"{row}: discarded"))
+            keep_message("intake_quarantine", "success", f"{row}: discarded")
         else:
             b = report.batches[0]
-            results.append(("ok", f"{row}: re-imported as batch {b.batch_id} ({b.new_responses} new, "
-                                  f"{b.new_revisions} revised, {b.unchanged} unchanged); quarantine row resolved"))
-    st.session_state["intake_q_results"] = results
+            keep_message("intake_quarantine", "success", f"{row}: re-imported as batch {b.batch_id} "
+                         f"({b.new_responses} new, {b.new_revisions} revised, {b.unchanged} unchanged); "
+                         "quarantine row resolved")
 
 
 def inbox_section() -> None:

@@ -17,6 +17,7 @@ from register.access import identity
 from register.access.permissions import ROLES, Permission
 from ui import data
 from ui.auth import can, current_actor
+from ui.components import keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -25,9 +26,7 @@ from ui.text import code_span, escape_markdown
 
 def show_last_change() -> None:
     """The change applied on the previous run, kept on the page (a toast vanished before it was read)."""
-    done = st.session_state.pop("users_done", None)
-    if done:
-        st.success(done, icon=":material/check:")
+    show_kept_messages("users")
 
 
 def show_one_time_password() -> None:
@@ -147,7 +146,7 @@ def apply_change(actor, username: str, action: str, version: int, *, role: str |
         return
     data.after_account_write()
     done = f"role {role}" if action == "set role" else action
-    st.session_state["users_done"] = f"{code_span(username)}: {done} done."
+    keep_message("users", "success", f"{code_span(username)}: {done} done.")
     st.rerun()
 
 

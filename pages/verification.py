@@ -16,7 +16,7 @@ from register.access.permissions import Permission
 from register.verify.proposals import Decision
 from ui import verification
 from ui.auth import can, current_actor
-from ui.components import empty_state
+from ui.components import empty_state, keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -133,22 +133,13 @@ def verify_section() -> None:
             show_error(error)
             return
         bar.empty()
-        st.session_state["vs_result"] = (
-            f"Verification run {report.run_id}: {report.responses:,} answer(s), {report.claims:,} claims, "
-            f"{report.unlinked:,} UNLINKED; {report.proposed:,} proposals wait below, {report.applied:,} applied by "
-            "the judge policy.", list(report.problems))
+        keep_message("verify_stored", "success",
+                     f"Verification run {report.run_id}: {report.responses:,} answer(s), {report.claims:,} claims, "
+                     f"{report.unlinked:,} UNLINKED; {report.proposed:,} proposals wait below, {report.applied:,} "
+                     "applied by the judge policy.")
+        for problem in report.problems:
+            keep_message("verify_stored", "warning", f"Left out: {escape_markdown(problem)}")
         st.rerun()  # the counts and the proposals above and below are read afresh
-
-
-def verify_result() -> None:
-    """What the last verification from the console did, kept across the rerun that shows its proposals."""
-    result = st.session_state.pop("vs_result", None)
-    if result is None:
-        return
-    summary, problems = result
-    st.success(summary, icon=":material/check:")
-    for problem in problems:
-        st.warning(f"Left out: {escape_markdown(problem)}", icon=":material/warning:")
 
 
 def main() -> None:
@@ -166,7 +157,7 @@ def main() -> None:
                + ("The active policy applied the verdicts it allows at verification."
                   if policy_version else "No judge policy is active: every verdict waits for a person."))
     if can(Permission.LABEL):
-        verify_result()
+        show_kept_messages("verify_stored")
         verify_section()
     agreement_section()
     test_set_section()

@@ -21,7 +21,7 @@ from ui import labels as ui
 from ui import proposal_review
 from ui.answer_view import show_answer
 from ui.auth import can, current_actor
-from ui.components import empty_state
+from ui.components import empty_state, keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -151,20 +151,12 @@ def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:
         except RegisterError as error:
             show_error(error)
             return
-        st.session_state["wb_grid_result"] = (len(changes) - len(refused), refused)
+        saved = len(changes) - len(refused)
+        if saved:
+            keep_message("workbench_grid", "success", f"Saved {saved} claim{'s' if saved != 1 else ''}.")
+        for unit_id, why in refused.items():
+            keep_message("workbench_grid", "error", f"Not saved: {code_span(unit_id)} — {escape_markdown(why)}")
         st.rerun()
-
-
-def _grid_result() -> None:
-    """What the last "Save the grid" did, kept across the rerun that shows the saved rows."""
-    result = st.session_state.pop("wb_grid_result", None)
-    if result is None:
-        return
-    saved, refused = result
-    if saved:
-        st.success(f"Saved {saved} claim{'s' if saved != 1 else ''}.", icon=":material/check:")
-    for unit_id, why in refused.items():
-        st.error(f"Not saved: {code_span(unit_id)} — {escape_markdown(why)}", icon=":material/error:")
 
 
 def _restructure(actor, batch_id: int, item: dict, units: list[dict]) -> None:
@@ -221,7 +213,7 @@ def main() -> None:
     view = st.segmented_control("View", ["One claim", "Grid"], default="One claim", key="wb_view",
                                 help="Grid: every claim of this response in one table; the arrow keys move "
                                      "between cells")
-    _grid_result()
+    show_kept_messages("workbench_grid")
     if not ids:
         empty_state("Every claim of this response was replaced: add or split claims below.")
     elif view == "Grid":

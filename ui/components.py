@@ -1,4 +1,5 @@
-"""Small display components shared by the pages: empty states, and emptying a form after it was saved.
+"""Small display components shared by the pages: empty states, emptying a form after it was saved, and
+messages kept across the rerun that follows a save.
 
 Errors are shown by ``ui.errors``, escaping is ``ui.text``, the logged-in user and its permissions are
 ``ui.auth``.
@@ -33,3 +34,30 @@ def apply_form_values(form: str) -> None:
     """Call before the form's widgets: applies what ``empty_form_on_next_run`` left for ``form``."""
     for key, value in st.session_state.pop(f"_form_values_{form}", {}).items():
         st.session_state[key] = value
+
+
+_KINDS = {"success": (st.success, ":material/check:"), "info": (st.info, ":material/info:"),
+          "warning": (st.warning, ":material/warning:"), "error": (st.error, ":material/error:")}
+
+
+def keep_message(place: str, kind: str, text: str) -> None:
+    """Keep ``text`` (markdown, every data-controlled part already escaped) to show at ``place`` on the next run.
+
+    For the result of a save followed by ``st.rerun()`` (so that the page shows what the save changed): a
+    message shown before the rerun would be gone after it. ``kind`` is success, info, warning or error.
+    """
+    if kind not in _KINDS:
+        raise ValueError(f"message kind {kind!r} is not one of {', '.join(_KINDS)}")
+    st.session_state.setdefault(f"_kept_messages_{place}", []).append((kind, text))
+
+
+def has_kept_messages(place: str) -> bool:
+    """Whether messages wait to be shown at ``place`` (e.g. to open the expander that shows them)."""
+    return bool(st.session_state.get(f"_kept_messages_{place}"))
+
+
+def show_kept_messages(place: str) -> None:
+    """Show, once, the messages ``keep_message`` kept for ``place``, in the order they were kept."""
+    for kind, text in st.session_state.pop(f"_kept_messages_{place}", []):
+        show, icon = _KINDS[kind]
+        show(text, icon=icon)

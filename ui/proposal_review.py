@@ -16,15 +16,16 @@ from hri_core.vocabulary import LABELS
 from register import Actor, RegisterError
 from ui import verification
 from ui.answer_view import show_answer
+from ui.components import keep_message, show_kept_messages
 from ui.errors import show_error
 from ui.text import code_span, escape_markdown
 
-RESULT_KEY = "wb_proposals_result"
+PLACE = "workbench_proposals"  # where the result of "Record decisions" shows after the rerun
 
 
 def review_proposals(actor: Actor) -> None:
     """Pick a response with waiting proposals, see it, and record decisions on its proposals."""
-    _last_result()
+    show_kept_messages(PLACE)
     waiting = verification.proposal_responses(actor)
     if waiting.empty:
         st.info("No judge proposal waits for a person. Verify answers on the Claim verification page, or with "
@@ -90,26 +91,15 @@ def _decision_form(actor: Actor, item: dict) -> None:
     if not decisions and not problems:
         st.info("No decision chosen: every proposal still waits.", icon=":material/info:")
         return
-    result = None
     if decisions:
         try:
             result = verification.decide(actor, decisions)
         except RegisterError as error:
             show_error(error)
             return
-    st.session_state[RESULT_KEY] = (result, problems)
-    st.rerun()
-
-
-def _last_result() -> None:
-    """What the last "Record decisions" did, kept across the rerun that shows the proposals still waiting."""
-    kept = st.session_state.pop(RESULT_KEY, None)
-    if kept is None:
-        return
-    result, problems = kept
-    if result:
         revision = f" (a new revision, batch {result['batch_id']})" if result["batch_id"] else ""
-        st.success(f"Recorded: {result['confirmed']} confirmed{revision}, {result['rejected']} rejected.",
-                   icon=":material/check:")
+        keep_message(PLACE, "success", f"Recorded: {result['confirmed']} confirmed{revision}, "
+                                       f"{result['rejected']} rejected.")
     for proposal_id, why in problems.items():
-        st.error(f"Not recorded: proposal {proposal_id} — {escape_markdown(why)}", icon=":material/error:")
+        keep_message(PLACE, "error", f"Not recorded: proposal {proposal_id} — {escape_markdown(why)}")
+    st.rerun()
