@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from typing import Any
 
 import pyarrow as pa
@@ -171,12 +172,17 @@ def _neutral_labels(policy: MitigationPolicy) -> list[str]:
             and policy.readings[label].authority_failure is None]
 
 
-def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str) -> str:
+def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str,
+                      keys: tuple[int, int] | None = None) -> str:
     """SELECT of decide's inputs per response: response_id, revision, stakes, query_ambiguous, tokens (one per
     claim, in claim order), ids (the claim ids, in the same order) and sig (the tuple as one text key).
 
-    ``responses`` is a SELECT of (response_id, revision) to decide (a fixed query of the caller).
+    ``responses`` is a SELECT of (response_id, revision) to decide (a fixed query of the caller); ``keys``
+    (lowest, highest ``response_key``, both included) limits it to a slice, read from the claims' row groups
+    of that range only (claims are stored in key order).
     """
+    in_slice = ("" if keys is None else
+                f" AND {{alias}}.response_key BETWEEN {p(int(keys[0]))} AND {p(int(keys[1]))}")
     neutral = _neutral_labels(policy)
     non_neutral = sum(LABEL_BIT[label] for label in LABELS if label.value not in neutral)
     linked = (f"(coalesce(regexp_matches(cl.span, {p(_non_blank_class())}), false) OR (cl.source_id IS NOT NULL AND "
@@ -194,9 +200,9 @@ def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str) -> st
     return f"""
 WITH todo AS ({responses}),
 rr AS (SELECT r.response_id, r.revision, r.response_key, {stakes} AS stakes, r.query_ambiguous, r.retrieved_context
-       FROM responses r JOIN todo USING (response_id, revision)),
+       FROM responses r JOIN todo USING (response_id, revision) WHERE true{in_slice.format(alias="r")}),
 t AS (SELECT cl.response_key, cl.claim_idx, cl.claim_id, {token} AS token
-      FROM claims cl JOIN rr r ON r.response_key = cl.response_key),
+      FROM claims cl JOIN rr r ON r.response_key = cl.response_key WHERE true{in_slice.format(alias="cl")}),
 c AS (SELECT response_key, count(*) AS n, max(claim_idx) FILTER (token <> {p(NEUTRAL_TOKEN)}) AS last,
              list(token ORDER BY claim_idx) AS tokens, list(claim_id ORDER BY claim_idx) AS ids
       FROM t GROUP BY response_key),
@@ -258,16 +264,45 @@ def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
                                            ("reason", pa.string()), ("position", pa.int32())]))
 
 
+MITIGATION_SLICE = 500_000  # responses decided at once: their inputs (lists of claim tokens) are held in memory
+
+
 def apply_mitigation(tx: Transaction, run_id: int, policy: MitigationPolicy) -> int:
     """Decide the mitigation of every score row of ``run_id`` and store it on the row; returns the number of
-    distinct input tuples ``decide`` ran on."""
+    distinct input tuples ``decide`` ran on.
+
+    In slices of about ``MITIGATION_SLICE`` responses by ``response_key``: the inputs of ten million
+    responses at once outgrow a 4 GB memory limit (measured: out of memory), a slice's do not; each distinct
+    tuple is decided once, whichever slice it first appears in."""
+    span = tx.one("SELECT min(r.response_key) AS lo, max(r.response_key) AS hi, count(*) AS n FROM scores s "
+                  "JOIN responses r ON r.response_id = s.response_id AND r.revision = s.revision WHERE s.run_id = ?",
+                  [run_id])
+    if span is None or not span["n"]:
+        return 0
+    slices = max(1, math.ceil(span["n"] / MITIGATION_SLICE))
+    width = max(1, math.ceil((span["hi"] - span["lo"] + 1) / slices))
+    known: dict[str, tuple] = {}  # sig -> (action, rule, reason, position)
+    for lo in range(span["lo"], span["hi"] + 1, width):
+        _mitigate_slice(tx, run_id, policy, (lo, lo + width - 1), known)
+    return len(known)
+
+
+def _mitigate_slice(tx: Transaction, run_id: int, policy: MitigationPolicy, keys: tuple[int, int],
+                    known: dict[str, tuple]) -> None:
     p = Params()
-    inputs = mitigation_inputs(policy, p, f"SELECT response_id, revision FROM scores WHERE run_id = {p(run_id)}")
+    inputs = mitigation_inputs(policy, p, f"SELECT response_id, revision FROM scores WHERE run_id = {p(run_id)}",
+                               keys)
     tx.execute(f"CREATE OR REPLACE TEMP TABLE _mitigation_in AS {inputs}", p.values)
     try:
-        tuples = tx.query("SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(tokens) "
-                          "FROM _mitigation_in GROUP BY sig")
-        decided = decide_tuples(policy, tuples)
+        tuples = [t for t in tx.query("SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(tokens) "
+                                      "FROM _mitigation_in GROUP BY sig") if t[0] not in known]
+        fresh = decide_tuples(policy, tuples).to_pylist()
+        known.update({row["sig"]: (row["action"], row["rule"], row["reason"], row["position"]) for row in fresh})
+        sigs = [sig for (sig,) in tx.query("SELECT DISTINCT sig FROM _mitigation_in")]
+        decided = pa.table({"sig": sigs, "action": [known[s][0] for s in sigs], "rule": [known[s][1] for s in sigs],
+                            "reason": [known[s][2] for s in sigs], "position": [known[s][3] for s in sigs]},
+                           schema=pa.schema([("sig", pa.string()), ("action", pa.string()), ("rule", pa.string()),
+                                             ("reason", pa.string()), ("position", pa.int32())]))
         with tx.relation("_mitigation_decided", decided):
             tx.execute("""
                 UPDATE scores SET mitigation_action = u.action, mitigation_rule = u.rule, mitigation_reason = u.reason,
@@ -279,7 +314,6 @@ def apply_mitigation(tx: Transaction, run_id: int, policy: MitigationPolicy) -> 
             """, {"run": run_id, "version": policy.version})
     finally:
         tx.execute("DROP TABLE IF EXISTS _mitigation_in")
-    return len(tuples)
 
 
 def default_policy_params() -> dict:

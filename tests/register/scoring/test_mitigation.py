@@ -257,3 +257,30 @@ def test_an_invalid_policy_draft_names_the_field(store):
 def _change():
     from register.db.store import Change
     return Change("scores", "rep", None, {"tampered": True})
+
+
+def test_mitigation_in_slices_decides_each_response_as_in_one_pass(store, monkeypatch):
+    """Ten million responses are decided in slices by response key (one pass outgrew a 4 GB memory limit):
+    slices of 7 decide every response as one slice of all does, and each distinct tuple is decided once."""
+    from hri_core.synthetic import generate_responses
+    from register.scoring import mitigation
+
+    records = list(generate_responses(120, seed=11))
+    load(store, records)
+    rescore(store, SYSTEM, get_profile(store, 1))  # one slice: 120 responses
+    whole = stored_mitigation(store)
+    assert len(whole) == 120 and len({m["mitigation_action"] for m in whole.values()}) > 1
+    calls = []
+    real = mitigation.decide_tuples
+    monkeypatch.setattr(mitigation, "decide_tuples", lambda policy, tuples: calls.append(len(tuples)) or real(
+        policy, tuples))
+    monkeypatch.setattr(mitigation, "MITIGATION_SLICE", 7)
+    rescore(store, SYSTEM, get_profile(store, 1))
+    assert stored_mitigation(store) == whole
+    assert len(calls) >= 120 // 7  # one call per slice ...
+    distinct = store.scalar("SELECT count(DISTINCT (mitigation_action, mitigation_rule, mitigation_reason)) "
+                            "FROM scores WHERE is_current")
+    assert sum(calls) >= distinct  # ... and no tuple decided twice: repeated tuples are remembered
+    assert sum(calls) < 120
+    for record in records[:10]:  # and each is what decide says of the record itself
+        assert whole[record["response_id"]] == expected(record)
