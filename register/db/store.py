@@ -172,6 +172,34 @@ class Cursor:
         count = self._raw.rowcount
         return None if count < 0 else count
 
+    def execute_watched(self, sql: str, params: Bindings = (), on_progress: Callable[[float], None] | None = None,
+                        every: float = 0.5) -> int | None:
+        """``execute``, telling ``on_progress`` DuckDB's own estimate of how far the statement is (0..1) every
+        ``every`` seconds while it runs. The statement runs in a worker thread and ``on_progress`` is called
+        from this one, so a Streamlit page can move its progress bar during a statement of many seconds."""
+        if on_progress is None:
+            return self.execute(sql, params)
+        self._raw.execute("SET enable_progress_bar = true")
+        self._raw.execute("SET enable_progress_bar_print = false")
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["count"] = self.execute(sql, params)
+            except BaseException as error:  # handed to the calling thread, raised there
+                outcome["error"] = error
+
+        worker = threading.Thread(target=work, name="duckdb-statement", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            worker.join(every)
+            done = self._raw.query_progress() if worker.is_alive() else -1.0
+            if done >= 0:
+                on_progress(min(1.0, done / 100.0))
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("count")
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement once per parameter row (small batches; bulk data goes through ``relation``)."""
         try:

@@ -302,3 +302,24 @@ def test_reads_while_another_thread_writes(store):
     assert seen and all(0 <= n <= 30 for n in seen)
     assert store.query_one("SELECT count(*) FROM sources")[0] == 30
     assert verify_chain(store).ok
+
+
+def test_a_watched_statement_reports_its_progress_and_its_result(tmp_path):
+    """``Cursor.execute_watched``: DuckDB's estimate of a running statement reaches the caller's thread, the
+    statement's row count comes back, and a failing statement raises the register's error there."""
+    from register.errors import DatabaseError
+
+    store = Store(tmp_path / "watched.duckdb")
+    heard: list[tuple[float, str]] = []
+    try:
+        with store.cursor() as cur:
+            count = cur.execute_watched(
+                "CREATE TEMP TABLE t AS SELECT i % 100003 AS k, count(*) AS n FROM range(20000000) r(i) GROUP BY 1",
+                (), lambda fraction: heard.append((fraction, threading.current_thread().name)), every=0.02)
+            assert count == 100003
+            assert heard and all(0.0 <= f <= 1.0 for f, _ in heard)
+            assert {name for _, name in heard} == {threading.current_thread().name}  # told in the caller's thread
+            with pytest.raises(DatabaseError):
+                cur.execute_watched("SELECT * FROM no_such_table", (), lambda fraction: None, every=0.02)
+    finally:
+        store.close()

@@ -78,3 +78,18 @@ def test_changed_limit_caps_the_list_not_the_counts(demo_store):
     draft = get_profile(demo_store, create_draft(demo_store, ANN, STRICT))
     preview = impact_preview(demo_store, draft, as_of=AS_OF, changed_limit=3)
     assert len(preview.changed) == 3 < preview.score_changes
+
+
+def test_progress_is_told_and_the_figures_do_not_change(demo_store):
+    """A page's progress bar hears how far the preview is (ending with its summary); the figures are the same
+    as without one, on both ways of computing them."""
+    draft = get_profile(demo_store, create_draft(demo_store, ANN, STRICT))
+    for from_stored in (True, False):
+        heard: list[tuple[float, str]] = []
+        quiet = impact_preview(demo_store, draft, from_stored=from_stored)
+        told = impact_preview(demo_store, draft, from_stored=from_stored, as_of=quiet.as_of,
+                              progress=lambda fraction, what, heard=heard: heard.append((fraction, what)))
+        assert heard[-1] == (1.0, "summarising")
+        assert all(0.0 <= fraction <= 1.0 for fraction, _ in heard)
+        assert (told.matrix(), told.action_changes, told.score_changes, told.method) == (
+            quiet.matrix(), quiet.action_changes, quiet.score_changes, quiet.method)
