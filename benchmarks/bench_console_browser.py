@@ -1,0 +1,208 @@
+"""Benchmark: the console's views in Chromium on a large database, cold and warm, with the server's memory.
+
+    .venv/bin/python benchmarks/bench_console_browser.py --db PATH [--repeat 2]
+
+PATH is an existing register (for 10 million responses: ``python -m register --db PATH demo --synthetic
+10000000 --bulk``). Starts the console (``streamlit run app.py``) on it, creates a reviewer account with a
+random password for this run (kept nowhere), logs in through the login form and times, in a real headless
+Chromium, each view from the click until the page's script has finished and its content is on screen: the
+overview, the responses page, a search, a filter change, the response detail and the review queue. The first
+visit after the server started is cold (empty caches); later visits are warm. Prints wall time per view, the
+server process's CPU seconds for it, its resident memory (now and peak: VmRSS, VmHWM) and the load average.
+Asserts nothing (tests never time anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from register import SYSTEM, Actor, Store  # noqa: E402
+from register.access.identity import change_own_password, create_user, get_user, reset_password  # noqa: E402
+
+USER = "bench-reviewer"
+TARGETS = {"overview": 1.0, "responses": 1.0, "search": 1.0, "filter change": 1.0, "detail": 0.3,
+           "review queue": 1.0}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _account(db: Path) -> tuple[str, str]:
+    """A reviewer with a fresh random password (the one-time-password step done), and a response to open:
+    returns (password, response id)."""
+    password = secrets.token_urlsafe(18)
+    store = Store(db)
+    try:
+        once = (create_user(store, SYSTEM, USER, "reviewer", "Benchmark reviewer") if get_user(store, USER) is None
+                else reset_password(store, SYSTEM, USER))
+        change_own_password(store, Actor(USER, "reviewer"), once, password)
+        detail = store.scalar("SELECT response_id FROM responses WHERE is_current ORDER BY response_key DESC LIMIT 1")
+    finally:
+        store.close()
+    return password, detail
+
+
+def _proc_stats(pid: int) -> tuple[float, float, float]:
+    """The server's CPU seconds so far, its resident memory now and its peak, in MB."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return cpu, int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
+
+
+_APP = '[data-testid="stApp"]'
+
+
+def _arm(page) -> None:
+    """Before a click: note when the app's script starts running (Streamlit marks the app root), so that
+    ``_settled`` waits for the run the click starts, not the one before it."""
+    page.evaluate("""(sel) => { const app = document.querySelector(sel); window.__ran = false;
+        if (window.__watch) window.__watch.disconnect();
+        window.__watch = new MutationObserver(() => {
+            if (app.getAttribute('data-test-script-state') === 'running') window.__ran = true; });
+        window.__watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }""", _APP)
+
+
+def _settled(page, *, reloaded: bool = False) -> None:
+    """Wait until the run started since ``_arm`` (or, after a page load, the first run) has finished."""
+    page.wait_for_function("""([sel, reloaded]) => { const app = document.querySelector(sel);
+        return app && (reloaded || window.__ran) && app.getAttribute('data-test-script-state') === 'notRunning'; }""",
+                           arg=[_APP, reloaded])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, required=True, help="an existing register database")
+    parser.add_argument("--repeat", type=int, default=2, help="visits per view (the first is cold)")
+    parser.add_argument("--search", default="notice period")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for one view")
+    parser.add_argument("--shots", type=Path, help="folder for a screenshot of each view (and of a failure)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    password, detail_id = _account(args.db)
+    port = _free_port()
+    log = tempfile.NamedTemporaryFile("w", prefix="bench-browser-", suffix=".log", delete=False)  # noqa: SIM115
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env={**os.environ, "HRI_DB": str(args.db), "HRI_DEMO_SYNTHETIC": "0"}, stdout=log,
+        stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+        print(f"server up on {url}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(args.timeout * 1000)
+
+            def login() -> None:
+                page.goto(url)
+                page.get_by_role("textbox", name="Username").fill(USER)
+                page.get_by_role("textbox", name="Password").fill(password)
+                page.get_by_role("textbox", name="Password").press("Enter")
+                page.get_by_role("heading", name="Overview").wait_for()
+                _settled(page, reloaded=True)
+                page.get_by_test_id("stMetricValue").first.wait_for()
+
+            def visit(link: str, heading: str, then: Callable[[], None] | None = None) -> Callable[[], None]:
+                def go() -> None:
+                    _arm(page)
+                    page.get_by_role("link", name=link, exact=True).click()
+                    page.get_by_role("heading", name=heading).wait_for()
+                    _settled(page)
+                    if then:
+                        then()
+                return go
+
+            def search() -> None:
+                box = page.get_by_role("textbox", name="Search question, answer and claims")
+                box.fill(args.search)
+                _arm(page)
+                box.press("Enter")
+                _settled(page)
+
+            def detail() -> None:
+                visit("Response detail", "Response detail")()
+                box = page.get_by_role("textbox", name="Response id")
+                box.fill(detail_id)
+                _arm(page)
+                box.press("Enter")
+                _settled(page)
+                page.get_by_test_id("stMetricValue").first.wait_for()
+
+            def filter_change() -> None:
+                """A use case chosen in the filter (a query no cache has seen)."""
+                box = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text("Use case", exact=True))
+                box.locator("input").click()
+                _arm(page)
+                page.get_by_role("option").first.click()
+                page.keyboard.press("Escape")
+                _settled(page)
+                page.get_by_test_id("stMetricValue").first.wait_for()
+
+            views: list[tuple[str, Callable[[], None]]] = [
+                ("overview", login),
+                ("filter change", filter_change),
+                ("responses", visit("Responses", "Responses", lambda: page.get_by_test_id("stDataFrame").first
+                                    .wait_for())),
+                ("search", search),
+                ("detail", detail),
+                ("review queue", visit("Review queue", "Review queue")),
+            ]
+            print(f"{'view':<16}{'visit':>6}{'wall s':>9}{'server cpu s':>14}{'rss MB':>9}{'peak MB':>9}"
+                  f"{'target':>9}", flush=True)
+            for visit_no in range(args.repeat):
+                for name, go in views:
+                    if name == "filter change" and visit_no:
+                        continue  # a new filter is cold by nature: measured on the first round only
+                    if name == "overview" and visit_no:
+                        go = visit("Overview", "Overview", lambda: page.get_by_test_id("stMetricValue").first
+                                   .wait_for())
+                    cpu0, _, _ = _proc_stats(server.pid)
+                    start = time.perf_counter()
+                    try:
+                        go()
+                    except Exception:
+                        if args.shots:
+                            page.screenshot(path=str(args.shots / f"failed-{name}.png"), full_page=True)
+                        raise
+                    wall = time.perf_counter() - start
+                    if args.shots:
+                        page.screenshot(path=str(args.shots / f"{name}-{visit_no}.png"), full_page=True)
+                    cpu1, rss, peak = _proc_stats(server.pid)
+                    kind = "cold" if visit_no == 0 else "warm"
+                    print(f"{name:<16}{kind:>6}{wall:9.2f}{cpu1 - cpu0:14.2f}{rss:9.0f}{peak:9.0f}"
+                          f"{'< ' + format(TARGETS[name], 'g') + ' s':>9}", flush=True)
+            browser.close()
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+if __name__ == "__main__":
+    main()
