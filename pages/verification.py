@@ -13,7 +13,6 @@ import streamlit as st
 from hri_core.vocabulary import LABELS
 from register import RegisterError
 from register.access.permissions import Permission
-from register.verify.proposals import Decision
 from ui import verification
 from ui.auth import can, current_actor
 from ui.components import empty_state, keep_message, show_kept_messages
@@ -35,14 +34,14 @@ def decision_form(row) -> None:
         submitted = st.form_submit_button("Record decision", type="primary")
     if not submitted:
         return
-    if action is None or (action == "correct" and label is None):
-        st.error("**Decision not recorded** — choose a decision" + (" and a label" if action == "correct" else "")
-                 + ".", icon=":material/error:")
+    abstained = {proposal_id} if pd.isna(row["label"]) else set()
+    decisions, problems = verification.decisions_from({proposal_id: (action, label)}, abstained)
+    if not decisions:  # no decision chosen, or one that cannot be recorded
+        why = problems.get(proposal_id, "choose a decision")
+        st.error(f"**Decision not recorded** — {escape_markdown(why)}.", icon=":material/error:")
         return
-    decision = Decision(proposal_id, "reject" if action == "reject" else "confirm",
-                        None if action != "correct" else next(lab for lab in LABELS if lab.value == label))
     try:
-        result = verification.decide(current_actor(), [decision])
+        result = verification.decide(current_actor(), decisions)
     except RegisterError as error:
         show_error(error)
         return

@@ -27,9 +27,13 @@ def content_hash(response: Response) -> str:
     return _hash_of(response.model_dump(mode="json"))
 
 
+def canonical_json(dump: dict) -> str:
+    """The text ``content_hash`` hashes: the record's JSON dump with sorted keys and no spaces."""
+    return json.dumps(dump, sort_keys=True, separators=(",", ":"))
+
+
 def _hash_of(dump: dict) -> str:
-    canonical = json.dumps(dump, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical_json(dump).encode()).hexdigest()
 
 
 def _json_or_none(value: object) -> str | None:

@@ -31,7 +31,8 @@ from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.ingest.records import content_hash
+from register.ingest.importer import ProgressFn
+from register.ingest.records import canonical_json, content_hash
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_imported
 
@@ -40,7 +41,6 @@ __all__ = ["COPY_FORMAT", "ReplicaReport", "replicate"]
 COPY_FORMAT = "synthetic:copies"
 _PLACEHOLDER = "@@replica-response-id@@"  # no character JSON escapes: it stands in a JSON string as it is
 
-Progress = Callable[[int, int | None, str], None]
 _SCRATCH_R, _SCRATCH_C = "replica_template_responses", "replica_template_claims"  # dropped when done
 
 
@@ -73,8 +73,7 @@ def _templates(store: Store, template_batch: int) -> pa.Table:
         if content_hash(response) != stored_hash:
             raise RegisterError(f"response {response_id}: content_hash: the stored hash is not the importer's for "
                                 "its record; it cannot be a template")
-        dump = json.dumps({**response.model_dump(mode="json"), "response_id": _PLACEHOLDER}, sort_keys=True,
-                          separators=(",", ":"))
+        dump = canonical_json({**response.model_dump(mode="json"), "response_id": _PLACEHOLDER})
         line = json.dumps({**record, "response_id": _PLACEHOLDER}, ensure_ascii=False)
         if dump.count(_PLACEHOLDER) != 1 or line.count(_PLACEHOLDER) != 1:
             raise RegisterError(f"response {response_id}: its record holds the placeholder text; not a template")
@@ -120,7 +119,7 @@ def _unstage(tx: Transaction) -> Change:
     return Change("import_batch", None, None, {"scratch": "dropped"})
 
 
-def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress: Progress | None = None,
+def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress: ProgressFn | None = None,
               *, score: bool = True) -> ReplicaReport:
     """Add ``n`` copies of import batch ``template_batch``'s responses (round-robin over the templates, in
     rounds of one copy each) as one new import batch, then score it under the active profile."""

@@ -294,11 +294,11 @@ def _mitigate_slice(tx: Transaction, run_id: int, policy: MitigationPolicy, keys
                                keys)
     tx.execute(f"CREATE OR REPLACE TEMP TABLE _mitigation_in AS {inputs}", p.values)
     try:
-        tuples = [t for t in tx.query("SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(tokens) "
-                                      "FROM _mitigation_in GROUP BY sig") if t[0] not in known]
-        fresh = decide_tuples(policy, tuples).to_pylist()
+        tuples = tx.query("SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(tokens) "
+                          "FROM _mitigation_in GROUP BY sig")
+        fresh = decide_tuples(policy, [t for t in tuples if t[0] not in known]).to_pylist()
         known.update({row["sig"]: (row["action"], row["rule"], row["reason"], row["position"]) for row in fresh})
-        sigs = [sig for (sig,) in tx.query("SELECT DISTINCT sig FROM _mitigation_in")]
+        sigs = [t[0] for t in tuples]
         decided = pa.table({"sig": sigs, "action": [known[s][0] for s in sigs], "rule": [known[s][1] for s in sigs],
                             "reason": [known[s][2] for s in sigs], "position": [known[s][3] for s in sigs]},
                            schema=pa.schema([("sig", pa.string()), ("action", pa.string()), ("rule", pa.string()),

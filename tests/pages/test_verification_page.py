@@ -131,3 +131,17 @@ def test_an_abstention_reads_needs_review_and_offers_no_confirmation(seeded_db):
     verdict = next(m.value for m in at.markdown if m.value.startswith("**Judge's verdict:**"))
     assert escape_markdown("needs review (the judge abstained)") in verdict and "nan" not in verdict
     assert at.radio(key="proposal_action").options == ["Confirm with another label", "Reject"]
+
+
+def test_a_decision_without_its_choice_or_label_is_not_recorded_and_says_why(seeded_db):
+    _verified(seeded_db)
+    at = _page("annotator")
+    first = int(at.dataframe[-1].value["proposal_id"].iloc[0])
+    at.selectbox(key="proposal_pick").set_value(first).run()
+    _button(at, "Record decision").click().run()
+    assert [e.value for e in at.error] == ["**Decision not recorded** — choose a decision."]
+    at.radio(key="proposal_action").set_value("correct")
+    _button(at, "Record decision").click().run()
+    assert [e.value for e in at.error] == [
+        "**Decision not recorded** — " + escape_markdown("choose the label that replaces the judge's") + "."]
+    assert seeded_db.scalar("SELECT count(*) FROM judge_proposals WHERE status <> 'proposed'") == 0
