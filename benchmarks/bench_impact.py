@@ -33,9 +33,10 @@ from bench_console import build  # noqa: E402
 
 from hri_core import profile_from_dict  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
+from register.db.sql import Params  # noqa: E402
 from register.scoring.impact import ImpactPreview, impact_preview  # noqa: E402
 from register.scoring.profiles import active_profile, ensure_default_profile  # noqa: E402
-from register.scoring.scorer import rescore  # noqa: E402
+from register.scoring.scorer import rescore, score_select  # noqa: E402
 
 TARGET_FAST_S, TARGET_FULL_S, TARGET_RESCORE_S, TARGET_N = 3.0, 30.0, 60.0, 10_000_000
 AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
@@ -60,14 +61,22 @@ def timed(repeat: int, fn) -> tuple[float, float, object]:
 
 
 def timed_rescore(store: Store, profile, what: str) -> None:
-    """One full rescore under ``profile`` at ``AS_OF``, with wall and CPU time and the load around it."""
+    """One full rescore under ``profile`` at ``AS_OF``, with wall and CPU time and the load around it, and its
+    floor in the same run: the scoring SELECT alone, counted without writing (the rescore adds the writes and
+    the mitigation step)."""
     load = os.getloadavg()[0]
+    p = Params()
+    sql = score_select(profile, AS_OF, p)
+    start, start_cpu = time.perf_counter(), time.process_time()
+    store.query(f"SELECT count(*), sum(hri) FROM ({sql})", p.values)
+    floor_wall, floor_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     start, start_cpu = time.perf_counter(), time.process_time()
     summary = rescore(store, SYSTEM, profile, as_of=AS_OF)
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     print(f"{what}: {summary.responses_scored:,} responses, wall {wall:.1f} s, cpu {cpu:.1f} s "
-          f"(run {summary.run_id}; target at {TARGET_N:,}: < {TARGET_RESCORE_S:g} s); "
-          f"load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
+          f"(run {summary.run_id}; target at {TARGET_N:,}: < {TARGET_RESCORE_S:g} s); floor (the scoring SELECT "
+          f"alone) wall {floor_wall:.1f} s, cpu {floor_cpu:.1f} s: {wall / floor_wall:.2f}x wall, "
+          f"{cpu / max(floor_cpu, 1e-9):.2f}x cpu; load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def main() -> None:
