@@ -624,16 +624,29 @@ def authority_overview(store: Store, f: Filters) -> dict:
     forbidden, stale or insufficiently authoritative source, with a proposed label: the review queue takes
     them), ``responses`` (answers with such a claim) and ``by_problem`` (DataFrame problem, claims: SUPPORTED
     claims per ``authority.PROBLEMS``, every problem listed, 0 when none).
+
+    The claim counts come from the checks counted over their distinct inputs (``claim_checks_select``'s
+    ``grouped_over``: at 10M answers, 43M such claims citing a few hundred sources, 54 s listed against a few
+    seconds counted); the answers are counted from the claims on sources that can fail a check only, as the
+    review queue reads them.
     """
     p = Params()
     rules, roles = authority_rules(store), requester_roles(store)
-    checks = claim_checks_select(p, rules, roles, utc_now(), supported_only=True)
+    now = utc_now()
+    # the as-of time of each response's *current* score: the time of an answer without a creation time
+    as_of = ("fr.as_of" if f.profile_version is None else
+             "(SELECT sc.as_of FROM scores sc WHERE sc.response_id = fr.response_id AND sc.revision = fr.revision "
+             "AND sc.is_current)")
+    counted = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over="fg")
+    failing = claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")
     row = store.one(f"""
-        WITH fr AS ({filtered_scores(store, f, p)}),
-        ch AS (SELECT ch.* FROM ({checks}) ch JOIN fr ON fr.response_key = ch.response_key WHERE ch.supported)
-        SELECT count(*) AS supported_sourced, count(*) FILTER (WHERE to_review) AS flagged,
-               count(DISTINCT response_key) FILTER (WHERE to_review) AS responses,
-               (SELECT histogram(x) FROM (SELECT unnest(problems) AS x FROM ch)) AS by_problem
+        WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}),
+        fg AS (SELECT response_key, use_case, created_at, {as_of} AS as_of FROM fr),
+        ch AS ({counted})
+        SELECT coalesce(sum(n), 0) AS supported_sourced, coalesce(sum(n) FILTER (WHERE to_review), 0) AS flagged,
+               (SELECT count(DISTINCT response_key) FROM ({failing}) WHERE to_review) AS responses,
+               (SELECT map_from_entries(list((x, k))) FROM
+                   (SELECT x, sum(n) AS k FROM (SELECT unnest(problems) AS x, n FROM ch) GROUP BY x)) AS by_problem
         FROM ch""", p.values)
     counts = row["by_problem"] or {}
     return {"supported_sourced": int(row["supported_sourced"]), "flagged": int(row["flagged"]),

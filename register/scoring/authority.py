@@ -77,7 +77,7 @@ def _labels(p: Params) -> tuple[str, str, str, str]:
 
 def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
                         *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
-                        failing_only: bool = False) -> str:
+                        failing_only: bool = False, grouped_over: str | None = None) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
@@ -89,7 +89,15 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     NULL undecided) each with a ``*_reason``, supported, problems (``PROBLEMS`` found, in order),
     proposals (labels proposed, in order: ACCESS_GAP, OUTDATED, needs review), to_review (a proposal that
     comes from a failed check: the answer goes to the review queue), authority (one line: "stale source,
-    proposed OUTDATED; ...", or "ok").
+    proposed OUTDATED; ...", or "ok"), n (the claims the row stands for: 1).
+
+    ``grouped_over`` (a relation of responses with response_key, use_case, created_at and as_of, the as-of
+    time of each one's current score): the checks of those responses' current sourced claims *counted*, not
+    listed -- one row per distinct input of the checks (source, category, labels, use case, and the answer's
+    time for a source with a valid-until date, the only check that reads it) with ``n`` claims; the
+    per-claim columns (response_id .. text) are NULL. The checks themselves are the same expressions, so
+    the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: 43
+    million SUPPORTED sourced claims citing a few hundred sources become a few thousand rows.
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -121,14 +129,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
-    c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
-    cl AS (
-        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
-               c.category, coalesce(r.created_at, sc.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
-               r.use_case, list_contains(c.labels, {supported}) AS supported
-        FROM c0 c JOIN responses r ON r.response_key = c.response_key
-        LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
-    ),
+    {_claims_part(p, which, now, supported, grouped_over)},
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -206,7 +207,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id, category, rule,
            answered_at, unknown_source, allowed, allowed_reason, current, current_reason,
            authoritative, authoritative_reason,
-           supported, problems, proposals,
+           supported, problems, proposals, n,
            len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
            CASE WHEN len(problems) = 0 THEN 'ok' ELSE array_to_string(list_transform(problems, lambda x: x || CASE
                 WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN ', proposed ' || {gap}
@@ -215,6 +216,34 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                      AND list_contains(proposals, {review}) THEN ', proposed ' || {review}
                 ELSE '' END), '; ') END AS authority
     FROM pr"""
+
+
+def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None) -> str:
+    """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted."""
+    now_at = f"{p(now)}::TIMESTAMPTZ"
+    if grouped_over is None:
+        return f"""c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+    cl AS (
+        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
+               c.category, coalesce(r.created_at, sc.as_of, {now_at}) AS answered_at,
+               r.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
+        FROM c0 c JOIN responses r ON r.response_key = c.response_key
+        LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
+    )"""
+    # the answer's time matters only against a valid-until date: elsewhere it is left out of the grouping
+    dated = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"
+    return f"""c0 AS MATERIALIZED (
+        SELECT c.labels, c.source_id, c.category, g.use_case,
+               CASE WHEN c.source_id IN ({dated}) THEN coalesce(g.created_at, g.as_of, {now_at}) END AS answered_at,
+               count(*) AS n
+        FROM claims c JOIN {grouped_over} g ON g.response_key = c.response_key
+        WHERE {which} AND c.source_id IS NOT NULL GROUP BY ALL),
+    cl AS (
+        SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::BIGINT AS response_key,
+               NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text, labels, source_id,
+               category, answered_at, use_case, list_contains(labels, {supported}) AS supported, n
+        FROM c0
+    )"""
 
 
 def _inputs(store: Store) -> tuple[AuthorityRules, dict[str, tuple[str, ...]]]:
