@@ -166,36 +166,45 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     up): a run scores a response once, so its rows need no latest-per-response window.
     """
     if f.profile_version is None:
-        scores = "scores"
-        score_cond = ["s.is_current"]
-    elif single_run is not None:
-        scores = "scores"
-        score_cond = [f"s.run_id = {p(int(single_run))}", f"s.profile_version = {p(int(f.profile_version))}"]
+        # the current scores: the read model (register.scoring.current_scores) holds the join of current
+        # responses and current scores, so the responses are joined only when a subset of them is asked for
+        # (``responses``: a search's matches) or their text is
+        source = "current_scores s"
+        if responses != "responses" or text_columns:
+            source += f" JOIN {responses} r ON r.response_key = s.response_key"
+        cond = []
+        t = "s"
     else:
-        scores = (f"(SELECT * FROM scores WHERE profile_version = {p(int(f.profile_version))} "
-                  "QUALIFY row_number() OVER (PARTITION BY response_id, revision ORDER BY run_id DESC) = 1)")
-        score_cond = []
-    cond = ["r.is_current", *score_cond]
+        if single_run is not None:
+            scores = "scores"
+            score_cond = [f"s.run_id = {p(int(single_run))}", f"s.profile_version = {p(int(f.profile_version))}"]
+        else:
+            scores = (f"(SELECT * FROM scores WHERE profile_version = {p(int(f.profile_version))} "
+                      "QUALIFY row_number() OVER (PARTITION BY response_id, revision ORDER BY run_id DESC) = 1)")
+            score_cond = []
+        source = f"{responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision"
+        cond = ["r.is_current", *score_cond]
+        t = "r"
     if f.date_from is not None:
-        cond.append(f"r.created_at >= {p(_utc_midnight(f.date_from))}")
+        cond.append(f"{t}.created_at >= {p(_utc_midnight(f.date_from))}")
     if f.date_to is not None:
-        cond.append(f"r.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
+        cond.append(f"{t}.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
     if f.use_cases:
-        cond.append(f"r.use_case IN {p.in_list(f.use_cases)}")
+        cond.append(f"{t}.use_case IN {p.in_list(f.use_cases)}")
     if f.models:
-        cond.append(f"r.model IN {p.in_list(f.models)}")
+        cond.append(f"{t}.model IN {p.in_list(f.models)}")
     state = f"CASE WHEN s.no_claims THEN {p(NO_CLAIMS_STATE)} ELSE s.band END"
     if f.bands:
         cond.append(f"{state} IN {p.in_list(f.bands)}")
     text = ", r.question, r.answer" if text_columns else ""
     return f"""
-    SELECT r.response_id, r.revision, r.response_key, r.use_case, r.model, r.created_at, r.imported_at,
-           r.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
+    SELECT {t}.response_id, {t}.revision, {t}.response_key, {t}.use_case, {t}.model, {t}.created_at, {t}.imported_at,
+           {t}.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
            s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
            s.mitigation_action, s.mitigation_reason{text}
-    FROM {responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision
-    WHERE {' AND '.join(cond)}"""
+    FROM {source}
+    WHERE {' AND '.join(cond) or 'true'}"""
 
 
 def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",

@@ -20,6 +20,7 @@ import pyarrow as pa
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
 from register.db.store import Transaction
+from register.scoring import current_scores
 
 
 def content_hash(response: Response) -> str:
@@ -152,6 +153,9 @@ def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,
                    c.entailment::JSON
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
+        # a revised response's current score was its old revision's: the console's read model drops it until the
+        # new revision is scored (as the join of current responses and current scores does)
+        current_scores.refresh(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))
         tx.execute("DROP TABLE _plan")
     return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))

@@ -37,6 +37,7 @@ from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
+from register.scoring import current_scores
 from register.scoring.mitigation import active_policy, apply_mitigation
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -524,6 +525,11 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             f"FROM ({select}) AS new_scores", p.values)
         # CLAIM's Mitigation step on every new score row, under the active mitigation policy
         apply_mitigation(tx, run_id, active_policy(tx))
+        if batch_id is None:
+            current_scores.rebuild(tx)
+        else:
+            current_scores.refresh(tx, "SELECT response_id FROM responses WHERE is_current AND batch_id = $batch",
+                                   {"batch": batch_id})
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id)
         tx.execute(f"INSERT INTO score_floors SELECT {p(run_id)}, * FROM ({floors})", p.values)

@@ -23,6 +23,7 @@ from hri_core.models import ensure_utc
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
+from register.scoring import current_scores
 from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILURE_REPORT_LIMIT, RescoreSummary
@@ -181,6 +182,7 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                        "spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
                        "ORDER BY response_id, revision, claim_idx", {"run": run_id, "floors": floors_glob})
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
+        current_scores.refresh(tx, "SELECT response_id FROM spark_scores")
         tx.execute("DROP TABLE spark_scores")
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

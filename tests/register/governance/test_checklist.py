@@ -107,6 +107,7 @@ def test_check_6_mutable_source_without_access_date(paper):
     assert _offending(paper, 6) == ["legacy-blog"]
 
 
+@pytest.mark.tampers
 def test_check_7_a_stored_score_that_does_not_reproduce(paper):
     assert _offending(paper, 7) == []
     victim = paper.query_one("SELECT response_id FROM scores WHERE is_current ORDER BY response_id LIMIT 1")[0]

@@ -231,6 +231,7 @@ def test_a_policy_draft_is_published_under_four_eyes_and_decides_the_next_run(st
     assert actions[0] == "mitigation_policy.create_draft" and actions[-1] == "mitigation_policy.publish"
 
 
+@pytest.mark.tampers
 def test_reproduce_recomputes_the_stored_decision_and_names_a_difference(store):
     record = {"response_id": "rep", "stakes": "high", "claims": [
         {"claim_id": "rep-1", "labels": ["SUPPORTED"]}, {"claim_id": "rep-2", "labels": ["CONTRADICTED"]}]}

@@ -46,6 +46,7 @@ def test_table_v_reproduction_values(loaded):
     assert result.stored["decisive_claim_id"] == "paper-table-v-3"
 
 
+@pytest.mark.tampers
 def test_tampered_score_is_reported_with_the_field(loaded):
     with loaded.cursor() as cur:
         cur.execute("UPDATE scores SET score = 12.5, band = 'Low' WHERE response_id = 'paper-table-v'")
