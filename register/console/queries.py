@@ -326,8 +326,7 @@ def _kpis_part(p: Params, now: datetime, authority_keys: str) -> str:
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,
-               quantile_cont(score, 0.5) FILTER (WHERE NOT no_claims) AS median_score,
-               quantile_cont(score, 0.95) FILTER (WHERE NOT no_claims) AS p95_score,
+               quantile_cont(score, [0.5, 0.95]) FILTER (WHERE NOT no_claims) AS quantiles,
                count(*) FILTER (WHERE decisive_claim_id IS NOT NULL) AS floors_fired,
                count(*) FILTER (WHERE no_claims) AS no_claims, histogram(band) AS band_histogram,
                count(*) FILTER (WHERE queued) AS queue_size, {oldest} AS queue_oldest_age_days
@@ -339,8 +338,9 @@ def _kpis_dict(row: dict, band_names: tuple[str, ...]) -> dict:
     for band, n in (row["band_histogram"] or {}).items():
         counts[band] = counts.get(band, 0) + int(n)
     oldest = row["queue_oldest_age_days"]
+    median, p95 = row["quantiles"] or (None, None)  # both in one pass over the scores (half the cost of two)
     return {"responses": int(row["responses"]), "claims": int(row["claims"]), "band_counts": counts,
-            "median_score": _none_if_nan(row["median_score"]), "p95_score": _none_if_nan(row["p95_score"]),
+            "median_score": _none_if_nan(median), "p95_score": _none_if_nan(p95),
             "floors_fired": int(row["floors_fired"]), "no_claims": int(row["no_claims"]),
             "queue_size": int(row["queue_size"]), "queue_oldest_age_days": None if oldest is None else float(oldest)}
 
@@ -500,7 +500,10 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
             "dimension_contributions": _dimensions_part(p, by_letter)}
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
-    result = store.one(f"WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
+    # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
+    # a copy of it to share; an older version's scores are a join and a window, worth computing once
+    shared = "MATERIALIZED" if f.profile_version is not None else "NOT MATERIALIZED"
+    result = store.one(f"WITH fr AS {shared} ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
                        p.values)
     columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
                "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
