@@ -16,30 +16,31 @@ from ui import feedback as feedback_ui
 from ui.components import empty_state
 from ui.page import run_page
 from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.text import compact_count, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def render_kpis(k: dict, profile) -> None:
     row = st.columns(6)
-    row[0].metric("Responses", f"{k['responses']:,}")
-    row[1].metric("Claims", f"{k['claims']:,}")
+    row[0].metric("Responses", compact_count(k["responses"]), help=f"{k['responses']:,} responses")
+    row[1].metric("Claims", compact_count(k["claims"]), help=f"{k['claims']:,} claims")
     row[2].metric("Median HRI", "—" if k["median_score"] is None else f"{k['median_score']:.1f}",
                   help="Of the responses with claims")
     row[3].metric("95th pct HRI", "—" if k["p95_score"] is None else f"{k['p95_score']:.1f}",
                   help="Of the responses with claims")
-    row[4].metric("Set by a floor", f"{k['floors_fired']:,}", help="Responses whose HRI a safety floor set")
+    row[4].metric("Set by a floor", compact_count(k["floors_fired"]),
+                  help=f"{k['floors_fired']:,} responses whose HRI a safety floor set")
     age = k["queue_oldest_age_days"]
-    row[5].metric("Review queue", f"{k['queue_size']:,}",
+    row[5].metric("Review queue", compact_count(k["queue_size"]), help=f"{k['queue_size']:,} responses",
                   delta=None if age is None else f"oldest {age:.0f} d", delta_color="off", delta_arrow="off")
     total = max(1, k["responses"])
     states = [(band.name, band.action, "") for band in profile.bands]
     states.append((NO_CLAIMS_STATE, profile.no_claims_action, "Not decomposed into claims: cannot be judged"))
     for col, (name, action, why) in zip(st.columns(len(states)), states, strict=True):
         n = k["band_counts"].get(name, 0)
-        col.metric(escape_markdown(f"{name} → {action}"), f"{n:,}", delta=f"{100 * n / total:.1f}% of responses",
-                   delta_color="off", delta_arrow="off", help=why or None)
+        col.metric(escape_markdown(f"{name} → {action}"), compact_count(n), delta=f"{100 * n / total:.1f}% of responses",
+                   delta_color="off", delta_arrow="off", help=f"{n:,} responses" + (f". {why}" if why else ""))
 
 
 def main() -> None:

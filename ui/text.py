@@ -68,3 +68,13 @@ def escape_html(text: object) -> str:
     """``text`` for HTML (``st.html``, Plotly labels): ``& < > " '`` as character references, so no tag,
     attribute or link can start; shown exactly as typed. Plotly's template syntax ``%{...}`` is broken too."""
     return html.escape(str(text), quote=True).replace("%{", "%&#123;")
+
+
+def compact_count(n: int) -> str:
+    """A count short enough for a metric tile: "123,456" below a million, then "10.0M", "1.2B" (a tile cuts a
+    longer figure: "10,000,..."). The exact figure belongs in the tile's help."""
+    n = int(n)
+    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M")):
+        if abs(n) >= size:
+            return f"{n / size:,.1f}{suffix}"
+    return f"{n:,}"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ui.text import MARKDOWN_SPECIAL, WORD_JOINER, code_span, escape_markdown
+from ui.text import MARKDOWN_SPECIAL, WORD_JOINER, code_span, compact_count, escape_markdown
 
 PAYLOADS = [
     "![x](http://127.0.0.1:9/x.png)",
@@ -65,3 +65,9 @@ def test_code_span_cannot_be_closed_by_the_text(text):
     assert span.endswith(fence) and inner.startswith(" ") and inner.endswith(" ")
     assert all(len(run) < len(fence) for run in re.findall(r"`+", inner))
     assert inner[1:-1] == text.replace("\n", " ")
+
+
+@pytest.mark.parametrize("n, shown", [(0, "0"), (999_999, "999,999"), (1_000_000, "1.0M"), (10_000_095, "10.0M"),
+                                      (59_854_667, "59.9M"), (2_400_000_000, "2.4B"), (-1_500_000, "-1.5M")])
+def test_a_count_is_short_enough_for_a_metric_tile(n, shown):
+    assert compact_count(n) == shown
