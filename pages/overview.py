@@ -39,7 +39,8 @@ def render_kpis(k: dict, profile) -> None:
     states.append((NO_CLAIMS_STATE, profile.no_claims_action, "Not decomposed into claims: cannot be judged"))
     for col, (name, action, why) in zip(st.columns(len(states)), states, strict=True):
         n = k["band_counts"].get(name, 0)
-        col.metric(escape_markdown(f"{name} → {action}"), compact_count(n), delta=f"{100 * n / total:.1f}% of responses",
+        col.metric(escape_markdown(f"{name} → {action}"), compact_count(n),
+                   delta=f"{100 * n / total:.1f}% of responses",
                    delta_color="off", delta_arrow="off", help=f"{n:,} responses" + (f". {why}" if why else ""))
 
 

@@ -173,7 +173,7 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
         if responses != "responses" or text_columns:
             source += f" JOIN {responses} r ON r.response_key = s.response_key"
         cond = []
-        t = "s"
+        rows = "s"  # the alias the response columns are read from
     else:
         if single_run is not None:
             scores = "scores"
@@ -184,22 +184,23 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
             score_cond = []
         source = f"{responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision"
         cond = ["r.is_current", *score_cond]
-        t = "r"
+        rows = "r"
     if f.date_from is not None:
-        cond.append(f"{t}.created_at >= {p(_utc_midnight(f.date_from))}")
+        cond.append(f"{rows}.created_at >= {p(_utc_midnight(f.date_from))}")
     if f.date_to is not None:
-        cond.append(f"{t}.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
+        cond.append(f"{rows}.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
     if f.use_cases:
-        cond.append(f"{t}.use_case IN {p.in_list(f.use_cases)}")
+        cond.append(f"{rows}.use_case IN {p.in_list(f.use_cases)}")
     if f.models:
-        cond.append(f"{t}.model IN {p.in_list(f.models)}")
+        cond.append(f"{rows}.model IN {p.in_list(f.models)}")
     state = f"CASE WHEN s.no_claims THEN {p(NO_CLAIMS_STATE)} ELSE s.band END"
     if f.bands:
         cond.append(f"{state} IN {p.in_list(f.bands)}")
     text = ", r.question, r.answer" if text_columns else ""
     return f"""
-    SELECT {t}.response_id, {t}.revision, {t}.response_key, {t}.use_case, {t}.model, {t}.created_at, {t}.imported_at,
-           {t}.claim_count, s.run_id, s.profile_version, s.as_of, {', '.join('s.' + c for c in _DIM_COLUMNS)},
+    SELECT {rows}.response_id, {rows}.revision, {rows}.response_key, {rows}.use_case, {rows}.model, {rows}.created_at,
+           {rows}.imported_at, {rows}.claim_count, s.run_id, s.profile_version, s.as_of,
+           {', '.join('s.' + c for c in _DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
            s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
            s.mitigation_action, s.mitigation_reason{text}

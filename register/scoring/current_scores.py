@@ -54,8 +54,10 @@ def check(cur: Cursor | Store, limit: int = 5) -> list[str]:
     """The differences between the table and the join, as sentences (at most ``limit``); [] when they agree."""
     rows = cur.query(f"""
         WITH t AS (SELECT {_NAMES} FROM current_scores), j AS ({_JOIN}),
-        extra AS (SELECT 'in the table, not in the join' AS why, response_id, revision FROM (FROM t EXCEPT ALL FROM j)),
-        missing AS (SELECT 'in the join, not in the table' AS why, response_id, revision FROM (FROM j EXCEPT ALL FROM t))
+        extra AS (SELECT 'in the table, not in the join' AS why, response_id, revision
+                  FROM (FROM t EXCEPT ALL FROM j)),
+        missing AS (SELECT 'in the join, not in the table' AS why, response_id, revision
+                    FROM (FROM j EXCEPT ALL FROM t))
         SELECT why, response_id, revision FROM (FROM extra UNION ALL FROM missing)
         ORDER BY why, response_id, revision LIMIT ?""", [int(limit)])
     return [f"response {rid} revision {rev}: {why}" for why, rid, rev in rows]

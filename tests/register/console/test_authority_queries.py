@@ -111,11 +111,11 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     import json
     import random
 
-    from tests.helpers.authority import SOURCES
     from register import SYSTEM
     from register.governance.registers import add_row
     from register.ingest.importer import import_path
     from register.scoring.authority_rules import save_use_cases
+    from tests.helpers.authority import SOURCES
 
     rng = random.Random(seed)
     for source in SOURCES:
