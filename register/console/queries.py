@@ -646,15 +646,16 @@ def authority_overview(store: Store, f: Filters) -> dict:
     p = Params()
     rules, roles = authority_rules(store), requester_roles(store)
     now = utc_now()
-    # the as-of time of each response's *current* score: the time of an answer without a creation time
-    as_of = ("fr.as_of" if f.profile_version is None else
-             "(SELECT sc.as_of FROM scores sc WHERE sc.response_id = fr.response_id AND sc.revision = fr.revision "
-             "AND sc.is_current)")
+    # the as-of time of each response's *current* score (the time of an answer without a creation time): the
+    # selected score's under no version filter, else the read model's
+    fg = ("SELECT response_key, use_case, created_at, as_of FROM fr" if f.profile_version is None else
+          "SELECT fr.response_key, fr.use_case, fr.created_at, cs.as_of FROM fr "
+          "LEFT JOIN current_scores cs ON cs.response_key = fr.response_key")
     counted = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over="fg")
     failing = claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")
     row = store.one(f"""
         WITH fr AS MATERIALIZED ({filtered_scores(store, f, p)}),
-        fg AS (SELECT response_key, use_case, created_at, {as_of} AS as_of FROM fr),
+        fg AS ({fg}),
         ch AS ({counted})
         SELECT coalesce(sum(n), 0) AS supported_sourced, coalesce(sum(n) FILTER (WHERE to_review), 0) AS flagged,
                (SELECT count(DISTINCT response_key) FROM ({failing}) WHERE to_review) AS responses,

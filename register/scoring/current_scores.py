@@ -11,8 +11,8 @@ holds, and is kept so by every write that changes either side, in the write's ow
 
 Why a table: the console's views of the current scores read these 30 narrow columns instead of joining
 10 million responses to 40 million score rows on string keys (at 10M, 5-17 s per view before; an aggregate
-over this table takes 0.1-0.4 s). ``check`` compares it with the join, for tests and ``python -m register
-check-read-model``; ``rebuild`` makes it again from the join.
+over this table takes 0.1-0.4 s). ``check`` compares it with the join (every test's store is checked at
+teardown); ``rebuild`` makes it again from the join.
 """
 
 from __future__ import annotations

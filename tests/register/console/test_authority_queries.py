@@ -110,11 +110,14 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     for a dated source) gives the same figures as listing every claim's checks, under filters too."""
     import json
     import random
+    from datetime import UTC, datetime
 
     from register import SYSTEM
     from register.governance.registers import add_row
     from register.ingest.importer import import_path
     from register.scoring.authority_rules import save_use_cases
+    from register.scoring.profiles import active_profile
+    from register.scoring.scorer import rescore
     from tests.helpers.authority import SOURCES
 
     rng = random.Random(seed)
@@ -139,6 +142,9 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     path = tmp_path / "random.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     import_path(store, SYSTEM, path)
+    # scored before src-expiring's valid-until date: an answer without a creation time is judged at its score's
+    # as-of time (not expired), not now (expired)
+    rescore(store, SYSTEM, active_profile(store), as_of=datetime(2026, 3, 1, tzinfo=UTC))
     for f in (Filters(), Filters(use_cases=("helpdesk",)), Filters(models=("m2",)), Filters(profile_version=1),
               Filters(bands=("Low",))):
         counted = authority_overview(store, f)
