@@ -82,6 +82,7 @@ from hri_core import HRIError
 from register.access.permissions import SYSTEM_ROLE
 from register.db.store import Actor, Store, database_path_from_env
 from register.errors import AuditChainBroken, DatabaseInUse, RegisterError
+from register.ingest.reports import DEFAULT_CHUNK
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
@@ -838,7 +839,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import files or folders")
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("--no-score", action="store_true", help="store only; do not score the new batches")
-    imp.add_argument("--chunk-size", type=_positive, default=5000, help="records per transaction (default 5000)")
+    imp.add_argument("--chunk-size", type=_positive, default=DEFAULT_CHUNK,
+                     help=f"records per transaction (default {DEFAULT_CHUNK})")
     imp.add_argument("--resume", action="store_true",
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
     imp.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -256,6 +256,14 @@ class Cursor:
         """Every row as a pandas DataFrame (for pages, exports and aggregates)."""
         return self._fetch(self._run(sql, params).df)
 
+    def arrow(self, sql: str, params: Bindings = ()) -> Any:
+        """Every row as a pyarrow Table (columnar: for staging bulk data between statements)."""
+        try:  # a relation, not a DB-API result: DuckDB hands its columns to Arrow without a row copy
+            relation = self._raw.sql(sql, params=_bind(params) or None)
+        except duckdb.Error as error:
+            self._raise(error)
+        return self._fetch(relation.to_arrow_table)
+
     def stream(self, sql: str, params: Bindings = (), *, batch_size: int = 1000) -> Iterator[tuple]:
         """Rows as tuples, fetched ``batch_size`` at a time (memory bounded by a batch, not the result)."""
         result = self._run(sql, params)
@@ -289,6 +297,13 @@ def keyring_path(database: Path, configured: str | Path | None = None) -> Path:
     return Path(chosen) if chosen else database.with_name(database.name + ".audit-key")
 
 
+# DuckDB checkpoints (writes its tables' blocks from the write-ahead log) once the log passes this size. Its
+# default, 16 MB, is about one import chunk: every chunk's commit rewrote the table's last row group, a cost
+# that grew with the table (an import's CPU per response rose with the database). Committing to the log and
+# checkpointing every few hundred MB keeps commits cheap; the log is replayed on the next open after a crash.
+_CHECKPOINT_THRESHOLD = "512MB"
+
+
 class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
@@ -303,7 +318,8 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # config, not an SQL string: the validated setting reaches DuckDB as a value
-            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip()})
+            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip(),
+                                                                "checkpoint_threshold": _CHECKPOINT_THRESHOLD})
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
                 raise _in_use(self.path, error) from error

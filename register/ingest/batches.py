@@ -22,18 +22,25 @@ one as it stands when its file changed since.
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hri_core import FieldProblem, Response
+from hri_core.models import TextLimits
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import DatabaseError, DatabaseInUse, RegisterError, WriteConflict
+from register.ingest.bulk import stage_plain
 from register.ingest.items import Item, reasons_of, text_limits, validate_item
 from register.ingest.rag_inputs import store_rag_inputs
-from register.ingest.records import insert_responses
+from register.ingest.readers import decode_line
+from register.ingest.records import insert_responses, merge_staged, stage
 from register.ingest.reports import COUNTS, REPORT_LIMIT, BatchReport, ImportReport, QuarantinedRecord
 from register.scoring import scorer
 
@@ -77,7 +84,7 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
             write_chunk(store, actor, batch, chunk[:half], report)
             write_chunk(store, actor, batch, chunk[half:], report)
             return
-        item = chunk[0]
+        item = decode_line(chunk[0])  # a plain record was never decoded: its response id is wanted here
         problem = FieldProblem("", f"the record passed validation but could not be stored "
                                    f"({type(error).__name__}: {error}); report this")
         unstorable = Item(item.location, item.raw, None, [problem], item.response_id, check_model=False)
@@ -96,7 +103,12 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     last_valid: dict[str, int] = {}
     current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
     limits = text_limits()  # once per chunk: reading the settings is not free
+    plain = _plain_records(store, chunk, limits)
     for position, item in enumerate(chunk):
+        if position in plain.taken:
+            for key, value in (("response_id", plain.taken[position]), ("location", item.location), ("ref", None)):
+                accepted[key].append(value)
+            continue
         response, problems = validate_item(item, limits)
         if response is None:
             pending.append((position, item, problems))
@@ -129,7 +141,8 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
 
     def fn(tx: Transaction) -> Change:
         now = utc_now()
-        new = revised = unchanged = 0
+        merged = merge_staged(tx, batch.batch_id, now, plain.responses, plain.claims)
+        new, revised, unchanged = merged.new_responses, merged.new_revisions, merged.unchanged
         for part in parts:
             merged = insert_responses(tx, batch.batch_id, now, part)
             new, revised, unchanged = (new + merged.new_responses, revised + merged.new_revisions,
@@ -165,6 +178,56 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
         setattr(batch, name, getattr(batch, name) + value)
     room = REPORT_LIMIT - len(report.quarantined_records)  # listed once the chunk is stored, never twice
     report.quarantined_records.extend(listed[:max(0, room)])
+
+
+# The bulk check of plain JSON Lines records (``register.ingest.bulk``); off, every record takes the
+# per-record path (the tests compare the two).
+BULK_VALIDATION = True
+
+
+@dataclass
+class _Plain:
+    """The plain records of a chunk, checked and staged in bulk: chunk position -> response id, and their rows."""
+
+    taken: dict[int, str]
+    responses: pa.Table
+    claims: pa.Table
+
+
+def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plain:
+    """Check the chunk's undecoded JSON Lines records in bulk; decode the rest in Python.
+
+    A plain record whose response id (loosely compared: case, punctuation and spaces aside) is also another
+    record's in the chunk takes the per-record path too, so that repeated ids keep their file order (the
+    later occurrence is the later revision, an invalid one before a valid one is marked fixed).
+    """
+    undecoded = [position for position, item in enumerate(chunk) if not item.decoded]
+    taken: dict[int, str] = {}
+    responses, claims = stage([])
+    if undecoded and BULK_VALIDATION:
+        with store.cursor() as cursor:
+            found = stage_plain(cursor, [chunk[p].raw for p in undecoded], limits)
+        taken = {undecoded[i]: rid for i, rid in zip(found.positions, found.response_ids, strict=True)}
+        responses, claims = found.responses, found.claims
+    for position in undecoded:
+        if position not in taken:
+            decode_line(chunk[position])
+    ids = Counter(_loose(item.response_id) for position, item in enumerate(chunk)
+                  if position not in taken and item.response_id is not None)
+    ids.update(_loose(rid) for rid in taken.values())
+    repeated = {position for position, rid in taken.items() if ids[_loose(rid)] > 1}
+    if repeated:
+        for position in repeated:
+            decode_line(chunk[position])
+            del taken[position]
+        keep = pa.array(sorted(taken.values()), pa.string())
+        responses = responses.filter(pc.is_in(responses.column("response_id"), keep))
+        claims = claims.filter(pc.is_in(claims.column("response_id"), keep))
+    return _Plain(taken, responses, claims)
+
+
+def _loose(response_id: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", response_id.lower())
 
 
 def _insert_quarantine(tx: Transaction, rejected: pa.Table, params: dict) -> None:

@@ -54,17 +54,17 @@ from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
 from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
-from register.ingest.reports import BatchReport, ImportReport, QuarantinedRecord
+from register.ingest.reports import DEFAULT_CHUNK, BatchReport, ImportReport, QuarantinedRecord
 from register.scoring.profiles import active_profile
 
-__all__ = ["DEFAULT_MAX_BYTES", "FORMATS", "QUARANTINE_KEY", "BatchReport", "ImportReport", "ProgressFn",
-           "QuarantinedRecord", "check_file", "import_path", "reimport_quarantined", "scan_file"]
+__all__ = ["DEFAULT_CHUNK", "DEFAULT_MAX_BYTES", "FORMATS", "QUARANTINE_KEY", "BatchReport", "ImportReport",
+           "ProgressFn", "QuarantinedRecord", "check_file", "import_path", "reimport_quarantined", "scan_file"]
 
 ProgressFn = Callable[[int, "int | None", str], None]
 
 
 def import_path(store: Store, actor: Actor, path: str | Path, *, progress: ProgressFn | None = None,
-                chunk_size: int = 5000, score: bool = True, max_bytes: int | None = None,
+                chunk_size: int = DEFAULT_CHUNK, score: bool = True, max_bytes: int | None = None,
                 resume: bool = False, rag: RagOptions | None = None) -> ImportReport:
     """Import a file or every supported file of a folder (one batch per file); score what changed.
 

@@ -38,6 +38,7 @@ class Item:
     claim_rows: list[int] | None = None  # flat tables: the row number of each claim
     check_model: bool = True  # False when a file-level problem already says why
     extra: dict[str, Any] | None = None  # what a reader knows beyond the record (a RAGAS row's scores)
+    decoded: bool = True  # False: a JSON Lines line not decoded yet (``readers.decode_line``; bulk checks first)
 
 
 def response_id_of(record: Any) -> str | None:

@@ -24,46 +24,57 @@ from pathlib import Path
 import pyarrow as pa
 
 from hri_core import FieldProblem, RecordError
-from hri_core.readers import CLAIM_FIELDS, group_flat_rows, iter_jsonl, missing_flat_columns
+from hri_core.readers import CLAIM_FIELDS, decode_object, group_flat_rows, missing_flat_columns
 from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
 from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.frame_schema import frame_problems
 from register.ingest.items import Item, response_id_of, take_quarantine_ref
 
-__all__ = ["READERS", "csv_items", "flat_items", "jsonl_items", "parquet_items", "text_items"]
+__all__ = ["READERS", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items", "text_items"]
 
 _ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
 
 
 def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
-    """JSON Lines, decoded line by line so that one bad byte quarantines one line, not the file."""
-    undecodable: set[int] = set()
+    """JSON Lines, split line by line so that one bad byte quarantines one line, not the file.
 
-    def lines(handle) -> Iterator[str]:
-        for number, data in enumerate(handle, start=1):
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                undecodable.add(number)
-                text = data.decode("utf-8", errors="replace")
-            yield text.removeprefix("\ufeff") if number == 1 else text
-
+    The lines are not decoded here: the batch writer checks a chunk of them in bulk (``register.ingest.bulk``)
+    and decodes in Python (``decode_line``) only those that are not plain. Blank lines are not records.
+    """
     first = True
     with path.open("rb") as handle:
-        for number, text, record in iter_jsonl(lines(handle)):
+        for number, data in enumerate(handle, start=1):
+            try:
+                text, readable = data.decode("utf-8"), True
+            except UnicodeDecodeError:
+                text, readable = data.decode("utf-8", errors="replace"), False
+            text = (text.removeprefix("\ufeff") if number == 1 else text).rstrip("\r\n")
+            if not text.strip():
+                continue
             if first and (text.lstrip().startswith("[") or text.strip() == "{"):
                 notes.append("the file looks like one JSON document (an array, or pretty-printed over several "
                              "lines); the importer reads JSON Lines (one JSON object per line)")
             first = False
-            location = f"line {number}"
-            if number in undecodable:
-                yield Item(location, text, None, [FieldProblem("", "the line is not valid UTF-8 text")], None)
-            elif isinstance(record, RecordError):
-                yield Item(location, text, None, list(record.problems), None)
+            if readable:
+                yield Item(f"line {number}", text, None, [], None, decoded=False)
             else:
-                record, ref = take_quarantine_ref(record)
-                yield Item(location, text, record, [], response_id_of(record), ref)
+                yield Item(f"line {number}", text, None, [FieldProblem("", "the line is not valid UTF-8 text")], None)
+
+
+def decode_line(item: Item) -> Item:
+    """Decode a JSON Lines item in Python, strictly (``hri_core.readers.decode_object``): its record, response
+    id and quarantine reference, or the problems that make the line unreadable. Returns the item, decoded."""
+    if item.decoded:
+        return item
+    record, problems = decode_object(item.raw, "one response")
+    item.decoded = True
+    if record is None:
+        item.problems = list(problems)
+        return item
+    item.record, item.ref = take_quarantine_ref(record)
+    item.response_id = response_id_of(item.record)
+    return item
 
 
 def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:

@@ -55,7 +55,10 @@ _RESPONSE_EXTENSIONS = ("retrieved_context", "gt_answer", "query_ambiguous", "gt
 _CLAIM_EXTENSIONS = ("category", "is_core", "contradicted_by", "entailment")
 
 
-def _stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
+def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
+    """Validated responses (with their raw text) as the Arrow tables ``merge_staged`` takes: responses and claims.
+
+    ``register.ingest.bulk`` stages plain JSON Lines records in SQL to the very same columns."""
     r_cols: dict[str, list] = {k: [] for k in (
         "response_id", "content_hash", "use_case", "model", "created_at", "question", "answer", "stakes",
         "claim_count", "raw", *_RESPONSE_EXTENSIONS)}
@@ -112,7 +115,15 @@ def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,
     caller's write transaction."""
     if not responses:
         return MergeCounts(0, 0, 0)
-    staged_r, staged_c = _stage(responses)
+    return merge_staged(tx, batch_id, imported_at, *stage(responses))
+
+
+def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r: pa.Table,
+                 staged_c: pa.Table) -> MergeCounts:
+    """Merge staged responses and claims (``stage``'s columns; unique response ids) into the register, inside
+    the caller's write transaction: new, new revision (the old one stops being current) or unchanged."""
+    if not staged_r.num_rows:
+        return MergeCounts(0, 0, 0)
     with tx.relation("_staged_r", staged_r), tx.relation("_staged_c", staged_c):
         tx.execute("""
             CREATE OR REPLACE TEMP TABLE _plan AS

@@ -15,7 +15,7 @@ import pytest
 from register import SYSTEM, Store
 from register.db.store import Change
 from register.errors import DatabaseError, RegisterError
-from register.ingest import batches
+from register.ingest import batches, records
 from register.ingest.importer import import_path
 
 
@@ -144,17 +144,20 @@ def test_resume_refuses_a_batch_whose_stored_rows_do_not_match_its_counts(store,
     assert store.query_one("SELECT finished_at FROM import_batches WHERE batch_id = 1")[0] is None
 
 
-def test_a_record_that_cannot_be_stored_is_quarantined_alone(store, tmp_path, monkeypatch):
+@pytest.mark.parametrize("bulk", [True, False], ids=["bulk-checked", "per-record"])
+def test_a_record_that_cannot_be_stored_is_quarantined_alone(store, tmp_path, monkeypatch, bulk):
     source = tmp_path / "answers.jsonl"
     write_records(source, 9)
-    real = batches.insert_responses
+    real = records.merge_staged
 
-    def failing(tx, batch_id, at, part):
-        if any(response.response_id == "r-4" for response, _ in part):
+    def failing(tx, batch_id, at, staged_r, staged_c):
+        if "r-4" in staged_r.column("response_id").to_pylist():
             raise DatabaseError("Conversion Error: the database refused a value")
-        return real(tx, batch_id, at, part)
+        return real(tx, batch_id, at, staged_r, staged_c)
 
-    monkeypatch.setattr(batches, "insert_responses", failing)
+    monkeypatch.setattr(batches, "BULK_VALIDATION", bulk)
+    monkeypatch.setattr(batches, "merge_staged", failing)  # plain records, staged in bulk
+    monkeypatch.setattr(records, "merge_staged", failing)  # records validated one by one
     report = import_path(store, SYSTEM, source, chunk_size=100)
     assert (report.records, report.accepted, report.quarantined) == (9, 8, 1)
     ((location, rid, reasons),) = store.query("SELECT location, response_id, reasons FROM quarantine")
@@ -167,7 +170,8 @@ def test_a_record_that_cannot_be_stored_is_quarantined_alone(store, tmp_path, mo
 def test_a_database_that_fails_every_write_still_stops_the_import(store, tmp_path, monkeypatch):
     source = tmp_path / "answers.jsonl"
     write_records(source, 4)
-    monkeypatch.setattr(batches, "insert_responses", lambda *a: (_ for _ in ()).throw(DatabaseError("disk full")))
+    for module, name in ((batches, "insert_responses"), (batches, "merge_staged")):
+        monkeypatch.setattr(module, name, lambda *a: (_ for _ in ()).throw(DatabaseError("disk full")))
     monkeypatch.setattr(batches, "_insert_quarantine", lambda *a: (_ for _ in ()).throw(DatabaseError("disk full")))
     with pytest.raises(DatabaseError, match="disk full"):
         import_path(store, SYSTEM, source)
