@@ -22,7 +22,6 @@ one as it stands when its file changed since.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -197,9 +196,9 @@ class _Plain:
 def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plain:
     """Check the chunk's undecoded JSON Lines records in bulk; decode the rest in Python.
 
-    A plain record whose response id (loosely compared: case, punctuation and spaces aside) is also another
-    record's in the chunk takes the per-record path too, so that repeated ids keep their file order (the
-    later occurrence is the later revision, an invalid one before a valid one is marked fixed).
+    A plain record whose response id is also another record's in the chunk (as the per-record path reads ids:
+    stripped text, or an integer's digits) takes the per-record path too, so that repeated ids keep their file
+    order (the later occurrence is the later revision, an invalid one before a valid one is marked fixed).
     """
     undecoded = [position for position, item in enumerate(chunk) if not item.decoded]
     taken: dict[int, str] = {}
@@ -212,10 +211,10 @@ def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plai
     for position in undecoded:
         if position not in taken:
             decode_line(chunk[position])
-    ids = Counter(_loose(item.response_id) for position, item in enumerate(chunk)
+    ids = Counter(item.response_id for position, item in enumerate(chunk)
                   if position not in taken and item.response_id is not None)
-    ids.update(_loose(rid) for rid in taken.values())
-    repeated = {position for position, rid in taken.items() if ids[_loose(rid)] > 1}
+    ids.update(taken.values())
+    repeated = {position for position, rid in taken.items() if ids[rid] > 1}
     if repeated:
         for position in repeated:
             decode_line(chunk[position])
@@ -224,10 +223,6 @@ def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plai
         responses = responses.filter(pc.is_in(responses.column("response_id"), keep))
         claims = claims.filter(pc.is_in(claims.column("response_id"), keep))
     return _Plain(taken, responses, claims)
-
-
-def _loose(response_id: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", response_id.lower())
 
 
 def _insert_quarantine(tx: Transaction, rejected: pa.Table, params: dict) -> None:
