@@ -16,6 +16,7 @@ from register.access.permissions import ROLES, Permission
 from register.governance.vocabulary import SOURCE_TYPES
 from ui import authority as au
 from ui.auth import can, current_actor
+from ui.components import toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -74,8 +75,7 @@ def use_case_editor(actor, editable: bool) -> None:
             show_error(error)
             return
         st.session_state["use_cases_gen"] = gen + 1
-        st.toast(f"Use cases version {version} is now in force", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Use cases version {version} is now in force", icon=":material/check:")
 
 
 def rules_editor(actor, editable: bool) -> None:
@@ -109,8 +109,7 @@ def rules_editor(actor, editable: bool) -> None:
             show_error(error)
             return
         st.session_state["authority_rules_gen"] = gen + 1
-        st.toast(f"Authority rules version {version} are now in force", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Authority rules version {version} are now in force", icon=":material/check:")
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from register.governance.checklist import DECISIONS
 from register.governance.checks import CHECKS
 from ui import governance as gov
 from ui.auth import can, current_actor
+from ui.components import toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -62,8 +63,7 @@ def sign_form(actor, run: dict) -> None:
         except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
-        st.toast(f"Run {run['run_id']} signed", icon=":material/draw:")
-        st.rerun()
+        toast_then_rerun(f"Run {run['run_id']} signed", icon=":material/draw:")
 
 
 def main() -> None:

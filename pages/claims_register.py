@@ -17,7 +17,7 @@ from register.governance.vocabulary import CLAIM_TYPES, STATUSES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run
+from ui.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
 from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -74,8 +74,7 @@ def add_form(actor) -> None:
             return
         empty_form_on_next_run("add_claim", EMPTY_FORM)
         st.session_state.pop("claims_snapshot", None)
-        st.toast(f"Claim {code_span(key)} added", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Claim {code_span(key)} added", icon=":material/check:")
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from register.access.permissions import Permission
 from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, STATUSES
 from ui import governance as gov
 from ui.auth import can, current_actor
+from ui.components import toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -73,8 +74,7 @@ def editor(actor, version: int | None) -> None:
             show_error(error)
             return
         st.session_state["rules_gen"] = gen + 1
-        st.toast(f"Rule version {new} is now in force", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Rule version {new} is now in force", icon=":material/check:")
 
 
 def main() -> None:

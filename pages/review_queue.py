@@ -13,7 +13,7 @@ from register.access.permissions import Permission
 from register.console.review import DECISIONS
 from ui import data
 from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, empty_state
+from ui.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -56,8 +56,7 @@ def decision_form(response_id: str, revision: int) -> None:
             return
         st.session_state.pop("queue_table", None)
         empty_form_on_next_run("review_decision", EMPTY_FORM)
-        st.toast(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}", icon=":material/check:")
 
 
 def main() -> None:

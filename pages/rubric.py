@@ -13,6 +13,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from ui import labels as ui
 from ui.auth import can, current_actor
+from ui.components import toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -66,8 +67,7 @@ def main() -> None:
                 except RegisterError as error:
                     show_error(error)
                     return
-                st.toast(f"Published rubric v{published}", icon=":material/check:")
-                st.rerun()
+                toast_then_rerun(f"Published rubric v{published}", icon=":material/check:")
 
 
 run_page(main)

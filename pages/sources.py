@@ -16,7 +16,7 @@ from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
 from ui import data
 from ui import governance as gov
 from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run
+from ui.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
 from ui.errors import show_form_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -83,8 +83,7 @@ def add_form(actor) -> None:
             return
         empty_form_on_next_run("add_source", EMPTY_FORM)
         st.session_state.pop("sources_snapshot", None)
-        st.toast(f"Source {code_span(key)} added", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Source {code_span(key)} added", icon=":material/check:")
 
 
 def main() -> None:

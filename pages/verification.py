@@ -15,7 +15,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from ui import verification
 from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages
+from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -46,8 +46,7 @@ def decision_form(row) -> None:
         show_error(error)
         return
     done = "rejected" if result["rejected"] else f"confirmed (new revision in batch {result['batch_id']})"
-    st.toast(f"Proposal {proposal_id} {done}", icon=":material/check:")
-    st.rerun()
+    toast_then_rerun(f"Proposal {proposal_id} {done}", icon=":material/check:")
 
 
 def agreement_section() -> None:

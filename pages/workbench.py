@@ -21,7 +21,7 @@ from ui import labels as ui
 from ui import proposal_review
 from ui.answer_view import show_answer
 from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages
+from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
 from ui.errors import show_error
 from ui.page import run_page
 from ui.shell import page_frame
@@ -108,8 +108,7 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
             st.session_state["wb_advance"] = True
         else:
             st.session_state["wb_unit_next"] = next_unit  # applied before the claim picker on the next run
-        st.toast(f"Saved {code_span(unit['unit_id'])}", icon=":material/check:")
-        st.rerun()
+        toast_then_rerun(f"Saved {code_span(unit['unit_id'])}", icon=":material/check:")
 
 
 def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:

@@ -1,11 +1,13 @@
 """Small display components shared by the pages: empty states, emptying a form after it was saved, and
-messages kept across the rerun that follows a save.
+messages and toasts kept across the rerun that follows a save.
 
 Errors are shown by ``ui.errors``, escaping is ``ui.text``, the logged-in user and its permissions are
 ``ui.auth``.
 """
 
 from __future__ import annotations
+
+from typing import NoReturn
 
 import streamlit as st
 
@@ -61,3 +63,21 @@ def show_kept_messages(place: str) -> None:
     for kind, text in st.session_state.pop(f"_kept_messages_{place}", []):
         show, icon = _KINDS[kind]
         show(text, icon=icon)
+
+
+def toast_then_rerun(text: str, icon: str = ":material/check:") -> NoReturn:
+    """Confirm a save with a toast and rerun the page so that it shows what the save changed.
+
+    A toast sent just before ``st.rerun()`` reached the browser only sometimes (a browser test waited for
+    "Source src-... added" and, now and then, under load, never saw it): the toast is kept and shown by the
+    next run instead (``show_kept_toasts``, which ``ui.shell.page_frame`` calls first). ``text`` is markdown
+    with every data-controlled part already escaped.
+    """
+    st.session_state.setdefault("_kept_toasts", []).append((text, icon))
+    st.rerun()
+
+
+def show_kept_toasts() -> None:
+    """Show, once, the toasts ``toast_then_rerun`` kept, in the order they were kept."""
+    for text, icon in st.session_state.pop("_kept_toasts", []):
+        st.toast(text, icon=icon)

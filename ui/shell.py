@@ -11,6 +11,7 @@ from __future__ import annotations
 from register.console.queries import Filters
 from ui import data
 from ui.auth import require_login, sidebar_user
+from ui.components import show_kept_toasts
 from ui.filters import sidebar_filters
 
 
@@ -22,6 +23,7 @@ def page_frame(*, filters: bool = True) -> Filters:
     """
     data.seed_if_empty(data.get_store())
     actor = require_login()  # here, not in app.py: AppTest re-runs only the page file after the first run
+    show_kept_toasts()  # a save's confirmation, kept across the rerun after it
     selected = sidebar_filters(data.filter_options()) if filters else Filters()
     sidebar_user(actor)
     return selected

@@ -11,6 +11,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from hri_core import default_profile
 from register.console.review import DECISIONS
@@ -39,6 +40,28 @@ def _login_form(page, username: str) -> None:
     password = page.get_by_role("textbox", name="Password")
     password.fill(E2E_PASSWORD)
     password.press("Enter")
+
+
+def _type_date(page, label: str, year: int, month: int, day: int) -> None:
+    """Type a date into a date field's year, month and day segments, and wait until the field holds it.
+
+    The segments are checked before the form is submitted (and typed again, up to three times), so that a
+    keystroke lost while the field re-renders fails here, by name, not later as a missing confirmation."""
+    want = {"year": str(year), "month": str(month), "day": str(day)}
+    for _ in range(3):
+        page.get_by_role("spinbutton", name=f"year, {label}").click()
+        page.keyboard.type(f"{year:04d}{month:02d}{day:02d}")
+        page.keyboard.press("Escape")  # close the calendar the field opened
+        page.get_by_test_id("stFloatingOverlayPortal").get_by_role("gridcell").first.wait_for(state="detached",
+                                                                                               timeout=10_000)
+        try:
+            for part, value in want.items():
+                expect(page.get_by_role("spinbutton", name=f"{part}, {label}")).to_have_attribute(
+                    "aria-valuenow", value, timeout=10_000)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"the date field {label!r} did not take {year:04d}-{month:02d}-{day:02d}")
 
 
 def _choose(page, selectbox_label: str, option: str, scope=None) -> None:
@@ -280,13 +303,9 @@ def test_add_form_normalise_four_eyes_and_one_sign_off_per_reviewer(start_app, p
     assert "row 1" not in page.get_by_test_id("stAlertContentError").inner_text()
     assert title.input_value() == "A vendor blog post"  # kept
     screenshot(page, "trust-add-source-refused")
-    page.get_by_role("spinbutton", name="year, Access date").click()
-    page.keyboard.type("20261101")
-    page.keyboard.press("Escape")  # close the calendar the field opened
-    page.get_by_test_id("stFloatingOverlayPortal").get_by_role("gridcell").first.wait_for(state="detached",
-                                                                                           timeout=10_000)
+    _type_date(page, "Access date", 2026, 11, 1)
     page.get_by_role("button", name="Add source").click()
-    page.get_by_test_id("stToast").filter(has_text="src-a-vendor-blog-post").wait_for(timeout=30_000)  # readable id
+    page.get_by_test_id("stToast").filter(has_text="src-a-vendor-blog-post").wait_for(timeout=60_000)  # readable id
     page.wait_for_function("() => [...document.querySelectorAll('input[aria-label=\"Title\"]')]"
                            ".every(el => el.value === '')", timeout=30_000)  # saved: the form starts empty
 

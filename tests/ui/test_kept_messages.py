@@ -39,3 +39,27 @@ def test_an_unknown_kind_is_refused():
 
     with pytest.raises(ValueError, match="balloon"):
         keep_message("here", "balloon", "text")
+
+
+def _saving_app():
+    import streamlit as st
+
+    from ui.components import show_kept_toasts, toast_then_rerun
+
+    show_kept_toasts()
+    st.caption("page")
+    if st.button("Save"):
+        toast_then_rerun("Source `src-a` added")
+
+
+def test_a_saves_toast_is_shown_by_the_run_after_the_rerun_once():
+    """The confirmation of a save is shown by the run after its rerun, once. (Sent just before ``st.rerun()``,
+    as the pages did, it reached the browser only sometimes: AppTest keeps such a toast, a browser does not
+    always -- tests/e2e/test_browser_console_trust.py waits for one in Chromium.)"""
+    at = AppTest.from_function(_saving_app).run()
+    assert not at.toast
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.toast] == ["Source `src-a` added"]
+    at.run()
+    assert not at.toast  # once
