@@ -4,8 +4,8 @@ Called by ``register.ingest.batches`` for each chunk of a JSON Lines file before
 Python. Most lines a machine writes are *plain*: ASCII text, the interchange format's own fields only,
 every value already in its canonical form (labels in upper case, stakes in lower case, ISO 8601 times,
 integers where integers belong). For those, validating them one by one with pydantic and hashing a
-``model_dump`` per record was 80% of an import's CPU. Here the whole chunk is checked by one SQL
-statement over DuckDB's JSON functions, and each plain record comes out staged exactly as
+``model_dump`` per record was 80% of an import's CPU. Here the whole chunk is parsed once by DuckDB's JSON
+functions and checked in a few set-based statements, and each plain record comes out staged exactly as
 ``register.ingest.records.stage`` would stage its validated ``Response``: the same columns, the same
 claim ids, the same content hash (the canonical JSON ``records.canonical_json`` hashes, built in SQL).
 
@@ -17,10 +17,10 @@ names the line and field of every problem exactly as before. So the fast path ca
 record is stored, never whether it is accepted or what is stored; ``tests/register/ingest/test_bulk.py``
 imports random and hostile files both ways and compares every stored column.
 
-Three things the SQL cannot see are settled before it runs, on the raw lines (Arrow's compute
-kernels): the line is ASCII, holds no ``\\u`` escape (Python refuses lone surrogates, DuckDB's parser
-others) and nothing that looks like a trailing comma (``,]`` or ``,}``), which DuckDB's parser
-accepts and Python's does not.
+What the SQL cannot see is settled before it runs, on the raw lines (Arrow's compute kernels,
+``candidates``): the line is ASCII and holds no ``\\u``, ``\\b`` or ``\\f`` escape and no DEL (so every string
+decodes to text ``json.dumps`` writes back the same way; Python refuses lone surrogates), and nothing that
+looks like a trailing comma (``,]`` or ``,}``), which DuckDB's parser accepts and Python's does not.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ _UNPLAIN_LINE = r"\\[bfu]|\x7f|,\s*[\]}]"
 # ISO 8601 as machines write it: date, 'T', time to the second (fraction up to microseconds), optional offset
 _PLAIN_TIME = (r"^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?"
                r"(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$")
-_HAS_OFFSET = r"(Z|[+-]\d{2}:\d{2})$"
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,8 @@ class BulkChunk:
 
 
 def candidates(texts: list[str]) -> list[int]:
-    """Indexes of the lines the SQL may look at: ASCII, no ``\\u`` escape, nothing like a trailing comma."""
+    """Indexes of the lines the SQL may look at (``_UNPLAIN_LINE``: ASCII, only the escapes json.dumps writes
+    back the same way, nothing like a trailing comma)."""
     if not texts:
         return []
     lines = pa.array(texts, pa.string())
