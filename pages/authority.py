@@ -75,7 +75,7 @@ def use_case_editor(actor, editable: bool) -> None:
             show_error(error)
             return
         st.session_state["use_cases_gen"] = gen + 1
-        toast_then_rerun(f"Use cases version {version} is now in force", icon=":material/check:")
+        toast_then_rerun(f"Use cases version {version} is now in force")
 
 
 def rules_editor(actor, editable: bool) -> None:
@@ -109,7 +109,7 @@ def rules_editor(actor, editable: bool) -> None:
             show_error(error)
             return
         st.session_state["authority_rules_gen"] = gen + 1
-        toast_then_rerun(f"Authority rules version {version} are now in force", icon=":material/check:")
+        toast_then_rerun(f"Authority rules version {version} are now in force")
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def add_form(actor) -> None:
             return
         empty_form_on_next_run("add_claim", EMPTY_FORM)
         st.session_state.pop("claims_snapshot", None)
-        toast_then_rerun(f"Claim {code_span(key)} added", icon=":material/check:")
+        toast_then_rerun(f"Claim {code_span(key)} added")
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def editor(actor, version: int | None) -> None:
             show_error(error)
             return
         st.session_state["rules_gen"] = gen + 1
-        toast_then_rerun(f"Rule version {new} is now in force", icon=":material/check:")
+        toast_then_rerun(f"Rule version {new} is now in force")
 
 
 def main() -> None:

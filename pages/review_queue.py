@@ -56,7 +56,7 @@ def decision_form(response_id: str, revision: int) -> None:
             return
         st.session_state.pop("queue_table", None)
         empty_form_on_next_run("review_decision", EMPTY_FORM)
-        toast_then_rerun(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}", icon=":material/check:")
+        toast_then_rerun(f"Recorded: {DECISION_LABELS[decision]} for {code_span(response_id)}")
 
 
 def main() -> None:

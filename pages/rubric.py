@@ -67,7 +67,7 @@ def main() -> None:
                 except RegisterError as error:
                     show_error(error)
                     return
-                toast_then_rerun(f"Published rubric v{published}", icon=":material/check:")
+                toast_then_rerun(f"Published rubric v{published}")
 
 
 run_page(main)

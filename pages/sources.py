@@ -83,7 +83,7 @@ def add_form(actor) -> None:
             return
         empty_form_on_next_run("add_source", EMPTY_FORM)
         st.session_state.pop("sources_snapshot", None)
-        toast_then_rerun(f"Source {code_span(key)} added", icon=":material/check:")
+        toast_then_rerun(f"Source {code_span(key)} added")
 
 
 def main() -> None:

@@ -46,7 +46,7 @@ def decision_form(row) -> None:
         show_error(error)
         return
     done = "rejected" if result["rejected"] else f"confirmed (new revision in batch {result['batch_id']})"
-    toast_then_rerun(f"Proposal {proposal_id} {done}", icon=":material/check:")
+    toast_then_rerun(f"Proposal {proposal_id} {done}")
 
 
 def agreement_section() -> None:

@@ -108,7 +108,7 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
             st.session_state["wb_advance"] = True
         else:
             st.session_state["wb_unit_next"] = next_unit  # applied before the claim picker on the next run
-        toast_then_rerun(f"Saved {code_span(unit['unit_id'])}", icon=":material/check:")
+        toast_then_rerun(f"Saved {code_span(unit['unit_id'])}")
 
 
 def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:

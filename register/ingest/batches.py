@@ -103,10 +103,14 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
     limits = text_limits()  # once per chunk: reading the settings is not free
     plain = _plain_records(store, chunk, limits)
+
+    def accept(rid: str, item: Item) -> None:
+        for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
+            accepted[key].append(value)
+
     for position, item in enumerate(chunk):
-        if position in plain.taken:
-            for key, value in (("response_id", plain.taken[position]), ("location", item.location), ("ref", None)):
-                accepted[key].append(value)
+        if position in plain.taken:  # staged in bulk: no quarantine reference (a line naming one is not plain)
+            accept(plain.taken[position], item)
             continue
         response, problems = validate_item(item, limits)
         if response is None:
@@ -120,8 +124,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
         parts[k].append((response, item.raw))
         last_valid[rid] = position
         current[rid] = (response, item.extra)
-        for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
-            accepted[key].append(value)
+        accept(rid, item)
     listed: list[QuarantinedRecord] = []
     for position, item, problems in pending:
         # nothing is quarantined without a reason

@@ -3,11 +3,12 @@
 Called by ``register.ingest.batches`` for each chunk of a JSON Lines file before anything is decoded in
 Python. Most lines a machine writes are *plain*: ASCII text, the interchange format's own fields only,
 every value already in its canonical form (labels in upper case, stakes in lower case, ISO 8601 times,
-integers where integers belong). For those, validating them one by one with pydantic and hashing a
-``model_dump`` per record was 80% of an import's CPU. Here the whole chunk is parsed once by DuckDB's JSON
-functions and checked in a few set-based statements, and each plain record comes out staged exactly as
-``register.ingest.records.stage`` would stage its validated ``Response``: the same columns, the same
-claim ids, the same content hash (the canonical JSON ``records.canonical_json`` hashes, built in SQL).
+integers where integers belong). For those, validating them one by one with pydantic, staging them and
+hashing a ``model_dump`` per record was three quarters of an import's CPU (profiled at 100,000 records).
+Here the whole chunk is parsed once by DuckDB's JSON functions and checked in a few set-based statements,
+and each plain record comes out staged exactly as ``register.ingest.records.stage`` would stage its
+validated ``Response``: the same columns, the same claim ids, the same content hash (the canonical JSON
+``records.canonical_json`` hashes, built in SQL).
 
 The SQL only ever *accepts*. A line it does not recognise as plain -- anything unusual, whether valid or
 not: non-ASCII text, a ``\\u`` escape, a key it does not know, a number where text belongs, a label in
@@ -73,60 +74,75 @@ def candidates(texts: list[str]) -> list[int]:
     return [i for i, flag in enumerate(ok.to_pylist()) if flag]
 
 
-# Each field is read twice from one parse of the line (``json_transform``): as its JSON text (a "leaf":
-# NULL when absent or null; its first character says its type) and as its value (text unescaped).
-def _is_text(leaf: str) -> str:
-    return f"left({leaf}, 1) = '\"'"
+# Each field is read twice from one parse of the line (``json_transform``, see ``_PARSED``): ``l.<name>`` is its
+# JSON text (NULL when absent or null; its first character says its type) and ``v.<name>`` its value (text
+# unescaped). The helpers below take the field's name and write SQL over both.
+def _is_text(name: str) -> str:
+    return f"left(l.{name}, 1) = '\"'"
 
 
-def _text_ok(leaf: str, value: str, limit: int) -> str:
+def _text_ok(name: str, limit: int) -> str:
     """SQL: absent, null, or text of at most ``limit`` characters (the line is ASCII: bytes are characters)."""
-    return f"({leaf} IS NULL OR ({_is_text(leaf)} AND strlen({value}) <= {limit}))"
+    return f"(l.{name} IS NULL OR ({_is_text(name)} AND strlen(v.{name}) <= {limit}))"
 
 
-def _text(leaf: str, value: str) -> str:
-    return f"(CASE WHEN {_is_text(leaf)} THEN {value} END)"
+def _text(name: str) -> str:
+    return f"(CASE WHEN {_is_text(name)} THEN v.{name} END)"
 
 
-def _time_ok(leaf: str, value: str) -> str:
+def _time_ok(name: str) -> str:
     """SQL: absent, null, or a plain ISO 8601 time that falls within the years 1000..9998 in UTC."""
-    return (f"({leaf} IS NULL OR ({_is_text(leaf)} AND regexp_full_match({value}, '{_PLAIN_TIME}') "
-            f"AND year({_time(leaf, value)}) BETWEEN 1000 AND 9998))")
+    return (f"(l.{name} IS NULL OR ({_is_text(name)} AND regexp_full_match(v.{name}, '{_PLAIN_TIME}') "
+            f"AND year({_time(name)}) BETWEEN 1000 AND 9998))")
 
 
-def _time(leaf: str, value: str) -> str:
+def _time(name: str) -> str:
     """SQL: the time in UTC as TIMESTAMP (a time without an offset is UTC, as ``hri_core.models.ensure_utc``).
 
     The offset is taken off by arithmetic rather than a TIMESTAMPTZ cast: the pattern fixed its shape."""
+    value = f"v.{name}"
     offset = f"substr({value}, -6, 1) IN ('+', '-')"
     minutes = (f"(CASE substr({value}, -6, 1) WHEN '-' THEN -1 ELSE 1 END) * "
                f"(TRY_CAST(substr({value}, -5, 2) AS INTEGER) * 60 + TRY_CAST(substr({value}, -2, 2) AS INTEGER))")
     local = (f"TRY_CAST(CASE WHEN {offset} THEN left({value}, -6) WHEN suffix({value}, 'Z') THEN left({value}, -1) "
              f"ELSE {value} END AS TIMESTAMP)")
-    return (f"(CASE WHEN {_is_text(leaf)} THEN {local} - to_minutes(CASE WHEN {offset} THEN {minutes} ELSE 0 END)"
+    return (f"(CASE WHEN {_is_text(name)} THEN {local} - to_minutes(CASE WHEN {offset} THEN {minutes} ELSE 0 END)"
             f" END)")
 
 
-def _flag_ok(leaf: str) -> str:
-    return f"({leaf} IS NULL OR {leaf} IN ('true', 'false'))"
+def _flag_ok(name: str) -> str:
+    return f"(l.{name} IS NULL OR l.{name} IN ('true', 'false'))"
 
 
-def _flag(leaf: str) -> str:
-    return f"(CASE WHEN {leaf} IN ('true', 'false') THEN {leaf} = 'true' END)"
+def _flag(name: str) -> str:
+    return f"(CASE WHEN l.{name} IN ('true', 'false') THEN l.{name} = 'true' END)"
 
 
-def _int_ok(leaf: str, low: int, high: int) -> str:
+def _int_ok(name: str, low: int, high: int) -> str:
     """SQL: a JSON integer written as digits (no sign, fraction or exponent) within low..high."""
-    return f"(regexp_full_match({leaf}, '[0-9]{{1,9}}') AND TRY_CAST({leaf} AS BIGINT) BETWEEN {low} AND {high})"
+    return (f"(regexp_full_match(l.{name}, '[0-9]{{1,9}}') "
+            f"AND TRY_CAST(l.{name} AS BIGINT) BETWEEN {low} AND {high})")
 
 
-def _tokens_ok(leaf: str, values: str, vocabulary: tuple[str, ...]) -> str:
+def _one_of(name: str, vocabulary: tuple[str, ...]) -> str:
+    """SQL: absent, null, or text that is one of ``vocabulary`` exactly (stakes, category)."""
+    allowed = ", ".join(f"'{token}'" for token in vocabulary)
+    return f"(l.{name} IS NULL OR ({_is_text(name)} AND v.{name} IN ({allowed})))"
+
+
+def _tokens_ok(name: str, vocabulary: tuple[str, ...]) -> str:
     """SQL: a JSON list of distinct vocabulary tokens written exactly (upper case for labels), at least one.
 
     A number, list or boolean in the list reads as text that is no token, a null as NULL (not counted)."""
     allowed = ", ".join(f"'{token}'" for token in vocabulary)
-    return (f"(left({leaf}, 1) = '[' AND len({values}) >= 1 AND list_has_all([{allowed}], {values}) "
+    values = f"v.{name}"
+    return (f"(left(l.{name}, 1) = '[' AND len({values}) >= 1 AND list_has_all([{allowed}], {values}) "
             f"AND len(list_distinct({values})) = len({values}) AND list_aggregate({values}, 'count') = len({values}))")
+
+
+def _keys_ok(allowed: tuple[str, ...]) -> str:
+    """SQL: the object's keys (``keys``) are among ``allowed``, none twice."""
+    return f"list_has_all([{', '.join(repr(k) for k in allowed)}], keys) AND len(list_distinct(keys)) = len(keys)"
 
 
 def _mask(values: str, bits: dict) -> str:
@@ -165,64 +181,49 @@ _PARSED = f"""
 
 
 def _top_sql(limits: TextLimits) -> str:
-    def f(name: str) -> tuple[str, str]:
-        return f"l.{name}", f"v.{name}"
-
-    stakes = ", ".join(f"'{s}'" for s in STAKES)
     ok = " AND ".join([
-        f"list_has_all([{', '.join(repr(k) for k in _RESPONSE_KEYS)}], keys)",
-        "len(list_distinct(keys)) = len(keys)",
+        _keys_ok(_RESPONSE_KEYS),
         # printable ASCII without surrounding spaces, so that pydantic's strip() leaves it as it is
-        f"{_is_text('l.response_id')} AND regexp_full_match(v.response_id, '[!-~]([ -~]*[!-~])?') "
+        f"{_is_text('response_id')} AND regexp_full_match(v.response_id, '[!-~]([ -~]*[!-~])?') "
         f"AND strlen(v.response_id) <= {limits.identifier}",
-        _text_ok(*f("use_case"), limits.identifier), _text_ok(*f("model"), limits.identifier),
-        _time_ok(*f("created_at")),
-        _text_ok(*f("question"), limits.question), _text_ok(*f("answer"), limits.answer),
-        f"(l.stakes IS NULL OR ({_is_text('l.stakes')} AND v.stakes IN ({stakes})))",
-        "claims_type = 'ARRAY'",
-        _text_ok(*f("gt_answer"), limits.answer), _flag_ok("l.query_ambiguous"),
+        _text_ok("use_case", limits.identifier), _text_ok("model", limits.identifier), _time_ok("created_at"),
+        _text_ok("question", limits.question), _text_ok("answer", limits.answer), _one_of("stakes", STAKES),
+        "claims_type = 'ARRAY'", _text_ok("gt_answer", limits.answer), _flag_ok("query_ambiguous"),
     ])
     return f"""
         SELECT pos, v.response_id AS rid, coalesce({ok}, false) AS ok, len(v.claims)::INTEGER AS claim_count,
-               {_text(*f('use_case'))} AS use_case, {_text(*f('model'))} AS model,
-               {_time(*f('created_at'))} AS created_at, {_text(*f('question'))} AS question,
-               {_text(*f('answer'))} AS answer, {_text(*f('stakes'))} AS stakes, {_text(*f('gt_answer'))} AS gt_answer,
-               {_flag('l.query_ambiguous')} AS query_ambiguous
+               {_text('use_case')} AS use_case, {_text('model')} AS model, {_time('created_at')} AS created_at,
+               {_text('question')} AS question, {_text('answer')} AS answer, {_text('stakes')} AS stakes,
+               {_text('gt_answer')} AS gt_answer, {_flag('query_ambiguous')} AS query_ambiguous
         FROM _bulk_parsed
     """
 
 
 def _claims_sql(limits: TextLimits) -> str:
-    def f(name: str) -> tuple[str, str]:
-        return f"l.{name}", f"v.{name}"
-
-    categories = ", ".join(f"'{c}'" for c in CATEGORIES)
     ok = " AND ".join([
-        f"list_has_all([{', '.join(repr(k) for k in _CLAIM_KEYS)}], keys)",
-        "len(list_distinct(keys)) = len(keys)",
-        _text_ok(*f("claim_id"), limits.identifier), _text_ok(*f("text"), limits.claim_text),
-        _text_ok(*f("source_id"), limits.identifier), _text_ok(*f("span"), limits.span),
-        _tokens_ok(*f("labels"), tuple(str(label) for label in LABEL_BIT)),
-        f"(l.dimensions IS NULL OR {_tokens_ok(*f('dimensions'), tuple(str(dim) for dim in DIMENSION_BIT))})",
+        _keys_ok(_CLAIM_KEYS),
+        _text_ok("claim_id", limits.identifier), _text_ok("text", limits.claim_text),
+        _text_ok("source_id", limits.identifier), _text_ok("span", limits.span),
+        _tokens_ok("labels", tuple(str(label) for label in LABEL_BIT)),
+        f"(l.dimensions IS NULL OR {_tokens_ok('dimensions', tuple(str(dim) for dim in DIMENSION_BIT))})",
         # absent: the default 1; null: pydantic refuses it (left to the per-record path)
         f"(CASE WHEN l.criticality IS NULL THEN NOT list_contains(keys, 'criticality') "
-        f"ELSE {_int_ok('l.criticality', 1, MAX_CRITICALITY)} END)",
-        _time_ok(*f("feedback_at")),
-        f"(l.feedback_count IS NULL OR {_int_ok('l.feedback_count', 0, MAX_FEEDBACK_COUNT)})",
-        _flag_ok("l.feedback_resolved"), _flag_ok("l.is_core"),
-        f"(l.category IS NULL OR ({_is_text('l.category')} AND v.category IN ({categories})))",
+        f"ELSE {_int_ok('criticality', 1, MAX_CRITICALITY)} END)",
+        _time_ok("feedback_at"),
+        f"(l.feedback_count IS NULL OR {_int_ok('feedback_count', 0, MAX_FEEDBACK_COUNT)})",
+        _flag_ok("feedback_resolved"), _flag_ok("is_core"), _one_of("category", CATEGORIES),
     ])
     return f"""
         SELECT pos, idx, rid, coalesce({ok}, false) AS ok,
-               coalesce(nullif({_text(*f('claim_id'))}, ''), rid || '-' || (idx + 1)) AS claim_id,
-               {_text(*f('text'))} AS text, v.labels AS labels, {_mask('v.labels', LABEL_BIT)} AS label_mask,
+               coalesce(nullif({_text('claim_id')}, ''), rid || '-' || (idx + 1)) AS claim_id,
+               {_text('text')} AS text, v.labels AS labels, {_mask('v.labels', LABEL_BIT)} AS label_mask,
                CASE WHEN l.dimensions IS NOT NULL THEN v.dimensions END AS dimensions,
                CASE WHEN l.dimensions IS NOT NULL THEN {_mask('v.dimensions', DIMENSION_BIT)} END AS dim_mask,
                coalesce(TRY_CAST(l.criticality AS INTEGER), 1) AS criticality,
-               {_text(*f('source_id'))} AS source_id, {_text(*f('span'))} AS span,
-               {_time(*f('feedback_at'))} AS feedback_at, TRY_CAST(l.feedback_count AS INTEGER) AS feedback_count,
-               {_flag('l.feedback_resolved')} AS feedback_resolved,
-               {_text(*f('category'))} AS category, {_flag('l.is_core')} AS is_core
+               {_text('source_id')} AS source_id, {_text('span')} AS span, {_time('feedback_at')} AS feedback_at,
+               TRY_CAST(l.feedback_count AS INTEGER) AS feedback_count,
+               {_flag('feedback_resolved')} AS feedback_resolved, {_text('category')} AS category,
+               {_flag('is_core')} AS is_core
         FROM (SELECT pos, v.response_id AS rid, unnest(l.claims) AS l, unnest(v.claims) AS v,
                      unnest(claim_keys) AS keys, unnest(range(len(l.claims))) AS idx
               FROM _bulk_parsed WHERE claims_type = 'ARRAY')
@@ -249,7 +250,6 @@ def _canonical_response() -> str:
               "'query_ambiguous': query_ambiguous, 'question': question, 'response_id': response_id, "
               "'stakes': stakes, 'use_case': use_case}")
     return f"""replace(replace(to_json({struct}), ',"gt_answer":null', ''), ',"query_ambiguous":null', '')"""
-
 
 
 def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits) -> BulkChunk:
