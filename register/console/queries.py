@@ -34,6 +34,7 @@ from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import claim_checks, claim_checks_select, response_authority_select, review_keys_select
 from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.profiles import active_profile
+from register.scoring.scorer import SCOPE_ALL
 
 __all__ = [
     "AUTHORITY_FILTERS",
@@ -46,6 +47,7 @@ __all__ = [
     "SORT_COLUMNS",
     "Filters",
     "authority_overview",
+    "filtered_scores",
     "band_mix_by_week",
     "dimension_contributions",
     "export_rows",
@@ -60,6 +62,7 @@ __all__ = [
     "score_histogram",
     "scored_set",
     "search_keys",
+    "version_runs",
 ]
 
 # The state shown instead of a band for a response without claims: it was never judged, so its score
@@ -150,7 +153,7 @@ def _utc_midnight(day: date) -> datetime:
 
 
 def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_columns: bool = False,
-               single_run: int | None = None) -> str:
+               version_runs: tuple[int, ...] = ()) -> str:
     """SELECT of the filtered current responses with their selected score (one row per response).
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
@@ -162,29 +165,24 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
     subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
-    ``single_run``: the profile version's only score run, when it has one (``filtered_scores`` looks it
-    up): a run scores a response once, so its rows need no latest-per-response window.
+    ``version_runs``: under a profile version, the score runs that can hold a response's latest score under it
+    (``version_runs`` looks them up), oldest first.
     """
     if f.profile_version is None:
         # the current scores: the read model (register.scoring.current_scores) holds the join of current
         # responses and current scores, so the responses are joined only when a subset of them is asked for
         # (``responses``: a search's matches) or their text is
         source = "current_scores s"
-        if responses != "responses" or text_columns:
-            source += f" JOIN {responses} r ON r.response_key = s.response_key"
-        cond = []
         rows = "s"  # the alias the response columns are read from
+        cond = []
     else:
-        if single_run is not None:
-            scores = "scores"
-            score_cond = [f"s.run_id = {p(int(single_run))}", f"s.profile_version = {p(int(f.profile_version))}"]
-        else:
-            scores = (f"(SELECT * FROM scores WHERE profile_version = {p(int(f.profile_version))} "
-                      "QUALIFY row_number() OVER (PARTITION BY response_id, revision ORDER BY run_id DESC) = 1)")
-            score_cond = []
-        source = f"{responses} r JOIN {scores} s ON s.response_id = r.response_id AND s.revision = r.revision"
-        cond = ["r.is_current", *score_cond]
-        rows = "r"
+        # the read model has every scored current response (a response scored under any version has a current
+        # score) with its columns; the scores under the version join it on the integer key
+        source = f"current_scores c JOIN ({_latest_scores(version_runs, p)}) s ON s.response_key = c.response_key"
+        rows = "c"
+        cond = []
+    if responses != "responses" or text_columns:
+        source += f" JOIN {responses} r ON r.response_key = {rows}.response_key"
     if f.date_from is not None:
         cond.append(f"{rows}.created_at >= {p(_utc_midnight(f.date_from))}")
     if f.date_to is not None:
@@ -208,19 +206,41 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     WHERE {' AND '.join(cond) or 'true'}"""
 
 
+def _latest_scores(runs: tuple[int, ...], p: Params) -> str:
+    """SELECT of the score rows of ``runs`` (oldest first) that no later run of them replaced: a response
+    revision's latest score among them.
+
+    Not a window over the rows (latest per response): at 10M the window was most of the filter's 50 s. The
+    first run is usually a run that scored everything and the later ones import batches, so the anti-join's
+    build side is the later runs' few rows.
+    """
+    if not runs:
+        return "SELECT * FROM scores WHERE false"
+    latest = f"SELECT s0.* FROM scores s0 WHERE s0.run_id IN {p.in_list(runs)}"
+    if len(runs) > 1:
+        latest += (f" AND NOT EXISTS (SELECT 1 FROM scores s1 WHERE s1.run_id IN {p.in_list(runs[1:])} "
+                   "AND s1.run_id > s0.run_id AND s1.response_key = s0.response_key)")
+    return latest
+
+
+def version_runs(store: Store, version: int) -> tuple[int, ...]:
+    """The score runs of profile ``version`` that can hold a current response's latest score under it, oldest
+    first: from its last run that scored every current response on (all of them without one).
+
+    Why the earlier runs cannot: a response revision stops being current and never becomes current again, so
+    one current now was current at that run, which scored it again.
+    """
+    rows = store.query("SELECT run_id, scope FROM score_runs WHERE profile_version = ? ORDER BY run_id",
+                       [int(version)])
+    start = max((i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL), default=0)
+    return tuple(int(run_id) for run_id, _ in rows[start:])
+
+
 def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",
                     text_columns: bool = False) -> str:
-    """``scored_set`` for ``f``, with the profile version's score runs looked up first.
-
-    Under a profile version scored in one run (the usual case: a version is published, everything
-    is rescored once) the latest score of each response is simply that run's row; a version with
-    several runs takes the latest per response with a window, about 0.1 s more per query at 1M.
-    """
-    single_run = None
-    if f.profile_version is not None:
-        runs = store.query("SELECT run_id FROM score_runs WHERE profile_version = ?", [int(f.profile_version)])
-        single_run = runs[0][0] if len(runs) == 1 else None
-    return scored_set(f, p, responses=responses, text_columns=text_columns, single_run=single_run)
+    """``scored_set`` for ``f``, with the profile version's score runs looked up first (``version_runs``)."""
+    runs = version_runs(store, f.profile_version) if f.profile_version is not None else ()
+    return scored_set(f, p, responses=responses, text_columns=text_columns, version_runs=runs)
 
 
 _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "
@@ -502,7 +522,7 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
     # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
-    # a copy of it to share; an older version's scores are a join and a window, worth computing once
+    # a copy of it to share; a version's scores are a join, worth computing once
     shared = "MATERIALIZED" if f.profile_version is not None else "NOT MATERIALIZED"
     result = store.one(f"WITH fr AS {shared} ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
                        p.values)

@@ -10,9 +10,10 @@ holds, and is kept so by every write that changes either side, in the write's ow
   drops out, as it drops out of the join.
 
 Why a table: the console's views of the current scores read these 30 narrow columns instead of joining
-10 million responses to 40 million score rows on string keys (at 10M, 5-17 s per view before; an aggregate
-over this table takes 0.1-0.4 s). ``check`` compares it with the join (every test's store is checked at
-teardown); ``rebuild`` makes it again from the join.
+10 million responses to 40 million score rows (at 10M, 5-17 s per view before; an aggregate over this table
+takes 0.1-0.4 s). The join itself is on the revision's integer key (``scores.response_key``, migration 019).
+``check`` compares it with the join (every test's store is checked at teardown); ``rebuild`` makes it again
+from the join.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ COLUMNS = (
 )
 _NAMES = ", ".join(name for name, _ in COLUMNS)
 _JOIN = (f"SELECT {', '.join(expr for _, expr in COLUMNS)} "
-         "FROM responses r JOIN scores s ON s.response_id = r.response_id AND s.revision = r.revision "
+         "FROM responses r JOIN scores s ON s.response_key = r.response_key "
          "WHERE r.is_current AND s.is_current")
 
 

@@ -42,6 +42,7 @@ from register.scoring.mitigation import active_policy, apply_mitigation
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
+SCOPE_ALL = "all"  # score_runs.scope of a run that scored every current response (else "batch:<id>")
 FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
 
 # Why a claim shape cannot be scored: bit -> reason (the bits are OR-ed over a response's claims).
@@ -177,7 +178,7 @@ def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | Non
 
 
 def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
-                 dialect: Dialect = DUCKDB) -> str:
+                 dialect: Dialect = DUCKDB, with_key: bool = False) -> str:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
 
     Its values are bound through ``p``, so that it can be part of a larger statement sharing ``p``
@@ -186,7 +187,8 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     Columns: response_id, revision, s_f..s_h, hri_add, hri, score, band, action, no_claims,
     total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (NULL, or why
     the response fails closed: see the module docstring), action_floor_claim_id and action_floor_rule_id
-    (the fired floor whose ``min_action`` raised the band's action, ``hri_core.ScoreResult.action_floor``).
+    (the fired floor whose ``min_action`` raised the band's action, ``hri_core.ScoreResult.action_floor``);
+    ``with_key`` adds response_key (the revision's integer key) after revision, for the rows ``rescore`` stores.
 
     A CONTRADICTED claim with ``contradicted_by = 'context'`` and no explicit dimensions hits the
     profile's ``context_contradiction_dimensions`` (a flag of the claim shape); a fired floor's
@@ -361,6 +363,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     failure_parts = ", ".join([*(f"CASE WHEN (bad & {bit}) <> 0 THEN {p(reason)} END"
                                  for bit, reason in _BAD_SHAPE.items()),
                                f"CASE WHEN NOT ({in_range}) THEN {p(_OUT_OF_RANGE)} END"])
+    key = "response_key, " if with_key else ""
     failed_dims = ", ".join(f"CASE WHEN scoring_failure IS NULL THEN {col} ELSE 1.0 END AS {col}"
                             for col in DIM_COLUMNS.values())
     counts = (f"{dl.cast('total_criticality', 'BIGINT')} AS total_criticality, "
@@ -385,7 +388,7 @@ WITH k AS (
     GROUP BY response_key
 ), f AS ({floors_cte}
 ), s AS (
-    SELECT r.response_id, r.revision,
+    SELECT r.response_id, r.revision, r.response_key,
     {dims},
     coalesce(f.phi, 0.0) AS phi,
     coalesce(a.tv, 0) AS total_criticality,
@@ -414,7 +417,7 @@ WITH k AS (
     SELECT *, scoring_failure IS NULL AND ma_sev IS NOT NULL
               AND ma_sev > {dl.position0(actions_p, 'band_action')} AS raised FROM x
 )
-SELECT response_id, revision, {failed_dims}, hri_add, hri, 100.0 * hri AS score, band,
+SELECT response_id, revision, {key}{failed_dims}, hri_add, hri, 100.0 * hri AS score, band,
     CASE WHEN raised THEN {dl.item(actions_p, 'ma_sev + 1')} ELSE band_action END AS action,
     no_claims, {counts},
     CASE WHEN phi > hri_add THEN top_claim END AS decisive_claim_id,
@@ -499,7 +502,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                   batch_id: int | None) -> RescoreSummary:
     """Score current responses (all, or one batch) under ``profile`` in one audited transaction."""
     as_of = ensure_utc(as_of or utc_now())
-    scope = "all" if batch_id is None else f"batch:{batch_id}"
+    scope = SCOPE_ALL if batch_id is None else f"batch:{batch_id}"
 
     def fn(tx: Transaction) -> Change:
         run_id = tx.scalar("SELECT nextval('seq_score_run')")
@@ -515,8 +518,8 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                        "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
         p = Params()
-        select = score_select(profile, as_of, p, batch_id=batch_id)
-        columns = ("s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
+        select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True)
+        columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
                    "total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, "
                    "action_floor_claim_id, action_floor_rule_id")
         count = tx.execute(

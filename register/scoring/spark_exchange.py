@@ -142,7 +142,8 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
     if profile.fingerprint() != fingerprint:
         raise RegisterError(f"the scores were computed under a profile numbered v{version} whose parameters differ "
                             f"from the register's v{version}: score with the register's profile file")
-    columns = ", ".join((*DIM_COLUMNS.values(), *_SCORE_COLUMNS))
+    names = (*DIM_COLUMNS.values(), *_SCORE_COLUMNS)
+    columns, from_file = ", ".join(names), ", ".join(f"s.{c}" for c in names)
 
     def fn(tx: Transaction) -> Change:
         tx.execute("CREATE TEMP TABLE spark_scores AS SELECT * FROM read_parquet($scores)", src)
@@ -170,10 +171,14 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                    [run_id, version, as_of, utc_now(), actor.name, SPARK_SCOPE, fingerprint])
         tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                    "(SELECT response_id FROM spark_scores)")
+        # each row takes its revision's integer key from the register (checked above: every row names a
+        # current revision), never from the file
         count = tx.execute(
-            f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}) "
-            f"SELECT $run, response_id, revision, profile_version, as_of, true, {columns} FROM spark_scores "
-            "ORDER BY response_id", {"run": run_id}) or 0
+            f"INSERT INTO scores (run_id, response_id, revision, response_key, profile_version, as_of, is_current, "
+            f"{columns}) SELECT $run, s.response_id, s.revision, r.response_key, s.profile_version, s.as_of, true, "
+            f"{from_file} FROM spark_scores s JOIN responses r "
+            "ON r.is_current AND r.response_id = s.response_id AND r.revision = s.revision "
+            "ORDER BY s.response_id", {"run": run_id}) or 0
         # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
         apply_mitigation(tx, run_id, active_policy(tx))
         if floors_glob is not None:

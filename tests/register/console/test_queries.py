@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from hri_core.calibration import calibration_table, score_bins
+from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
 from register.console.queries import (
     EXPORT_COLUMNS,
@@ -502,6 +503,44 @@ def _second_profile(store: Store) -> int:
     activate(store, SYSTEM, version, "test: a stricter profile")
     rescore(store, SYSTEM, get_profile(store, version), as_of=AS_OF)
     return version
+
+
+def _latest_under(store: Store, version: int) -> set[tuple]:
+    """Each current response's latest score row under ``version``, picked in Python from every stored row."""
+    current = set(store.query("SELECT response_id, revision FROM responses WHERE is_current"))
+    latest: dict[tuple, tuple] = {}
+    for run_id, rid, rev, as_of, score, action in store.query(
+            "SELECT run_id, response_id, revision, as_of, score, action FROM scores WHERE profile_version = ?",
+            [version]):
+        if (rid, rev) in current and run_id > latest.get((rid, rev), (-1,))[0]:
+            latest[(rid, rev)] = (run_id, as_of, score, action)
+    return {(rid, rev, *row[1:]) for (rid, rev), row in latest.items()}
+
+
+def test_profile_version_filter_takes_each_responses_latest_score_under_it(loaded, tmp_path):
+    """Runs of one version before and after another version's, batch runs after a full one, revisions
+    between them: under each version every current response shows its latest score under that version."""
+    store, _ = loaded  # version 1: the import's batch run, then a full run at AS_OF
+    records = dataset()
+    extra = list(generate_responses(12, seed=11, id_prefix="late"))
+    batch_a = import_path(store, SYSTEM, write_jsonl(tmp_path / "a.jsonl", extra[:6])).batch_ids[0]  # v1 batch
+    version = _second_profile(store)  # version 2 active, everything rescored under it
+    revised = {**records[0], "answer": "A revised answer."}
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "b.jsonl", [revised, *extra[6:]]))  # v2 batch
+    # version 1 again for batch a, after version 2's full run: a second v1 run over the same revisions
+    rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF + timedelta(days=1), batch_id=batch_a)
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "c.jsonl", [{**extra[0], "answer": "Changed."}]))  # v2
+    runs_v1 = store.query("SELECT count(*) FROM score_runs WHERE profile_version = 1")[0][0]
+    assert runs_v1 >= 4
+    for v in (1, version):
+        want = _latest_under(store, v)
+        frame, total = responses_page(store, Filters(profile_version=v), limit=1000)
+        got = {(r.response_id, r.revision, r.as_of, r.score, r.action) for r in frame.itertuples()}
+        assert total == len(frame) == len(want) and got == want
+        assert kpis(store, Filters(profile_version=v))["responses"] == len(want)
+    ids_v1 = {row[0] for row in _latest_under(store, 1)}
+    assert records[0]["response_id"] not in ids_v1 and extra[0]["response_id"] not in ids_v1  # revised since
+    assert extra[1]["response_id"] in ids_v1 and extra[6]["response_id"] not in ids_v1
 
 
 def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):

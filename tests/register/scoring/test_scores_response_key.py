@@ -1,0 +1,82 @@
+"""Every score row names its response revision by its integer key (migration 019): the scorer and the Spark
+import write it, and the migration gives the rows of an older database theirs."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+
+from register import SYSTEM, Store
+from register.db import store as store_mod
+from register.db.sql import Params
+from register.ingest.importer import import_path
+from register.scoring import current_scores
+from register.scoring.profiles import active_profile, ensure_default_profile
+from register.scoring.scorer import rescore, score_select
+from tests.helpers.console_records import dataset, write_jsonl
+
+AS_OF = datetime(2026, 11, 1, tzinfo=UTC)
+_KEYS_AGREE = ("SELECT count(*) FROM scores s LEFT JOIN responses r ON r.response_id = s.response_id "
+               "AND r.revision = s.revision WHERE s.response_key IS DISTINCT FROM r.response_key")
+
+
+def test_the_scorer_stores_each_rows_revision_key(store, tmp_path):
+    records = dataset()[:30]
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "a.jsonl", records))
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "b.jsonl", [{**records[0], "answer": "Revised."}]))
+    rescore(store, SYSTEM, active_profile(store), as_of=AS_OF)
+    assert store.scalar("SELECT count(DISTINCT revision) FROM scores WHERE response_id = ?",
+                        [records[0]["response_id"]]) == 2
+    assert store.scalar("SELECT count(*) FROM scores") > 30
+    assert store.scalar(_KEYS_AGREE) == 0
+
+
+def test_migration_019_gives_an_older_databases_scores_their_keys(tmp_path, monkeypatch):
+    older = tmp_path / "migrations-before-019"
+    older.mkdir()
+    for path in store_mod.MIGRATIONS_DIR.glob("*.sql"):
+        if int(path.name[:3]) < 19:
+            shutil.copy(path, older / path.name)
+    monkeypatch.setattr(store_mod, "MIGRATIONS_DIR", older)
+    db = tmp_path / "older.duckdb"
+    before = Store(db)
+    ensure_default_profile(before, SYSTEM)
+    # today's importer keeps the read model in step; before 019 its join was on (response_id, revision)
+    monkeypatch.setattr(current_scores, "_JOIN", current_scores._JOIN.replace(
+        "s.response_key = r.response_key", "s.response_id = r.response_id AND s.revision = r.revision"))
+    records = dataset()[:25]
+    revised = records[3]["response_id"]
+    import_path(before, SYSTEM, write_jsonl(tmp_path / "a.jsonl", records), score=False)
+    # scores as the scorer before 019 wrote them (no key column): run 1 scores every response, a second
+    # revision of one response comes in, run 2 scores it
+    p = Params()
+    select = score_select(active_profile(before), AS_OF, p)
+    columns = ("s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
+               "total_criticality, floors_fired")
+    insert = (f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}) "
+              f"SELECT $run, response_id, revision, 1, {p(AS_OF)}, true, {columns} FROM ({select}) "
+              f"WHERE $run = 1 OR response_id = {p(revised)}")
+    for run in (1, 2):
+        if run == 2:
+            import_path(before, SYSTEM, write_jsonl(tmp_path / "b.jsonl", [{**records[3], "answer": "Revised."}]),
+                        score=False)
+        with before.cursor() as cur:
+            cur.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope) "
+                        "VALUES ($run, 1, $at, $at, 'system', 'all')", {"run": run, "at": AS_OF})
+            cur.execute("UPDATE scores SET is_current = false WHERE response_id = $id", {"id": revised})
+            cur.execute(insert, {**p.values, "run": run})
+            current_scores.rebuild(cur)
+    rows_before = before.query("SELECT * FROM scores ORDER BY response_id, revision")
+    assert len(rows_before) == 26
+    before.close()
+    monkeypatch.undo()
+    after = Store(db)
+    try:
+        assert "019_scores_response_key.sql" in after.applied_migrations
+        assert after.scalar("SELECT count(*) FROM scores WHERE response_key IS NULL") == 0
+        assert after.scalar(_KEYS_AGREE) == 0
+        assert after.query("SELECT * EXCLUDE (response_key) FROM scores ORDER BY response_id, revision") == rows_before
+        assert current_scores.check(after) == []  # the read model's join, now on the key, holds the same rows
+        assert after.scalar("SELECT count(*) FROM current_scores") == 25
+    finally:
+        after.close()
