@@ -34,7 +34,7 @@ from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import claim_checks, claim_checks_select, response_authority_select, review_keys_select
 from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.profiles import active_profile
-from register.scoring.scorer import SCOPE_ALL
+from register.scoring.scorer import SCOPE_ALL, SCOPE_BATCH_PREFIX
 
 __all__ = [
     "AUTHORITY_FILTERS",
@@ -46,6 +46,7 @@ __all__ = [
     "QUEUE_ACTIONS",
     "SORT_COLUMNS",
     "Filters",
+    "VersionRuns",
     "authority_overview",
     "filtered_scores",
     "band_mix_by_week",
@@ -153,7 +154,7 @@ def _utc_midnight(day: date) -> datetime:
 
 
 def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_columns: bool = False,
-               version_runs: tuple[int, ...] = ()) -> str:
+               runs: VersionRuns | None = None) -> str:
     """SELECT of the filtered current responses with their selected score (one row per response).
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
@@ -165,8 +166,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
     subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
-    ``version_runs``: under a profile version, the score runs that can hold a response's latest score under it
-    (``version_runs`` looks them up), oldest first.
+    ``runs``: under a profile version, the score runs that can hold a response's latest score under it
+    (``version_runs`` looks them up).
     """
     if f.profile_version is None:
         # the current scores: the read model (register.scoring.current_scores) holds the join of current
@@ -178,7 +179,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     else:
         # the read model has every scored current response (a response scored under any version has a current
         # score) with its columns; the scores under the version join it on the integer key
-        source = f"current_scores c JOIN ({_latest_scores(version_runs, p)}) s ON s.response_key = c.response_key"
+        latest = _latest_scores(runs or VersionRuns(), p)
+        source = f"current_scores c JOIN ({latest}) s ON s.response_key = c.response_key"
         rows = "c"
         cond = []
     if responses != "responses" or text_columns:
@@ -206,41 +208,65 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     WHERE {' AND '.join(cond) or 'true'}"""
 
 
-def _latest_scores(runs: tuple[int, ...], p: Params) -> str:
-    """SELECT of the score rows of ``runs`` (oldest first) that no later run of them replaced: a response
-    revision's latest score among them.
+@dataclass(frozen=True)
+class VersionRuns:
+    """The score runs of one profile version that can hold a current response's latest score under it.
 
-    Not a window over the rows (latest per response): at 10M the window was most of the filter's 50 s. The
-    first run is usually a run that scored everything and the later ones import batches, so the anti-join's
-    build side is the later runs' few rows.
+    ``base``: the version's last run that scored every current response (None without one): a response
+    revision stops being current and never becomes current again, so one current now was current at that run,
+    which scored it again; the runs before it cannot hold a latest score. ``later``: the runs after it, only the
+    last of each import batch (a batch run scores the batch's current revisions, and a batch gains none after
+    its import: the last run covers every current one). ``overlapping``: some of ``later`` may score the same
+    revisions (a Spark import scores any set), so the latest must be picked per revision.
     """
-    if not runs:
-        return "SELECT * FROM scores WHERE false"
-    latest = f"SELECT s0.* FROM scores s0 WHERE s0.run_id IN {p.in_list(runs)}"
-    if len(runs) > 1:
-        latest += (f" AND NOT EXISTS (SELECT 1 FROM scores s1 WHERE s1.run_id IN {p.in_list(runs[1:])} "
-                   "AND s1.run_id > s0.run_id AND s1.response_key = s0.response_key)")
-    return latest
+
+    base: int | None = None
+    later: tuple[int, ...] = ()
+    overlapping: bool = False
 
 
-def version_runs(store: Store, version: int) -> tuple[int, ...]:
-    """The score runs of profile ``version`` that can hold a current response's latest score under it, oldest
-    first: from its last run that scored every current response on (all of them without one).
-
-    Why the earlier runs cannot: a response revision stops being current and never becomes current again, so
-    one current now was current at that run, which scored it again.
-    """
+def version_runs(store: Store, version: int) -> VersionRuns:
+    """The ``VersionRuns`` of profile ``version`` (see there), from its score runs' scopes."""
     rows = store.query("SELECT run_id, scope FROM score_runs WHERE profile_version = ? ORDER BY run_id",
                        [int(version)])
-    start = max((i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL), default=0)
-    return tuple(int(run_id) for run_id, _ in rows[start:])
+    full = [i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL]
+    base = int(rows[full[-1]][0]) if full else None
+    after = rows[full[-1] + 1:] if full else rows
+    last_of = {scope: int(run_id) for run_id, scope in after}  # rows are in run order: the last run of each scope
+    overlapping = any(not scope.startswith(SCOPE_BATCH_PREFIX) for scope in last_of)
+    later = [int(run_id) for run_id, _ in after] if overlapping else sorted(last_of.values())
+    return VersionRuns(base, tuple(later), overlapping)
+
+
+def _latest_scores(runs: VersionRuns, p: Params) -> str:
+    """SELECT of each response revision's latest score row among ``runs`` (see ``VersionRuns``).
+
+    Not a window over the rows (latest per revision): at 10M the window was most of the filter's 50 s. The
+    later runs are disjoint (one per batch) and replace the base run's rows for their revisions: an anti-join
+    whose build side is their few rows.
+    """
+    if runs.overlapping:  # any run may replace any earlier one: the latest per revision, by anti-join
+        ids = ((runs.base,) if runs.base is not None else ()) + runs.later
+        latest = f"SELECT s0.* FROM scores s0 WHERE s0.run_id IN {p.in_list(ids)}"
+        if len(ids) > 1:
+            latest += (f" AND NOT EXISTS (SELECT 1 FROM scores s1 WHERE s1.run_id IN {p.in_list(ids[1:])} "
+                       "AND s1.run_id > s0.run_id AND s1.response_key = s0.response_key)")
+        return latest
+    parts = []
+    if runs.later:
+        parts.append(f"SELECT * FROM scores WHERE run_id IN {p.in_list(runs.later)}")
+    if runs.base is not None:
+        replaced = (f" AND response_key NOT IN (SELECT response_key FROM scores WHERE run_id IN "
+                    f"{p.in_list(runs.later)})" if runs.later else "")
+        parts.append(f"SELECT * FROM scores WHERE run_id = {p(runs.base)}{replaced}")
+    return " UNION ALL ".join(parts) or "SELECT * FROM scores WHERE false"
 
 
 def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",
                     text_columns: bool = False) -> str:
     """``scored_set`` for ``f``, with the profile version's score runs looked up first (``version_runs``)."""
-    runs = version_runs(store, f.profile_version) if f.profile_version is not None else ()
-    return scored_set(f, p, responses=responses, text_columns=text_columns, version_runs=runs)
+    runs = version_runs(store, f.profile_version) if f.profile_version is not None else VersionRuns()
+    return scored_set(f, p, responses=responses, text_columns=text_columns, runs=runs)
 
 
 _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "

@@ -42,7 +42,8 @@ from register.scoring.mitigation import active_policy, apply_mitigation
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
-SCOPE_ALL = "all"  # score_runs.scope of a run that scored every current response (else "batch:<id>")
+SCOPE_ALL = "all"  # score_runs.scope of a run that scored every current response
+SCOPE_BATCH_PREFIX = "batch:"  # ... and of one that scored an import batch's: "batch:<id>"
 FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
 
 # Why a claim shape cannot be scored: bit -> reason (the bits are OR-ed over a response's claims).
@@ -502,7 +503,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                   batch_id: int | None) -> RescoreSummary:
     """Score current responses (all, or one batch) under ``profile`` in one audited transaction."""
     as_of = ensure_utc(as_of or utc_now())
-    scope = SCOPE_ALL if batch_id is None else f"batch:{batch_id}"
+    scope = SCOPE_ALL if batch_id is None else f"{SCOPE_BATCH_PREFIX}{batch_id}"
 
     def fn(tx: Transaction) -> Change:
         run_id = tx.scalar("SELECT nextval('seq_score_run')")

@@ -38,6 +38,7 @@ from register.console.queries import (
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
+from register.scoring.spark_exchange import import_scores
 from tests.helpers.console_records import (
     ALL_DIMS,
     AS_OF,
@@ -50,6 +51,8 @@ from tests.helpers.console_records import (
     select,
     write_jsonl,
 )
+from tests.helpers.strategies import AS_OF as SPARK_AS_OF
+from tests.register.scoring.test_spark_exchange import job_output
 
 
 def quantile_cont(values: list[float], q: float) -> float | None:
@@ -525,14 +528,25 @@ def test_profile_version_filter_takes_each_responses_latest_score_under_it(loade
     extra = list(generate_responses(12, seed=11, id_prefix="late"))
     batch_a = import_path(store, SYSTEM, write_jsonl(tmp_path / "a.jsonl", extra[:6])).batch_ids[0]  # v1 batch
     version = _second_profile(store)  # version 2 active, everything rescored under it
+    # and scored again on Spark: an imported run may score any set of revisions (here all of them)
+    job_output(store, get_profile(store, version), tmp_path / "spark")
+    import_scores(store, SYSTEM, tmp_path / "spark")
     revised = {**records[0], "answer": "A revised answer."}
     import_path(store, SYSTEM, write_jsonl(tmp_path / "b.jsonl", [revised, *extra[6:]]))  # v2 batch
-    # version 1 again for batch a, after version 2's full run: a second v1 run over the same revisions
+    # version 1 again for batch a, after version 2's full run: a second v1 run over the same revisions; and
+    # version 2 for batch a, whose rows replace those of version 2's full run
     rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF + timedelta(days=1), batch_id=batch_a)
+    rescore(store, SYSTEM, get_profile(store, version), as_of=AS_OF + timedelta(days=2), batch_id=batch_a)
     import_path(store, SYSTEM, write_jsonl(tmp_path / "c.jsonl", [{**extra[0], "answer": "Changed."}]))  # v2
+    # a version never run over everything: two runs of batch a (the second replaces the first) and one of b
+    third = create_draft(store, SYSTEM, {"weights": {"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05,
+                                                     "H": 0.05}})
+    batch_b = store.scalar("SELECT batch_id FROM responses WHERE response_id = ?", [extra[7]["response_id"]])
+    for days, batch in ((3, batch_a), (4, batch_b), (5, batch_a)):
+        rescore(store, SYSTEM, get_profile(store, third), as_of=AS_OF + timedelta(days=days), batch_id=batch)
     runs_v1 = store.query("SELECT count(*) FROM score_runs WHERE profile_version = 1")[0][0]
     assert runs_v1 >= 4
-    for v in (1, version):
+    for v in (1, version, third):
         want = _latest_under(store, v)
         frame, total = responses_page(store, Filters(profile_version=v), limit=1000)
         got = {(r.response_id, r.revision, r.as_of, r.score, r.action) for r in frame.itertuples()}
@@ -541,6 +555,12 @@ def test_profile_version_filter_takes_each_responses_latest_score_under_it(loade
     ids_v1 = {row[0] for row in _latest_under(store, 1)}
     assert records[0]["response_id"] not in ids_v1 and extra[0]["response_id"] not in ids_v1  # revised since
     assert extra[1]["response_id"] in ids_v1 and extra[6]["response_id"] not in ids_v1
+    as_of_by_id = {row[0]: row[2] for row in _latest_under(store, third)}
+    assert as_of_by_id[extra[1]["response_id"]] == AS_OF + timedelta(days=5)  # the later run of batch a
+    assert as_of_by_id[extra[7]["response_id"]] == AS_OF + timedelta(days=4)
+    latest_v2 = {row[0]: row[2] for row in _latest_under(store, version)}
+    assert latest_v2[extra[1]["response_id"]] == AS_OF + timedelta(days=2)  # batch a's run after the Spark run
+    assert latest_v2[records[5]["response_id"]] == SPARK_AS_OF  # the Spark run after the full run
 
 
 def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):
