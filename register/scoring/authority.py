@@ -228,7 +228,7 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
                c.category, coalesce(r.created_at, sc.as_of, {now_at}) AS answered_at,
                r.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
         FROM c0 c JOIN responses r ON r.response_key = c.response_key
-        LEFT JOIN scores sc ON sc.response_id = c.response_id AND sc.revision = c.revision AND sc.is_current
+        LEFT JOIN scores sc ON sc.response_key = c.response_key AND sc.is_current
     )"""
     # the answer's time matters only against a valid-until date: elsewhere it is left out of the grouping
     dated = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"

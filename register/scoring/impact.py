@@ -138,14 +138,14 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
             if method == METHOD_FULL:
                 as_of = ensure_utc(as_of or utc_now())
                 p = Params()  # one namespace for both SELECTs: they join in one statement
-                new_sql = score_select(draft, as_of, p)
-                old_sql = (score_select(base, as_of, p) if base is not None else
-                           "SELECT response_id, revision, score, band, action FROM scores WHERE is_current")
+                new_sql = score_select(draft, as_of, p, with_key=True)
+                old_sql = (score_select(base, as_of, p, with_key=True) if base is not None else
+                           "SELECT response_key, score, band, action FROM scores WHERE is_current")
                 cur.execute_watched(f"""
 CREATE TEMP TABLE {table} AS
-SELECT n.response_id, n.revision, o.score AS old_score, n.score AS new_score, o.band AS old_band,
+SELECT n.response_key, o.score AS old_score, n.score AS new_score, o.band AS old_band,
        n.band AS new_band, o.action AS old_action, n.action AS new_action
-FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_id = n.response_id AND o.revision = n.revision""", p.values,
+FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_key = n.response_key""", p.values,
                                     _told(progress, "scoring every response under the draft and the baseline"))
             if progress:
                 progress(1.0, "summarising")
@@ -179,10 +179,14 @@ def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float) ->
     action_transitions = cur.frame(
         f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
         f"GROUP BY ALL ORDER BY old_action, new_action")
+    # the largest changes by key first, then their ids (ties at the cut kept, so that the order by id is exact)
     changed = cur.frame(
-        f"SELECT response_id, revision, old_score, new_score, new_score - old_score AS delta, old_band, "
-        f"new_band, old_action, new_action FROM {table} WHERE {changed_where} "
-        f"ORDER BY abs(new_score - old_score) DESC, response_id LIMIT $limit",
+        f"""WITH t AS (SELECT *, abs(new_score - old_score) AS moved FROM {table} WHERE {changed_where}),
+            cut AS (SELECT min(moved) AS least_moved FROM (SELECT moved FROM t ORDER BY moved DESC LIMIT $limit))
+        SELECT r.response_id, r.revision, t.old_score, t.new_score, t.new_score - t.old_score AS delta, t.old_band,
+               t.new_band, t.old_action, t.new_action
+        FROM t JOIN responses r ON r.response_key = t.response_key
+        WHERE t.moved >= (SELECT least_moved FROM cut) ORDER BY t.moved DESC, r.response_id LIMIT $limit""",
         {"limit": changed_limit})
     bins = max(1, int(round(100.0 / bin_width)))
     histogram = cur.frame(

@@ -45,6 +45,8 @@ FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a 
 SCOPE_ALL = "all"  # score_runs.scope of a run that scored every current response
 SCOPE_BATCH_PREFIX = "batch:"  # ... and of one that scored an import batch's: "batch:<id>"
 FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
+# the columns of score_floors that fired_floors_select gives, in its order
+_FLOOR_COLUMNS = "response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
 
 # Why a claim shape cannot be scored: bit -> reason (the bits are OR-ed over a response's claims).
 _BAD_SHAPE = {
@@ -439,9 +441,10 @@ def fired_floors_query(profile: ScoringProfile, as_of: datetime, *, batch_id: in
 
 
 def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
-                        dialect: Dialect = DUCKDB) -> str:
+                        dialect: Dialect = DUCKDB, with_key: bool = False) -> str:
     """SELECT of every floor that fires: response_id, revision, claim_idx, claim_id, rule_id, label,
-    criticality, value (one row per claim and rule, in claim then profile order); values bound through ``p``."""
+    criticality, value (one row per claim and rule, in claim then profile order); values bound through ``p``.
+    ``with_key`` adds response_key (the revision's integer key) at the end, for the rows ``rescore`` stores."""
     as_of = ensure_utc(as_of)
     dl = dialect
     # only the feedback floor reads the as-of time: an unused named parameter is an error in DuckDB
@@ -451,15 +454,17 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
         v, i, f = dl.cast("NULL", "VARCHAR"), dl.cast("NULL", "INTEGER"), dl.cast("NULL", "DOUBLE")
         return (f"SELECT {v} AS response_id, {i} AS revision, {i} AS claim_idx, "
                 f"{v} AS claim_id, {v} AS rule_id, {v} AS label, "
-                f"{i} AS criticality, {f} AS value WHERE false")
+                f"{i} AS criticality, {f} AS value{', NULL::BIGINT AS response_key' if with_key else ''} WHERE false")
     branches = " UNION ALL ".join(
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
-        f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order "
+        f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order"
+        f"{', response_key' if with_key else ''} "
         f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
-    return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value "
-            f"FROM ({branches}) ORDER BY response_id, revision, claim_idx, rule_order")
+    return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
+            f"{', response_key' if with_key else ''} FROM ({branches}) ORDER BY response_id, revision, claim_idx, "
+            "rule_order")
 
 
 @dataclass(frozen=True)
@@ -535,8 +540,9 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             current_scores.refresh(tx, "SELECT response_id FROM responses WHERE is_current AND batch_id = $batch",
                                    {"batch": batch_id})
         p = Params()
-        floors = fired_floors_select(profile, as_of, p, batch_id=batch_id)
-        tx.execute(f"INSERT INTO score_floors SELECT {p(run_id)}, * FROM ({floors})", p.values)
+        floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
+        tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
+                   f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

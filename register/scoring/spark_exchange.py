@@ -182,10 +182,13 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
         # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
         apply_mitigation(tx, run_id, active_policy(tx))
         if floors_glob is not None:
-            tx.execute("INSERT INTO score_floors SELECT $run, response_id, revision, claim_idx, claim_id, rule_id, "
-                       "label, criticality, value FROM read_parquet($floors) f WHERE EXISTS (SELECT 1 FROM "
+            tx.execute("INSERT INTO score_floors (run_id, response_id, revision, response_key, claim_idx, claim_id, "
+                       "rule_id, label, criticality, value) SELECT $run, f.response_id, f.revision, r.response_key, "
+                       "f.claim_idx, f.claim_id, f.rule_id, f.label, f.criticality, f.value "
+                       "FROM read_parquet($floors) f JOIN responses r ON r.is_current "
+                       "AND r.response_id = f.response_id AND r.revision = f.revision WHERE EXISTS (SELECT 1 FROM "
                        "spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
-                       "ORDER BY response_id, revision, claim_idx", {"run": run_id, "floors": floors_glob})
+                       "ORDER BY f.response_id, f.revision, f.claim_idx", {"run": run_id, "floors": floors_glob})
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         current_scores.refresh(tx, "SELECT response_id FROM spark_scores")
         tx.execute("DROP TABLE spark_scores")

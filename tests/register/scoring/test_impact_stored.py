@@ -22,6 +22,7 @@ from hypothesis import strategies as hs
 from hri_core import ScoringProfile, default_profile, recommended_profile
 from register import SYSTEM, Store
 from register.db.store import Change
+from register.scoring import current_scores
 from register.scoring.impact import ImpactPreview, impact_preview
 from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED
 from register.scoring.profiles import activate, create_draft, ensure_default_profile, get_profile
@@ -218,6 +219,28 @@ def test_rows_whose_floors_are_out_of_step_are_rescored(scored):
     preview = impact_preview(scored, variant(get_profile(scored, 1), WEIGHTS))
     assert preview.method == METHOD_FULL
     assert "disagree with their recorded floors" in preview.method_note
+
+
+@pytest.mark.parametrize("and_missing", [False, True])
+def test_a_response_with_two_current_stored_scores_is_rescored(scored, and_missing):
+    """A read model edited by hand: one response twice, alone or with another one missing (the count agrees)."""
+    def edit(tx) -> Change:
+        tx.execute("INSERT INTO current_scores SELECT * FROM current_scores WHERE response_id = 'floor-below'")
+        if and_missing:
+            tx.execute("DELETE FROM current_scores WHERE response_id = 'edge'")
+        return Change("current_scores", "floor-below", None, {})
+    scored.write(SYSTEM, "test.edit", edit)
+    total = scored.scalar("SELECT count(*) FROM responses WHERE is_current")
+    assert (scored.scalar("SELECT count(*) FROM current_scores") == total) is and_missing
+    for baseline in ("active", "stored"):
+        preview = impact_preview(scored, variant(get_profile(scored, 1), WEIGHTS), baseline=baseline)
+        assert preview.method == METHOD_FULL
+        assert "more than one current stored score" in preview.method_note
+
+    def restore(tx) -> Change:
+        current_scores.rebuild(tx)  # as it was, for the teardown's check of the read model
+        return Change("current_scores", "all", None, {})
+    scored.write(SYSTEM, "test.edit", restore)
 
 
 def test_a_response_without_a_current_score_is_rescored_against_the_active_profile(scored):

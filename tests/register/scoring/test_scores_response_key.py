@@ -1,5 +1,5 @@
-"""Every score row names its response revision by its integer key (migration 019): the scorer and the Spark
-import write it, and the migration gives the rows of an older database theirs."""
+"""Every score row and fired floor names its response revision by its integer key (migrations 019, 020): the
+scorer and the Spark import write it, and the migrations give the rows of an older database theirs."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from register.db.sql import Params
 from register.ingest.importer import import_path
 from register.scoring import current_scores
 from register.scoring.profiles import active_profile, ensure_default_profile
-from register.scoring.scorer import rescore, score_select
+from register.scoring.scorer import fired_floors_select, rescore, score_select
 from tests.helpers.console_records import dataset, write_jsonl
 
 AS_OF = datetime(2026, 11, 1, tzinfo=UTC)
-_KEYS_AGREE = ("SELECT count(*) FROM scores s LEFT JOIN responses r ON r.response_id = s.response_id "
+_KEYS_AGREE = ("SELECT count(*) FROM {table} s LEFT JOIN responses r ON r.response_id = s.response_id "
                "AND r.revision = s.revision WHERE s.response_key IS DISTINCT FROM r.response_key")
 
 
@@ -27,15 +27,16 @@ def test_the_scorer_stores_each_rows_revision_key(store, tmp_path):
     rescore(store, SYSTEM, active_profile(store), as_of=AS_OF)
     assert store.scalar("SELECT count(DISTINCT revision) FROM scores WHERE response_id = ?",
                         [records[0]["response_id"]]) == 2
-    assert store.scalar("SELECT count(*) FROM scores") > 30
-    assert store.scalar(_KEYS_AGREE) == 0
+    assert store.scalar("SELECT count(*) FROM scores") > 30 and store.scalar("SELECT count(*) FROM score_floors") > 0
+    for table in ("scores", "score_floors"):
+        assert store.scalar(_KEYS_AGREE.format(table=table)) == 0
 
 
-def test_migration_019_gives_an_older_databases_scores_their_keys(tmp_path, monkeypatch):
+def test_migrations_019_and_020_give_an_older_databases_scores_and_floors_their_keys(tmp_path, monkeypatch):
     older = tmp_path / "migrations-before-019"
     older.mkdir()
     for path in store_mod.MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:3]) < 19:
+        if int(path.name[:3]) < 19:  # before 019 and 020
             shutil.copy(path, older / path.name)
     monkeypatch.setattr(store_mod, "MIGRATIONS_DIR", older)
     db = tmp_path / "older.duckdb"
@@ -65,18 +66,25 @@ def test_migration_019_gives_an_older_databases_scores_their_keys(tmp_path, monk
                         "VALUES ($run, 1, $at, $at, 'system', 'all')", {"run": run, "at": AS_OF})
             cur.execute("UPDATE scores SET is_current = false WHERE response_id = $id", {"id": revised})
             cur.execute(insert, {**p.values, "run": run})
+            floors = Params()
+            cur.execute(f"INSERT INTO score_floors SELECT {floors(run)}, * FROM "
+                        f"({fired_floors_select(active_profile(before), AS_OF, floors)})", floors.values)
             cur.execute("DELETE FROM current_scores")  # the read model made again as migration 017 made it
             cur.execute(f"INSERT INTO current_scores {current_scores._JOIN}")
     rows_before = before.query("SELECT * FROM scores ORDER BY response_id, revision")
+    floors_before = before.query("SELECT * FROM score_floors ORDER BY ALL")
+    assert floors_before
     assert len(rows_before) == 26
     before.close()
     monkeypatch.undo()
     after = Store(db)
     try:
-        assert "019_scores_response_key.sql" in after.applied_migrations
-        assert after.scalar("SELECT count(*) FROM scores WHERE response_key IS NULL") == 0
-        assert after.scalar(_KEYS_AGREE) == 0
+        assert {"019_scores_response_key.sql", "020_score_floors_response_key.sql"} <= set(after.applied_migrations)
+        for table in ("scores", "score_floors"):
+            assert after.scalar(f"SELECT count(*) FROM {table} WHERE response_key IS NULL") == 0
+            assert after.scalar(_KEYS_AGREE.format(table=table)) == 0
         assert after.query("SELECT * EXCLUDE (response_key) FROM scores ORDER BY response_id, revision") == rows_before
+        assert after.query("SELECT * EXCLUDE (response_key) FROM score_floors ORDER BY ALL") == floors_before
         assert current_scores.check(after) == []  # the read model's join, now on the key, holds the same rows
         assert after.scalar("SELECT count(*) FROM current_scores") == 25
     finally:

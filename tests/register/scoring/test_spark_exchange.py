@@ -174,6 +174,11 @@ def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigati
         return store.query(f"SELECT {columns} FROM scores WHERE run_id = ? ORDER BY response_id", [run_id])
 
     assert len(rows(imported.run_id)) == 3 and rows(imported.run_id) == rows(rescored.run_id)
+
+    def floors(run_id: int) -> list[tuple]:  # every column, the revision's integer key included
+        return store.query("SELECT * EXCLUDE (run_id) FROM score_floors WHERE run_id = ? ORDER BY ALL", [run_id])
+
+    assert floors(imported.run_id) and floors(imported.run_id) == floors(rescored.run_id)
     assert store.query("SELECT band, action, action_floor_claim_id, action_floor_rule_id FROM scores "
                        "WHERE run_id = ? AND response_id = 'r-2'", [imported.run_id]) == [
         ("Medium", "review", "c-2", "contradicted-medium")]
