@@ -93,7 +93,6 @@ def time_fast_only(store: Store, draft, repeat: int) -> None:
               f"wall, {cpu / max(floor_cpu, 1e-9):.1f}x its cpu; {fast.total:,} compared, "
               f"{fast.band_changes:,} band changes, {fast.action_changes:,} action changes")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    store.close()
 
 
 def main() -> None:
@@ -125,6 +124,9 @@ def main() -> None:
 
     if args.fast_only:
         time_fast_only(store, draft, args.repeat)
+        if args.rescore:
+            timed_rescore(store, active, "full rescore (what publishing runs; old scores kept)")
+        store.close()
         return
     for baseline in ("active", "stored"):
         fast_wall, fast_cpu, fast = timed(args.repeat, lambda b=baseline: impact_preview(store, draft, baseline=b))

@@ -228,7 +228,10 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
                c.category, coalesce(r.created_at, sc.as_of, {now_at}) AS answered_at,
                r.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
         FROM c0 c JOIN responses r ON r.response_key = c.response_key
-        LEFT JOIN scores sc ON sc.response_key = c.response_key AND sc.is_current
+        -- the current scores of these claims' revisions only: a LEFT JOIN builds its hash table on the right side,
+        -- which was every current score (10M at 10M responses, 1.5 s) even when no claim was to be checked
+        LEFT JOIN (SELECT response_key, as_of FROM scores WHERE is_current
+                   AND response_key IN (SELECT response_key FROM c0)) sc ON sc.response_key = c.response_key
     )"""
     # the answer's time matters only against a valid-until date: elsewhere it is left out of the grouping
     dated = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"
