@@ -229,9 +229,9 @@ def version_runs(store: Store, version: int) -> VersionRuns:
     """The ``VersionRuns`` of profile ``version`` (see there), from its score runs' scopes."""
     rows = store.query("SELECT run_id, scope FROM score_runs WHERE profile_version = ? ORDER BY run_id",
                        [int(version)])
-    full = [i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL]
-    base = int(rows[full[-1]][0]) if full else None
-    after = rows[full[-1] + 1:] if full else rows
+    last_full = max((i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL), default=None)
+    base = None if last_full is None else int(rows[last_full][0])
+    after = rows if last_full is None else rows[last_full + 1:]
     last_of = {scope: int(run_id) for run_id, scope in after}  # rows are in run order: the last run of each scope
     overlapping = any(not scope.startswith(SCOPE_BATCH_PREFIX) for scope in last_of)
     later = [int(run_id) for run_id, _ in after] if overlapping else sorted(last_of.values())

@@ -51,8 +51,8 @@ from tests.helpers.console_records import (
     select,
     write_jsonl,
 )
+from tests.helpers.spark_output import job_output
 from tests.helpers.strategies import AS_OF as SPARK_AS_OF
-from tests.register.scoring.test_spark_exchange import job_output
 
 
 def quantile_cont(values: list[float], q: float) -> float | None:

@@ -17,6 +17,7 @@ from register.scoring.scorer import DUCKDB, SPARK, fired_floors_query, score_que
 from register.scoring.spark_exchange import PROFILE_FILE, export_parquet, import_scores
 from tests.helpers.actors import ANN, REVIEWER
 from tests.helpers.parity import load
+from tests.helpers.spark_output import job_output
 from tests.helpers.strategies import AS_OF, profiles
 
 VIEWER_ROLE = "viewer"
@@ -93,22 +94,6 @@ def test_import_refuses_an_unfinished_job_output(store, tmp_path):
 # --- import_scores on an output shaped like the job's (written here by DuckDB: no JVM) ---------------
 
 RECORD = {"response_id": "r-1", "claims": [{"claim_id": "c-1", "labels": ["CONTRADICTED"], "criticality": 3}]}
-
-
-def job_output(store, profile, folder, *, fingerprint: str | None = None):
-    """What ``register/spark/score_job.py`` writes, computed by the DuckDB scorer: scores/ (with the
-    profile version, fingerprint and as-of time) and score_floors/, each with Spark's _SUCCESS marker."""
-    for name, (sql, params), extra in (
-            ("scores", score_query(profile, AS_OF), ", $v AS profile_version, $f AS profile_fingerprint, "
-                                                   "CAST($t AS TIMESTAMPTZ) AS as_of"),
-            ("score_floors", fired_floors_query(profile, AS_OF), "")):
-        (folder / name).mkdir(parents=True)
-        target = str(folder / name / "part-00000.parquet").replace("'", "''")
-        bound = {**params, "v": profile.version, "f": fingerprint or profile.fingerprint(), "t": AS_OF} if extra \
-            else params
-        with store.cursor() as cur:
-            cur.execute(f"COPY (SELECT *{extra} FROM ({sql})) TO '{target}' (FORMAT parquet)", bound)
-        (folder / name / "_SUCCESS").write_text("", encoding="utf-8")
 
 
 def test_import_stores_the_job_output_as_a_score_run(store, tmp_path):
