@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from hri_core import default_profile
 from register.console.review import DECISIONS
-from tests.helpers.browser import E2E_PASSWORD, browser_login, metrics, screenshot, wait_metric
+from tests.helpers.browser import E2E_PASSWORD, browser_login, metrics, screenshot, submit_login_form, wait_metric
 from tests.helpers.cli import run_register
 from ui.figures import band_colors
 from ui.highlight import LABEL_COLORS
@@ -36,10 +36,7 @@ def _open(page, link: str, heading: str) -> None:
 
 
 def _login_form(page, username: str) -> None:
-    page.get_by_role("textbox", name="Username").fill(username, timeout=60_000)
-    password = page.get_by_role("textbox", name="Password")
-    password.fill(E2E_PASSWORD)
-    password.press("Enter")
+    submit_login_form(page, username, E2E_PASSWORD)
 
 
 def _type_date(page, label: str, year: int, month: int, day: int) -> None:

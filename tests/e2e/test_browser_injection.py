@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.helpers.browser import E2E_PASSWORD, screenshot
+from tests.helpers.browser import E2E_PASSWORD, screenshot, submit_login_form
 from tests.helpers.cli import run_register
 from tests.helpers.hostile_text import hostile, hostile_id, logging_server, write_hostile_responses
 
@@ -94,10 +94,7 @@ def _prepare(tmp_path, port: int, record: dict):
 
 
 def _login(page, url: str, heading: str) -> None:
-    page.get_by_role("textbox", name="Username").fill(HOSTILE_ADMIN, timeout=60_000)
-    password = page.get_by_role("textbox", name="Password")
-    password.fill(E2E_PASSWORD)
-    password.press("Enter")
+    submit_login_form(page, HOSTILE_ADMIN, E2E_PASSWORD)
     page.get_by_role("heading", name=heading).wait_for(timeout=60_000)
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.helpers.browser import E2E_PASSWORD, browser_login, browser_logout, screenshot
+from tests.helpers.browser import E2E_PASSWORD, browser_login, browser_logout, screenshot, submit_login_form
 
 pytestmark = pytest.mark.browser
 
@@ -32,9 +32,7 @@ def test_local_login_role_pages_and_logout(app_server, page):
     assert page.get_by_test_id("stMetricValue").count() == 0  # no data before login
 
     # a wrong password: one neutral message, still the login page
-    page.get_by_role("textbox", name="Username").fill("e2e-reviewer")
-    page.get_by_role("textbox", name="Password").fill("not the password")
-    page.get_by_role("textbox", name="Password").press("Enter")
+    submit_login_form(page, "e2e-reviewer", "not the password")
     page.get_by_text("Invalid username or password").wait_for(timeout=30_000)
     screenshot(page, "login-failed")
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.helpers.browser import E2E_PASSWORD, screenshot
+from tests.helpers.browser import E2E_PASSWORD, screenshot, submit_login_form
 
 pytestmark = pytest.mark.browser
 
@@ -57,15 +57,11 @@ def test_login_and_every_page_make_no_request_outside_localhost(app_server, page
     page.goto(url)
     page.get_by_role("heading", name="HRI console — log in").wait_for(timeout=60_000)
     # a failed login first: its error box carries an icon
-    page.get_by_role("textbox", name="Username").fill("nobody-here")
-    page.get_by_role("textbox", name="Password").fill("not the password")
-    page.get_by_role("textbox", name="Password").press("Enter")
+    submit_login_form(page, "nobody-here", "not the password")
     page.get_by_text("Invalid username or password").wait_for(timeout=30_000)
     seen_in_document += page.evaluate(DOCUMENT_URLS)
 
-    page.get_by_role("textbox", name="Username").fill("e2e-admin")
-    page.get_by_role("textbox", name="Password").fill(E2E_PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
+    submit_login_form(page, "e2e-admin", E2E_PASSWORD)
     page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
     nav = page.get_by_test_id("stSidebarNav")
     for label, heading in PAGES:

@@ -5,19 +5,46 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
+
 from tests.helpers.paths import REPO_ROOT
 
 ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
 E2E_PASSWORD = "e2e password for tests only"  # accounts created by the fixture; never an app default
 
 
+def submit_login_form(page, username: str, password: str) -> None:
+    """Fill the login form and submit it with the keyboard (Enter in the password box).
+
+    Streamlit submits a form on Enter only while the form's submit button is registered and enabled; an Enter
+    that comes before (a page still connecting, under load) is dropped without a trace and the page stays as it
+    was. So the button is awaited first, and the form counts as submitted once the password box is cleared
+    (the form clears on submit) or the login page is gone; a dropped Enter is pressed again, twice at most."""
+    page.get_by_role("textbox", name="Username").fill(username, timeout=60_000)
+    password_box = page.get_by_role("textbox", name="Password")
+    password_box.fill(password)
+    login_button = page.get_by_role("button", name="Log in", exact=True)
+    for _ in range(3):
+        expect(login_button).to_be_enabled(timeout=60_000)
+        password_box.press("Enter")
+        for _ in range(40):  # 10 s
+            if _left_login_form(password_box, password):
+                return
+            page.wait_for_timeout(250)
+
+
+def _left_login_form(password_box, password: str) -> bool:
+    try:
+        return not password_box.count() or password_box.input_value(timeout=1_000) != password
+    except PlaywrightTimeoutError:  # the page changed between the two calls
+        return True
+
+
 def browser_login(page, url: str, username: str, password: str = E2E_PASSWORD) -> None:
     """Log in through the login form with the keyboard (Enter submits) and wait for the overview."""
     page.goto(url)
-    page.get_by_role("textbox", name="Username").fill(username)
-    password_box = page.get_by_role("textbox", name="Password")
-    password_box.fill(password)
-    password_box.press("Enter")
+    submit_login_form(page, username, password)
     page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
 
 
