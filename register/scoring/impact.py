@@ -27,7 +27,15 @@ from hri_core.models import ensure_utc
 from register.db.sql import Params
 from register.db.store import Cursor, Store, utc_now
 from register.errors import RegisterError
-from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED, StoredBasis, plan, settle, stored_select
+from register.scoring.impact_stored import (
+    METHOD_FULL,
+    METHOD_STORED,
+    Names,
+    StoredBasis,
+    plan,
+    settle,
+    stored_select,
+)
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_select
 
@@ -126,9 +134,11 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
         try:
             basis = plan(store, cur, draft, base, as_of) if from_stored else "asked for a full rescore"
             method, note = METHOD_FULL, basis if isinstance(basis, str) else ""
+            names = Names.read(cur, (draft, base))
             if isinstance(basis, StoredBasis):
                 p = Params()
-                cur.execute_watched(f"CREATE TEMP TABLE {table} AS {stored_select(basis, draft, base, p)}", p.values,
+                cur.execute_watched(f"CREATE TEMP TABLE {table} AS {stored_select(basis, draft, base, p, names)}",
+                                    p.values,
                                     _told(progress, "recomputing from the stored dimension scores"))
                 note = settle(cur, table, base is not None)
                 if note:
@@ -143,13 +153,14 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
                            "SELECT response_key, score, band, action FROM scores WHERE is_current")
                 cur.execute_watched(f"""
 CREATE TEMP TABLE {table} AS
-SELECT n.response_key, o.score AS old_score, n.score AS new_score, o.band AS old_band,
-       n.band AS new_band, o.action AS old_action, n.action AS new_action
+SELECT n.response_key, o.score AS old_score, n.score AS new_score, {names.band_code_sql('o.band', p)} AS old_band,
+       {names.band_code_sql('n.band', p)} AS new_band, {names.action_code_sql('o.action', p)} AS old_action,
+       {names.action_code_sql('n.action', p)} AS new_action
 FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_key = n.response_key""", p.values,
                                     _told(progress, "scoring every response under the draft and the baseline"))
             if progress:
                 progress(1.0, "summarising")
-            figures = _summarise(cur, table, changed_limit, bin_width)
+            figures = _summarise(cur, table, changed_limit, bin_width, names)
         finally:
             cur.execute("ROLLBACK")  # nothing was written; the temp table goes with it
     assert as_of is not None  # set on both paths
@@ -162,8 +173,9 @@ def _told(progress: Callable[[float, str], None] | None, what: str) -> Callable[
     return None if progress is None else (lambda fraction: progress(fraction, what))
 
 
-def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float) -> dict[str, Any]:
-    """The preview's figures over the temp table of old and new scores (``ImpactPreview``'s fields)."""
+def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float, names: Names) -> dict[str, Any]:
+    """The preview's figures over the temp table of old and new scores, bands and actions (their codes in
+    ``names``): ``ImpactPreview``'s fields, with the names."""
     changed_where = ("old_band <> new_band OR old_action <> new_action "
                      "OR abs(new_score - old_score) > 1e-9")
     summary = cur.one(
@@ -173,21 +185,20 @@ def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float) ->
         f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
         f"FROM {table}")
     assert summary is not None  # an aggregate without GROUP BY has one row
-    transitions = cur.frame(
-        f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
-        f"GROUP BY ALL ORDER BY old_band, new_band")
-    action_transitions = cur.frame(
-        f"SELECT old_action, new_action, count(*)::BIGINT AS responses FROM {table} "
-        f"GROUP BY ALL ORDER BY old_action, new_action")
+    transitions = _named(cur.frame(f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
+                                   f"GROUP BY ALL"), names.bands)
+    action_transitions = _named(cur.frame(f"SELECT old_action, new_action, count(*)::BIGINT AS responses "
+                                          f"FROM {table} GROUP BY ALL"), names.actions)
     # the largest changes by key first, then their ids (ties at the cut kept, so that the order by id is exact)
     changed = cur.frame(
         f"""WITH t AS (SELECT *, abs(new_score - old_score) AS moved FROM {table} WHERE {changed_where}),
             cut AS (SELECT min(moved) AS least_moved FROM (SELECT moved FROM t ORDER BY moved DESC LIMIT $limit))
-        SELECT r.response_id, r.revision, t.old_score, t.new_score, t.new_score - t.old_score AS delta, t.old_band,
-               t.new_band, t.old_action, t.new_action
+        SELECT r.response_id, r.revision, t.old_score, t.new_score, t.new_score - t.old_score AS delta,
+               $bands[t.old_band] AS old_band, $bands[t.new_band] AS new_band, $actions[t.old_action] AS old_action,
+               $actions[t.new_action] AS new_action
         FROM t JOIN responses r ON r.response_key = t.response_key
         WHERE t.moved >= (SELECT least_moved FROM cut) ORDER BY t.moved DESC, r.response_id LIMIT $limit""",
-        {"limit": changed_limit})
+        {"limit": changed_limit, "bands": list(names.bands), "actions": list(names.actions)})
     bins = max(1, int(round(100.0 / bin_width)))
     histogram = cur.frame(
         f"""WITH b AS (SELECT range AS k FROM range($bins)),
@@ -204,3 +215,11 @@ def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float) ->
             "score_changes": int(summary["score_changes"]), "changed": changed, "histogram": histogram,
             "mean_old": summary["mean_old"], "mean_new": summary["mean_new"],
             "median_old": summary["median_old"], "median_new": summary["median_new"]}
+
+
+def _named(frame: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFrame:
+    """A transitions frame (old code, new code, responses) with the codes' names, ordered by the names."""
+    old, new = frame.columns[:2]
+    for column in (old, new):
+        frame[column] = [names[int(code) - 1] for code in frame[column]]
+    return frame.sort_values([old, new], ignore_index=True)

@@ -18,19 +18,20 @@ anything is computed, ``settle`` the rows after; either says why not, and the ca
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from hri_core import DIMENSIONS, ScoringProfile
 from hri_core.models import ensure_utc
-from hri_core.profile import ACTION_SEVERITY, ACTIONS, rescore_fields
+from hri_core.profile import ACTION_SEVERITY, ACTIONS, RECOMPUTABLE_FIELDS, Band, rescore_fields
 from register.db.sql import Params
 from register.db.store import Cursor, Store
 from register.scoring.profiles import get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILED_ACTION
 from register.scoring.spark_exchange import SPARK_SCOPE
 
-__all__ = ["METHOD_FULL", "METHOD_STORED", "StoredBasis", "plan", "settle", "stored_select"]
+__all__ = ["METHOD_FULL", "METHOD_STORED", "Names", "StoredBasis", "plan", "settle", "stored_select"]
 
 METHOD_STORED = "stored dimension scores"
 METHOD_FULL = "full rescore"
@@ -42,6 +43,34 @@ class StoredBasis:
 
     profile: ScoringProfile
     as_of: datetime
+
+
+@dataclass(frozen=True)
+class Names:
+    """The band and action names a preview's table codes as numbers (1-based positions; 0 never occurs).
+
+    ``actions`` starts with ``ACTIONS`` in order of severity, so that an action's code is its severity + 1.
+    ``read`` adds the names stored in the read model, so that every stored band and action has a code."""
+
+    bands: tuple[str, ...]
+    actions: tuple[str, ...]
+
+    @classmethod
+    def read(cls, cur: Cursor, profiles: Sequence[ScoringProfile | None]) -> Names:
+        bands = [b.name for profile in profiles if profile is not None for b in profile.bands]
+        stored = cur.one("SELECT list(DISTINCT band) AS bands, list(DISTINCT action) AS actions FROM current_scores")
+        assert stored is not None  # an aggregate without GROUP BY has one row
+        return cls(tuple(dict.fromkeys([*bands, *sorted(stored["bands"] or [])])),
+                   tuple(dict.fromkeys([*ACTIONS, *sorted(stored["actions"] or [])])))
+
+    def action(self, name: str) -> int:
+        return self.actions.index(name) + 1
+
+    def band_code_sql(self, column: str, p: Params) -> str:
+        return f"list_position({p(list(self.bands))}::VARCHAR[], {column})"
+
+    def action_code_sql(self, column: str, p: Params) -> str:
+        return f"list_position({p(list(self.actions))}::VARCHAR[], {column})"
 
 
 def _runs(store: Store, cur: Cursor) -> ScoringProfile | str:
@@ -147,40 +176,54 @@ FROM ({rows}) c LEFT JOIN (
     GROUP BY ALL) fl ON fl.run_id = c.run_id AND fl.response_key = c.response_key"""
 
 
-def _rescored(profile: ScoringProfile, p: Params, prefix: str) -> list[str]:
+def _rescored(profile: ScoringProfile, p: Params, prefix: str, names: Names) -> list[str]:
     """Layers of columns (``{prefix}score``, ``{prefix}band``, ``{prefix}action``) that score one stored
-    row under ``profile``, written as ``scorer.score_select`` writes them (same operations, same order)."""
+    row under ``profile``, written as ``scorer.score_select`` writes them (same operations, same order), the
+    band and action as their codes in ``names`` (1-based positions)."""
     x = prefix
     weighted = " + ".join(f"{p(profile.weights[d])} * {DIM_COLUMNS[d]}" for d in DIMENSIONS)
     bands = profile.bands
 
-    def case(attr: str) -> str:
+    def case(code: Callable[[Band], int]) -> str:
         if len(bands) == 1:
-            return p(getattr(bands[0], attr))
-        return ("CASE " + " ".join(f"WHEN {x}score9 <= {p(b.upper)} THEN {p(getattr(b, attr))}" for b in bands[:-1])
-                + f" ELSE {p(getattr(bands[-1], attr))} END")
-    actions = f"({p(list(ACTIONS))}::VARCHAR[])"
+            return p(code(bands[0]))
+        return ("CASE " + " ".join(f"WHEN {x}score9 <= {p(b.upper)} THEN {p(code(b))}" for b in bands[:-1])
+                + f" ELSE {p(code(bands[-1]))} END")
+    band_code, action_code = (lambda b: names.bands.index(b.name) + 1), (lambda b: names.actions.index(b.action) + 1)
+    # the actions' codes are their severities + 1 (``Names.actions`` starts with ACTIONS in order): a minimum
+    # action of severity ma_sev escalates a band action of a lower one to code ma_sev + 1
     return [
         f"CASE WHEN failed THEN 1.0 ELSE greatest(least(1.0, {weighted}), phi) END AS {x}hri",
         f"round(100.0 * {x}hri, 9) AS {x}score9, 100.0 * {x}hri AS {x}score",
-        f"{case('name')} AS {x}band, CASE WHEN failed THEN {p(FAILED_ACTION)} WHEN no_claims "
-        f"THEN {p(profile.no_claims_action)} ELSE {case('action')} END AS {x}band_action",
-        f"CASE WHEN NOT failed AND ma_sev IS NOT NULL AND ma_sev > list_position({actions}, {x}band_action) - 1 "
-        f"THEN {actions}[ma_sev + 1] ELSE {x}band_action END AS {x}action",
+        f"{case(band_code)} AS {x}band, CASE WHEN failed THEN {p(names.action(FAILED_ACTION))} WHEN no_claims "
+        f"THEN {p(names.action(profile.no_claims_action))} ELSE {case(action_code)} END AS {x}band_action",
+        f"CASE WHEN NOT failed AND ma_sev IS NOT NULL AND ma_sev > {x}band_action - 1 "
+        f"THEN ma_sev + 1 ELSE {x}band_action END AS {x}action",
     ]
 
 
-def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringProfile | None, p: Params) -> str:
+def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringProfile | None, p: Params,
+                  names: Names) -> str:
     """SELECT response_key, old_score, new_score, old_band, new_band, old_action, new_action: ``draft`` (new)
     and ``baseline`` (old; None: the stored score, band and action) recomputed from the stored rows, plus
-    ``stale`` (see ``_base_select``; ``settle`` reads it). Values bound through ``p``. Keyed by the
-    revision's integer key: the few changed responses shown get their ids from the read model."""
-    layers = list(zip(_rescored(draft, p, "n_"), _rescored(baseline, p, "o_") if baseline else [""] * 4,
-                      strict=True))
+    ``stale`` (see ``_base_select``; ``settle`` reads it). Bands and actions are their codes in ``names`` (the
+    preview's table holds numbers, not strings: at 10M writing and comparing the names was a third of it).
+    Values bound through ``p``. Keyed by the revision's integer key: the few changed responses shown get their
+    ids from the read model.
+
+    A baseline that scores as the stored profile does (the same weights, bands and no-claims action: the usual
+    preview of a draft against the active profile that produced the stored scores) is not recomputed: its
+    score, band and action are the stored ones (the recomputation gives them exactly, by the same operations)."""
+    if baseline is not None and all(getattr(baseline, name) == getattr(basis.profile, name)
+                                    for name in RECOMPUTABLE_FIELDS):
+        baseline = None
+    layers = list(zip(_rescored(draft, p, "n_", names), _rescored(baseline, p, "o_", names) if baseline
+                      else [""] * 4, strict=True))
     sql = _base_select(basis, p)
     for new, old in layers:
         sql = f"SELECT *, {new}{', ' + old if old else ''} FROM ({sql})"
     old_cols = ("o_score AS old_score, o_band AS old_band, o_action AS old_action" if baseline else
-                "score AS old_score, band AS old_band, action AS old_action")
+                f"score AS old_score, {names.band_code_sql('band', p)} AS old_band, "
+                f"{names.action_code_sql('action', p)} AS old_action")
     return (f"SELECT response_key, {old_cols}, n_score AS new_score, n_band AS new_band, "
             f"n_action AS new_action, stale FROM ({sql})")
