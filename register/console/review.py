@@ -72,10 +72,12 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     keys = review_keys_select(store, p)
     order = f"{moment}, imported_at, response_id"
     # the page first, then the Authority lines of its rows only: listing the checks of every queued answer
-    # (890,000 at 10M) to show fifty cost seconds
+    # (890,000 at 10M) to show fifty cost seconds. The page is read twice (its rows, its keys for the checks):
+    # materialised, its fifty rows are; otherwise DuckDB materialises the whole queue flagging under it
     frame = store.frame(f"""
-        WITH fr AS ({filtered_scores(store, f, p)}), q AS ({flag_queued(p, authority_keys=keys)}),
-        page AS (SELECT * FROM q WHERE queued ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
+        WITH fr AS NOT MATERIALIZED ({filtered_scores(store, f, p)}),
+        q AS NOT MATERIALIZED ({flag_queued(p, authority_keys=keys)}),
+        page AS MATERIALIZED (SELECT * FROM q WHERE queued ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
         au AS ({response_authority_select(store, p, keys='SELECT response_key FROM page')})
         SELECT page.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                {age_days_expr(p, now, moment)} AS age_days,
@@ -117,7 +119,9 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
             raise StaleEdit(f"{response_id} revision {revision} was already decided by {existing['decided_by']} "
                             f"({existing['decided_role']}) at {existing['decided_at']:%Y-%m-%d %H:%M:%S} UTC "
                             f"({existing['decision']}), reload")
-        current = tx.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
+        current, response_key = tx.query_one(
+            "SELECT revision, response_key FROM responses WHERE response_id = ? AND is_current", [response_id]
+        ) or (None, None)
         if current is None:
             raise NotFound(f"response {response_id!r} does not exist")
         if current != revision:
@@ -137,11 +141,11 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
         decision_id = tx.scalar("SELECT nextval('seq_review_decision')")
         decided_at = utc_now()
         tx.execute(
-            "INSERT INTO review_decisions (decision_id, response_id, revision, decision, reason, decided_by, "
-            "decided_role, decided_at, score_at_decision, band_at_decision, action_at_decision, profile_version, "
-            "run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [decision_id, response_id, revision, decision, reason, actor.name, actor.role, decided_at, score_at,
-             band, action, version, run_id])
+            "INSERT INTO review_decisions (decision_id, response_id, revision, response_key, decision, reason, "
+            "decided_by, decided_role, decided_at, score_at_decision, band_at_decision, action_at_decision, "
+            "profile_version, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [decision_id, response_id, revision, response_key, decision, reason, actor.name, actor.role, decided_at,
+             score_at, band, action, version, run_id])
         state = {"response_id": response_id, "revision": revision, "score": score_at, "band": band,
                  "action": action, "profile_version": version, "run_id": run_id}
         before = {**state, "decision": None,

@@ -154,3 +154,40 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
         assert (counted["supported_sourced"], counted["flagged"], counted["responses"], by_problem) == \
             (listed["supported_sourced"], listed["flagged"], listed["responses"], listed["by_problem"]), f
     assert _listed_overview(store, Filters())["flagged"] > 0  # the data exercise the failing checks
+
+
+def test_the_queue_reads_no_claim_until_a_source_that_can_fail_is_cited_and_sees_the_first_at_once(store, tmp_path):
+    """The review keys skip the scan of every claim while no cited source can fail a check (the sources cited are
+    kept per database and read again when a claim is added): a new answer on a stale source, and a cited source
+    superseded, each reach the queue at once."""
+    import json
+
+    from register import SYSTEM
+    from register.db.sql import Params
+    from register.governance.registers import add_row
+    from register.ingest.importer import import_path
+    from register.scoring.authority import review_keys_select
+    from tests.helpers.authority import RECORDS, SOURCES
+    from tests.register.scoring.test_authority import supersede
+
+    def queued() -> set[str]:
+        return set(review_queue(store, Filters(), limit=100)[0]["response_id"])
+
+    def load(name: str, records) -> None:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        import_path(store, SYSTEM, path)
+
+    for source in SOURCES:  # src-old (superseded), src-expiring, src-legal-only and src-blog can fail a check
+        add_row(store, SYSTEM, "sources", source)
+    by_id = {r["response_id"]: r for r in RECORDS}
+    load("ok.jsonl", [by_id["au-ok"]])  # cites src-ok only
+    assert "claims" not in review_keys_select(store, Params())
+    assert queued() == set() and kpis(store, Filters())["queue_size"] == 0
+
+    load("stale.jsonl", [by_id["au-stale"]])  # the first claim on a source that can fail
+    assert "claims" in review_keys_select(store, Params())
+    assert queued() == {"au-stale"} and kpis(store, Filters())["queue_size"] == 1
+
+    supersede(store, "src-ok", "src-old")  # the source cited since the start can fail now
+    assert queued() == {"au-stale", "au-ok"} and queue_stats(store)["size"] == 2

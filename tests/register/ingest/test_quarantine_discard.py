@@ -4,18 +4,17 @@ and why, audited, never deleted; only by a role that may import; and migration 0
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from hri_core import RecordError
 from register import Actor, Store
-from register.db import store as store_mod
 from register.errors import InvalidDecision, NotFound, PermissionDenied, RegisterError
 from register.ingest.importer import import_path, reimport_quarantined
 from register.ingest.quarantine import discard_quarantined, quarantine_rows
 from tests.helpers.actors import enrol
 from tests.helpers.intake import MIXED_JSONL
+from tests.helpers.migrations import migrations_before
 
 ANNOTATOR = Actor("ann", "annotator")
 VIEWER = Actor("vic", "viewer")
@@ -84,14 +83,9 @@ def test_a_fix_in_place_resolves_the_row_and_a_bad_fix_keeps_it_open(store, quar
 
 
 def test_migration_012_keeps_every_quarantine_row_of_an_older_database(tmp_path, monkeypatch):
-    older = tmp_path / "migrations-before-012"
-    older.mkdir()
-    for path in store_mod.MIGRATIONS_DIR.glob("*.sql"):
-        # and 017, 019: today's importer keeps the console's read model (current_scores) in the same transaction,
-        # joining responses and scores on the key 019 adds
-        if int(path.name[:3]) < 12 or path.name[:4] in ("017_", "019_"):
-            shutil.copy(path, older / path.name)
-    monkeypatch.setattr(store_mod, "MIGRATIONS_DIR", older)
+    # and 017, 019, 022: today's importer keeps the console's read model (current_scores) and its summary in the
+    # same transaction, joining responses and scores on the key 019 adds
+    migrations_before(tmp_path, monkeypatch, 12, also=(17, 19, 22))
     db = tmp_path / "older.duckdb"
     before = Store(db)
     from register import SYSTEM

@@ -3,17 +3,16 @@ scorer and the Spark import write it, and the migrations give the rows of an old
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 
 from register import SYSTEM, Store
-from register.db import store as store_mod
 from register.db.sql import Params
 from register.ingest.importer import import_path
 from register.scoring import current_scores
 from register.scoring.profiles import active_profile, ensure_default_profile
 from register.scoring.scorer import fired_floors_select, rescore, score_select
 from tests.helpers.console_records import dataset, write_jsonl
+from tests.helpers.migrations import migrations_before
 
 AS_OF = datetime(2026, 11, 1, tzinfo=UTC)
 _KEYS_AGREE = ("SELECT count(*) FROM {table} s LEFT JOIN responses r ON r.response_id = s.response_id "
@@ -33,12 +32,8 @@ def test_the_scorer_stores_each_rows_revision_key(store, tmp_path):
 
 
 def test_migrations_019_and_020_give_an_older_databases_scores_and_floors_their_keys(tmp_path, monkeypatch):
-    older = tmp_path / "migrations-before-019"
-    older.mkdir()
-    for path in store_mod.MIGRATIONS_DIR.glob("*.sql"):
-        if int(path.name[:3]) < 19:  # before 019 and 020
-            shutil.copy(path, older / path.name)
-    monkeypatch.setattr(store_mod, "MIGRATIONS_DIR", older)
+    # before 019 and 020; and 022: today's writers keep the summary of the read model beside it
+    migrations_before(tmp_path, monkeypatch, 19, also=(22,))
     db = tmp_path / "older.duckdb"
     before = Store(db)
     ensure_default_profile(before, SYSTEM)
@@ -71,6 +66,7 @@ def test_migrations_019_and_020_give_an_older_databases_scores_and_floors_their_
                         f"({fired_floors_select(active_profile(before), AS_OF, floors)})", floors.values)
             cur.execute("DELETE FROM current_scores")  # the read model made again as migration 017 made it
             cur.execute(f"INSERT INTO current_scores {current_scores._JOIN}")
+            current_scores.rebuild_summary(cur)  # and its summary (022) counted again
     rows_before = before.query("SELECT * FROM scores ORDER BY response_id, revision")
     floors_before = before.query("SELECT * FROM score_floors ORDER BY ALL")
     assert floors_before
