@@ -308,6 +308,24 @@ def cmd_rescore(store: Store, args) -> int:
     return EXIT_OK
 
 
+def cmd_search_index(store: Store, args) -> int:
+    from register.ingest import search_index
+
+    before = search_index.state(store)
+    indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else _progress)
+    after = search_index.state(store)
+    print(f"search index: {indexed:,} revision(s) indexed now ({before.pending:,} were pending); "
+          f"{after.words:,} words, {after.postings:,} postings, every revision up to key {after.indexed_through:,}")
+    if args.check:
+        problems = search_index.check(store)
+        for problem in problems:
+            print(f"search index: {problem}", file=sys.stderr)
+        if problems:
+            return EXIT_FAILED
+        print("search index: equal to the words of the texts it covers")
+    return EXIT_OK
+
+
 def print_scoring_failures(count: int, failed: dict[str, str], stream=None) -> None:
     """Responses that failed closed (scored as worst case, action review), by id, with why."""
     shown = "; ".join(f"{rid} ({why})" for rid, why in failed.items())
@@ -862,6 +880,12 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--batch", type=int, help="only this import batch")
     res.add_argument("--as-of", help="scoring time, ISO 8601 (default: now)")
     res.set_defaults(func=cmd_rescore)
+
+    sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (import does it "
+                                               "too); --check compares the index with the texts")
+    sidx.add_argument("--check", action="store_true", help="also recompute the words and compare (a full scan)")
+    sidx.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    sidx.set_defaults(func=cmd_search_index)
 
     qua = sub.add_parser("quarantine", help="list or export quarantined records")
     qsub = qua.add_subparsers(dest="quarantine_command", required=True)

@@ -52,13 +52,17 @@ def store(tmp_path, request):
     # whatever the test wrote, the console's read model of the current scores still equals its join
     import duckdb
 
+    from register.ingest import search_index
     from register.scoring import current_scores
 
     try:
-        differences = [] if request.node.get_closest_marker("tampers") else current_scores.check(s)
+        tampered = request.node.get_closest_marker("tampers")
+        differences = [] if tampered else current_scores.check(s)
+        index_problems = [] if tampered else search_index.check(s)
     except duckdb.ConnectionException:  # the test closed the store itself
-        differences = []
+        differences = index_problems = []
     assert differences == [], "current_scores differs from the join of current responses and scores"
+    assert index_problems == [], f"the search index differs from the words of the texts: {index_problems}"
     s.close()
 
 

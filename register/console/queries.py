@@ -29,6 +29,7 @@ from hri_core import DIMENSIONS
 from hri_core.calibration import score_bins
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.ingest.search_index import search_select
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import claim_checks, claim_checks_select, response_authority_select, review_keys_select
@@ -63,7 +64,6 @@ __all__ = [
     "responses_page",
     "score_histogram",
     "scored_set",
-    "search_keys",
     "version_runs",
 ]
 
@@ -126,24 +126,6 @@ class Filters:
             value = getattr(self, name)
             if isinstance(value, datetime):
                 object.__setattr__(self, name, value.date())
-
-
-def search_keys(search: str | None, p: Params) -> str | None:
-    """SELECT of the response_key of every current response whose question, answer or any claim's
-    text contains ``search`` (case-insensitive, literal); None when there is nothing to search.
-
-    ``contains(lower(x), lower(needle))`` rather than ``ILIKE '%..%' ESCAPE '\\'``: the text is a bound
-    parameter and a plain substring test has no wildcards to escape (``%``, ``_`` and ``\\`` are
-    literal by construction). It is also what DuckDB runs fastest: ``ILIKE ... ESCAPE`` goes through a
-    generic matcher that cannot work on dictionary-compressed text (measured 15-30x slower on the
-    claims table at 6M claims; see benchmarks/bench_console.py).
-    """
-    if search is None or not search.strip():
-        return None
-    needle = f"lower({p(search.strip())})"
-    return (f"SELECT response_key FROM claims WHERE is_current AND contains(lower(text), {needle}) "
-            f"UNION SELECT response_key FROM responses WHERE is_current "
-            f"AND (contains(lower(question), {needle}) OR contains(lower(answer), {needle}))")
 
 
 def _state(p: Params, prefix: str = "") -> str:
@@ -286,16 +268,20 @@ _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case,
 def _searched(store: Store, f: Filters, p: Params, keys: str, *, text_columns: bool = False) -> str:
     """WITH-clause items ending in ``fr``: the filtered scored set of the responses matching a search.
 
-    The matching keys and then the matching responses are materialised first (CTE barriers), so the
-    join with scores only sees the matches whatever the optimiser estimates: with score history in
-    the table it otherwise joined all responses first and filtered after (0.87 s instead of 0.56 s
-    at 1M responses, 2M score rows).
+    The matching keys are materialised first (a CTE barrier), so the scored set is narrowed to them whatever the
+    optimiser estimates (with score history in the table it otherwise joined all responses first and filtered
+    after: 0.87 s instead of 0.56 s at 1M responses, 2M score rows). The read model holds the response columns
+    and only current revisions, so the page narrows it by the keys without reading ``responses``; the export,
+    which needs the texts, reads the matching current responses first.
     """
-    columns = _RESPONSE_COLUMNS + (", question, answer" if text_columns else "")
+    if not text_columns:
+        return (f"m AS MATERIALIZED ({keys}), "
+                f"fr AS NOT MATERIALIZED (SELECT * FROM ({filtered_scores(store, f, p)}) "
+                f"WHERE response_key IN (SELECT response_key FROM m))")
     return (f"m AS MATERIALIZED ({keys}), "
-            f"rm AS MATERIALIZED (SELECT {columns} FROM responses "
+            f"rm AS MATERIALIZED (SELECT {_RESPONSE_COLUMNS}, question, answer FROM responses "
             f"WHERE is_current AND response_key IN (SELECT response_key FROM m)), "
-            f"fr AS NOT MATERIALIZED ({filtered_scores(store, f, p, responses='rm', text_columns=text_columns)})")
+            f"fr AS NOT MATERIALIZED ({filtered_scores(store, f, p, responses='rm', text_columns=True)})")
 
 
 def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:
@@ -631,12 +617,18 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
 # --- response explorer ------------------------------------------------------------------------------
 
 
-def _order_by(sort_by: str, descending: bool) -> str:
+def _sort_key(sort_by: str) -> str:
+    """The SQL expression of an allow-listed sort key (``SORT_COLUMNS``); ValueError for anything else."""
     expr = SORT_COLUMNS.get(sort_by) if isinstance(sort_by, str) else None
     if expr is None:
         raise ValueError(f"cannot sort by {sort_by!r}; choose one of {', '.join(SORT_COLUMNS)}")
+    return expr
+
+
+def _order_by(sort_by: str, descending: bool, *, key: str | None = None) -> str:
+    """ORDER BY ``sort_by`` (or the column ``key`` holding its value), then the stable order for paging."""
     direction = "DESC" if descending else "ASC"
-    return f"{expr} {direction} NULLS LAST, response_id, revision"  # a stable order for paging
+    return f"{key or _sort_key(sort_by)} {direction} NULLS LAST, response_id, revision"
 
 
 def _check_window(limit: int, offset: int) -> None:
@@ -681,14 +673,15 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     """One page of the filtered responses (``PAGE_COLUMNS``) and the size of the whole filtered set.
 
     ``search`` is a case-insensitive literal substring of the question, the answer or any claim's
-    text (``search_keys``). ``sort_by`` must be one of ``SORT_COLUMNS``. ``authority`` keeps the
+    text (``register.ingest.search_index.search_select``: looked up in the search index). ``sort_by`` must be one
+    of ``SORT_COLUMNS``. ``authority`` keeps the
     responses with an Authority finding (``AUTHORITY_FILTERS``: any, a proposed label, or one problem);
     the ``authority`` column is the Authority line of each response on the page (NULL: no finding).
     """
     order = _order_by(sort_by, descending)
     _check_window(limit, offset)
     p = Params()
-    keys = search_keys(search, p)
+    keys = search_select(store, search, p)
     columns = ", ".join((*PAGE_COLUMNS, "response_key"))
     if keys is None:
         # two statements: a top-N over the join and a bare count are cheaper than one statement
@@ -704,12 +697,17 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
             total = store.scalar(f"WITH fr AS ({filtered_scores(store, f, p2)}), "
                                  f"{_authority_view(p2, store, authority)} SELECT count(*) FROM fa", p2.values)
         return frame, int(total)
-    # searching: the text scan is the cost, so it runs once (materialised matches) for page and total;
+    # searching: the matches are found once (materialised keys); their sort keys are read once into ``hits``, which
+    # gives the total and the page's keys, and only the page's rows are read whole (a search that matches a sixth
+    # of 10M answers: one pass over the read model, not one per consumer carrying every column);
     # the LEFT JOIN keeps the total when the page is past the end
+    hit_order = _order_by(sort_by, descending, key="_sort")
     frame = store.frame(f"""
         WITH {_searched(store, f, p, keys)}, {_authority_view(p, store, authority)},
-        total AS (SELECT count(*) AS _total FROM fa),
-        page AS MATERIALIZED (SELECT {columns} FROM fa ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
+        hits AS MATERIALIZED (SELECT response_key, {_sort_key(sort_by)} AS _sort, response_id, revision FROM fa),
+        total AS (SELECT count(*) AS _total FROM hits),
+        top AS MATERIALIZED (SELECT response_key FROM hits ORDER BY {hit_order} LIMIT {p(limit)} OFFSET {p(offset)}),
+        page AS MATERIALIZED (SELECT {columns} FROM fa WHERE response_key IN (SELECT response_key FROM top)),
         rows AS (WITH {_paged_authority(store, p, 'page', PAGE_COLUMNS, order)})
         SELECT rows.*, total._total FROM total LEFT JOIN rows ON true
         ORDER BY {order}""", p.values)
@@ -725,7 +723,7 @@ def export_select(store: Store, f: Filters, p: Params, *, search: str | None = N
     file."""
     order = _order_by(sort_by, descending)
     _check_window(limit, 0)
-    keys = search_keys(search, p)
+    keys = search_select(store, search, p)
     scored = (_searched(store, f, p, keys, text_columns=True) if keys
               else f"fr AS ({filtered_scores(store, f, p, text_columns=True)})")
     columns = ", ".join((*EXPORT_COLUMNS, "response_key"))

@@ -49,6 +49,7 @@ from hri_core import FieldProblem, RecordError
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound, RegisterError
+from register.ingest import search_index
 from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
@@ -111,6 +112,13 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
         if progress:
             progress(done, grand_total, f"{file.name}: done, {batch.records:,} records"
                                         + (f", {batch.scored:,} scored" if batch.score_run_id else ""))
+    # the new revisions into the search index (until then a search scans them: it is never stale, only slower);
+    # its progress in the import's terms: every record read, the message saying how far the index is
+    def index_progress(_indexed: int, _total: int | None, message: str) -> None:
+        if progress:
+            progress(done, grand_total, message)
+
+    search_index.catch_up(store, actor, progress=index_progress)
     return report
 
 

@@ -31,6 +31,7 @@ from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
+from register.ingest import search_index
 from register.ingest.importer import ProgressFn
 from register.ingest.records import canonical_json, content_hash
 from register.scoring.profiles import active_profile
@@ -169,6 +170,7 @@ def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress:
         return Change("import_batch", str(batch_id), None, {"responses": n, "claims": added_claims})
 
     store.write(actor, "import.batch", finish)
+    search_index.catch_up(store, actor, progress=progress)
     run_id = None
     if score:
         if progress:

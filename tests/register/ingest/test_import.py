@@ -147,8 +147,10 @@ def test_chunks_are_separate_transactions_with_progress(store, tmp_path):
     source.write_text("".join(json.dumps({"response_id": f"m-{i}", "claims": [{"labels": ["SUPPORTED"]}]}) + "\n"
                               for i in range(23)))
     calls = []
-    report = import_path(store, SYSTEM, source, chunk_size=5, progress=lambda d, t, m: calls.append((d, t)))
-    assert [c for c in calls] == [(5, 23), (10, 23), (15, 23), (20, 23), (23, 23), (23, 23)]
+    report = import_path(store, SYSTEM, source, chunk_size=5, progress=lambda d, t, m: calls.append((d, t, m)))
+    # a call per chunk, one when the file is done, one when the search index has the new revisions
+    assert [c[:2] for c in calls] == [(5, 23), (10, 23), (15, 23), (20, 23), (23, 23), (23, 23), (23, 23)]
+    assert calls[-1][2] == "search index: 23 of 23 revisions indexed"
     actions = [a for (a,) in store.query("SELECT action FROM audit_events WHERE action LIKE 'import.%' ORDER BY seq")]
     assert actions == ["import.start"] + ["import.chunk"] * 5 + ["import.batch"]
     assert store.query_one("SELECT records_total, accepted, new_responses FROM import_batches") == (23, 23, 23)

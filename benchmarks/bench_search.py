@@ -1,0 +1,105 @@
+"""Benchmark: the console's search through the search index, against the scan it replaced.
+
+    .venv/bin/python benchmarks/bench_search.py --db PATH [--repeat 3] [--search TEXT ...]
+
+On an existing register (``python -m register --db PATH demo --synthetic N --bulk`` builds one; the index is
+caught up first if it is behind, and that catch-up is timed), times for each search text:
+
+* **index**: the responses page with the search (``queries.responses_page``: the index lookup, the matches'
+  scores, the page's fifty rows and the total), as the Responses page runs it;
+* **scan**: the keys found by scanning every current question, answer and claim (the search before the index);
+* **floor**: one scan of the read model's ``score`` column (``current_scores``), the cheapest full-table read.
+
+Prints wall and CPU time (median of ``--repeat``), the ratio of each to the floor taken in the same run, the
+number of matches, and the load average before and after. The default search texts: one word found in many
+answers, one word found in one (the demo set's real answers are not copied), a two-word phrase found in many
+(the console benchmark's ``notice period``), a three-word phrase, a phrase found nowhere, and a text with no
+letter or digit (which the index cannot look up: it scans).
+Asserts nothing (tests never time anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from register import SYSTEM, Store  # noqa: E402
+from register.console import queries  # noqa: E402
+from register.db.sql import Params  # noqa: E402
+from register.ingest import search_index  # noqa: E402
+
+DEFAULT_SEARCHES = ("notice", "abolitionist", "notice period", "iso 27001 certification", "zeppelin clause", "%")
+
+
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
+    """Median wall time, median process CPU time (all DuckDB threads), and the last result."""
+    walls, cpus, result = [], [], None
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), result
+
+
+def scan_count(store: Store, text: str) -> int:
+    """The search before the index: every current text scanned."""
+    p = Params()
+    needle = f"lower({p(text.strip())})"
+    return int(store.scalar(f"SELECT count(*) FROM ({search_index._scan(needle, 'true')})", p.values))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--search", nargs="*", default=list(DEFAULT_SEARCHES))
+    parser.add_argument("--no-scan", action="store_true", help="skip the scan (minutes at 10M when uncached)")
+    args = parser.parse_args()
+
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    store = Store(args.db)
+    state = search_index.state(store)
+    if state.pending:
+        wall, cpu = time.perf_counter(), time.process_time()
+        done = search_index.catch_up(store, SYSTEM)
+        print(f"catch-up: {done:,} revisions indexed in {time.perf_counter() - wall:,.1f} s wall, "
+              f"{time.process_time() - cpu:,.1f} CPU-s")
+        state = search_index.state(store)
+    responses = store.scalar("SELECT count(*) FROM current_scores")
+    print(f"database: {responses:,} current scored responses; index: {state.words:,} words, "
+          f"{state.postings:,} postings, every revision up to key {state.indexed_through:,}")
+
+    floor_wall, floor_cpu, _ = timed(lambda: store.scalar("SELECT sum(score) FROM current_scores"), args.repeat)
+    print(f"floor (one scan of current_scores.score): {floor_wall:.3f} s wall, {floor_cpu:.3f} CPU-s")
+    print("\n| search | matches | index: page + total (wall / CPU) | x floor | scan (wall / CPU) | x floor |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    everything = queries.Filters()
+    for text in args.search:
+        wall, cpu, result = timed(lambda t=text: queries.responses_page(store, everything, search=t), args.repeat)
+        matches = result[1]  # type: ignore[index]
+        if args.no_scan:
+            scan = "-"
+            scan_ratio = "-"
+        else:
+            s_wall, s_cpu, scanned = timed(lambda t=text: scan_count(store, t), args.repeat)
+            scan = f"{s_wall:.3f} s / {s_cpu:.2f}"
+            scan_ratio = f"{s_wall / floor_wall:,.0f}x"
+            if scanned < matches:
+                print(f"  note: {text!r}: the scan counts {scanned:,} current revisions, the page {matches:,} "
+                      "scored responses")
+        print(f"| {text!r} | {matches:,} | {wall:.3f} s / {cpu:.2f} | {wall / floor_wall:,.0f}x | {scan} | "
+              f"{scan_ratio} |", flush=True)
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    store.close()
+
+
+if __name__ == "__main__":
+    main()

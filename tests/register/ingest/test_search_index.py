@@ -1,0 +1,209 @@
+"""The search index (migration 023, ``register.ingest.search_index``): a search through it finds exactly what the
+scan of the texts finds, however far the index has caught up, for any search text; import keeps it caught up; the
+index equals the words recomputed from the texts."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from register import SYSTEM, Store
+from register.cli import main as cli_main
+from register.db.sql import Params
+from register.db.store import Change, Transaction
+from register.ingest import search_index
+from register.ingest.importer import import_path
+from register.scoring.profiles import ensure_default_profile
+from tests.helpers.migrations import migrations_before
+
+# words that share pieces, so that a search text cut anywhere matches more than one word
+_STEMS = ["notice", "period", "periods", "unnoticed", "iso", "27001", "sla", "24", "7", "liability", "cap",
+          "Kündigung", "frist", "ΑΘΗΝΑ", "école", "naïve", "東京", "a_c", "10%off", "c:\\temp", "x"]
+_SEPARATORS = [" ", " ", " ", ", ", "-", "/", ". ", "\n", "  ", "'", "\"", "%", "_", "😀"]
+
+
+def _text(rng: random.Random, words: int) -> str:
+    out = []
+    for _ in range(words):
+        word = rng.choice(_STEMS)
+        out.append(word.upper() if rng.random() < 0.1 else word.capitalize() if rng.random() < 0.1 else word)
+        out.append(rng.choice(_SEPARATORS))
+    return "".join(out[:-1])
+
+
+def _records(rng: random.Random, n: int, prefix: str, *, same_ids: list[str] | None = None) -> list[dict]:
+    ids = same_ids or [f"{prefix}-{i}" for i in range(n)]
+    return [{"response_id": rid, "use_case": "search", "model": "m", "question": _text(rng, rng.randint(1, 6)),
+             "answer": _text(rng, rng.randint(0, 12)) or "-",
+             "claims": [{"text": _text(rng, rng.randint(1, 5)), "labels": ["SUPPORTED"], "criticality": 1}
+                        for _ in range(rng.randint(0, 3))]} for rid in ids]
+
+
+def _import(store: Store, tmp_path, name: str, records: list[dict]) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    report = import_path(store, SYSTEM, path)
+    assert report.quarantined == 0, report
+
+
+def _needles(rng: random.Random, store: Store, k: int) -> list[str]:
+    """Search texts cut from the stored texts at random places (through words and separators, case changed),
+    whole words, and texts that are nowhere."""
+    texts = [t for (t,) in store.query("SELECT question FROM responses UNION ALL SELECT answer FROM responses "
+                                       "UNION ALL SELECT text FROM claims")]
+    out = ["notice period", "NOTICE", "otic", "period.", " notice", "-", "%", "__", "😀", "ündig", "ΑΘ", "θηνα",
+           "c:\\temp", "10%", "a_c", "27001 sla", "zzz", "notice  period", "東", "e", "7/24"]
+    for _ in range(k):
+        text = rng.choice(texts)
+        start = rng.randrange(len(text))
+        cut = text[start:start + rng.randint(1, 25)]
+        out.append(cut.swapcase() if rng.random() < 0.3 else cut)
+    return out
+
+
+def _found(store: Store, search: str) -> set[str]:
+    p = Params()
+    sql = search_index.search_select(store, search, p)
+    assert sql is not None
+    return {rid for (rid,) in store.query(f"SELECT response_id FROM responses WHERE is_current AND response_key IN "
+                                          f"(SELECT response_key FROM ({sql}))", p.values)}
+
+
+def _scanned(store: Store, search: str) -> set[str]:
+    """What the scan finds (the search's meaning: ``contains(lower(text), lower(search))`` over the current texts)."""
+    rows = store.query("""
+        SELECT response_id FROM responses WHERE is_current AND (contains(lower(question), lower($s))
+               OR contains(lower(answer), lower($s)) OR response_key IN
+               (SELECT response_key FROM claims WHERE is_current AND contains(lower(text), lower($s))))""",
+                       {"s": search.strip()})
+    return {rid for (rid,) in rows}
+
+
+def _sql(store: Store, *statements: str) -> None:
+    """Write to the index's tables directly (what no code of the register does), as an audited test event."""
+
+    def fn(tx: Transaction) -> Change:
+        for statement in statements:
+            tx.execute(statement)
+        return Change("search_index", None, None, {"test": list(statements)})
+
+    store.write(SYSTEM, "test.tamper", fn)
+
+
+def _behind(store: Store, upto: int) -> None:
+    """The index as an interrupted catch-up leaves it: every revision up to ``upto`` indexed, none above."""
+    _sql(store, f"DELETE FROM search_postings WHERE response_key > {int(upto)}",
+         f"UPDATE search_index SET indexed_through = {int(upto)}")
+
+
+@pytest.fixture
+def searchable(store, tmp_path):
+    """Two imports of random texts, the second revising a third of the first's responses."""
+    rng = random.Random(20261202)
+    first = _records(rng, 120, "s")
+    _import(store, tmp_path, "first", first)
+    _import(store, tmp_path, "second",
+            _records(rng, 40, "t") + _records(rng, 0, "", same_ids=[r["response_id"] for r in first[::3]]))
+    return store, rng
+
+
+def test_import_keeps_the_index_caught_up_and_equal_to_the_texts(searchable):
+    store, _ = searchable
+    state = search_index.state(store)
+    assert state.pending == 0 and state.indexed_through == store.scalar("SELECT max(response_key) FROM responses")
+    assert state.postings > 0 and state.words > len(_STEMS)  # upper/lower forms fold: stems split at separators
+    assert search_index.check(store) == []
+
+
+@pytest.mark.parametrize("behind", ["caught up", "half", "nothing indexed"])
+def test_a_search_finds_what_the_scan_finds_however_far_the_index_is(searchable, behind):
+    store, rng = searchable
+    top = store.scalar("SELECT max(response_key) FROM responses")
+    if behind != "caught up":
+        _behind(store, top // 2 if behind == "half" else 0)
+    needles = _needles(rng, store, 150)
+    compared = 0
+    for needle in needles:
+        if not needle.strip():
+            continue
+        want = _scanned(store, needle)
+        assert _found(store, needle) == want, f"search {needle!r}"
+        compared += bool(want)
+    assert compared > 100  # most search texts match something: the comparison is not of empty sets
+    assert search_index.catch_up(store, SYSTEM, slice_keys=37) == (0 if behind == "caught up" else
+                                                                   store.scalar("SELECT count(*) FROM responses "
+                                                                                "WHERE response_key > ?",
+                                                                                [top // 2 if behind == "half" else 0]))
+    assert search_index.check(store) == []
+    for needle in needles[:40]:
+        if needle.strip():
+            assert _found(store, needle) == _scanned(store, needle), f"search {needle!r} after catching up"
+
+
+def test_a_one_word_search_is_answered_from_the_postings_alone(searchable):
+    """One word and no separator: no text is read (the SELECT names neither table); two words: the candidates'
+    texts decide, and a revision holding both words apart is not found."""
+    store, _ = searchable
+    p = Params()
+    one = search_index.search_select(store, "otic", p)
+    assert one is not None and "FROM claims" in one  # the tail's scan, limited to keys above the mark
+    assert one.split(" UNION ALL ")[0].count("contains(lower(") == 0
+    both_apart = store.scalar("""SELECT count(*) FROM responses WHERE is_current
+        AND contains(lower(answer), 'period') AND contains(lower(answer), 'notice')
+        AND NOT contains(lower(answer), 'notice period')""")
+    assert both_apart > 0  # the texts hold the two words apart somewhere
+    assert _found(store, "notice period") == _scanned(store, "notice period")
+
+
+def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
+    rng = random.Random(7)
+    _import(store, tmp_path, "a", _records(rng, 60, "a"))
+    whole = sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
+                               "USING (word_id)"))
+    _behind(store, 0)
+    _sql(store, "DELETE FROM search_words")
+    assert search_index.catch_up(store, SYSTEM, slice_keys=7) == 60
+    assert sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
+                              "USING (word_id)")) == whole
+    assert search_index.check(store) == []
+    assert search_index.catch_up(store, SYSTEM) == 0  # nothing left: no slice, no event
+    events = store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'")
+    assert events >= 60 // 7
+
+
+@pytest.mark.tampers
+def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(searchable):
+    store, _ = searchable
+    assert search_index.check(store) == []
+    _sql(store, "DELETE FROM search_postings WHERE rowid = (SELECT min(rowid) FROM search_postings)")
+    assert any("not in the index" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_postings SELECT word_id, response_key + 100000 FROM search_postings LIMIT 1")
+    assert any("not in the texts" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_words SELECT max(word_id) + 1, 'notice' FROM search_words")
+    assert any("numbered more than once" in problem for problem in search_index.check(store))
+
+
+def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
+    migrations_before(tmp_path, monkeypatch, 23)
+    monkeypatch.setattr(search_index, "catch_up", lambda *args, **kwargs: 0)  # the importer before the index
+    older = Store(tmp_path / "older.duckdb")
+    ensure_default_profile(older, SYSTEM)
+    _import(older, tmp_path, "o", _records(random.Random(3), 50, "o"))
+    older.close()
+    monkeypatch.undo()
+
+    upgraded = Store(tmp_path / "older.duckdb")
+    state = search_index.state(upgraded)
+    assert (state.indexed_through, state.pending, state.postings) == (0, 50, 0)  # the migration starts it empty
+    for needle in ("notice period", "otic", "ΑΘ", "%"):
+        assert _found(upgraded, needle) == _scanned(upgraded, needle)
+    upgraded.close()
+
+    assert cli_main(["--db", str(tmp_path / "older.duckdb"), "search-index", "--check", "--quiet"]) == 0
+    again = Store(tmp_path / "older.duckdb")
+    assert search_index.state(again).pending == 0 and search_index.check(again) == []
+    for needle in ("notice period", "otic", "ΑΘ"):
+        assert _found(again, needle) == _scanned(again, needle)
+    again.close()
