@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_impact import timed  # noqa: E402
 
 from register import SYSTEM, Store  # noqa: E402
 from register.console import queries  # noqa: E402
@@ -36,17 +37,6 @@ from register.db.sql import Params  # noqa: E402
 from register.ingest import search_index  # noqa: E402
 
 DEFAULT_SEARCHES = ("notice", "abolitionist", "notice period", "iso 27001 certification", "zeppelin clause", "%")
-
-
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
-    """Median wall time, median process CPU time (all DuckDB threads), and the last result."""
-    walls, cpus, result = [], [], None
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return statistics.median(walls), statistics.median(cpus), result
 
 
 def scan_count(store: Store, text: str) -> int:
@@ -77,19 +67,19 @@ def main() -> None:
     print(f"database: {responses:,} current scored responses; index: {state.words:,} words, "
           f"{state.postings:,} postings, every revision up to key {state.indexed_through:,}")
 
-    floor_wall, floor_cpu, _ = timed(lambda: store.scalar("SELECT sum(score) FROM current_scores"), args.repeat)
+    floor_wall, floor_cpu, _ = timed(args.repeat, lambda: store.scalar("SELECT sum(score) FROM current_scores"))
     print(f"floor (one scan of current_scores.score): {floor_wall:.3f} s wall, {floor_cpu:.3f} CPU-s")
     print("\n| search | matches | index: page + total (wall / CPU) | x floor | scan (wall / CPU) | x floor |")
     print("| --- | --- | --- | --- | --- | --- |")
     everything = queries.Filters()
     for text in args.search:
-        wall, cpu, result = timed(lambda t=text: queries.responses_page(store, everything, search=t), args.repeat)
+        wall, cpu, result = timed(args.repeat, lambda t=text: queries.responses_page(store, everything, search=t))
         matches = result[1]  # type: ignore[index]
         if args.no_scan:
             scan = "-"
             scan_ratio = "-"
         else:
-            s_wall, s_cpu, scanned = timed(lambda t=text: scan_count(store, t), args.repeat)
+            s_wall, s_cpu, scanned = timed(args.repeat, lambda t=text: scan_count(store, t))
             scan = f"{s_wall:.3f} s / {s_cpu:.2f}"
             scan_ratio = f"{s_wall / floor_wall:,.0f}x"
             if scanned < matches:

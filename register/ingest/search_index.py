@@ -161,9 +161,11 @@ def _scan(needle: str, keys: str) -> str:
 
 
 def search_select(store: Store, search: str | None, p: Params) -> str | None:
-    """SELECT of the response_key of every current response revision whose question, answer or any claim's text
+    """SELECT of response keys holding every current response revision whose question, answer or any claim's text
     contains ``search`` (stripped; case-insensitive, literal), its values bound in ``p``; None when there is nothing
     to search. The revisions the index holds are looked up in it, the ones above its mark scanned (module doc).
+    It may also hold revisions that are no longer current, and a key twice (a catch-up that commits between reading
+    the mark and the query): callers read it as ``response_key IN (...)`` against current rows.
 
     ``contains(lower(x), lower(needle))`` rather than ``ILIKE '%..%' ESCAPE '\\'``: a plain substring test has no
     wildcards to escape (``%``, ``_`` and ``\\`` are literal by construction) and DuckDB runs it fastest (``ILIKE
