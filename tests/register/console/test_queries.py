@@ -24,17 +24,22 @@ from register.console.queries import (
     PAGE_COLUMNS,
     SORT_COLUMNS,
     Filters,
+    as_current,
     band_mix_by_week,
     dimension_contributions,
     export_rows,
     filter_options,
+    filtered_scores,
     high_share_by,
     kpis,
     overview,
     response_detail,
     responses_page,
     score_histogram,
+    scored_set,
+    version_runs,
 )
+from register.db.sql import Params
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
@@ -561,6 +566,41 @@ def test_profile_version_filter_takes_each_responses_latest_score_under_it(loade
     latest_v2 = {row[0]: row[2] for row in _latest_under(store, version)}
     assert latest_v2[extra[1]["response_id"]] == AS_OF + timedelta(days=2)  # batch a's run after the Spark run
     assert latest_v2[records[5]["response_id"]] == SPARK_AS_OF  # the Spark run after the full run
+
+
+def _differing_rows(store: Store, f: Filters) -> int:
+    """Rows of the version view read as ``filtered_scores`` reads it, not in the join of the version's own score
+    rows (``scored_set`` with its runs), and the other way round."""
+    p = Params()
+    columns = ("response_key, run_id, profile_version, as_of, score, hri, hri_add, band, action, floors_fired, "
+               "decisive_claim_id, mitigation_action, s_f, s_u, created_at, use_case")
+    read = f"SELECT {columns} FROM ({filtered_scores(store, f, p)})"
+    joined = f"SELECT {columns} FROM ({scored_set(f, p, runs=version_runs(store, f.profile_version))})"
+    return store.scalar(f"SELECT (SELECT count(*) FROM ({read} EXCEPT ALL {joined})) "
+                        f"+ (SELECT count(*) FROM ({joined} EXCEPT ALL {read}))", p.values)
+
+
+def test_a_version_every_current_score_is_under_is_read_from_the_read_model(loaded):
+    """After a version is published and run over everything, its view is the current view: read from the read
+    model (no join of its score rows), with the same rows the join gives; a version some current scores are not
+    under, or that none is, is joined."""
+    store, records = loaded
+    version = _second_profile(store)
+    under = Filters(profile_version=version, use_cases=("hr-policy",))
+    assert as_current(store, under) == Filters(use_cases=("hr-policy",))
+    assert "FROM scores" not in filtered_scores(store, under, Params())
+    assert _differing_rows(store, under) == 0 and kpis(store, under)["responses"] > 0
+    weights, now = get_profile(store, version).weights, AS_OF + timedelta(days=30)
+    assert overview(store, under, weights, now=now)["kpis"] == overview(
+        store, Filters(use_cases=("hr-policy",)), weights, now=now)["kpis"]
+    assert as_current(store, Filters(profile_version=1)).profile_version == 1  # history: the join
+    assert as_current(store, Filters(profile_version=99)).profile_version == 99
+    # one batch scored under version 1 again: version 2 is no longer every current score's
+    batch = store.scalar("SELECT min(batch_id) FROM responses")
+    rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF + timedelta(days=1), batch_id=batch)
+    mixed = Filters(profile_version=version)
+    assert as_current(store, mixed) == mixed and "FROM scores" in filtered_scores(store, mixed, Params())
+    assert kpis(store, mixed)["responses"] == len(_latest_under(store, version)) == len(records)
 
 
 def test_profile_version_filter_selects_that_profiles_scores(loaded, tmp_path):
