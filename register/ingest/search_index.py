@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction
+from register.errors import RegisterError
 
-__all__ = ["SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "catch_up", "check", "search_select", "state",
-           "words_of"]
+__all__ = ["SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "catch_up", "check", "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
@@ -133,10 +133,13 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
     return done
 
 
-def words_of(store: Store, text: str) -> list[str]:
-    """``text`` split into words as the index splits texts (empty pieces where it starts or ends with a
-    separator)."""
-    return list(store.scalar(f"SELECT {_words_expr('$text')}", {"text": text}) or [])
+def _mark_and_words(store: Store, text: str) -> tuple[int, list[str]]:
+    """The index's mark and ``text`` split into words as the index splits texts (empty pieces where it starts or
+    ends with a separator), in one query."""
+    row = store.one(f"SELECT indexed_through, {_words_expr('$text')} AS words FROM search_index", {"text": text})
+    if row is None:
+        raise RegisterError("search_index: its one row is missing (migration 023 writes it)")
+    return int(row["indexed_through"]), list(row["words"] or [])
 
 
 def _word_condition(words: list[str], i: int, p: Params) -> str:
@@ -175,8 +178,7 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
         return None
     text = search.strip()
     needle = f"lower({p(text)})"
-    upto = int(store.scalar("SELECT indexed_through FROM search_index"))
-    words = words_of(store, text)
+    upto, words = _mark_and_words(store, text)
     if not any(words):
         return _scan(needle, "true")
     tail = _scan(needle, f"response_key > {p(upto)}")
