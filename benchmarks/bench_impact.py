@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -76,7 +77,8 @@ def timed_rescore(store: Store, profile, what: str) -> None:
     print(f"{what}: {summary.responses_scored:,} responses, wall {wall:.1f} s, cpu {cpu:.1f} s "
           f"(run {summary.run_id}; target at {TARGET_N:,}: < {TARGET_RESCORE_S:g} s); floor (the scoring SELECT "
           f"alone) wall {floor_wall:.1f} s, cpu {floor_cpu:.1f} s: {wall / floor_wall:.2f}x wall, "
-          f"{cpu / max(floor_cpu, 1e-9):.2f}x cpu; load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
+          f"{cpu / max(floor_cpu, 1e-9):.2f}x cpu; load {load:.2f} -> {os.getloadavg()[0]:.2f}; peak RSS of this "
+          f"process so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB", flush=True)
 
 
 def time_fast_only(store: Store, draft, repeat: int) -> None:

@@ -38,7 +38,7 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.scoring import current_scores
-from register.scoring.mitigation import active_policy, apply_mitigation
+from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
@@ -523,17 +523,27 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         else:
             tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                        "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
+        # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
+        # joined in as the rows are written (deciding afterwards rewrote every new row: 8 s of 10M-row UPDATEs)
+        scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
+                                   else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
+        policy = active_policy(tx)
         p = Params()
         select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True)
         columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
                    "total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, "
                    "action_floor_claim_id, action_floor_rule_id")
-        count = tx.execute(
-            f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}) "
-            f"SELECT {p(run_id)}, response_id, revision, {p(profile.version)}, {p(as_of)}, true, {columns} "
-            f"FROM ({select}) AS new_scores", p.values)
-        # CLAIM's Mitigation step on every new score row, under the active mitigation policy
-        apply_mitigation(tx, run_id, active_policy(tx))
+        mitigation = ", ".join(MITIGATION_VALUES)
+        decision = ", ".join(MITIGATION_VALUES.values())
+        with decided(tx, policy, scope_sql, scope_params):
+            count = tx.execute(
+                f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}, "
+                f"{mitigation}, mitigation_policy_version) "
+                f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
+                f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
+                f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
+                f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
+                "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values)
         if batch_id is None:
             current_scores.rebuild(tx)
         else:

@@ -285,3 +285,27 @@ def test_mitigation_in_slices_decides_each_response_as_in_one_pass(store, monkey
     assert sum(calls) < 120
     for record in records[:10]:  # and each is what decide says of the record itself
         assert whole[record["response_id"]] == expected(record)
+
+
+def test_claims_past_the_ninth_are_placed_by_their_position_not_their_text(store):
+    """Only claims that are not neutral enter a tuple, each as ``"claim_idx:token"``, sorted as text ("10:..."
+    before "2:..."): the decision must still see each at its own position, and two responses whose failing
+    claims sit at other positions (or the same positions with neutral claims between) are other tuples."""
+    def record(rid: str, failing: dict[int, str], count: int = 12, **extra) -> dict:
+        return {"response_id": rid, "stakes": "low", **extra, "claims": [
+            claim(f"{rid}-{k + 1}", failing.get(k, "SUPPORTED"), is_core=k in failing) for k in range(count)]}
+
+    records = [record("late", {2: "UNSUPPORTED", 10: "CONTRADICTED"}),
+               record("swapped", {2: "CONTRADICTED", 10: "UNSUPPORTED"}),
+               record("early", {1: "UNSUPPORTED", 10: "CONTRADICTED"}),
+               record("eleventh", {10: "UNSUPPORTED"}), record("third", {2: "UNSUPPORTED"}),
+               record("neutral", {}, count=11), record("neutral-high", {}, count=11, query_ambiguous=True)]
+    load(store, records)
+    rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF)
+    rows = stored_mitigation(store)
+    for rec in records:
+        assert rows[rec["response_id"]] == expected(rec), rec["response_id"]
+    assert rows["eleventh"]["mitigation_claim_id"] == "eleventh-11"
+    assert rows["third"]["mitigation_claim_id"] == "third-3"
+    assert rows["neutral"]["mitigation_reason"] == rows["neutral-high"]["mitigation_reason"]
+    assert "11 checked" in rows["neutral"]["mitigation_reason"]
