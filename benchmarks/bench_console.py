@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
 from register.console import queries, review  # noqa: E402
+from register.feedback import scope  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
 from register.scoring.profiles import activate, active_profile, create_draft, ensure_default_profile  # noqa: E402
 from register.scoring.scorer import rescore  # noqa: E402
@@ -161,6 +163,10 @@ def main() -> None:
             ("filter_options", lambda: queries.filter_options(store)),
             ("overview (kpis + 5 figures, one join)",
              lambda: queries.overview(store, everything, profile.weights, bands)),
+            # the rest of what the page reads: the validated-feedback tile and the Authority figures
+            ("feedback scope tile (30 days)", lambda: scope.scope_feedback(
+                store, window_days=30, decay_lambda=profile.decay_lambda, as_of=datetime.now(UTC))),
+            ("authority_overview", lambda: queries.authority_overview(store, everything)),
         ],
         "responses page": [
             ("responses_page (first page)", lambda: queries.responses_page(store, everything)),

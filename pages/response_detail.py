@@ -139,7 +139,7 @@ def main() -> None:
                    icon=":material/verified:")
     else:
         st.error("Recomputation differs from the stored score: " + escape_markdown("; ".join(repro.differences)))
-    st.info(escape_markdown(explain(result, data.load_response(rid), profile)), icon=":material/lightbulb:")
+    st.info(escape_markdown(explain(result, repro.response, profile)), icon=":material/lightbulb:")
 
     claims = detail["claims"]
     by_id = {c.claim_id: c for c in result.claims}

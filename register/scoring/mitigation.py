@@ -1,20 +1,20 @@
 """CLAIM's Mitigation step in the register: versioned policies and the decision stored with every score.
 
-The policy is ``hri_core.mitigation.MitigationPolicy`` stored as versioned data next to the scoring
-profiles (table ``mitigation_policies``, migration 009; version 1 is seed 004's decision table): a draft
-is created from a partial mapping, published under four eyes with a reason, and the previous active
-version is archived. A published version is never edited.
+The policy is ``hri_core.mitigation.MitigationPolicy`` stored as versioned data next to the scoring profiles
+(table ``mitigation_policies``, migration 009; version 1 is seed 004's decision table): a draft is created
+from a partial mapping, published under four eyes with a reason, and the previous active version is archived.
+A published version is never edited.
 
 ``decided`` runs inside a score run's transaction (``register.scoring.scorer``), before its rows are written,
 which then carry the decision (``apply_mitigation`` decides for rows written elsewhere, a Spark job's scores):
-the per-response inputs of ``hri_core.mitigation.decide`` are computed in SQL -- stakes, query ambiguity
-and one token per claim (its labels, ``is_core``, whether evidence is linked to it: a non-blank span or
-a source id that is a retrieved chunk's id or source) -- and ``decide`` runs once per *distinct* input
-tuple, never once per response. Claims whose every label reads as SUPPORTED without an authority failure
-under the policy cannot change the decision except by their position, so they are one token (``S``), and
-only the other claims are read into the tuple with their positions; the position of the claim a sentence names is mapped back to its real claim id in SQL. The action
-(answer / revise / ask / abstain / escalate), the decision-table row, the one sentence and the policy
-version are stored on the score row (``scores.mitigation_*``).
+the per-response inputs of ``hri_core.mitigation.decide`` are computed in SQL -- stakes, query ambiguity and
+one token per claim (its labels, ``is_core``, whether evidence is linked to it: a non-blank span or a source
+id that is a retrieved chunk's id or source) -- and ``decide`` runs once per *distinct* input tuple, never
+once per response. Claims whose every label reads as SUPPORTED without an authority failure under the policy
+cannot change the decision except by their position, so they are one token (``S``), and only the other claims
+are read into the tuple with their positions; the position of the claim a sentence names is mapped back to its
+real claim id in SQL. The action (answer / revise / ask / abstain / escalate), the decision-table row, the one
+sentence and the policy version are stored on the score row (``scores.mitigation_*``).
 """
 
 from __future__ import annotations

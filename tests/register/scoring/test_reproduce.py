@@ -78,3 +78,22 @@ def test_load_response_round_trips_claim_fields(loaded):
 def test_unknown_response_is_not_found(loaded):
     with pytest.raises(NotFound, match="nope"):
         reproduce(loaded, "nope")
+
+
+def test_an_earlier_revisions_run_reproduces_from_that_revision(loaded, tmp_path):
+    """Score rows are found by their revision's key: the first revision's run recomputes from the first
+    revision's claims, the current score from the second's (each response's revisions have their own keys)."""
+    first_run = loaded.scalar("SELECT run_id FROM scores WHERE response_id = 'fb' AND is_current")
+    revised = {"response_id": "fb", "claims": [{"labels": ["CONTRADICTED"], "criticality": 3}]}
+    path = tmp_path / "revised.jsonl"
+    path.write_text(json.dumps(revised) + "\n")
+    import_path(loaded, SYSTEM, path)
+    old, new = reproduce(loaded, "fb", run_id=first_run), reproduce(loaded, "fb")
+    assert old.matches and new.matches, (old.differences, new.differences)
+    assert (old.revision, new.revision) == (1, 2)
+    assert [c.labels[0].value for c in old.response.claims] == ["VALIDATED_NEGATIVE_FEEDBACK", "PARTIAL"]
+    assert [c.labels[0].value for c in new.response.claims] == ["CONTRADICTED"]
+    assert load_response(loaded, "fb", 1).claims[1].dimensions[0].value == "C"
+    assert [c.labels[0].value for c in load_response(loaded, "fb").claims] == ["CONTRADICTED"]
+    with pytest.raises(NotFound, match="has no revision 3"):
+        load_response(loaded, "fb", 3)
