@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from register import SYSTEM, Actor, Store  # noqa: E402
 from register.access.identity import change_own_password, create_user, get_user, reset_password  # noqa: E402
+from register.settings import settings  # noqa: E402
 
 USER = "bench-reviewer"
 TARGETS = {"floor": 1.0, "overview": 1.0, "responses": 1.0, "search": 1.0, "filter change": 1.0, "detail": 0.3,
@@ -114,7 +115,9 @@ def main() -> None:
                     break
             except OSError:
                 time.sleep(0.3)
-        print(f"server up on {url}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        print(f"server up on {url}; DuckDB memory limit of the console (HRI_CONSOLE_MEMORY_LIMIT) "
+              f"{settings().console_memory_limit}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+              flush=True)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -62,6 +62,11 @@ class Settings(BaseSettings):
                               description="most memory DuckDB may use for its buffers per process, e.g. `4GB` or "
                                           "`512MiB`; larger work spills to a temporary folder beside the database "
                                           "file (DuckDB's own default would be 80% of the machine's memory)")
+    console_memory_limit: str = Field(
+        "600MB", pattern=r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+        description="the same bound for the console (the Streamlit server, one process for every user): at "
+                    "10 million answers `600MB` keeps the server under 1 GB resident, a publish's full rescore "
+                    "included (it spills and takes longer); the command line uses `HRI_MEMORY_LIMIT`")
     max_answer_chars: int = Field(200_000, ge=1,
                                   description="longest answer an imported response may have, in characters "
                                               "(a longer one is quarantined)")

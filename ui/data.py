@@ -29,8 +29,9 @@ from register.settings import settings
 
 @st.cache_resource(show_spinner=False)
 def get_store() -> Store:
-    """Open (and on first start migrate) the database named by ``HRI_DB``."""
-    store = Store(database_path_from_env())
+    """Open (and on first start migrate) the database named by ``HRI_DB``, its DuckDB buffers bounded by
+    ``HRI_CONSOLE_MEMORY_LIMIT`` (the server is one process for every user: its memory must stay bounded)."""
+    store = Store(database_path_from_env(), memory_limit=settings().console_memory_limit)
     profiles.ensure_default_profile(store, SYSTEM)
     rubrics.ensure_default_rubric(store, SYSTEM)  # the labelling rubric in force (version 1: the shipped file)
     return store

@@ -302,23 +302,32 @@ def keyring_path(database: Path, configured: str | Path | None = None) -> Path:
 # that grew with the table (an import's CPU per response rose with the database). Committing to the log and
 # checkpointing every few hundred MB keeps commits cheap; the log is replayed on the next open after a crash.
 _CHECKPOINT_THRESHOLD = "512MB"
+_MEMORY_LIMIT = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$")
+
+
+def _checked_limit(limit: str) -> str:
+    """``limit`` if it is a DuckDB memory size (as the settings' pattern), else ValueError."""
+    if not _MEMORY_LIMIT.match(limit):
+        raise ValueError(f"{limit!r} is not a memory size such as 600MB or 4GB")
+    return limit
 
 
 class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
     ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
-    as ``keyring_path`` says; created on the first write. DuckDB's buffers are bounded by
-    ``HRI_MEMORY_LIMIT`` (read when the Store opens).
+    as ``keyring_path`` says; created on the first write. DuckDB's buffers are bounded by ``memory_limit``, else
+    ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes ``HRI_CONSOLE_MEMORY_LIMIT``).
     """
 
-    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None):
+    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None):
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # config, not an SQL string: the validated setting reaches DuckDB as a value
-            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip(),
+            limit = settings().memory_limit if memory_limit is None else _checked_limit(memory_limit)
+            self._conn = duckdb.connect(str(self.path), config={"memory_limit": limit.strip(),
                                                                 "checkpoint_threshold": _CHECKPOINT_THRESHOLD})
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"

@@ -211,3 +211,34 @@ def test_the_memory_limit_bounds_duckdb_and_a_malformed_one_is_refused(clean_env
     monkeypatch.setenv("HRI_MEMORY_LIMIT", "4GB'; SET threads = 1; --")
     with pytest.raises(InvalidSetting, match="HRI_MEMORY_LIMIT"):
         Store(tmp_path / "refused.duckdb")
+
+
+def test_the_console_opens_its_database_under_its_own_memory_limit(clean_environment, monkeypatch, tmp_path):
+    """The console's one process serves every user: its DuckDB buffers are bounded by HRI_CONSOLE_MEMORY_LIMIT
+    (default 600MB: under 1 GB resident at 10M answers), the command line's by HRI_MEMORY_LIMIT."""
+    from register import Store
+    from ui import data
+
+    monkeypatch.setenv("HRI_DB", str(tmp_path / "console.duckdb"))
+    monkeypatch.setenv("HRI_MEMORY_LIMIT", "2GB")
+    data.get_store.clear()
+    try:
+        store = data.get_store()
+        assert store.query_one("SELECT current_setting('memory_limit')")[0] == "572.2 MiB"  # 600 MB in MiB
+        store.close()
+        data.get_store.clear()
+        monkeypatch.setenv("HRI_CONSOLE_MEMORY_LIMIT", "256MiB")
+        store = data.get_store()
+        assert store.query_one("SELECT current_setting('memory_limit')")[0] == "256.0 MiB"
+        store.close()
+    finally:
+        data.get_store.clear()
+    cli = Store(tmp_path / "cli.duckdb")
+    assert cli.query_one("SELECT current_setting('memory_limit')")[0] == "1.8 GiB"  # 2 GB
+    cli.close()
+    monkeypatch.setenv("HRI_CONSOLE_MEMORY_LIMIT", "1GB; SET threads = 1")
+    with pytest.raises(InvalidSetting, match="HRI_CONSOLE_MEMORY_LIMIT"):
+        settings()
+    monkeypatch.delenv("HRI_CONSOLE_MEMORY_LIMIT")
+    with pytest.raises(ValueError, match="not a memory size"):
+        Store(tmp_path / "refused.duckdb", memory_limit="1GB'; --")
