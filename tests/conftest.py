@@ -52,17 +52,19 @@ def store(tmp_path, request):
     # whatever the test wrote, the console's read model of the current scores still equals its join
     import duckdb
 
-    from register.ingest import search_index
+    from register.ingest import claim_counts, search_index
     from register.scoring import current_scores
 
     try:
         tampered = request.node.get_closest_marker("tampers")
         differences = [] if tampered else current_scores.check(s)
         index_problems = [] if tampered else search_index.check(s)
+        count_problems = [] if tampered else claim_counts.check(s)
     except duckdb.ConnectionException:  # the test closed the store itself
-        differences = index_problems = []
+        differences = index_problems = count_problems = []
     assert differences == [], "current_scores differs from the join of current responses and scores"
     assert index_problems == [], f"the search index differs from the words of the texts: {index_problems}"
+    assert count_problems == [], f"claim_source_counts differs from the current claims: {count_problems}"
     s.close()
 
 

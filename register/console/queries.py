@@ -32,7 +32,13 @@ from register.db.store import Store, utc_now
 from register.ingest.search_index import search_select
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
-from register.scoring.authority import claim_checks, claim_checks_select, response_authority_select, review_keys_select
+from register.scoring.authority import (
+    claim_checks,
+    claim_checks_select,
+    may_fail_cited,
+    response_authority_select,
+    review_keys_select,
+)
 from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.current_scores import WEEK
 from register.scoring.profiles import active_profile
@@ -794,7 +800,10 @@ def authority_overview(store: Store, f: Filters) -> dict:
           "LEFT JOIN current_scores cs ON cs.response_key = fr.response_key")
     counted = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over="fg",
                                   over_every_current=_every_current(store, f))
-    failing = claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")
+    # the answers with a failed check: none to find (and no claim read) while no current claim cites a source
+    # that can fail one
+    failing = (claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")
+               if may_fail_cited(store, rules) else "SELECT NULL::BIGINT AS response_key, false AS to_review")
     row = store.one(f"""
         WITH fr AS MATERIALIZED (SELECT response_key, use_case, created_at, as_of
                                  FROM ({filtered_scores(store, f, p)})),

@@ -321,13 +321,13 @@ class Store:
     """
 
     def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None):
+        limit = None if memory_limit is None else _checked_limit(memory_limit).strip()
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # config, not an SQL string: the validated setting reaches DuckDB as a value
-            limit = settings().memory_limit if memory_limit is None else _checked_limit(memory_limit)
-            self._conn = duckdb.connect(str(self.path), config={"memory_limit": limit.strip(),
+            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip(),
                                                                 "checkpoint_threshold": _CHECKPOINT_THRESHOLD})
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
@@ -336,6 +336,11 @@ class Store:
         except duckdb.Error as error:
             raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
         self._conn.execute("SET TimeZone = 'UTC'")
+        if limit is not None:
+            # set after opening, not as the connection's config: DuckDB refuses a second connection to a file this
+            # process has open under another config (a test's store beside the console's). The value is matched
+            # against the memory-size pattern first: SET takes no bound parameter.
+            self._conn.execute(f"SET memory_limit = '{limit}'")
         self._write_lock = threading.RLock()
         self.applied_migrations = self._migrate()
 

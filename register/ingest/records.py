@@ -20,6 +20,7 @@ import pyarrow as pa
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
 from register.db.store import Transaction
+from register.ingest import claim_counts
 from register.scoring import current_scores
 
 
@@ -133,13 +134,17 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                         WHEN cur.content_hash = s.content_hash THEN 'unchanged'
                         ELSE 'revised' END AS outcome,
                    coalesce(mx.max_revision, 0) + 1 AS next_revision,
-                   nextval('seq_response_key') AS response_key
+                   nextval('seq_response_key') AS response_key, cur.response_key AS current_key
             FROM _staged_r s
             LEFT JOIN responses cur ON cur.response_id = s.response_id AND cur.is_current
             LEFT JOIN (SELECT response_id, max(revision) AS max_revision FROM responses
                        WHERE response_id IN (SELECT response_id FROM _staged_r) GROUP BY response_id) mx
                    ON mx.response_id = s.response_id
         """)
+        # the current claims of revised responses stop being current: their source counts go (by their keys)
+        revised = tx.query("SELECT count(*) FROM _plan WHERE outcome = 'revised'")[0][0]
+        gone = (claim_counts.counted(tx, "response_key IN (SELECT current_key FROM _plan WHERE outcome = 'revised')")
+                if revised else None)
         for table in ("responses", "claims"):  # allow-listed identifiers
             tx.execute(f"""
                 UPDATE {table} SET is_current = false
@@ -164,6 +169,7 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                    c.entailment::JSON
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
+        claim_counts.move(tx, gone, "response_key IN (SELECT response_key FROM _plan WHERE outcome <> 'unchanged')")
         # a revised response's current score was its old revision's: the console's read model drops it until the
         # new revision is scored (as the join of current responses and current scores does)
         current_scores.refresh(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")

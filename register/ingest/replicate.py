@@ -31,7 +31,7 @@ from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.ingest import search_index
+from register.ingest import claim_counts, search_index
 from register.ingest.importer import ProgressFn
 from register.ingest.records import canonical_json, content_hash
 from register.scoring.profiles import active_profile
@@ -105,6 +105,7 @@ def _copy_round(batch_id: int, number: int, take: int) -> Callable[[Transaction]
             INSERT INTO claims
             SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
             FROM {_SCRATCH_C} c JOIN _copies k ON c.response_id = k.template_id""")
+        claim_counts.move(tx, None, "response_key IN (SELECT copy_key FROM _copies)")
         tx.execute("UPDATE import_batches SET records_total = records_total + $n, accepted = accepted + $n, "
                    "new_responses = new_responses + $n WHERE batch_id = $batch", {"n": take, "batch": batch_id})
         tx.execute("DROP TABLE _copies")

@@ -1,0 +1,68 @@
+"""``claim_source_counts`` (migration 024): the current claims that cite a source, counted by label mask, source and
+category -- what the Authority checks read of a claim apart from its response.
+
+It holds exactly the count of ``claims`` where ``is_current`` and ``source_id`` is set, grouped so, and is kept so in
+the transaction of each write that changes which claims are current: an import (``records.merge_staged``: the
+claims of a revised response stop being current, the new revision's start) and the synthetic copies
+(``replicate``). Claims are never rewritten otherwise. ``check`` compares it with a recount (every test's store is
+checked at teardown); ``rebuild`` counts again.
+
+Readers: the overview's Authority figures over every current response (``register.scoring.authority``) and the
+sources the current claims cite (``authority.cited_sources``).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from register.db.store import Cursor, Store
+
+__all__ = ["check", "counted", "move", "rebuild"]
+
+_KEY = "label_mask, source_id, category"
+_COUNT = (f"SELECT {_KEY}, count(*) AS claims FROM claims WHERE is_current AND source_id IS NOT NULL AND ({{where}}) "
+          "GROUP BY ALL")
+
+
+def counted(cur: Cursor, where: str, params: dict | None = None) -> pa.Table:
+    """The counts of the current sourced claims that meet ``where`` (a condition on ``claims``; named ``$``
+    parameters in ``params``): take them before a write makes those claims not current, give them to ``move``."""
+    return cur.arrow(_COUNT.format(where=where), params or {})
+
+
+def move(cur: Cursor, gone: pa.Table | None, added_where: str, params: dict | None = None) -> None:
+    """Take the counts ``gone`` (from ``counted``, before the write) away and add those of the current sourced
+    claims that meet ``added_where`` (after it); a group left with no claim goes. The table is small (one row per
+    label mask, source and category), so it is summed again whole."""
+    gone = gone if gone is not None else pa.table({"label_mask": pa.array([], pa.int32()),
+                                                   "source_id": pa.array([], pa.string()),
+                                                   "category": pa.array([], pa.string()),
+                                                   "claims": pa.array([], pa.int64())})
+    with cur.relation("_claim_counts_gone", gone):
+        cur.execute(f"""CREATE OR REPLACE TEMP TABLE _claim_counts AS
+            SELECT {_KEY}, sum(claims)::BIGINT AS claims FROM (
+                SELECT {_KEY}, claims FROM claim_source_counts
+                UNION ALL SELECT {_KEY}, -claims FROM _claim_counts_gone
+                UNION ALL {_COUNT.format(where=added_where)})
+            GROUP BY ALL HAVING sum(claims) <> 0""", params or {})
+    cur.execute("DELETE FROM claim_source_counts")
+    cur.execute("INSERT INTO claim_source_counts SELECT * FROM _claim_counts")
+    cur.execute("DROP TABLE _claim_counts")
+
+
+def rebuild(cur: Cursor) -> None:
+    """Count every current sourced claim again."""
+    cur.execute("DELETE FROM claim_source_counts")
+    cur.execute("INSERT INTO claim_source_counts " + _COUNT.format(where="true"))
+
+
+def check(cur: Cursor | Store, limit: int = 5) -> list[str]:
+    """The groups where the table and a recount differ, as sentences (at most ``limit``); [] when they agree."""
+    rows = cur.query(f"""
+        SELECT coalesce(t.label_mask, j.label_mask), coalesce(t.source_id, j.source_id),
+               coalesce(t.category, j.category), t.claims, j.claims
+        FROM claim_source_counts t FULL JOIN ({_COUNT.format(where="true")}) j
+          ON t.label_mask = j.label_mask AND t.source_id = j.source_id AND t.category IS NOT DISTINCT FROM j.category
+        WHERE t.claims IS DISTINCT FROM j.claims ORDER BY ALL LIMIT ?""", [int(limit)])
+    return [f"claims of source {source!r}, category {category!r}, label mask {mask}: counted {held}, "
+            f"recounted {actual}" for mask, source, category, held, actual in rows]

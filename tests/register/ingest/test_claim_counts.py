@@ -1,0 +1,77 @@
+"""``claim_source_counts`` (migration 024) holds the current sourced claims counted by label mask, source and
+category through every write that changes which claims are current: an import of new responses, a revision (the
+old revision's claims leave, the new one's come), an unchanged re-import, synthetic copies; a database from before
+it is counted by the migration; ``check`` names a group that differs."""
+
+from __future__ import annotations
+
+import json
+
+from register import SYSTEM, Store
+from register.ingest import claim_counts
+from register.ingest.importer import import_path
+from register.ingest.replicate import replicate
+from register.scoring.profiles import ensure_default_profile
+from tests.helpers.migrations import migrations_before
+
+
+def _records(prefix: str, source: str, labels: list[str], n: int = 3) -> list[dict]:
+    return [{"response_id": f"{prefix}-{i}", "claims": [
+        {"claim_id": "a", "labels": labels, "source_id": source, "category": "legal"},
+        {"claim_id": "b", "labels": ["SUPPORTED"], "source_id": "src-2"},
+        {"claim_id": "c", "labels": ["UNSUPPORTED"]}]} for i in range(n)]
+
+
+def _import(store: Store, tmp_path, name: str, records: list[dict]) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_path(store, SYSTEM, path)
+
+
+def _counts(store: Store) -> dict[tuple, int]:
+    return {(mask, source, category): n for mask, source, category, n in
+            store.query("SELECT label_mask, source_id, category, claims FROM claim_source_counts")}
+
+
+def test_imports_revisions_and_copies_keep_the_counts(store, tmp_path):
+    _import(store, tmp_path, "first", _records("r", "src-1", ["SUPPORTED"]))
+    assert _counts(store) == {(1, "src-1", "legal"): 3, (1, "src-2", None): 3}
+    # two responses revised: their first claim now cites src-9 as CONTRADICTED; one sent again unchanged
+    revised = _records("r", "src-9", ["CONTRADICTED", "OUTDATED"], n=2) + _records("r", "src-1", ["SUPPORTED"])[2:]
+    _import(store, tmp_path, "second", revised)
+    assert _counts(store) == {(1, "src-1", "legal"): 1, (8 | 16, "src-9", "legal"): 2, (1, "src-2", None): 3}
+    assert claim_counts.check(store) == []
+    batch = store.scalar("SELECT batch_id FROM import_batches WHERE source_name = 'first.jsonl'")
+    replicate(store, SYSTEM, batch, 5)  # copies of the batch's current responses
+    assert claim_counts.check(store) == []
+    assert sum(_counts(store).values()) == store.scalar(
+        "SELECT count(*) FROM claims WHERE is_current AND source_id IS NOT NULL")
+    assert sum(_counts(store).values()) == 6 + 10  # five copies of two sourced claims each
+
+
+def test_check_names_a_group_that_differs_and_rebuild_counts_again(store, tmp_path):
+    _import(store, tmp_path, "first", _records("r", "src-1", ["SUPPORTED"]))
+    with store.cursor() as cur:
+        cur.execute("UPDATE claim_source_counts SET claims = claims + 1 WHERE source_id = 'src-1'")
+        cur.execute("DELETE FROM claim_source_counts WHERE source_id = 'src-2'")
+    problems = claim_counts.check(store)
+    assert len(problems) == 2 and any("'src-1'" in p and "counted 4, recounted 3" in p for p in problems)
+    assert any("'src-2'" in p and "counted None" in p for p in problems)
+    with store.cursor() as cur:
+        claim_counts.rebuild(cur)
+    assert claim_counts.check(store) == []
+
+
+def test_a_database_from_before_the_counts_is_counted_by_the_migration(tmp_path, monkeypatch):
+    migrations_before(tmp_path, monkeypatch, 24)
+    monkeypatch.setattr(claim_counts, "move", lambda *args, **kwargs: None)  # the importer before the counts
+    older = Store(tmp_path / "older.duckdb")
+    ensure_default_profile(older, SYSTEM)
+    _import(older, tmp_path, "old", _records("o", "src-1", ["SUPPORTED", "PARTIAL"]))
+    assert older.scalar("SELECT count(*) FROM information_schema.tables WHERE table_name = 'claim_source_counts'") == 0
+    older.close()
+    monkeypatch.undo()
+    upgraded = Store(tmp_path / "older.duckdb")
+    assert _counts(upgraded) == {(1 | 2, "src-1", "legal"): 3, (1, "src-2", None): 3}
+    assert claim_counts.check(upgraded) == []
+    upgraded.close()
