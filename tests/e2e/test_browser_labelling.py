@@ -77,10 +77,21 @@ def _annotate(page, url: str, who: str, claims: list[str], first: tuple[str, str
 
 
 def _audit_count(page, action: str, count: int) -> None:
+    """Choose ``action`` in the audit trail's Action filter and wait for ``count`` matching events. The choice is
+    pressed again until its tag shows in the box: under load a click on the option list could be lost (a clean-clone
+    run once stood at "All actions" with every event listed)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     actions = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text("Action", exact=True))
-    actions.locator("input").click()
-    page.get_by_role("option", name=action, exact=True).click()
-    page.keyboard.press("Escape")
+    for _ in range(3):
+        actions.locator("input").click()
+        page.get_by_role("option", name=action, exact=True).click()
+        page.keyboard.press("Escape")
+        try:
+            actions.get_by_text(action, exact=True).wait_for(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            continue
     page.get_by_text(f"{count} matching events").wait_for(timeout=30_000)
 
 
