@@ -25,6 +25,9 @@ PREFIX = "HRI_"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+# a DuckDB memory size (`4GB`, `512MiB`): the memory-limit settings and ``Store(memory_limit=)`` accept only this
+MEMORY_SIZE = r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$"
+
 class InvalidSetting(RegisterError):
     """An ``HRI_*`` environment variable holds a value of the wrong type or range."""
 
@@ -58,12 +61,12 @@ class Settings(BaseSettings):
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
                                  description="largest file `python -m register import` accepts, in MiB")
-    memory_limit: str = Field("4GB", pattern=r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+    memory_limit: str = Field("4GB", pattern=MEMORY_SIZE,
                               description="most memory DuckDB may use for its buffers per process, e.g. `4GB` or "
                                           "`512MiB`; larger work spills to a temporary folder beside the database "
                                           "file (DuckDB's own default would be 80% of the machine's memory)")
     console_memory_limit: str = Field(
-        "600MB", pattern=r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+        "600MB", pattern=MEMORY_SIZE,
         description="the same bound for the console (the Streamlit server, one process for every user): at "
                     "10 million answers `600MB` keeps the server under 1 GB resident, a publish's full rescore "
                     "included (it spills and takes longer); the command line uses `HRI_MEMORY_LIMIT`")

@@ -41,7 +41,7 @@ from register.errors import (
     RegisterError,
     WriteConflict,
 )
-from register.settings import settings
+from register.settings import MEMORY_SIZE, settings
 
 __all__ = ["SYSTEM", "Actor", "Change", "Cursor", "Store", "Transaction", "account_problem", "database_path_from_env",
            "utc_now"]
@@ -302,7 +302,7 @@ def keyring_path(database: Path, configured: str | Path | None = None) -> Path:
 # that grew with the table (an import's CPU per response rose with the database). Committing to the log and
 # checkpointing every few hundred MB keeps commits cheap; the log is replayed on the next open after a crash.
 _CHECKPOINT_THRESHOLD = "512MB"
-_MEMORY_LIMIT = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$")
+_MEMORY_LIMIT = re.compile(MEMORY_SIZE)
 
 
 def _checked_limit(limit: str) -> str:
