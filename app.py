@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import auth, intake
+from ui import auth, intake, warmup
 from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
@@ -72,6 +72,7 @@ PAGES["Intake"] = [st.Page("pages/intake.py", title="Import", icon=":material/up
 def main() -> None:
     intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
     if auth.current_role() is None:
+        warmup.ensure_overview_warm()  # the first login page of a process: the Overview's reads, in the background
         # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate
         # shows the login form, and the login's rerun lands on the page asked for; none is listed.
         st.navigation(PAGES, position="hidden").run()

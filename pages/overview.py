@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hri_core.calibration import score_bins
 from register.console.queries import NO_CLAIMS_STATE
 from ui import authority, data, figures
 from ui import feedback as feedback_ui
@@ -52,10 +51,7 @@ def main() -> None:
     st.caption(f"Scores under {scores_under}"
                f" · bands and weights from **{escape_markdown(profile.name)} v{profile.version}** (provisional "
                "design parameters)")
-    band_names = tuple(b.name for b in profile.bands)
-    weights = tuple((d.value, w) for d, w in profile.weights.items())
-    # histogram bins never straddle a band bound and are read like bands (the calibration page bins alike)
-    bins = score_bins([b.upper for b in profile.bands])
+    weights, band_names, bins = data.overview_arguments(profile)
     figures_data = data.overview(f, weights, band_names, bins)  # every figure of the page in one query
     k = figures_data["kpis"]
     if not k["responses"]:

@@ -70,6 +70,11 @@ class Settings(BaseSettings):
         description="the same bound for the console (the Streamlit server, one process for every user): at "
                     "10 million answers `600MB` keeps the server under 1 GB resident, a publish's full rescore "
                     "included (it spills and takes longer); the command line uses `HRI_MEMORY_LIMIT`")
+    console_warmup: bool = Field(True,
+                                 description="`1`: when the console process shows its first login page, the "
+                                             "Overview's reads for no filter are computed in the background "
+                                             "while the visitor logs in (the first overview after a restart is "
+                                             "then served from the cache); `0`: computed on the first visit")
     max_answer_chars: int = Field(200_000, ge=1,
                                   description="longest answer an imported response may have, in characters "
                                               "(a longer one is quarantined)")

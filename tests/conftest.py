@@ -22,6 +22,8 @@ def _isolated_environment(tmp_path, monkeypatch):
     for name in [name for name in os.environ if name.startswith("HRI_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
+    # no background warm-up of the overview (ui.warmup): its reads would race what a test counts and closes
+    monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from hri_core.calibration import score_bins
 from register import SYSTEM, Store
 from register.access import four_eyes
 from register.access.sources import mask_restricted_claims
@@ -102,6 +103,14 @@ def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: 
              bins: tuple[float, ...]) -> dict:
     """Every figure of the overview page (KPIs and the five charts' data) from one query."""
     return queries.overview(get_store(), f, dict(weights), bands, bins=bins)
+
+
+def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
+    """What ``overview`` takes besides the filters, under ``profile``: its weights, its band names, and the
+    histogram's bins (which never straddle a band bound and are read like bands, as the calibration page bins).
+    One function for the page and the warm-up (``ui.warmup``), so both ask the cache for the same entry."""
+    weights = tuple((d.value, w) for d, w in profile.weights.items())
+    return weights, tuple(b.name for b in profile.bands), score_bins([b.upper for b in profile.bands])
 
 
 @st.cache_data(show_spinner=False)

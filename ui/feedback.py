@@ -22,6 +22,7 @@ __all__ = ["WINDOWS", "feedback_list", "outside_register", "reject", "report", "
            "scope_tile", "scope_trend", "scope_trend_figure", "validate", "window_end"]
 
 WINDOWS = (7, 30, 90)  # evaluation windows offered, days
+DEFAULT_WINDOW = 30  # the overview tile's window until one is chosen
 TREND_POINTS = 12      # weekly window ends on the trend
 _SCOPE_NONE = "—"      # a response without a use case or model
 
@@ -120,8 +121,8 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
     """The overview's s_H tile: the highest scope's s_H over the chosen window, the scopes, and the trend."""
     st.subheader("Validated feedback (s_H)")
     left, right = st.columns([1, 1])
-    window = left.segmented_control("Window", WINDOWS, default=30, format_func=lambda d: f"{d} days",
-                                    key="overview_sh_window") or 30
+    window = left.segmented_control("Window", WINDOWS, default=DEFAULT_WINDOW, format_func=lambda d: f"{d} days",
+                                    key="overview_sh_window") or DEFAULT_WINDOW
     day = right.date_input("As of", value=datetime.now(UTC).date(), key="overview_sh_as_of")
     as_of = window_end(day)
     frame = scope_scores(use_cases, models, int(window), as_of, profile.decay_lambda)

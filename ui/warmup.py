@@ -1,0 +1,74 @@
+"""The Overview's reads computed while the first visitor after a restart logs in.
+
+Every cached read of the console starts cold when its process starts, and the Overview is everyone's first
+page: at 10 million answers its reads take one to two seconds on a cold DuckDB. The login page (``app.py``,
+nobody logged in) calls ``ensure_overview_warm``: the first call in a process starts one background thread
+that fills the very cache entries the Overview asks for when no filter is chosen -- the active profile, the
+filter options, the page's figures (``ui.data.overview`` with ``ui.data.overview_arguments``, the function the
+page itself uses), the Authority figures and the validated-feedback tile for its default window -- while the
+visitor types a password. A login that comes first simply computes them itself (Streamlit computes one cache
+entry once: the page waits for the thread's result rather than running the query twice).
+
+Off with ``HRI_CONSOLE_WARMUP=0`` (the tests turn it off: a thread reading a test's database while the test runs
+would make what they count depend on timing). An empty database is left alone (first start: the demo seeding
+writes it and clears the caches). A failure is logged and otherwise ignored: the page computes what it needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+from register.db.store import database_path_from_env
+from register.settings import settings
+
+__all__ = ["ensure_overview_warm", "warm_overview"]
+
+_LOG = logging.getLogger(__name__)
+
+
+def warm_overview() -> bool:
+    """Compute the Overview's cached reads for no filter (see the module); False when the database is empty."""
+    # imported here, in the thread: the login page does not wait for the charts' libraries
+    from register.console.queries import Filters
+    from register.demo import is_empty
+    from ui import authority, data, feedback
+
+    if is_empty(data.get_store()):
+        return False
+    profile = data.profile()
+    data.filter_options()
+    no_filter = Filters()
+    data.overview(no_filter, *data.overview_arguments(profile))
+    authority.overview(no_filter)
+    as_of = feedback.window_end(datetime.now(UTC).date())
+    feedback.scope_scores((), (), feedback.DEFAULT_WINDOW, as_of, profile.decay_lambda)
+    return True
+
+
+def _warm_quietly() -> None:
+    try:
+        warm_overview()
+    except Exception:  # the page computes it then; a warm-up must never be the reason a page fails
+        _LOG.warning("the overview's warm-up failed; the first visit computes it", exc_info=True)
+
+
+@st.cache_resource(show_spinner=False)
+def _warmer(_database: str) -> threading.Thread:
+    """One warm-up thread per process and database file (a Streamlit resource: started once)."""
+    thread = threading.Thread(target=_warm_quietly, name="hri-overview-warmup", daemon=True)
+    # the login page's run context: Streamlit's caches expect one in the thread that fills them
+    add_script_run_ctx(thread, get_script_run_ctx(suppress_warning=True))
+    thread.start()
+    return thread
+
+
+def ensure_overview_warm() -> threading.Thread | None:
+    """Start this process's warm-up of the Overview unless it ran already or ``HRI_CONSOLE_WARMUP`` is 0."""
+    if not settings().console_warmup:
+        return None
+    return _warmer(str(database_path_from_env().resolve()))
