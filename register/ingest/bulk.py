@@ -67,11 +67,16 @@ class BulkChunk:
 def candidates(texts: list[str]) -> list[int]:
     """Indexes of the lines the SQL may look at (``_UNPLAIN_LINE``: ASCII, only the escapes json.dumps writes
     back the same way, nothing like a trailing comma)."""
-    if not texts:
-        return []
+    return _candidate_lines(texts)[0]
+
+
+def _candidate_lines(texts: list[str]) -> tuple[list[int], pa.Array]:
+    """``candidates`` and those lines as one Arrow array (the text is converted to Arrow once)."""
     lines = pa.array(texts, pa.string())
+    if not texts:
+        return [], lines
     ok = pc.and_(pc.string_is_ascii(lines), pc.invert(pc.match_substring_regex(lines, _UNPLAIN_LINE)))
-    return [i for i, flag in enumerate(ok.to_pylist()) if flag]
+    return pc.indices_nonzero(ok).to_pylist(), lines.filter(ok)
 
 
 # Each field is read twice from one parse of the line (``json_transform``, see ``_PARSED``): ``l.<name>`` is its
@@ -268,8 +273,7 @@ def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits) -> BulkChu
     written to the database: the lines are read from Arrow and the staged rows come back as Arrow (a
     temporary table of 40 MB of text cost more than checking it).
     """
-    picked = candidates(texts)
-    raw = pa.array([texts[i] for i in picked], pa.string())
+    picked, raw = _candidate_lines(texts)
     lines = pa.table({"pos": pa.array(picked, pa.int32()), "line": raw})
     with cursor.relation("_bulk_lines", lines):
         parsed = cursor.arrow(_PARSED)
