@@ -6,8 +6,10 @@ nobody logged in) calls ``ensure_overview_warm``: the first call in a process st
 that fills the very cache entries the Overview asks for when no filter is chosen -- the active profile, the
 filter options, the page's figures (``ui.data.overview`` with ``ui.data.overview_arguments``, the function the
 page itself uses), the Authority figures and the validated-feedback tile for its default window -- while the
-visitor types a password. A login that comes first simply computes them itself (Streamlit computes one cache
-entry once: the page waits for the thread's result rather than running the query twice).
+visitor types a password. A login that comes first waits for the thread's result rather than running the
+query twice (Streamlit computes one cache entry once, under a lock per entry); a write that clears the caches
+while the thread computes makes Streamlit discard what it computed (its caches count their clears), so the
+warm-up never leaves a stale figure behind.
 
 Off with ``HRI_CONSOLE_WARMUP=0`` (the tests turn it off: a thread reading a test's database while the test runs
 would make what they count depend on timing). An empty database is left alone (first start: the demo seeding
