@@ -9,7 +9,6 @@ from hri_core.explain import explain
 from register.access.sources import RESTRICTED_NOTE
 from register.console.queries import NO_CLAIMS_STATE
 from register.errors import NotFound
-from register.scoring.reproduce import reproduce
 from ui import data, figures
 from ui.auth import current_actor
 from ui.errors import show_error
@@ -125,7 +124,7 @@ def main() -> None:
         show_error(NotFound(f"response {rid!r} does not exist"))
         return
     try:
-        repro = reproduce(data.get_store(), rid)
+        repro = data.reproduction(rid)
     except NotFound as error:
         show_error(error)
         return

@@ -1,0 +1,50 @@
+"""The response detail's recomputation is cached like every read (``ui.data.reproduction``, issue 14): a rerun of
+the page does not recompute it, and a write to the record (``after_write``) does -- so a changed stored score is
+never hidden behind a cached "matches"."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from register.scoring import reproduce
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+from ui.text import escape_markdown
+
+APP = str(REPO_ROOT / "app.py")
+
+
+def _detail(response_id: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    login(at, "reviewer")
+    at.query_params["response_id"] = response_id
+    at.run()
+    return at.switch_page("pages/response_detail.py").run()
+
+
+def test_a_rerun_reuses_the_reproduction_and_a_write_recomputes_it(seeded_db, monkeypatch):
+    from ui import data
+
+    calls = []
+    original = reproduce.reproduce
+    monkeypatch.setattr(reproduce, "reproduce", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    at = _detail("paper-table-v")
+    assert not at.exception, at.exception
+    assert any("matches the stored score" in s.value for s in at.success)
+    at.run()
+    _detail("paper-table-v")  # another session: the same recomputation
+    assert calls == ["paper-table-v"]
+
+    # the stored score changes behind the console's back: the cached reproduction still says it matches ...
+    with seeded_db.cursor() as cur:
+        cur.execute("UPDATE scores SET hri = hri + 0.5 WHERE response_id = 'paper-table-v' AND is_current")
+    at.run()
+    assert any("matches the stored score" in s.value for s in at.success)
+    # ... until a write through the console clears the cached reads: then it is recomputed and the difference shown
+    data.after_write()
+    at.run()
+    assert not at.exception, at.exception
+    assert calls == ["paper-table-v", "paper-table-v"]
+    assert not any("matches the stored score" in s.value for s in at.success)
+    differs = escape_markdown("hri: stored 1.2")
+    assert any("Recomputation differs from the stored score" in e.value and differs in e.value for e in at.error)
