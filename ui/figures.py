@@ -195,9 +195,7 @@ def score_histogram_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.
         hovertemplate="Score above %{customdata[0]:g} up to %{customdata[1]:g} (%{customdata[2]})<br>"
                       "%{y:,} responses<extra></extra>",
     ))
-    for band in list(bands)[:-1]:
-        fig.add_vline(x=band.upper, line_dash="dash", line_color="#424242", line_width=1,
-                      annotation_text=f"{escape_html(band.name)} ≤ {band.upper:g}", annotation_position="top left")
+    _band_bounds(fig, bands, across="x", dash="dash", color="#424242")  # labelled at the top, left of the line
     fig.update_layout(title=title, xaxis_title="HRI score (0-100)", yaxis_title="Responses", bargap=0.05)
     fig.update_xaxes(range=[0, 100])
     return fig
@@ -340,6 +338,28 @@ def contribution_figure(
 
 # --- 6. score history of one response --------------------------------------------------------------
 
+def _band_bounds(fig: go.Figure, bands: Sequence[Any], *, across: str, dash: str, color: str) -> None:
+    """A line at each band's upper bound except the last (the top of the scale), labelled "name ≤ bound".
+
+    ``across="x"``: vertical lines at x = bound (a histogram of scores), labelled at the top, left of the line;
+    ``"y"``: horizontal lines at y = bound (a score over time), labelled at the right end, under the line. What
+    ``add_vline`` / ``add_hline`` with ``annotation_position`` "top left" / "bottom right" draw, written in one
+    layout update: those rebuild the layout once per line, most of the figure's build time on every page run."""
+    shapes, labels = [], []
+    for band in list(bands)[:-1]:
+        at, text = float(band.upper), f"{escape_html(band.name)} ≤ {band.upper:g}"
+        line = {"type": "line", "line": {"color": color, "dash": dash, "width": 1}}
+        if across == "x":
+            shapes.append({**line, "xref": "x", "x0": at, "x1": at, "yref": "y domain", "y0": 0, "y1": 1})
+            labels.append({"text": text, "showarrow": False, "xref": "x", "x": at, "xanchor": "right",
+                           "yref": "y domain", "y": 1, "yanchor": "top"})
+        else:
+            shapes.append({**line, "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": at, "y1": at})
+            labels.append({"text": text, "showarrow": False, "xref": "x domain", "x": 1, "xanchor": "right",
+                           "yref": "y", "y": at, "yanchor": "top"})
+    fig.update_layout(shapes=[*fig.layout.shapes, *shapes], annotations=[*fig.layout.annotations, *labels])
+
+
 def score_history_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Figure:
     """Score of one response per scoring run over ``as_of``: a line, markers coloured by band (the
     current score drawn as a larger diamond), profile version in the hover, and a dotted line at each
@@ -373,10 +393,7 @@ def score_history_figure(df: pd.DataFrame | None, bands: Sequence[Any]) -> go.Fi
                            f"Score %{{y:.1f}} → {escape_html(band)} / %{{customdata[2]}}<br>"
                            "HRI_add %{customdata[3]:.3f}<br>Profile %{customdata[1]}<extra></extra>"),
         ))
-    for band in list(bands)[:-1]:
-        fig.add_hline(y=band.upper, line_dash="dot", line_color="#616161", line_width=1,
-                      annotation_text=f"{escape_html(band.name)} ≤ {band.upper:g}",
-                      annotation_position="bottom right")
+    _band_bounds(fig, bands, across="y", dash="dot", color="#616161")  # labelled at the right, under the line
     fig.update_layout(title=title, xaxis_title="Scored as of", yaxis_title="HRI score (0-100)",
                       legend_title_text="Band")
     fig.update_yaxes(range=[0, 105])
