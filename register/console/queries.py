@@ -769,9 +769,10 @@ def export_rows(store: Store, f: Filters, *, search: str | None = None, sort_by:
 
 
 def _every_current(store: Store, f: Filters) -> bool:
-    """Whether the filtered set of ``f`` is every current response: no filter narrows it, and every current
-    response has a current score (the read model holds one row per scored current response)."""
-    if as_current(store, f) != Filters():
+    """Whether the filtered set of ``f`` is every current response of its use cases and models (all of them when
+    it names none): no other filter narrows it, and every current response has a current score (the read model
+    holds one row per scored current response)."""
+    if replace(as_current(store, f), use_cases=(), models=()) != Filters():
         return False
     return bool(store.scalar("SELECT (SELECT count(*) FROM responses WHERE is_current) = "
                              "(SELECT count(*) FROM current_scores)"))
@@ -799,7 +800,8 @@ def authority_overview(store: Store, f: Filters) -> dict:
           "SELECT fr.response_key, fr.use_case, fr.created_at, cs.as_of FROM fr "
           "LEFT JOIN current_scores cs ON cs.response_key = fr.response_key")
     counted = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over="fg",
-                                  over_every_current=_every_current(store, f))
+                                  over_every_current=_every_current(store, f), use_cases=f.use_cases,
+                                  models=f.models)
     # the answers with a failed check: none to find (and no claim read) while no current claim cites a source
     # that can fail one
     failing = (claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")

@@ -1,5 +1,6 @@
-"""``claim_source_counts`` (migration 024): the current claims that cite a source, counted by label mask, source and
-category -- what the Authority checks read of a claim apart from its response.
+"""``claim_source_counts`` (migrations 024, 025): the current claims that cite a source, counted by label mask, source
+and category -- what the Authority checks read of a claim apart from its response -- and by their answer's use case
+and model (the filters the overview's Authority figures can then be read under from here).
 
 It holds exactly the count of ``claims`` where ``is_current`` and ``source_id`` is set, grouped so, and is kept so in
 the transaction of each write that changes which claims are current: an import (``records.merge_staged``: the
@@ -19,9 +20,12 @@ from register.db.store import Cursor, Store
 
 __all__ = ["check", "counted", "move", "rebuild"]
 
-_KEY = "label_mask, source_id, category"
-_COUNT = (f"SELECT {_KEY}, count(*) AS claims FROM claims WHERE is_current AND source_id IS NOT NULL AND ({{where}}) "
-          "GROUP BY ALL")
+_KEY = "label_mask, source_id, category, use_case, model"
+# ``where`` is a condition on ``claims`` alone (it is applied before the claims meet their responses)
+_COUNT = ("SELECT c.label_mask, c.source_id, c.category, r.use_case, r.model, count(*) AS claims "
+          "FROM (SELECT label_mask, source_id, category, response_key FROM claims "
+          "      WHERE is_current AND source_id IS NOT NULL AND ({where})) c "
+          "JOIN responses r ON r.response_key = c.response_key GROUP BY ALL")
 
 
 def counted(cur: Cursor, where: str, params: dict | None = None) -> pa.Table:
@@ -33,10 +37,10 @@ def counted(cur: Cursor, where: str, params: dict | None = None) -> pa.Table:
 def move(cur: Cursor, gone: pa.Table | None, added_where: str, params: dict | None = None) -> None:
     """Take the counts ``gone`` (from ``counted``, before the write) away and add those of the current sourced
     claims that meet ``added_where`` (after it); a group left with no claim goes. The table is small (one row per
-    label mask, source and category), so it is summed again whole."""
-    gone = gone if gone is not None else pa.table({"label_mask": pa.array([], pa.int32()),
-                                                   "source_id": pa.array([], pa.string()),
-                                                   "category": pa.array([], pa.string()),
+    label mask, source, category, use case and model), so it is summed again whole."""
+    text = pa.array([], pa.string())
+    gone = gone if gone is not None else pa.table({"label_mask": pa.array([], pa.int32()), "source_id": text,
+                                                   "category": text, "use_case": text, "model": text,
                                                    "claims": pa.array([], pa.int64())})
     with cur.relation("_claim_counts_gone", gone):
         cur.execute(f"""CREATE OR REPLACE TEMP TABLE _claim_counts AS
@@ -60,9 +64,12 @@ def check(cur: Cursor | Store, limit: int = 5) -> list[str]:
     """The groups where the table and a recount differ, as sentences (at most ``limit``); [] when they agree."""
     rows = cur.query(f"""
         SELECT coalesce(t.label_mask, j.label_mask), coalesce(t.source_id, j.source_id),
-               coalesce(t.category, j.category), t.claims, j.claims
+               coalesce(t.category, j.category), coalesce(t.use_case, j.use_case), coalesce(t.model, j.model),
+               t.claims, j.claims
         FROM claim_source_counts t FULL JOIN ({_COUNT.format(where="true")}) j
           ON t.label_mask = j.label_mask AND t.source_id = j.source_id AND t.category IS NOT DISTINCT FROM j.category
+             AND t.use_case IS NOT DISTINCT FROM j.use_case AND t.model IS NOT DISTINCT FROM j.model
         WHERE t.claims IS DISTINCT FROM j.claims ORDER BY ALL LIMIT ?""", [int(limit)])
-    return [f"claims of source {source!r}, category {category!r}, label mask {mask}: counted {held}, "
-            f"recounted {actual}" for mask, source, category, held, actual in rows]
+    return [f"claims of source {source!r}, category {category!r}, use case {use_case!r}, model {model!r}, "
+            f"label mask {mask}: counted {held}, recounted {actual}"
+            for mask, source, category, use_case, model, held, actual in rows]

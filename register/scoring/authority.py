@@ -78,7 +78,8 @@ def _labels(p: Params) -> tuple[str, str, str, str]:
 def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
                         *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
                         failing_only: bool = False, grouped_over: str | None = None,
-                        over_every_current: bool = False) -> str:
+                        over_every_current: bool = False, use_cases: tuple[str, ...] = (),
+                        models: tuple[str, ...] = ()) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
@@ -99,10 +100,11 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     per-claim columns (response_id .. text) are NULL. The checks themselves are the same expressions, so
     the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: 43
     million SUPPORTED sourced claims citing a few hundred sources become a few thousand rows.
-    ``over_every_current``: the caller knows ``grouped_over`` holds every current response, so the claims of
-    sources that are neither dated nor restricted (whose checks read nothing of the response) are read from
-    their counts (``claim_source_counts``) instead of joining 43 million claims to it (at 10M answers the join
-    cost 4.4 s of a 6 s query; the scan without it 1.5 s, several seconds with a cold cache).
+    ``over_every_current``: the caller knows ``grouped_over`` holds every current response (of ``use_cases`` and
+    ``models`` when given), so the claims of sources that are neither dated nor restricted (whose checks read
+    nothing of the response) are read from their counts (``claim_source_counts``, by use case and model since
+    migration 025) instead of joining 43 million claims to it (at 10M answers the join cost 4.4 s of a 6 s
+    query; the scan without it 1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s).
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -122,6 +124,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
         if grouped_over is None or keys is not None or failing_only or key is not None:
             raise ValueError("over_every_current counts every current claim: grouped_over only, no narrower set")
         table_where = f"(label_mask & {p(LABEL_BIT[Label.SUPPORTED])}) <> 0" if supported_only else "true"
+        if use_cases:  # as the console's filter reads them (register.console.queries._group_conditions)
+            table_where += f" AND use_case IN {p.in_list(use_cases)}"
+        if models:
+            table_where += f" AND model IN {p.in_list(models)}"
     if supported_only or failing_only:  # by the labels' bit mask: reading the label lists cost 2.9 s at 60M claims
         which += f" AND (c.label_mask & {p(LABEL_BIT[Label.SUPPORTED])}) <> 0"
     if failing_only:
@@ -258,7 +264,7 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
         WHERE {which} AND c.source_id IS NOT NULL"""
     if table_where is not None:
         # every current response is in the view: the claims of the other sources are read from their counts
-        # (claim_source_counts, migration 024: one row per label mask, source and category)
+        # (claim_source_counts, migrations 024-025: one row per label mask, source, category, use case and model)
         rows = (f"{joined} AND c.source_id IN ({sensitive}) GROUP BY ALL UNION ALL "
                 "SELECT label_mask, source_id, category, NULL::VARCHAR, NULL::TIMESTAMPTZ, claims "
                 f"FROM claim_source_counts WHERE {table_where} AND source_id NOT IN ({sensitive})")

@@ -145,8 +145,10 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     # scored before src-expiring's valid-until date: an answer without a creation time is judged at its score's
     # as-of time (not expired), not now (expired)
     rescore(store, SYSTEM, active_profile(store), as_of=datetime(2026, 3, 1, tzinfo=UTC))
+    # no filter, use cases and models (read from the counts), and filters the counts cannot stand for
     for f in (Filters(), Filters(use_cases=("helpdesk",)), Filters(models=("m2",)), Filters(profile_version=1),
-              Filters(bands=("Low",))):
+              Filters(bands=("Low",)), Filters(use_cases=("helpdesk", "legal"), models=("m1",)),
+              Filters(use_cases=("hr",), bands=("Low", "Medium"))):
         counted = authority_overview(store, f)
         listed = _listed_overview(store, f)
         by_problem = {k: v for k, v in zip(counted["by_problem"]["problem"], counted["by_problem"]["claims"],

@@ -1,7 +1,7 @@
-"""``claim_source_counts`` (migration 024) holds the current sourced claims counted by label mask, source and
-category through every write that changes which claims are current: an import of new responses, a revision (the
-old revision's claims leave, the new one's come), an unchanged re-import, synthetic copies; a database from before
-it is counted by the migration; ``check`` names a group that differs."""
+"""``claim_source_counts`` (migrations 024, 025) holds the current sourced claims counted by label mask, source,
+category, use case and model through every write that changes which claims are current: an import of new
+responses, a revision (the old revision's claims leave, the new one's come), an unchanged re-import, synthetic
+copies; a database from before it is counted by the migration; ``check`` names a group that differs."""
 
 from __future__ import annotations
 
@@ -28,9 +28,13 @@ def _import(store: Store, tmp_path, name: str, records: list[dict]) -> None:
     import_path(store, SYSTEM, path)
 
 
-def _counts(store: Store) -> dict[tuple, int]:
-    return {(mask, source, category): n for mask, source, category, n in
-            store.query("SELECT label_mask, source_id, category, claims FROM claim_source_counts")}
+def _counts(store: Store, *, scoped: bool = False) -> dict[tuple, int]:
+    """The table as {(mask, source, category): claims}, or with ``scoped`` {(..., use case, model): claims}."""
+    rows = store.query("SELECT label_mask, source_id, category, use_case, model, claims FROM claim_source_counts")
+    if scoped:
+        return {tuple(row[:5]): row[5] for row in rows}
+    assert all(row[3] is None and row[4] is None for row in rows), "these records name no use case or model"
+    return {tuple(row[:3]): row[5] for row in rows}
 
 
 def test_imports_revisions_and_copies_keep_the_counts(store, tmp_path):
@@ -75,3 +79,25 @@ def test_a_database_from_before_the_counts_is_counted_by_the_migration(tmp_path,
     assert _counts(upgraded) == {(1 | 2, "src-1", "legal"): 3, (1, "src-2", None): 3}
     assert claim_counts.check(upgraded) == []
     upgraded.close()
+
+
+def test_a_revision_that_moves_an_answer_to_another_use_case_moves_its_counts(store, tmp_path):
+    """The use case and model are the answer's, not the claim's: a revision that changes only them (the claims the
+    same) takes the old revision's claims out of the old scope and counts the new one's in the new scope."""
+    first = [{**r, "use_case": "helpdesk", "model": "m1"} for r in _records("r", "src-1", ["SUPPORTED"])]
+    _import(store, tmp_path, "first", first)
+    assert _counts(store, scoped=True) == {(1, "src-1", "legal", "helpdesk", "m1"): 3,
+                                           (1, "src-2", None, "helpdesk", "m1"): 3}
+    moved = [{**first[0], "use_case": "hr"}, {**first[1], "model": "m2"}]
+    _import(store, tmp_path, "second", moved)
+    assert _counts(store, scoped=True) == {
+        (1, "src-1", "legal", "helpdesk", "m1"): 1, (1, "src-2", None, "helpdesk", "m1"): 1,
+        (1, "src-1", "legal", "hr", "m1"): 1, (1, "src-2", None, "hr", "m1"): 1,
+        (1, "src-1", "legal", "helpdesk", "m2"): 1, (1, "src-2", None, "helpdesk", "m2"): 1}
+    assert claim_counts.check(store) == []
+    with store.cursor() as cur:
+        cur.execute("UPDATE claim_source_counts SET use_case = 'elsewhere' WHERE use_case = 'hr'")
+    assert any("use case 'hr'" in p and "counted None, recounted 1" in p for p in claim_counts.check(store))
+    with store.cursor() as cur:
+        claim_counts.rebuild(cur)
+    assert claim_counts.check(store) == []
