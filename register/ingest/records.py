@@ -126,6 +126,14 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
     if not staged_r.num_rows:
         return MergeCounts(0, 0, 0)
     with tx.relation("_staged_r", staged_r), tx.relation("_staged_c", staged_c):
+        # the stored revisions of the chunk's ids, found in one pass over the responses: the current one and the
+        # highest revision number both come from it (two joins with the whole table cost about 0.9 CPU-s per
+        # 20,000-record chunk at 10M answers, most of what made a chunk dearer as the register grew)
+        tx.execute("""
+            CREATE OR REPLACE TEMP TABLE _stored AS
+            SELECT response_id, revision, is_current, content_hash, response_key FROM responses
+            WHERE response_id IN (SELECT response_id FROM _staged_r)
+        """)
         tx.execute("""
             CREATE OR REPLACE TEMP TABLE _plan AS
             SELECT s.response_id, s.content_hash,
@@ -136,11 +144,11 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                    coalesce(mx.max_revision, 0) + 1 AS next_revision,
                    nextval('seq_response_key') AS response_key, cur.response_key AS current_key
             FROM _staged_r s
-            LEFT JOIN responses cur ON cur.response_id = s.response_id AND cur.is_current
-            LEFT JOIN (SELECT response_id, max(revision) AS max_revision FROM responses
-                       WHERE response_id IN (SELECT response_id FROM _staged_r) GROUP BY response_id) mx
+            LEFT JOIN _stored cur ON cur.response_id = s.response_id AND cur.is_current
+            LEFT JOIN (SELECT response_id, max(revision) AS max_revision FROM _stored GROUP BY response_id) mx
                    ON mx.response_id = s.response_id
         """)
+        tx.execute("DROP TABLE _stored")
         # the current claims of revised responses stop being current: their source counts go (by their keys)
         revised = tx.query("SELECT count(*) FROM _plan WHERE outcome = 'revised'")[0][0]
         gone = (claim_counts.counted(tx, "response_key IN (SELECT current_key FROM _plan WHERE outcome = 'revised')")
