@@ -25,8 +25,11 @@ from datetime import UTC, datetime
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
+from register.console.queries import Filters
 from register.db.store import database_path_from_env
+from register.demo import is_empty
 from register.settings import settings
+from ui import authority, data, feedback
 
 __all__ = ["ensure_overview_warm", "warm_overview"]
 
@@ -35,11 +38,6 @@ _LOG = logging.getLogger(__name__)
 
 def warm_overview() -> bool:
     """Compute the Overview's cached reads for no filter (see the module); False when the database is empty."""
-    # imported here, in the thread: the login page does not wait for the charts' libraries
-    from register.console.queries import Filters
-    from register.demo import is_empty
-    from ui import authority, data, feedback
-
     if is_empty(data.get_store()):
         return False
     profile = data.profile()
