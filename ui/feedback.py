@@ -19,7 +19,7 @@ from ui.figures import empty_figure
 from ui.text import code_span, escape_html, escape_markdown
 
 __all__ = ["WINDOWS", "feedback_list", "outside_register", "reject", "report", "resolve", "scope_scores",
-           "scope_tile", "scope_trend", "scope_trend_figure", "validate", "window_end"]
+           "scope_tile", "scope_trend", "scope_trend_figure", "today", "validate", "window_end"]
 
 WINDOWS = (7, 30, 90)  # evaluation windows offered, days
 DEFAULT_WINDOW = 30  # the overview tile's window until one is chosen
@@ -81,6 +81,11 @@ def resolve(actor, feedback_id: int, resolution: str) -> int | None:
 
 # --- pure helpers ---------------------------------------------------------------------------------
 
+def today() -> date:
+    """The tile's "as of" day until one is chosen: today in UTC (the warm-up, ``ui.warmup``, asks for the same)."""
+    return datetime.now(UTC).date()
+
+
 def window_end(day: date) -> datetime:
     """The end of ``day`` in UTC (midnight after it): a window "as of" a day takes that whole day in."""
     return datetime.combine(day + timedelta(days=1), time(0, 0), tzinfo=UTC)
@@ -123,7 +128,7 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
     left, right = st.columns([1, 1])
     window = left.segmented_control("Window", WINDOWS, default=DEFAULT_WINDOW, format_func=lambda d: f"{d} days",
                                     key="overview_sh_window") or DEFAULT_WINDOW
-    day = right.date_input("As of", value=datetime.now(UTC).date(), key="overview_sh_as_of")
+    day = right.date_input("As of", value=today(), key="overview_sh_as_of")
     as_of = window_end(day)
     frame = scope_scores(use_cases, models, int(window), as_of, profile.decay_lambda)
     if frame.empty:

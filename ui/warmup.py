@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import UTC, datetime
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
@@ -45,8 +44,7 @@ def warm_overview() -> bool:
     no_filter = Filters()
     data.overview(no_filter, *data.overview_arguments(profile))
     authority.overview(no_filter)
-    as_of = feedback.window_end(datetime.now(UTC).date())
-    feedback.scope_scores((), (), feedback.DEFAULT_WINDOW, as_of, profile.decay_lambda)
+    feedback.scope_scores((), (), feedback.DEFAULT_WINDOW, feedback.window_end(feedback.today()), profile.decay_lambda)
     return True
 
 

@@ -14,6 +14,7 @@ from register.feedback import scope
 from register.scoring import profiles
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
+from ui.text import compact_count
 
 APP = str(REPO_ROOT / "app.py")
 # the register reads behind the Overview's cached reads (each module's own name, as ui/ calls it)
@@ -81,9 +82,8 @@ def test_the_login_page_warms_the_overview_and_the_overview_after_login_reads_no
     at = _log_in(at)
     assert not at.exception, at.exception
     shown = {m.label: m.value for m in at.metric}
-    assert shown["Responses"] == f"{responses:,}" or shown["Responses"].endswith(("k", "M"))
-    assert "Supported claims on failing sources" in shown or not seeded_db.scalar(
-        "SELECT count(*) FROM claims WHERE is_current AND source_id IS NOT NULL"), "the Authority tile is drawn"
+    assert shown["Responses"] == compact_count(responses)
+    assert "Supported claims on failing sources" in shown, "the Authority tile is drawn (the demo cites sources)"
     assert "Highest scope s_H" in shown, "the validated-feedback tile is drawn"
 
 
