@@ -11,6 +11,7 @@ from register.console.queries import NO_CLAIMS_STATE
 from register.errors import NotFound
 from ui import data, figures
 from ui.auth import current_actor
+from ui.authority import failed_reasons
 from ui.errors import show_error
 from ui.highlight import answer_html, highlight_pieces, legend_html, worst_label
 from ui.page import run_page
@@ -88,8 +89,7 @@ def authority_checks(claims: pd.DataFrame) -> None:
     flagged = sourced[sourced["authority"] != "ok"]
     for _, claim in flagged.iterrows():
         proposals = list(claim["proposals"] or [])
-        reasons = "; ".join(str(claim[f"{c}_reason"]) for c in ("allowed", "current", "authoritative")
-                            if claim[c] is not True)
+        reasons = failed_reasons(claim)
         text = f"Claim {code_span(claim['claim_id'])} on {code_span(claim['source_id'])}: " \
                f"{escape_markdown(claim['authority'])} — {escape_markdown(reasons)}"
         if proposals:

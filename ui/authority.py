@@ -28,6 +28,18 @@ FAILED = (authority.STALE, authority.INSUFFICIENT, authority.FORBIDDEN)
 _COLORS = {authority.STALE: "#C62828", authority.INSUFFICIENT: "#EF6C00", authority.FORBIDDEN: "#6A1B9A"}
 _GAP_COLOR = "#90A4AE"
 
+CHECKS = ("allowed", "current", "authoritative")  # a claim's three checks, in the order they are read
+
+
+def failed_reasons(claim: Any) -> str:
+    """The reasons of a claim's failed or undecided checks (``CHECKS``), each said once, in check order.
+
+    One cause can fail several checks with the same sentence (a source missing from the register is neither
+    allowed, current nor authoritative): the reader gets it once, not once per check."""
+    reasons = [str(claim[f"{check}_reason"]) for check in CHECKS if claim[check] is not True]
+    return "; ".join(dict.fromkeys(reasons))
+
+
 # --- cached reads ---------------------------------------------------------------------------------------
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hri_core.authority import authority_rules_from_dict, default_authority_rules
-from ui.authority import authority_figure, rule_rows, rules_json
+from ui.authority import authority_figure, failed_reasons, rule_rows, rules_json
 
 
 def test_the_figure_puts_the_failures_first_coloured_and_escapes_nothing_unsafe():
@@ -41,3 +41,18 @@ def test_editor_rows_drop_blank_categories_and_read_empty_types_as_none():
     assert data["rules"] == {"legal": {"max_tier": 1, "source_types": None, "note": None}}
     assert data["uncategorised"] == {"max_tier": None, "source_types": ["web page"], "note": "x"}
     assert data["valid_until_inclusive"] is False
+
+
+def test_a_reason_shared_by_several_failed_checks_is_said_once():
+    missing = "source 'contract-2024-07' is not in the source register"
+    claim = {"allowed": False, "allowed_reason": missing, "current": None, "current_reason": missing,
+             "authoritative": False, "authoritative_reason": missing}
+    assert failed_reasons(claim) == missing
+
+
+def test_distinct_reasons_keep_the_check_order_and_passed_checks_say_nothing():
+    claim = {"allowed": False, "allowed_reason": "a blog is not acceptable for legal claims",
+             "current": True, "current_reason": "valid until 2027-01-01",
+             "authoritative": None, "authoritative_reason": "no authority tier recorded"}
+    assert failed_reasons(claim) == "a blog is not acceptable for legal claims; no authority tier recorded"
+    assert failed_reasons({**claim, "allowed": True, "authoritative": True}) == ""

@@ -1,6 +1,6 @@
-"""The response detail's recomputation is cached like every read (``ui.data.reproduction``, issue 14): a rerun of
-the page does not recompute it, and a write to the record (``after_write``) does -- so a changed stored score is
-never hidden behind a cached "matches"."""
+"""The Response detail page through AppTest: its recomputation is cached like every read (``ui.data.reproduction``,
+issue 14) -- a rerun does not recompute it, and a write to the record (``after_write``) does, so a changed stored
+score is never hidden behind a cached "matches" -- and its Authority lines say each reason once."""
 
 from __future__ import annotations
 
@@ -48,3 +48,13 @@ def test_a_rerun_reuses_the_reproduction_and_a_write_recomputes_it(seeded_db, mo
     assert not any("matches the stored score" in s.value for s in at.success)
     differs = escape_markdown("hri: stored 1.2")
     assert any("Recomputation differs from the stored score" in e.value and differs in e.value for e in at.error)
+
+
+def test_the_detail_says_a_claims_authority_reason_once(seeded_db):
+    """A source missing from the register fails all three checks with one sentence: the line says it once."""
+    at = _detail("paper-table-v")
+    assert not at.exception, at.exception
+    missing = "is not in the source register"
+    lines = [c.value for c in at.caption if missing in c.value]
+    assert lines, [c.value for c in at.caption]
+    assert all(line.count(missing) == 1 for line in lines), lines
