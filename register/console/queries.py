@@ -57,6 +57,7 @@ __all__ = [
     "VersionRuns",
     "as_current",
     "authority_overview",
+    "covers_every_current",
     "filtered_scores",
     "band_mix_by_week",
     "dimension_contributions",
@@ -70,6 +71,7 @@ __all__ = [
     "response_detail",
     "responses_page",
     "score_histogram",
+    "same_set_unversioned",
     "scored_set",
     "version_runs",
 ]
@@ -275,6 +277,33 @@ def as_current(store: Store, f: Filters) -> Filters:
         return f
     other = store.scalar("SELECT count(*) FROM current_scores WHERE profile_version <> ?", [int(f.profile_version)])
     return replace(f, profile_version=None) if not other else f
+
+
+def covers_every_current(store: Store, version: int) -> bool:
+    """Whether every current response has a score under profile ``version`` (its view then holds every current
+    response, only with other scores).
+
+    True when the version has a run over everything (``VersionRuns.base``) and no current response is newer than
+    that run: response keys come from one sequence and only grow, and writes are serialised, so a current response
+    with a key up to the highest the run scored existed then; it was current then (a revision never becomes
+    current again), so the run scored it. A later run under the version only replaces rows of the same set. One
+    look at the run's rows (they sit together: zone maps skip the rest) and one at the current keys."""
+    base = version_runs(store, version).base
+    if base is None:
+        return False
+    return bool(store.scalar("SELECT (SELECT max(response_key) FROM responses WHERE is_current) <= "
+                             "(SELECT max(response_key) FROM scores WHERE run_id = ?)", [base]))
+
+
+def same_set_unversioned(store: Store, f: Filters) -> Filters:
+    """``f`` without its profile version where that leaves the filtered *set* of responses unchanged: no band is
+    chosen (a band is read under the version) and the version covers every current response
+    (``covers_every_current``); else ``f`` as it is. For figures that read the set and not its scores (the
+    Authority figures judge each answer at its current score's as-of time under any version)."""
+    f = as_current(store, f)
+    if f.profile_version is None or f.bands or not covers_every_current(store, f.profile_version):
+        return f
+    return replace(f, profile_version=None)
 
 
 def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",
@@ -791,6 +820,7 @@ def authority_overview(store: Store, f: Filters) -> dict:
     seconds counted); the answers are counted from the claims on sources that can fail a check only, as the
     review queue reads them.
     """
+    f = same_set_unversioned(store, f)  # an older version over every answer: the counts, not a join of its scores
     p = Params()
     rules, roles = authority_rules(store), requester_roles(store)
     now = utc_now()

@@ -26,6 +26,7 @@ from register.console.queries import (
     Filters,
     as_current,
     band_mix_by_week,
+    covers_every_current,
     dimension_contributions,
     export_rows,
     filter_options,
@@ -525,6 +526,37 @@ def _latest_under(store: Store, version: int) -> set[tuple]:
     return {(rid, rev, *row[1:]) for (rid, rev), row in latest.items()}
 
 
+def _covers_by_rows(store: Store, version: int) -> bool:
+    """Whether every current response has a score under ``version``, from every stored row (``_latest_under``)."""
+    current = set(store.query("SELECT response_id, revision FROM responses WHERE is_current"))
+    return {row[:2] for row in _latest_under(store, version)} == current
+
+
+def test_a_version_covers_every_current_response_only_while_no_answer_is_newer_than_its_full_run(loaded, tmp_path):
+    """``covers_every_current``: true after a run of the version over everything, false once a revision or a new
+    answer is imported after it (until the version runs over everything again) and for a version never run over
+    everything; never true where the stored rows say some current response has no score under the version."""
+    store, _ = loaded  # version 1: the import's batch run, then a run over everything
+    records = dataset()
+    assert covers_every_current(store, 1) and _covers_by_rows(store, 1)
+    version = _second_profile(store)
+    assert covers_every_current(store, 1) and covers_every_current(store, version)
+    assert not covers_every_current(store, 99)
+    revised = {**records[0], "answer": "A revised answer."}
+    import_path(store, SYSTEM, write_jsonl(tmp_path / "revised.jsonl", [revised]))  # scored under the active one
+    assert not covers_every_current(store, 1) and not _covers_by_rows(store, 1)  # the revision has no v1 score
+    assert not covers_every_current(store, version)  # newer than the full run (a sufficient test, not exact)
+    rescore(store, SYSTEM, get_profile(store, version), as_of=AS_OF + timedelta(days=1))
+    assert covers_every_current(store, version) and not covers_every_current(store, 1)
+    third = create_draft(store, SYSTEM, {"weights": {"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05,
+                                                     "H": 0.05}})
+    batch = store.scalar("SELECT min(batch_id) FROM responses WHERE is_current")
+    rescore(store, SYSTEM, get_profile(store, third), as_of=AS_OF, batch_id=batch)  # one batch only
+    assert not covers_every_current(store, third)
+    for v in (1, version, third, 99):
+        assert not covers_every_current(store, v) or _covers_by_rows(store, v), v
+
+
 def test_profile_version_filter_takes_each_responses_latest_score_under_it(loaded, tmp_path):
     """Runs of one version before and after another version's, batch runs after a full one, revisions
     between them: under each version every current response shows its latest score under that version."""
@@ -552,6 +584,7 @@ def test_profile_version_filter_takes_each_responses_latest_score_under_it(loade
     runs_v1 = store.query("SELECT count(*) FROM score_runs WHERE profile_version = 1")[0][0]
     assert runs_v1 >= 4
     for v in (1, version, third):
+        assert not covers_every_current(store, v) or _covers_by_rows(store, v), v
         want = _latest_under(store, v)
         frame, total = responses_page(store, Filters(profile_version=v), limit=1000)
         got = {(r.response_id, r.revision, r.as_of, r.score, r.action) for r in frame.itertuples()}
