@@ -55,16 +55,16 @@ def store(tmp_path, request):
     import duckdb
 
     from register.ingest import claim_counts, search_index
-    from register.scoring import current_scores
+    from register.scoring import current_scores, version_views
 
     try:
         tampered = request.node.get_closest_marker("tampers")
-        differences = [] if tampered else current_scores.check(s)
+        differences = [] if tampered else current_scores.check(s) + version_views.check(s)
         index_problems = [] if tampered else search_index.check(s)
         count_problems = [] if tampered else claim_counts.check(s)
     except duckdb.ConnectionException:  # the test closed the store itself
         differences = index_problems = count_problems = []
-    assert differences == [], "current_scores differs from the join of current responses and scores"
+    assert differences == [], f"a read model differs from the join of current responses and scores: {differences}"
     assert index_problems == [], f"the search index differs from the words of the texts: {index_problems}"
     assert count_problems == [], f"claim_source_counts differs from the current claims: {count_problems}"
     s.close()

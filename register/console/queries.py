@@ -30,6 +30,7 @@ from hri_core.calibration import score_bins
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.ingest.search_index import search_select
+from register.scoring import version_views
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import (
@@ -53,7 +54,9 @@ __all__ = [
     "PAGE_COLUMNS",
     "QUEUE_ACTIONS",
     "SORT_COLUMNS",
+    "CURRENT",
     "Filters",
+    "ReadModel",
     "VersionRuns",
     "as_current",
     "authority_overview",
@@ -68,6 +71,7 @@ __all__ = [
     "kpis",
     "overview",
     "queue_stats",
+    "read_model",
     "response_detail",
     "responses_page",
     "score_histogram",
@@ -160,7 +164,7 @@ def _utc_midnight(day: date) -> datetime:
 
 
 def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_columns: bool = False,
-               runs: VersionRuns | None = None) -> str:
+               runs: VersionRuns | None = None, table: str = "current_scores") -> str:
     """SELECT of the filtered current responses with their selected score (one row per response).
 
     Columns: response_id, revision, response_key, use_case, model, created_at, imported_at, claim_count,
@@ -173,13 +177,14 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     ``responses`` names the relation read as the responses table (``_searched`` passes the matching
     subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
     ``runs``: under a profile version, the score runs that can hold a response's latest score under it
-    (``version_runs`` looks them up).
+    (``version_runs`` looks them up). ``table``: without a profile version, the read model read (the current one,
+    or a kept version's: ``read_model``).
     """
     if f.profile_version is None:
         # the current scores: the read model (register.scoring.current_scores) holds the join of current
         # responses and current scores, so the responses are joined only when a subset of them is asked for
         # (``responses``: a search's matches) or their text is
-        source = "current_scores s"
+        source = f"{table} s"
         rows = "s"  # the alias the response columns are read from
         cond = []
     else:
@@ -287,7 +292,13 @@ def covers_every_current(store: Store, version: int) -> bool:
     that run: response keys come from one sequence and only grow, and writes are serialised, so a current response
     with a key up to the highest the run scored existed then; it was current then (a revision never becomes
     current again), so the run scored it. A later run under the version only replaces rows of the same set. One
-    look at the run's rows (they sit together: zone maps skip the rest) and one at the current keys."""
+    look at the run's rows (they sit together: zone maps skip the rest) and one at the current keys. A version
+    whose view is kept (``register.scoring.version_views``) covers them when its view has as many rows as there
+    are current responses (the view holds current responses only, each once)."""
+    if version in version_views.kept(store):
+        scores_table, _ = version_views.tables(version)
+        return bool(store.scalar(f"SELECT (SELECT count(*) FROM {scores_table}) = "
+                                 "(SELECT count(*) FROM responses WHERE is_current)"))
     base = version_runs(store, version).base
     if base is None:
         return False
@@ -306,13 +317,39 @@ def same_set_unversioned(store: Store, f: Filters) -> Filters:
     return replace(f, profile_version=None)
 
 
+@dataclass(frozen=True)
+class ReadModel:
+    """A read model of one version's view: the table of its rows (``current_scores``' columns) and its summary
+    (``score_summary``'s)."""
+
+    scores: str
+    summary: str
+
+
+CURRENT = ReadModel("current_scores", "score_summary")
+
+
+def read_model(store: Store, f: Filters) -> tuple[Filters, ReadModel | None]:
+    """Where the scores of ``f`` are read: ``f`` without a profile version and the read model holding its view --
+    the current one (``as_current``) or a kept older version's (``register.scoring.version_views``) -- or ``f``
+    and None when the version's score rows must be joined."""
+    f = as_current(store, f)
+    if f.profile_version is None:
+        return f, CURRENT
+    if f.profile_version in version_views.kept(store):
+        return replace(f, profile_version=None), ReadModel(*version_views.tables(f.profile_version))
+    return f, None
+
+
 def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "responses",
                     text_columns: bool = False) -> str:
-    """``scored_set`` for ``f`` (read as the current view when that is the same, ``as_current``), with the profile
-    version's score runs looked up first (``version_runs``)."""
-    f = as_current(store, f)
-    runs = version_runs(store, f.profile_version) if f.profile_version is not None else VersionRuns()
-    return scored_set(f, p, responses=responses, text_columns=text_columns, runs=runs)
+    """``scored_set`` for ``f``, from the read model of its view where there is one (``read_model``), else with the
+    profile version's score runs looked up first (``version_runs``)."""
+    f, model = read_model(store, f)
+    if model is not None:
+        return scored_set(f, p, responses=responses, text_columns=text_columns, table=model.scores)
+    return scored_set(f, p, responses=responses, text_columns=text_columns,
+                      runs=version_runs(store, f.profile_version))
 
 
 _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "
@@ -442,7 +479,7 @@ def _kpis_part(p: Params, now: datetime, authority_keys: str, *, counted: str | 
             FROM {counted}) n, (SELECT {scanned}) q"""
 
 
-def _summary_rows(f: Filters, p: Params) -> str:
+def _summary_rows(f: Filters, p: Params, summary: str = "score_summary") -> str:
     """SELECT of the summary rows (``score_summary``, migration 022) of the current scores ``f`` keeps, with each
     group's ``state`` (its band, or ``NO_CLAIMS_STATE``). ``f`` without a profile version: the summary counts the
     current scores; its groups hold every column the other filters read (the creation day for the dates)."""
@@ -453,7 +490,7 @@ def _summary_rows(f: Filters, p: Params) -> str:
     if f.date_to is not None:
         cond.append(f"day <= {p(f.date_to)}::DATE")
     cond += _group_conditions(f, p, "", state)
-    return f"SELECT *, {state} AS state FROM score_summary WHERE {' AND '.join(cond) or 'true'}"
+    return f"SELECT *, {state} AS state FROM {summary} WHERE {' AND '.join(cond) or 'true'}"
 
 
 def _summary_dimensions_part(p: Params, by_letter: dict[str, float]) -> str:
@@ -625,11 +662,12 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     ``high_share_by_use_case``, ``high_share_by_model`` -- the same values as the one-figure
     functions (a test holds them equal). Of the current scores (no profile version chosen) the counts, sums and
     shares come from the read model's summary (``score_summary``, 5,634 rows at 10M responses instead of
-    seven aggregates over 10 million); the quantiles, the queue and the histogram scan the read model. Under a
-    profile version the version's scores are joined once and shared by every figure (unless every current score
-    is under it: ``as_current``).
+    seven aggregates over 10 million); the quantiles, the queue and the histogram scan the read model. An older
+    profile version kept as a read model of its own is read the same way (``read_model``); under any other
+    version the version's scores are joined once and shared by every figure.
     """
-    f = as_current(store, f)
+    asked = f
+    f, model = read_model(store, f)
     band_names = _band_names(store, None)
     share_bands = _band_names(store, bands)
     by_letter = _weights_by_letter(weights)
@@ -637,10 +675,11 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     week_select, week_order = _week_part(p, band_names)
     lists = {"score_histogram": _histogram_part(p, _bins(store, bins))}
     summary = ""
-    if f.profile_version is None:
-        # the current scores: what adds up comes from their summary (register.scoring.current_scores, 5,634
-        # rows at 10M); the quantiles, the queue and the histogram's bins read the read model
-        summary = f"sm AS ({_summary_rows(f, p)}), "
+    if model is not None:
+        # a read model (the current scores, or a kept older version's): what adds up comes from its summary
+        # (register.scoring.current_scores, 5,634 rows at 10M); the quantiles, the queue and the histogram's bins
+        # read its rows
+        summary = f"sm AS ({_summary_rows(f, p, model.summary)}), "
         rows = {"kpis": _kpis_part(p, now or utc_now(), review_keys_select(store, p), counted="sm"),
                 "dimension_contributions": _summary_dimensions_part(p, by_letter)}
         lists["band_mix_by_week"] = ("SELECT week, state AS band, sum(responses) AS n FROM sm "
@@ -657,9 +696,9 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
     # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
     # a copy of it to share; a version's scores are a join, worth computing once
-    shared = "MATERIALIZED" if f.profile_version is not None else "NOT MATERIALIZED"
-    result = store.one(f"WITH {summary}fr AS {shared} ({filtered_scores(store, f, p)}) SELECT {', '.join(selects)}",
-                       p.values)
+    shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
+    result = store.one(f"WITH {summary}fr AS {shared} ({filtered_scores(store, asked, p)}) "
+                       f"SELECT {', '.join(selects)}", p.values)
     columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
                "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
                "high_share_by_model": ["key", "n", "high_or_critical", "share"]}

@@ -21,7 +21,7 @@ from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
 from register.db.store import Transaction
 from register.ingest import claim_counts
-from register.scoring import current_scores
+from register.scoring import current_scores, version_views
 
 
 def content_hash(response: Response) -> str:
@@ -181,6 +181,7 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
         # a revised response's current score was its old revision's: the console's read model drops it until the
         # new revision is scored (as the join of current responses and current scores does)
         current_scores.refresh(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")
+        version_views.remove_revised(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))
         tx.execute("DROP TABLE _plan")
     return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))

@@ -37,7 +37,7 @@ from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.scoring import current_scores
+from register.scoring import current_scores, version_views
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -515,6 +515,11 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, profile.version, as_of, utc_now(), actor.name, scope, profile.fingerprint()])
+        # a run under a version changes which of its rows are latest: its kept view (if any) goes; a run over
+        # everything first keeps the read model as its version's view when it holds one version only
+        version_views.forget(tx, profile.version)
+        if batch_id is None:
+            version_views.keep_before_rebuild(tx, profile.version, run_id)
         # the responses score_select scores (current, of the batch if any) lose their current score, then
         # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
         if batch_id is None:

@@ -23,7 +23,7 @@ from hri_core.models import ensure_utc
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.scoring import current_scores
+from register.scoring import current_scores, version_views
 from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILURE_REPORT_LIMIT, RescoreSummary
@@ -169,6 +169,7 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, version, as_of, utc_now(), actor.name, SPARK_SCOPE, fingerprint])
+        version_views.forget(tx, version)  # its latest rows change: a kept view of the version goes
         tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                    "(SELECT response_id FROM spark_scores)")
         # each row takes its revision's integer key from the register (checked above: every row names a

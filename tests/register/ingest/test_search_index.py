@@ -189,7 +189,7 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(se
 
 
 def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
-    migrations_before(tmp_path, monkeypatch, 23, also=(24, 25))
+    migrations_before(tmp_path, monkeypatch, 23, also=(24, 25, 26))
     monkeypatch.setattr(search_index, "catch_up", lambda *args, **kwargs: 0)  # the importer before the index
     older = Store(tmp_path / "older.duckdb")
     ensure_default_profile(older, SYSTEM)
