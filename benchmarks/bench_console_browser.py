@@ -6,8 +6,9 @@ PATH is an existing register (for 10 million responses: ``python -m register --d
 10000000 --bulk``). Starts the console (``streamlit run app.py``) on it, creates a reviewer account with a
 random password for this run (kept nowhere), logs in through the login form and times, in a real headless
 Chromium, each view from the click until the page's script has finished and its content is on screen: the
-overview, the responses page, a search, a filter change, the response detail and the review queue, and as the
-floor of each round a page that reads almost nothing (the labelling rubric), with each view's ratio to it. The first
+overview, the previous profile version chosen in its filter, the responses page, a search, a filter change, the
+response detail and the review queue, and as the floor of each round a page that reads almost nothing (the
+labelling rubric), with each view's ratio to it. The first
 visit after the server started is cold (empty caches); later visits are warm. Prints wall time per view, the
 server process's CPU seconds for it, its resident memory (now and peak: VmRSS, VmHWM) and the load average.
 Asserts nothing (tests never time anything).
@@ -35,8 +36,8 @@ from register.access.identity import change_own_password, create_user, get_user,
 from register.settings import settings  # noqa: E402
 
 USER = "bench-reviewer"
-TARGETS = {"floor": 1.0, "overview": 1.0, "responses": 1.0, "search": 1.0, "filter change": 1.0, "detail": 0.3,
-           "review queue": 1.0}
+TARGETS = {"floor": 1.0, "overview": 1.0, "profile version": 1.0, "responses": 1.0, "search": 1.0,
+           "filter change": 1.0, "detail": 0.3, "review queue": 1.0}
 
 
 def _free_port() -> int:
@@ -45,9 +46,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _account(db: Path) -> tuple[str, str]:
-    """A reviewer with a fresh random password (the one-time-password step done), and a response to open:
-    returns (password, response id)."""
+def _account(db: Path) -> tuple[str, str, int | None]:
+    """A reviewer with a fresh random password (the one-time-password step done), a response to open and the
+    profile version before the active one (None without one): returns (password, response id, version)."""
     password = secrets.token_urlsafe(18)
     store = Store(db)
     try:
@@ -55,9 +56,12 @@ def _account(db: Path) -> tuple[str, str]:
                 else reset_password(store, SYSTEM, USER))
         change_own_password(store, Actor(USER, "reviewer"), once, password)
         detail = store.scalar("SELECT response_id FROM responses WHERE is_current ORDER BY response_key DESC LIMIT 1")
+        previous = store.scalar("SELECT max(profile_version) FROM score_runs WHERE responses_scored > 0 AND "
+                                "profile_version < (SELECT max(profile_version) FROM scoring_profiles "
+                                "WHERE status = 'active')")
     finally:
         store.close()
-    return password, detail
+    return password, detail, previous
 
 
 def _proc_stats(pid: int) -> tuple[float, float, float]:
@@ -103,7 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    password, detail_id = _account(args.db)
+    password, detail_id, previous = _account(args.db)
     port = _free_port()
     log = tempfile.NamedTemporaryFile("w", prefix="bench-browser-", suffix=".log", delete=False)  # noqa: SIM115
     server = subprocess.Popen(
@@ -180,8 +184,19 @@ def main() -> None:
                 _settled(page)
                 page.get_by_test_id("stMetricValue").first.wait_for()
 
-            views: list[tuple[str, Callable[[], None]]] = [
-                ("overview", login),
+            def choose_version(label: str) -> None:
+                """A profile version chosen in the filter: ``label`` is its option ("Version 5", "Current scores")."""
+                box = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Profile version", exact=True))
+                box.click()
+                _arm(page)
+                page.get_by_role("option", name=label, exact=True).click()
+                _settled(page)
+                page.get_by_test_id("stMetricValue").first.wait_for()
+
+            views: list[tuple[str, Callable[[], None]]] = [("overview", login)]
+            if previous is not None:  # the version before the active one, on the overview (then back, untimed)
+                views.append(("profile version", lambda: choose_version(f"Version {previous}")))
+            views += [
                 ("filter change", filter_change),
                 ("responses", visit("Responses", "Responses", lambda: page.get_by_test_id("stDataFrame").first
                                     .wait_for())),
@@ -195,7 +210,7 @@ def main() -> None:
             walls: dict[tuple[str, int], float] = {}
             for visit_no in range(args.repeat):
                 for name, go in views:
-                    if name == "filter change" and visit_no:
+                    if name in ("filter change", "profile version") and visit_no:
                         continue  # a new filter is cold by nature: measured on the first round only
                     if name == "overview" and visit_no:
                         go = visit("Overview", "Overview", lambda: page.get_by_test_id("stMetricValue").first
@@ -212,6 +227,8 @@ def main() -> None:
                     if args.shots:
                         page.screenshot(path=str(args.shots / f"{name}-{visit_no}.png"), full_page=True)
                     cpu1, rss, peak = _proc_stats(server.pid)
+                    if name == "profile version":
+                        choose_version("Current scores")  # the views after it read the current scores
                     walls[name, visit_no] = wall
                     kind = "cold" if visit_no == 0 else "warm"
                     print(f"{name:<16}{kind:>6}{wall:9.2f}{cpu1 - cpu0:14.2f}{rss:9.0f}{peak:9.0f}"
