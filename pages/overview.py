@@ -45,7 +45,9 @@ def render_kpis(k: dict, profile) -> None:
 
 def main() -> None:
     f = page_frame()
-    profile = data.profile()
+    # the scores of a chosen version are shown with that version's bands, actions and weights (its band names
+    # and bounds may differ from the active profile's)
+    profile = data.profile() if f.profile_version is None else data.version_profile(f.profile_version)
     st.title("Overview")
     scores_under = "the current profile" if f.profile_version is None else f"profile version {f.profile_version}"
     st.caption(f"Scores under {scores_under}"

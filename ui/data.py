@@ -95,6 +95,12 @@ def profile():
 
 
 @st.cache_data(show_spinner=False)
+def version_profile(version: int):
+    """Profile ``version`` (its bands, band actions and weights: what a page shows scores under it with)."""
+    return profiles.get_profile(get_store(), version)
+
+
+@st.cache_data(show_spinner=False)
 def filter_options() -> dict:
     return queries.filter_options(get_store())
 

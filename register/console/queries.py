@@ -664,12 +664,13 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     shares come from the read model's summary (``score_summary``, 5,634 rows at 10M responses instead of
     seven aggregates over 10 million); the quantiles, the queue and the histogram scan the read model. An older
     profile version kept as a read model of its own is read the same way (``read_model``); under any other
-    version the version's scores are joined once and shared by every figure.
+    version the version's scores are joined once and shared by every figure. ``bands``: the band names, in order, of
+    the profile the figures are shown under (the active profile's when None): the states listed and ordered, and
+    the two highest for the shares.
     """
     asked = f
     f, model = read_model(store, f)
-    band_names = _band_names(store, None)
-    share_bands = _band_names(store, bands)
+    band_names = share_bands = _band_names(store, bands)  # the caller's profile's (a chosen version's)
     by_letter = _weights_by_letter(weights)
     p = Params()
     week_select, week_order = _week_part(p, band_names)

@@ -55,6 +55,32 @@ def test_overview_use_case_filter_changes_the_kpis(seeded_db):
     assert (linked if isinstance(linked, list) else [linked]) == [use_case]
 
 
+def test_an_older_version_is_shown_with_its_own_bands_and_weights(seeded_db):
+    """Version 1's scores after a version with other band names was published: the overview lists version 1's
+    bands with their counts, not the active profile's names with none."""
+    from register import SYSTEM
+    from register.scoring.profiles import activate, create_draft, get_profile
+    from register.scoring.scorer import rescore
+
+    by_band = dict(seeded_db.query("SELECT band, count(*) FROM scores WHERE is_current AND NOT no_claims "
+                                   "GROUP BY band"))
+    version = create_draft(seeded_db, SYSTEM, {"bands": [{"name": "Green", "upper": 30, "action": "release"},
+                                                         {"name": "Amber", "upper": 60, "action": "caution"},
+                                                         {"name": "Red", "upper": 100, "action": "block"}]})
+    activate(seeded_db, SYSTEM, version, "test: other band names")
+    rescore(seeded_db, SYSTEM, get_profile(seeded_db, version))
+    at = _app()
+    at.query_params["pv"] = "1"
+    at.run()
+    assert not at.exception, at.exception
+    shown = _metrics(at)
+    assert shown["High → review"] == f"{by_band['High']:,}" and shown["Low → release"] == f"{by_band['Low']:,}"
+    assert not any(label.startswith(("Green", "Amber", "Red")) for label in shown)
+    assert any("v1**" in c.value for c in at.caption)  # "bands and weights from <name> v1"
+    current = _app().run()
+    assert "Red → block" in _metrics(current) and "High → review" not in _metrics(current)
+
+
 def test_filters_are_read_from_the_url(seeded_db):
     band_high = _count(seeded_db, "s.band = 'High'")
     at = _app()
