@@ -180,8 +180,9 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
         claim_counts.move(tx, gone, "response_key IN (SELECT response_key FROM _plan WHERE outcome <> 'unchanged')")
         # a revised response's current score was its old revision's: the console's read model drops it until the
         # new revision is scored (as the join of current responses and current scores does)
-        current_scores.refresh(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")
-        version_views.remove_revised(tx, "SELECT response_id FROM _plan WHERE outcome = 'revised'")
+        current_scores.refresh(tx, "SELECT current_key FROM _plan WHERE outcome = 'revised'",
+                               "SELECT response_key FROM _plan WHERE outcome = 'revised'")
+        version_views.remove_revised(tx, "SELECT current_key FROM _plan WHERE outcome = 'revised'")
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))
         tx.execute("DROP TABLE _plan")
     return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))

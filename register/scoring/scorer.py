@@ -518,8 +518,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         # a run under a version changes which of its rows are latest: its kept view (if any) goes; a run over
         # everything first keeps the read model as its version's view when it holds one version only
         version_views.forget(tx, profile.version)
-        if batch_id is None:
-            version_views.keep_before_rebuild(tx, profile.version, run_id)
+        kept = version_views.keep_before_rebuild(tx, profile.version, run_id) if batch_id is None else None
         # the responses score_select scores (current, of the batch if any) lose their current score, then
         # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
         if batch_id is None:
@@ -552,8 +551,8 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         if batch_id is None:
             current_scores.rebuild(tx)
         else:
-            current_scores.refresh(tx, "SELECT response_id FROM responses WHERE is_current AND batch_id = $batch",
-                                   {"batch": batch_id})
+            batch = "SELECT response_key FROM responses WHERE is_current AND batch_id = $batch"
+            current_scores.refresh(tx, batch, batch, {"batch": batch_id})
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
         tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
@@ -569,6 +568,8 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                  "responses_scored": count}
         if failed_count:
             after.update(scoring_failures=failed_count, failed_responses=failed)
+        if kept is not None:
+            after["kept_view_of_version"] = kept
         return Change("score_run", str(run_id), None, after, result=summary)
 
     return store.write(actor, "scores.rescore", fn)

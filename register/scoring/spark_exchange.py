@@ -191,7 +191,8 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                        "spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
                        "ORDER BY f.response_id, f.revision, f.claim_idx", {"run": run_id, "floors": floors_glob})
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
-        current_scores.refresh(tx, "SELECT response_id FROM spark_scores")
+        scored = "SELECT response_key FROM scores WHERE run_id = $run"  # the current revisions it scored
+        current_scores.refresh(tx, scored, scored, {"run": run_id})
         tx.execute("DROP TABLE spark_scores")
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

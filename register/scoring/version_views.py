@@ -80,12 +80,12 @@ def forget(cur: Cursor, version: int) -> None:
     cur.execute("DELETE FROM kept_version_views WHERE profile_version = ?", [int(version)])
 
 
-def remove_revised(cur: Cursor, response_ids: str, params: dict | None = None) -> None:
-    """Take the responses ``response_ids`` (a SELECT of ids whose current revision just changed) out of every
+def remove_revised(cur: Cursor, keys: str, params: dict | None = None) -> None:
+    """Take the revisions ``keys`` (a SELECT of the response keys that just stopped being current) out of every
     kept view, their summary groups moved by what they took away."""
     for version in kept(cur):
         scores_table, summary_table = tables(version)
-        current_scores.refresh(cur, response_ids, params, table=scores_table, summary=summary_table, add=False)
+        current_scores.refresh(cur, keys, None, params, table=scores_table, summary=summary_table)
 
 
 def _expected(version: int) -> str:

@@ -59,10 +59,11 @@ def test_a_refresh_that_leaves_the_summary_behind_is_caught(store, tmp_path, mon
     records = dataset()
     import_path(store, SYSTEM, write_jsonl(tmp_path / "a.jsonl", records))
 
-    def without_summary(cur, response_ids, params=None):  # the read model's rows alone, as before 022
-        cur.execute(f"DELETE FROM current_scores WHERE response_id IN ({response_ids})", params or {})
-        cur.execute(f"INSERT INTO current_scores {current_scores._JOIN} AND r.response_id IN ({response_ids})",
-                    params or {})
+    def without_summary(cur, gone, added, params=None, **_):  # the read model's rows alone, as before 022
+        cur.execute(f"DELETE FROM current_scores WHERE response_key IN ({gone})", params or {})
+        if added is not None:
+            cur.execute(f"INSERT INTO current_scores {current_scores._JOIN} AND r.response_key IN ({added})",
+                        params or {})
 
     monkeypatch.setattr(current_scores, "refresh", without_summary)
     import_path(store, SYSTEM, write_jsonl(tmp_path / "b.jsonl", [{**records[0], "use_case": "moved-elsewhere"}]))

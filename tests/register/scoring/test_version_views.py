@@ -6,6 +6,7 @@ way too."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import timedelta
 
@@ -75,6 +76,8 @@ def test_publishing_a_version_keeps_the_previous_view_and_the_console_reads_it_l
     page_before, _ = responses_page(store, Filters(), limit=500)
     _publish(store, WEIGHTS[0])
     assert version_views.kept(store) == [1] and _tables(store) == set(version_views.tables(1))
+    run = store.one("SELECT after FROM audit_events WHERE action = 'scores.rescore' ORDER BY seq DESC LIMIT 1")
+    assert json.loads(run["after"])["kept_view_of_version"] == 1  # the audit trail says which view was kept
     under = Filters(profile_version=1)
     assert read_model(store, under)[1].scores == "version_scores_1"
     sql = filtered_scores(store, under, Params())
