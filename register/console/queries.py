@@ -668,7 +668,6 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     the profile the figures are shown under (the active profile's when None): the states listed and ordered, and
     the two highest for the shares.
     """
-    asked = f
     f, model = read_model(store, f)
     band_names = share_bands = _band_names(store, bands)  # the caller's profile's (a chosen version's)
     by_letter = _weights_by_letter(weights)
@@ -698,8 +697,11 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
     # a copy of it to share; a version's scores are a join, worth computing once
     shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
-    result = store.one(f"WITH {summary}fr AS {shared} ({filtered_scores(store, asked, p)}) "
-                       f"SELECT {', '.join(selects)}", p.values)
+    # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
+    # a kept view), or the version's score rows joined
+    rows_select = (scored_set(f, p, table=model.scores) if model is not None
+                   else scored_set(f, p, runs=version_runs(store, f.profile_version)))
+    result = store.one(f"WITH {summary}fr AS {shared} ({rows_select}) SELECT {', '.join(selects)}", p.values)
     columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
                "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
                "high_share_by_model": ["key", "n", "high_or_critical", "share"]}
