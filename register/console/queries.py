@@ -345,11 +345,14 @@ def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "re
                     text_columns: bool = False) -> str:
     """``scored_set`` for ``f``, from the read model of its view where there is one (``read_model``), else with the
     profile version's score runs looked up first (``version_runs``)."""
-    f, model = read_model(store, f)
+    return _model_rows(store, *read_model(store, f), p, responses=responses, text_columns=text_columns)
+
+
+def _model_rows(store: Store, f: Filters, model: ReadModel | None, p: Params, **kwargs: Any) -> str:
+    """``scored_set`` for ``f`` as ``read_model`` resolved it: from ``model``, or by the version's score runs."""
     if model is not None:
-        return scored_set(f, p, responses=responses, text_columns=text_columns, table=model.scores)
-    return scored_set(f, p, responses=responses, text_columns=text_columns,
-                      runs=version_runs(store, f.profile_version))
+        return scored_set(f, p, table=model.scores, **kwargs)
+    return scored_set(f, p, runs=version_runs(store, f.profile_version), **kwargs)
 
 
 _RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "
@@ -699,9 +702,8 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined
-    rows_select = (scored_set(f, p, table=model.scores) if model is not None
-                   else scored_set(f, p, runs=version_runs(store, f.profile_version)))
-    result = store.one(f"WITH {summary}fr AS {shared} ({rows_select}) SELECT {', '.join(selects)}", p.values)
+    rows = _model_rows(store, f, model, p)
+    result = store.one(f"WITH {summary}fr AS {shared} ({rows}) SELECT {', '.join(selects)}", p.values)
     columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
                "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
                "high_share_by_model": ["key", "n", "high_or_critical", "share"]}

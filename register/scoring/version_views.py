@@ -39,9 +39,8 @@ def tables(version: int) -> tuple[str, str]:
 
 
 def kept(cur: Cursor | Store) -> list[int]:
-    """The versions kept, oldest first."""
-    return [int(v) for (v,) in cur.query("SELECT profile_version FROM kept_version_views ORDER BY kept_at, "
-                                         "profile_version")]
+    """The versions kept, oldest first (by the run that kept them: run ids only grow)."""
+    return [int(v) for (v,) in cur.query("SELECT profile_version FROM kept_version_views ORDER BY run_id")]
 
 
 def _create_like(cur: Cursor, table: str, like: str) -> None:
