@@ -48,23 +48,31 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
     ``stored``: the stored score row (its mitigation decision and the floor that raised the action).
     """
     stored = stored or {}
-    head = st.columns([1, 1, 1, 1, 1, 2])
+    # One wrapping row of metrics, each as wide as its value: fixed columns cut "escalate" or
+    # "Release with caution" to "escal…".
+    head = st.container(horizontal=True, gap="large")
     if result.no_claims:
-        head[0].metric("HRI score", "—", help="A response without claims is not judged: it has no score")
-        head[1].metric("Band", NO_CLAIMS_STATE)
+        head.metric("HRI score", "—", width="content", help="A response without claims is not judged: it has no score")
+        head.metric("Band", NO_CLAIMS_STATE, width="content")
     else:
-        head[0].metric("HRI score", f"{result.score:.1f}")
-        head[1].metric("Band", escape_markdown(result.band))
+        head.metric("HRI score", f"{result.score:.1f}", width="content")
+        head.metric("Band", escape_markdown(result.band), width="content")
     raised = result.action_floor
-    head[2].metric("Action", escape_markdown(result.action),
-                   help=(f"Raised from {result.band_action} by the floor {raised.rule_id} on claim {raised.claim_id}, "
-                         f"whose minimum action is {raised.min_action}") if raised else "The band's action")
+    head.metric("Action", escape_markdown(result.action), width="content",
+                help=(f"Raised from {result.band_action} by the floor {raised.rule_id} on claim {raised.claim_id}, "
+                      f"whose minimum action is {raised.min_action}") if raised else "The band's action")
     mitigation = stored.get("mitigation_action")
-    head[3].metric("Mitigation", escape_markdown(mitigation or "—"),
-                   help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate")
+    head.metric("Mitigation", escape_markdown(mitigation or "—"), width="content",
+                help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate")
     shown = "—" if decision is None else DECISION_LABELS.get(decision["decision"], decision["decision"])
-    head[4].metric("Review decision", escape_markdown(shown),
-                   help="Not decided yet" if decision is None else "The reason is in the table at the bottom")
+    head.metric("Review decision", escape_markdown(shown), width="content",
+                help="Not decided yet" if decision is None else "The reason is in the table at the bottom")
+    st.caption(f"{code_span(response.get('use_case') or '—')} · {code_span(response.get('model') or '—')} · "
+               f"revision {response['revision']} · profile v{result.profile_version} · scored as of "
+               f"{result.as_of:%Y-%m-%d %H:%M} UTC")
+    if decision is not None:
+        st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
+                   f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
     if stored.get("mitigation_reason"):
         st.caption(f"Mitigation (policy v{stored.get('mitigation_policy_version')}): "
                    f"{escape_markdown(stored['mitigation_reason'])}")
@@ -72,13 +80,6 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
         st.caption(f"Action raised from {escape_markdown(result.band_action or '—')} to "
                    f"{escape_markdown(result.action)}: floor {code_span(raised.rule_id)} fired on claim "
                    f"{code_span(raised.claim_id)} and requires at least {escape_markdown(raised.min_action or '—')}.")
-    with head[5]:
-        st.caption(f"{code_span(response.get('use_case') or '—')} · {code_span(response.get('model') or '—')} · "
-                   f"revision {response['revision']} · profile v{result.profile_version} · scored as of "
-                   f"{result.as_of:%Y-%m-%d %H:%M} UTC")
-        if decision is not None:
-            st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
-                       f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
 
 
 def authority_checks(claims: pd.DataFrame) -> None:

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.browser import browser_login, metrics, screenshot, wait_metric
+from tests.helpers.browser import browser_login, cut_metric_values, metrics, screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
 
@@ -59,6 +59,8 @@ def test_overview_filter_open_response_and_decide(app_server, page):
     assert re.search(r"response_id=", page.url)
     wait_metric(page, "Band", "High")  # the heading comes first; the metrics follow on a loaded machine
     page.get_by_text("matches the stored score").wait_for(timeout=10_000)
+    assert metrics(page)["Mitigation"] == "escalate"
+    assert cut_metric_values(page) == []  # every value whole (fixed columns cut "escalate" to "escal…")
     screenshot(page, "console-detail")
 
     # the review queue: decide on the first response, see the queue shrink

@@ -61,6 +61,18 @@ def metrics(page) -> dict[str, str]:
     return {label.strip(): value.strip() for label, value in zip(labels, values, strict=True)}
 
 
+def cut_metric_values(page) -> list[str]:
+    """Labels of the st.metric values drawn cut short: an element of the value wider than its box (the
+    metric then shows an ellipsis, e.g. "escal…" for "escalate")."""
+    return page.evaluate(
+        """() => {
+            const labels = [...document.querySelectorAll('[data-testid="stMetricLabel"]')];
+            const values = [...document.querySelectorAll('[data-testid="stMetricValue"]')];
+            return values.flatMap((v, i) => [v, ...v.querySelectorAll('*')]
+                .some(e => e.scrollWidth > e.clientWidth + 1) ? [labels[i].innerText.trim()] : []);
+        }""")
+
+
 def wait_metric(page, label: str, value: str, timeout: float = 30_000) -> None:
     """Wait until the st.metric labelled ``label`` shows ``value`` (pages rerun asynchronously)."""
     page.wait_for_function(
