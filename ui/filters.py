@@ -44,10 +44,10 @@ def _seed_from_url(options: dict) -> None:
     st.session_state["flt_dates"] = _dates_within(_parse_date(qp.get("from")), _parse_date(qp.get("to")), options)
     st.session_state[_KEYS["uc"]] = [v for v in qp.get_all("uc") if v in options["use_cases"]]
     st.session_state[_KEYS["model"]] = [v for v in qp.get_all("model") if v in options["models"]]
-    st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in options["bands"]]
     pv = qp.get("pv")
     known = pv and pv.isdigit() and int(pv) in options["profile_versions"]
     st.session_state[_KEYS["pv"]] = int(pv) if known else CURRENT
+    st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in band_options(options, _version())]
     st.session_state["flt_seeded"] = True
 
 
@@ -79,6 +79,25 @@ def _restore() -> None:
             st.session_state[key] = st.session_state[f"_kept_{key}"]
 
 
+def _version() -> int | str:
+    """The chosen profile version (``CURRENT`` for the current scores), as the widget holds it."""
+    return st.session_state.get(_KEYS["pv"], CURRENT)
+
+
+def band_options(options: dict, version: int | str) -> list[str]:
+    """The bands to filter by: those of the chosen profile version (an older version may name its bands
+    otherwise), the active profile's for the current scores."""
+    return list(options.get("version_bands", {}).get(version, options["bands"])) if version != CURRENT \
+        else list(options["bands"])
+
+
+def _keep_bands_of(choices: list[str]) -> None:
+    """Drop chosen bands the chosen version does not have (a multiselect refuses a value not among its options)."""
+    for key in (_KEYS["band"], f"_kept_{_KEYS['band']}"):
+        if st.session_state.get(key):
+            st.session_state[key] = [b for b in st.session_state[key] if b in choices]
+
+
 def _keep() -> None:
     for key in _WIDGET_KEYS:
         st.session_state[f"_kept_{key}"] = st.session_state.get(key)
@@ -101,10 +120,16 @@ def sidebar_filters(options: dict) -> Filters:
                               help="Leave empty for all dates; pick a start and an end day (inclusive).")
         use_cases = st.multiselect("Use case", options["use_cases"], **_kept(_KEYS["uc"]), placeholder="All use cases")
         models = st.multiselect("Model", options["models"], **_kept(_KEYS["model"]), placeholder="All models")
-        bands = st.multiselect("Band", options["bands"], **_kept(_KEYS["band"]), placeholder="All bands")
         versions = [CURRENT] + list(options["profile_versions"])
+        if _version() not in versions:
+            st.session_state[_KEYS["pv"]] = CURRENT  # a version whose scores are gone
         version = st.selectbox("Profile version", versions, **_kept(_KEYS["pv"]),
-                               format_func=lambda v: "Current scores" if v == CURRENT else f"Version {v}")
+                               format_func=lambda v: "Current scores" if v == CURRENT else f"Version {v}",
+                               help="The current scores, or every current answer's latest score under one "
+                                    "profile version (its bands below)")
+        choices = band_options(options, version)
+        _keep_bands_of(choices)
+        bands = st.multiselect("Band", choices, **_kept(_KEYS["band"]), placeholder="All bands")
     dates = tuple(dates) if isinstance(dates, (tuple, list)) else ((dates,) if dates else ())
     filters = Filters(
         date_from=dates[0] if len(dates) >= 1 else None,

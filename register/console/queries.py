@@ -42,7 +42,7 @@ from register.scoring.authority import (
 )
 from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.current_scores import WEEK
-from register.scoring.profiles import active_profile
+from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import SCOPE_ALL, SCOPE_BATCH_PREFIX
 
 __all__ = [
@@ -442,7 +442,8 @@ def _none_if_nan(value: Any) -> Any:
 
 def filter_options(store: Store) -> dict:
     """Choices for the filter bar: use cases, models, bands (active profile order, then ``NO_CLAIMS_STATE``),
-    profile versions that have scores, and the range of creation dates of the current responses."""
+    profile versions that have scores with each one's bands (``version_bands``: an older version may name its
+    bands otherwise), and the range of creation dates of the current responses."""
     row = store.one("""
         SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
                list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
@@ -452,6 +453,7 @@ def filter_options(store: Store) -> dict:
         "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
     return {"use_cases": list(row["use_cases"] or []), "models": list(row["models"] or []),
             "bands": list(_states(_band_names(store, None))), "profile_versions": versions,
+            "version_bands": {v: list(_states(tuple(b.name for b in get_profile(store, v).bands))) for v in versions},
             "date_min": row["date_min"], "date_max": row["date_max"]}
 
 

@@ -81,6 +81,42 @@ def test_an_older_version_is_shown_with_its_own_bands_and_weights(seeded_db):
     assert "Red → block" in _metrics(current) and "High → review" not in _metrics(current)
 
 
+def test_the_band_filter_offers_the_chosen_versions_bands(seeded_db):
+    """Under an older version the Band filter lists that version's bands (it listed the active profile's, none of
+    which an older version's scores carry); a band the other version lacks is dropped on switching, not an error."""
+    from register import SYSTEM
+    from register.scoring.profiles import activate, create_draft, get_profile
+    from register.scoring.scorer import rescore
+
+    version_1_high = seeded_db.query_one(
+        "SELECT count(*) FROM (SELECT response_id, arg_max(band, run_id) AS band FROM scores s JOIN responses r "
+        "USING (response_id, revision) WHERE r.is_current AND s.profile_version = 1 GROUP BY response_id) "
+        "WHERE band = 'High'")[0]
+    assert version_1_high > 0
+    version = create_draft(seeded_db, SYSTEM, {"bands": [{"name": "Green", "upper": 30, "action": "release"},
+                                                         {"name": "Red", "upper": 100, "action": "block"}]})
+    activate(seeded_db, SYSTEM, version, "test: other band names")
+    rescore(seeded_db, SYSTEM, get_profile(seeded_db, version))
+    at = _app()
+    at.switch_page("pages/responses.py").run()
+    assert at.multiselect(key="flt_bands").options == ["Green", "Red", "No claims"]
+    at.selectbox(key="flt_profile_version").set_value(1).run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="flt_bands").options == [b.name for b in get_profile(seeded_db, 1).bands] + ["No claims"]
+    at.multiselect(key="flt_bands").set_value(["High"]).run()
+    frame = at.dataframe[0].value
+    assert len(frame) == min(50, version_1_high) and set(frame["band"]) == {"High"}
+    at.selectbox(key="flt_profile_version").set_value("current").run()  # High is not a band of the active version
+    assert not at.exception, at.exception
+    assert at.multiselect(key="flt_bands").value == [] and "band" not in at.query_params
+
+    linked = _app()
+    linked.query_params["pv"], linked.query_params["band"] = "1", "High"  # a shared link keeps its band
+    linked.run()
+    assert linked.multiselect(key="flt_bands").value == ["High"]
+    assert _metrics(linked)["Responses"] == f"{version_1_high:,}"
+
+
 def test_filters_are_read_from_the_url(seeded_db):
     band_high = _count(seeded_db, "s.band = 'High'")
     at = _app()
