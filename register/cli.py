@@ -315,7 +315,8 @@ def cmd_search_index(store: Store, args) -> int:
     indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else _progress)
     after = search_index.state(store)
     print(f"search index: {indexed:,} revision(s) indexed now ({before.pending:,} were pending); "
-          f"{after.words:,} words, {after.postings:,} postings, every revision up to key {after.indexed_through:,}")
+          f"{after.words:,} words, {after.postings:,} postings, {after.pairs:,} word pairs, "
+          f"{after.pair_postings:,} pair postings, every revision up to key {after.indexed_through:,}")
     if args.check:
         problems = search_index.check(store)
         for problem in problems:

@@ -24,9 +24,18 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   in slices of keys, one transaction each (import and the synthetic copies call it when they finish; ``python -m
   register search-index`` catches up a database upgraded from before the index). A revision that stops being
   current keeps its postings: the search's callers keep current responses only.
+* **Pairs** (migration 027). ``search_pairs`` numbers every pair of adjacent words that stand exactly one space
+  apart in one text (a question, an answer or a claim: never across two), ``search_pair_postings`` holds one row
+  per (pair, response revision) that has it. **Exact without reading text** when the search text is two words
+  with one space between them (``notice period``): a text contains ``a b`` if and only if it has adjacent words
+  ``x``, ``y`` one space apart with ``x`` ending in ``a`` and ``y`` starting with ``b`` (the space ends ``x``; the
+  letter after it starts ``y``, so the run of separators is that one space). Longer search texts add each of
+  their one-space pairs to the candidates' conditions (fewer candidates; the texts still decide). The
+  revisions indexed before migration 027 have their words but not their pairs (``pairs_missing_through``): the
+  search leaves pairs alone until ``catch_up`` has filled them in.
 * A search text with no letter or digit at all (``%``, ``--``) has no word to look up: it is scanned.
 
-``check`` compares the index with the words recomputed from the texts (tests; ``search-index --check``).
+``check`` compares the index with the words and pairs recomputed from the texts (tests; ``search-index --check``).
 """
 
 from __future__ import annotations
@@ -52,6 +61,12 @@ def _words_expr(text: str) -> str:
     return f"regexp_split_to_array(lower({text}), '{WORD_SEPARATORS}')"
 
 
+def _separators_expr(text: str) -> str:
+    """The runs of separators of the SQL expression ``text``, in order: run ``i`` stands between word ``i`` and
+    word ``i + 1`` of ``_words_expr`` (which has one piece more)."""
+    return f"regexp_extract_all(lower({text}), '{WORD_SEPARATORS}')"
+
+
 # the (response_key, word) pairs of the revisions with keys in ($lo, $hi]: question and answer, then the claims
 _SLICE_WORDS = f"""
     SELECT DISTINCT response_key, word FROM (
@@ -62,25 +77,66 @@ _SLICE_WORDS = f"""
         FROM claims WHERE response_key > $lo AND response_key <= $hi)
     WHERE word <> ''"""
 
+# the (response_key, first, second) word pairs one space apart in one text of the revisions with keys in ($lo, $hi]
+# (the question and the answer apart: concatenated, their last and first words would make a pair no text has)
+_SLICE_PAIRS = f"""
+    SELECT DISTINCT response_key, pair[1] AS first, pair[2] AS second FROM (
+        SELECT response_key, unnest(list_filter(list_zip(w[1:len(w) - 1], w[2:], s),
+                                                lambda z: z[3] = ' ' AND z[1] <> '' AND z[2] <> '')) AS pair
+        FROM (SELECT response_key, {_words_expr("t")} AS w, {_separators_expr("t")} AS s FROM (
+            SELECT response_key, question AS t FROM responses WHERE response_key > $lo AND response_key <= $hi
+            UNION ALL
+            SELECT response_key, answer FROM responses WHERE response_key > $lo AND response_key <= $hi
+            UNION ALL
+            SELECT response_key, text FROM claims WHERE response_key > $lo AND response_key <= $hi)))"""
+
 
 @dataclass(frozen=True)
 class IndexState:
     """``indexed_through``: every response revision with a key up to it is indexed; ``pending``: the revisions
-    above it; ``words`` and ``postings``: the index's size."""
+    above it; ``words`` and ``postings``: the index's size; ``pairs`` and ``pair_postings``: its word pairs';
+    ``pairs_missing_through``: the revisions up to this key have no pairs yet (0: every indexed one has)."""
 
     indexed_through: int
     pending: int
     words: int
     postings: int
+    pairs: int = 0
+    pair_postings: int = 0
+    pairs_missing_through: int = 0
 
 
 def state(store: Store) -> IndexState:
     """How far the index is: see ``IndexState``."""
-    row = store.one("SELECT (SELECT indexed_through FROM search_index) AS upto, "
-                    "(SELECT count(*) FROM search_words) AS words, (SELECT count(*) FROM search_postings) AS postings")
+    row = store.one("SELECT i.indexed_through AS upto, i.pairs_missing_through AS missing, "
+                    "(SELECT count(*) FROM search_words) AS words, (SELECT count(*) FROM search_postings) AS postings, "
+                    "(SELECT count(*) FROM search_pairs) AS pairs, "
+                    "(SELECT count(*) FROM search_pair_postings) AS pair_postings FROM search_index i")
     upto = int(row["upto"])
     pending = store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [upto])
-    return IndexState(upto, int(pending or 0), int(row["words"]), int(row["postings"]))
+    return IndexState(upto, int(pending or 0), int(row["words"]), int(row["postings"]), int(row["pairs"]),
+                      int(row["pair_postings"]), int(row["missing"]))
+
+
+def _index_pairs(tx: Transaction, low: int, high: int) -> int:
+    """Index the word pairs of the revisions with keys in (``low``, ``high``], whose words are indexed already;
+    returns how many pair postings were written."""
+    tx.execute(f"""CREATE OR REPLACE TEMP TABLE _slice_pairs AS
+        SELECT DISTINCT s.response_key, f.word_id AS first_id, g.word_id AS second_id
+        FROM ({_SLICE_PAIRS}) s JOIN search_words f ON f.word = s.first JOIN search_words g ON g.word = s.second""",
+               {"lo": low, "hi": high})
+    tx.execute("""
+        INSERT INTO search_pairs
+        SELECT (SELECT coalesce(max(pair_id), 0) FROM search_pairs)
+               + row_number() OVER (ORDER BY first_id, second_id), first_id, second_id
+        FROM (SELECT DISTINCT first_id, second_id FROM _slice_pairs
+              EXCEPT SELECT first_id, second_id FROM search_pairs)""")
+    postings = tx.scalar("""
+        INSERT INTO search_pair_postings
+        SELECT p.pair_id, s.response_key FROM _slice_pairs s JOIN search_pairs p USING (first_id, second_id)
+        ORDER BY p.pair_id, s.response_key""")
+    tx.execute("DROP TABLE _slice_pairs")
+    return int(postings or 0)
 
 
 def _index_slice(high: int) -> Callable[[Transaction], Change]:
@@ -100,13 +156,29 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
             INSERT INTO search_postings
             SELECT w.word_id, s.response_key FROM _slice_words s JOIN search_words w USING (word)
             ORDER BY w.word_id, s.response_key""")
+        pair_postings = _index_pairs(tx, low, high)
         revisions = tx.scalar("SELECT count(*) FROM responses WHERE response_key > ? AND response_key <= ?",
                               [low, high])
         tx.execute("UPDATE search_index SET indexed_through = ?", [high])
         tx.execute("DROP TABLE _slice_words")
         return Change("search_index", None, {"indexed_through": low},
                       {"indexed_through": high, "revisions": revisions, "new_words": new_words,
-                       "postings": postings}, result=int(revisions or 0))
+                       "postings": postings, "pair_postings": pair_postings}, result=int(revisions or 0))
+
+    return write
+
+
+def _fill_pairs_slice(slice_keys: int) -> Callable[[Transaction], Change]:
+    """Index the pairs of the highest ``slice_keys`` keys of those indexed before migration 027 (their words are
+    indexed, their pairs not) and lower ``pairs_missing_through`` past them."""
+
+    def write(tx: Transaction) -> Change:
+        high = int(tx.scalar("SELECT pairs_missing_through FROM search_index"))
+        low = max(0, high - slice_keys)
+        postings = _index_pairs(tx, low, high) if high > 0 else 0
+        tx.execute("UPDATE search_index SET pairs_missing_through = ?", [low])
+        return Change("search_index", None, {"pairs_missing_through": high},
+                      {"pairs_missing_through": low, "pair_postings": postings}, result=high - low)
 
     return write
 
@@ -130,16 +202,46 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
         low = upto
         if progress:
             progress(done, total, f"search index: {done:,} of {total:,} revisions indexed")
+    _fill_pairs(store, actor, progress, slice_keys)
     return done
 
 
-def _mark_and_words(store: Store, text: str) -> tuple[int, list[str]]:
-    """The index's mark and ``text`` split into words as the index splits texts (empty pieces where it starts or
-    ends with a separator), in one query."""
-    row = store.one(f"SELECT indexed_through, {_words_expr('$text')} AS words FROM search_index", {"text": text})
+def _fill_pairs(store: Store, actor: Actor, progress: ProgressFn | None, slice_keys: int) -> None:
+    """Index the word pairs of the revisions indexed before migration 027, from the top key down, ``slice_keys``
+    keys per transaction (audited as ``search.pairs_indexed``); nothing to do on a database indexed since."""
+    missing = int(store.scalar("SELECT pairs_missing_through FROM search_index"))
+    while missing > 0:
+        missing -= store.write(actor, "search.pairs_indexed", _fill_pairs_slice(slice_keys))
+        if progress:
+            progress(missing, None, f"search index: the word pairs of the keys up to {missing:,} still to index")
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A search text as the index reads it: the index's mark, whether its pairs are complete, the text's words
+    (empty pieces where it starts or ends with a separator) and the runs of separators between them."""
+
+    upto: int
+    pairs_ready: bool
+    words: list[str]
+    separators: list[str]
+
+    def pairs(self) -> list[int]:
+        """Positions ``i`` where words ``i`` and ``i + 1`` are a pair the index holds (one space between them)."""
+        if not self.pairs_ready:
+            return []
+        return [i for i, sep in enumerate(self.separators) if sep == " " and self.words[i] and self.words[i + 1]]
+
+
+def _split(store: Store, text: str) -> _Split:
+    """``text`` split as the index splits texts, with the index's mark, in one query."""
+    row = store.one(f"SELECT indexed_through, pairs_missing_through = 0 AS pairs_ready, "
+                    f"{_words_expr('$text')} AS words, {_separators_expr('$text')} AS separators FROM search_index",
+                    {"text": text})
     if row is None:
         raise RegisterError("search_index: its one row is missing (migration 023 writes it)")
-    return int(row["indexed_through"]), list(row["words"] or [])
+    return _Split(int(row["indexed_through"]), bool(row["pairs_ready"]), list(row["words"] or []),
+                  list(row["separators"] or []))
 
 
 def _word_condition(words: list[str], i: int, p: Params) -> str:
@@ -178,14 +280,23 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
         return None
     text = search.strip()
     needle = f"lower({p(text)})"
-    upto, words = _mark_and_words(store, text)
+    split = _split(store, text)
+    words = split.words
     if not any(words):
         return _scan(needle, "true")
-    tail = _scan(needle, f"response_key > {p(upto)}")
+    tail = _scan(needle, f"response_key > {p(split.upto)}")
+    pairs = split.pairs()
+    by_pair = [f"SELECT response_key FROM search_pair_postings WHERE pair_id IN (SELECT pair_id FROM search_pairs "
+               f"WHERE first_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)}) "
+               f"AND second_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i + 1, p)}))"
+               for i in pairs]
+    if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
+        return f"SELECT DISTINCT response_key FROM ({by_pair[0]}) UNION ALL ({tail})"
+    paired = {i for i in pairs} | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
-        f"SELECT response_key FROM search_postings WHERE word_id IN "
-        f"(SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)})"
-        for i, word in enumerate(words) if word)
+        [f"SELECT response_key FROM search_postings WHERE word_id IN "
+         f"(SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)})"
+         for i, word in enumerate(words) if word and i not in paired] + by_pair)
     if len(words) == 1:  # one word and nothing else: a revision holds it iff one of its words contains it
         indexed = f"SELECT DISTINCT response_key FROM ({candidates})"
     else:  # the candidates hold every search word; the scan's test on their texts decides
@@ -206,9 +317,9 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
 
 
 def check(store: Store) -> list[str]:
-    """Differences between the index and the words of the texts it covers (empty when it is exact): postings
-    missing or extra, words numbered twice or a word under two numbers."""
-    upto = int(store.scalar("SELECT indexed_through FROM search_index"))
+    """Differences between the index and the words and word pairs of the texts it covers (empty when it is exact):
+    postings missing or extra, words or pairs numbered twice or under two numbers."""
+    upto, missing_pairs = store.query_one("SELECT indexed_through, pairs_missing_through FROM search_index")
     problems = []
     twice = store.scalar("SELECT count(*) FROM (SELECT word FROM search_words GROUP BY word HAVING count(*) > 1)")
     if twice:
@@ -225,4 +336,27 @@ def check(store: Store) -> list[str]:
         problems.append(f"{missing} (revision, word) pair(s) of the texts up to key {upto} not in the index")
     if extra:
         problems.append(f"{extra} (revision, word) pair(s) in the index not in the texts up to key {upto}")
+    return problems + _check_pairs(store, int(missing_pairs), int(upto))
+
+
+def _check_pairs(store: Store, low: int, high: int) -> list[str]:
+    """``check`` of the word pairs: those of the revisions with keys in (``low``, ``high``] are indexed, no other."""
+    problems = []
+    twice = store.scalar("SELECT count(*) FROM (SELECT first_id, second_id FROM search_pairs "
+                         "GROUP BY ALL HAVING count(*) > 1)")
+    if twice:
+        problems.append(f"{twice} word pair(s) numbered more than once")
+    ids = store.scalar("SELECT count(*) - count(DISTINCT pair_id) FROM search_pairs")
+    if ids:
+        problems.append(f"{ids} word pair number(s) used more than once")
+    expected = f"SELECT response_key, first, second FROM ({_SLICE_PAIRS})"
+    stored = ("SELECT p.response_key, f.word, g.word FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
+              "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id")
+    params = {"lo": low, "hi": high}
+    missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})", params)
+    extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})", params)
+    if missing:
+        problems.append(f"{missing} (revision, word pair) row(s) of the texts in keys ({low}, {high}] not in the index")
+    if extra:
+        problems.append(f"{extra} (revision, word pair) row(s) in the index not in the texts in keys ({low}, {high}]")
     return problems

@@ -82,6 +82,10 @@ def _scanned(store: Store, search: str) -> set[str]:
     return {rid for (rid,) in rows}
 
 
+_PAIR_ROWS = ("SELECT f.word, g.word, p.response_key FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
+              "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id")
+
+
 def _sql(store: Store, *statements: str) -> None:
     """Write to the index's tables directly (what no code of the register does), as an audited test event."""
 
@@ -96,6 +100,7 @@ def _sql(store: Store, *statements: str) -> None:
 def _behind(store: Store, upto: int) -> None:
     """The index as an interrupted catch-up leaves it: every revision up to ``upto`` indexed, none above."""
     _sql(store, f"DELETE FROM search_postings WHERE response_key > {int(upto)}",
+         f"DELETE FROM search_pair_postings WHERE response_key > {int(upto)}",
          f"UPDATE search_index SET indexed_through = {int(upto)}")
 
 
@@ -158,16 +163,45 @@ def test_a_one_word_search_is_answered_from_the_postings_alone(searchable):
     assert _found(store, "notice period") == _scanned(store, "notice period")
 
 
+def test_two_words_one_space_apart_are_answered_from_the_pairs_alone(store, tmp_path):
+    """``notice period``: no text is read; a revision holding the two words apart, one space apart across the end
+    of its question and the start of its answer, or with two spaces between them is not found; cut words are
+    (``prenotice periodic`` holds ``notice period``: a word's end, then a word's start)."""
+    records = [
+        {"response_id": "together", "question": "q", "answer": "The Notice Period is 30 days."},
+        {"response_id": "in-a-claim", "question": "q", "answer": "-",
+         "claims": [{"text": "a prenotice periodic review", "labels": ["SUPPORTED"], "criticality": 1}]},
+        {"response_id": "apart", "question": "q", "answer": "Notice: the period is 30 days."},
+        {"response_id": "across", "question": "Which notice", "answer": "period applies?"},
+        {"response_id": "two-spaces", "question": "q", "answer": "notice  period"},
+        {"response_id": "hyphen", "question": "q", "answer": "notice-period"},
+    ]
+    _import(store, tmp_path, "pairs", [{"use_case": "search", "model": "m", "claims": [], **r} for r in records])
+    p = Params()
+    sql = search_index.search_select(store, "notice period", p)
+    assert sql is not None
+    indexed = sql.split(" UNION ALL ")[0]
+    assert "search_pair_postings" in indexed and "contains(lower(" not in indexed  # no text read
+    assert _found(store, "notice period") == _scanned(store, "notice period") == {"together", "in-a-claim"}
+    assert _found(store, "ce periodic") == _scanned(store, "ce periodic") == {"in-a-claim"}
+    for needle in ("notice  period", "notice-period", "which notice period", "notice period is", "NOTICE PERIOD"):
+        assert _found(store, needle) == _scanned(store, needle), needle
+    assert search_index.check(store) == []
+
+
 def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
     rng = random.Random(7)
     _import(store, tmp_path, "a", _records(rng, 60, "a"))
     whole = sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
                                "USING (word_id)"))
+    pairs = sorted(store.query(_PAIR_ROWS))
+    assert len(pairs) > 60
     _behind(store, 0)
-    _sql(store, "DELETE FROM search_words")
+    _sql(store, "DELETE FROM search_words", "DELETE FROM search_pairs")
     assert search_index.catch_up(store, SYSTEM, slice_keys=7) == 60
     assert sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
                               "USING (word_id)")) == whole
+    assert sorted(store.query(_PAIR_ROWS)) == pairs
     assert search_index.check(store) == []
     events = store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'")
     assert search_index.catch_up(store, SYSTEM) == 0  # nothing left: no slice, no event
@@ -186,6 +220,50 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(se
     assert any("not in the texts" in problem for problem in search_index.check(store))
     _sql(store, "INSERT INTO search_words SELECT max(word_id) + 1, 'notice' FROM search_words")
     assert any("numbered more than once" in problem for problem in search_index.check(store))
+
+
+@pytest.mark.tampers
+def test_check_names_a_missing_pair_posting_an_extra_one_and_a_pair_numbered_twice(searchable):
+    store, _ = searchable
+    _sql(store, "DELETE FROM search_pair_postings WHERE rowid = (SELECT min(rowid) FROM search_pair_postings)")
+    assert any("word pair) row(s) of the texts" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_pair_postings SELECT pair_id, response_key + 100000 FROM search_pair_postings "
+                "LIMIT 1")
+    assert any("word pair) row(s) in the index" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_pairs SELECT max(pair_id) + 1, first_id, second_id FROM search_pairs "
+                "GROUP BY ALL LIMIT 1")
+    assert any("word pair(s) numbered more than once" in problem for problem in search_index.check(store))
+
+
+def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
+    """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
+    filled them in, in slices from the top key down, each audited; then two-word searches use them."""
+    migrations_before(tmp_path, monkeypatch, 27)
+    monkeypatch.setattr(search_index, "_index_pairs", lambda tx, low, high: 0)  # the index before its pairs
+    monkeypatch.setattr(search_index, "_fill_pairs", lambda *args: None)
+    older = Store(tmp_path / "older.duckdb")
+    ensure_default_profile(older, SYSTEM)
+    _import(older, tmp_path, "o", _records(random.Random(5), 50, "o"))
+    older.close()
+    monkeypatch.undo()
+
+    upgraded = Store(tmp_path / "older.duckdb")
+    state = search_index.state(upgraded)
+    assert (state.indexed_through, state.pairs_missing_through, state.pair_postings) == (50, 50, 0)
+    assert search_index.check(upgraded) == []  # the words are checked; no pair is expected yet
+    p = Params()
+    assert "search_pair_postings" not in search_index.search_select(upgraded, "notice period", p)
+    for needle in ("notice period", "period notice", "27001 sla", "otic"):
+        assert _found(upgraded, needle) == _scanned(upgraded, needle)
+    assert search_index.catch_up(upgraded, SYSTEM, slice_keys=20) == 0  # no revision was pending: pairs only
+    state = search_index.state(upgraded)
+    assert state.pairs_missing_through == 0 and state.pair_postings > 50
+    assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.pairs_indexed'") == 3
+    assert search_index.check(upgraded) == []
+    assert "search_pair_postings" in search_index.search_select(upgraded, "notice period", Params())
+    for needle in ("notice period", "period notice", "27001 sla", "otic"):
+        assert _found(upgraded, needle) == _scanned(upgraded, needle)
+    upgraded.close()
 
 
 def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
