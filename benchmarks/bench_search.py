@@ -57,7 +57,7 @@ def main() -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     store = Store(args.db)
     state = search_index.state(store)
-    if state.pending:
+    if state.pending or state.pairs_missing_through:
         wall, cpu = time.perf_counter(), time.process_time()
         done = search_index.catch_up(store, SYSTEM)
         print(f"catch-up: {done:,} revisions indexed in {time.perf_counter() - wall:,.1f} s wall, "
@@ -65,7 +65,8 @@ def main() -> None:
         state = search_index.state(store)
     responses = store.scalar("SELECT count(*) FROM current_scores")
     print(f"database: {responses:,} current scored responses; index: {state.words:,} words, "
-          f"{state.postings:,} postings, every revision up to key {state.indexed_through:,}")
+          f"{state.postings:,} postings, {state.pairs:,} word pairs, {state.pair_postings:,} pair postings, every "
+          f"revision up to key {state.indexed_through:,}")
 
     floor_wall, floor_cpu, _ = timed(args.repeat, lambda: store.scalar("SELECT sum(score) FROM current_scores"))
     print(f"floor (one scan of current_scores.score): {floor_wall:.3f} s wall, {floor_cpu:.3f} CPU-s")

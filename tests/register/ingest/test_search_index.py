@@ -239,7 +239,7 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
     """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
     filled them in, in slices from the top key down, each audited; then two-word searches use them."""
     migrations_before(tmp_path, monkeypatch, 27)
-    monkeypatch.setattr(search_index, "_index_pairs", lambda tx, low, high: 0)  # the index before its pairs
+    monkeypatch.setattr(search_index, "_index_pairs", lambda tx: 0)  # the index before its pairs
     monkeypatch.setattr(search_index, "_fill_pairs", lambda *args: None)
     older = Store(tmp_path / "older.duckdb")
     ensure_default_profile(older, SYSTEM)
