@@ -187,7 +187,7 @@ def main() -> None:
             def choose_version(label: str) -> None:
                 """A profile version chosen in the filter: ``label`` is its option ("Version 5", "Current scores")."""
                 box = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Profile version", exact=True))
-                box.click()
+                box.get_by_role("combobox").click()  # the control itself: the box's middle may be its label
                 _arm(page)
                 page.get_by_role("option", name=label, exact=True).click()
                 _settled(page)

@@ -321,3 +321,55 @@ def test_add_form_normalise_four_eyes_and_one_sign_off_per_reviewer(start_app, p
     refusal = page.get_by_text("a second person must approve it (four eyes)")
     refusal.wait_for(timeout=60_000)
     screenshot(page, "trust-four-eyes")
+
+
+# --- an older profile version chosen in the sidebar --------------------------------------------------------
+
+
+def _options(page) -> list[str]:
+    """The options of the open multiselect, without the "Select all" entry Streamlit adds."""
+    return [text for text in page.get_by_role("option").all_inner_texts() if text != "Select all"]
+
+
+def test_an_older_profile_version_and_its_bands_are_chosen_in_the_sidebar(start_app, page):
+    """The Profile version box opens, lists the versions with scores, and under the version chosen the Band
+    filter offers that version's bands (the active one's names matched none of an older version's scores)."""
+    counted = {}
+
+    def prepare(db) -> None:
+        from register import SYSTEM, Store
+        from register.scoring.profiles import activate, create_draft, get_profile
+        from register.scoring.scorer import rescore
+
+        store = Store(db)
+        try:
+            counted["v1_high"] = store.query_one(
+                "SELECT count(*) FROM (SELECT response_id, arg_max(band, run_id) AS band FROM scores s "
+                "JOIN responses r USING (response_id, revision) WHERE r.is_current AND s.profile_version = 1 "
+                "GROUP BY response_id) WHERE band = 'High'")[0]
+            version = create_draft(store, SYSTEM, {"bands": [{"name": "Green", "upper": 30, "action": "release"},
+                                                             {"name": "Red", "upper": 100, "action": "block"}]})
+            activate(store, SYSTEM, version, "e2e: other band names")
+            rescore(store, SYSTEM, get_profile(store, version))
+        finally:
+            store.close()
+
+    server = start_app(prepare=prepare)
+    assert counted["v1_high"] > 0
+    browser_login(page, server["url"], "e2e-viewer")
+    wait_metric(page, "Responses", f"{server['expected']['responses']:,}")
+    sidebar = page.get_by_test_id("stSidebar")
+    band = sidebar.get_by_test_id("stMultiSelect").filter(has_text="Band")
+    band.locator("input").click()
+    assert _options(page) == ["Green", "Red", "No claims"]
+    page.keyboard.press("Escape")
+
+    _choose(page, "Profile version", "Version 1", scope=sidebar)
+    band.locator("input").click()
+    expect(page.get_by_role("option", name="High", exact=True)).to_be_visible(timeout=30_000)
+    assert "Green" not in _options(page)
+    page.get_by_role("option", name="High", exact=True).click()
+    page.keyboard.press("Escape")
+    wait_metric(page, "Responses", f"{counted['v1_high']:,}")
+    assert "pv=1" in page.url and "band=High" in page.url
+    screenshot(page, "trust-older-profile-version")
