@@ -347,43 +347,45 @@ def check(store: Store) -> list[str]:
     """Differences between the index and the words and word pairs of the texts it covers (empty when it is exact):
     postings missing or extra, words or pairs numbered twice or under two numbers."""
     upto, missing_pairs = store.query_one("SELECT indexed_through, pairs_missing_through FROM search_index")
-    problems = []
-    twice = store.scalar("SELECT count(*) FROM (SELECT word FROM search_words GROUP BY word HAVING count(*) > 1)")
-    if twice:
-        problems.append(f"{twice} word(s) numbered more than once")
-    ids = store.scalar("SELECT count(*) - count(DISTINCT word_id) FROM search_words")
-    if ids:
-        problems.append(f"{ids} word number(s) used more than once")
-    expected = f"SELECT response_key, word FROM ({_SLICE_WORDS})"
-    stored = ("SELECT p.response_key, w.word FROM search_postings p JOIN search_words w USING (word_id)")
-    params = {"lo": 0, "hi": upto}
-    missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})", params)
-    extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})", params)
-    if missing:
-        problems.append(f"{missing} (revision, word) pair(s) of the texts up to key {upto} not in the index")
-    if extra:
-        problems.append(f"{extra} (revision, word) pair(s) in the index not in the texts up to key {upto}")
-    return problems + _check_pairs(store, int(missing_pairs), int(upto))
+    words = _numbering_problems(store, "search_words", "word", "word_id", "word")
+    words += _posting_problems(
+        store, f"SELECT response_key, word FROM ({_SLICE_WORDS})",
+        "SELECT p.response_key, w.word FROM search_postings p JOIN search_words w USING (word_id)",
+        "(revision, word) pair", 0, int(upto))
+    return words + _check_pairs(store, int(missing_pairs), int(upto))
 
 
 def _check_pairs(store: Store, low: int, high: int) -> list[str]:
     """``check`` of the word pairs: those of the revisions with keys in (``low``, ``high``] are indexed, no other."""
+    numbering = _numbering_problems(store, "search_pairs", "first_id, second_id", "pair_id", "word pair")
+    return numbering + _posting_problems(
+        store, f"SELECT response_key, first, second FROM ({_SLICE_PAIRS})",
+        "SELECT p.response_key, f.word, g.word FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
+        "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id",
+        "(revision, word pair) row", low, high)
+
+
+def _numbering_problems(store: Store, table: str, term: str, term_id: str, what: str) -> list[str]:
+    """A dictionary table's faults: a term (``term``'s columns) numbered twice, or one number given twice."""
     problems = []
-    twice = store.scalar("SELECT count(*) FROM (SELECT first_id, second_id FROM search_pairs "
-                         "GROUP BY ALL HAVING count(*) > 1)")
+    twice = store.scalar(f"SELECT count(*) FROM (SELECT {term} FROM {table} GROUP BY ALL HAVING count(*) > 1)")
     if twice:
-        problems.append(f"{twice} word pair(s) numbered more than once")
-    ids = store.scalar("SELECT count(*) - count(DISTINCT pair_id) FROM search_pairs")
+        problems.append(f"{twice} {what}(s) numbered more than once")
+    ids = store.scalar(f"SELECT count(*) - count(DISTINCT {term_id}) FROM {table}")
     if ids:
-        problems.append(f"{ids} word pair number(s) used more than once")
-    expected = f"SELECT response_key, first, second FROM ({_SLICE_PAIRS})"
-    stored = ("SELECT p.response_key, f.word, g.word FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
-              "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id")
+        problems.append(f"{ids} {what} number(s) used more than once")
+    return problems
+
+
+def _posting_problems(store: Store, expected: str, stored: str, what: str, low: int, high: int) -> list[str]:
+    """The postings ``stored`` against those ``expected`` from the texts with keys in (``low``, ``high``], as
+    multisets: rows missing from the index, and rows in it that the texts do not hold."""
     params = {"lo": low, "hi": high}
     missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})", params)
     extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})", params)
+    problems = []
     if missing:
-        problems.append(f"{missing} (revision, word pair) row(s) of the texts in keys ({low}, {high}] not in the index")
+        problems.append(f"{missing} {what}(s) of the texts in keys ({low}, {high}] not in the index")
     if extra:
-        problems.append(f"{extra} (revision, word pair) row(s) in the index not in the texts in keys ({low}, {high}]")
+        problems.append(f"{extra} {what}(s) in the index not in the texts in keys ({low}, {high}]")
     return problems

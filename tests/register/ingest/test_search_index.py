@@ -235,18 +235,24 @@ def test_check_names_a_missing_pair_posting_an_extra_one_and_a_pair_numbered_twi
     assert any("word pair(s) numbered more than once" in problem for problem in search_index.check(store))
 
 
-def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
-    """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
-    filled them in, in slices from the top key down, each audited; then two-word searches use them."""
-    migrations_before(tmp_path, monkeypatch, 27)
-    monkeypatch.setattr(search_index, "_index_pairs", lambda tx: 0)  # the index before its pairs
-    monkeypatch.setattr(search_index, "_fill_pairs", lambda *args: None)
+def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *, seed: int, **replaced) -> None:
+    """``older.duckdb`` in ``tmp_path``: migrated up to ``before`` (plus ``also``), 50 responses imported with
+    ``search_index``'s functions named in ``replaced`` standing in for the code of that time."""
+    migrations_before(tmp_path, monkeypatch, before, also=also)
+    for name, function in replaced.items():
+        monkeypatch.setattr(search_index, name, function)
     older = Store(tmp_path / "older.duckdb")
     ensure_default_profile(older, SYSTEM)
-    _import(older, tmp_path, "o", _records(random.Random(5), 50, "o"))
+    _import(older, tmp_path, "o", _records(random.Random(seed), 50, "o"))
     older.close()
     monkeypatch.undo()
 
+
+def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
+    """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
+    filled them in, in slices from the top key down, each audited; then two-word searches use them."""
+    _older_database(tmp_path, monkeypatch, 27, (), seed=5,  # the index before its pairs
+                    _index_pairs=lambda tx: 0, _fill_pairs=lambda *args: None)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
     assert (state.indexed_through, state.pairs_missing_through, state.pair_postings) == (50, 50, 0)
@@ -267,14 +273,8 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
 
 
 def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
-    migrations_before(tmp_path, monkeypatch, 23, also=(24, 25, 26))
-    monkeypatch.setattr(search_index, "catch_up", lambda *args, **kwargs: 0)  # the importer before the index
-    older = Store(tmp_path / "older.duckdb")
-    ensure_default_profile(older, SYSTEM)
-    _import(older, tmp_path, "o", _records(random.Random(3), 50, "o"))
-    older.close()
-    monkeypatch.undo()
-
+    _older_database(tmp_path, monkeypatch, 23, (24, 25, 26), seed=3,  # the importer before the index
+                    catch_up=lambda *args, **kwargs: 0)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
     assert (state.indexed_through, state.pending, state.postings) == (0, 50, 0)  # the migration starts it empty
