@@ -54,6 +54,7 @@ def store(tmp_path, request):
     # whatever the test wrote, the console's read model of the current scores still equals its join
     import duckdb
 
+    from register.db import response_ids
     from register.ingest import claim_counts, search_index
     from register.scoring import current_scores, version_views
 
@@ -62,11 +63,13 @@ def store(tmp_path, request):
         differences = [] if tampered else current_scores.check(s) + version_views.check(s)
         index_problems = [] if tampered else search_index.check(s)
         count_problems = [] if tampered else claim_counts.check(s)
+        id_problems = [] if tampered else response_ids.check(s)
     except duckdb.ConnectionException:  # the test closed the store itself
-        differences = index_problems = count_problems = []
+        differences = index_problems = count_problems = id_problems = []
     assert differences == [], f"a read model differs from the join of current responses and scores: {differences}"
     assert index_problems == [], f"the search index differs from the words of the texts: {index_problems}"
     assert count_problems == [], f"claim_source_counts differs from the current claims: {count_problems}"
+    assert id_problems == [], f"response_ids differs from the responses: {id_problems}"
     s.close()
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 
 from hri_core import DIMENSIONS
 from hri_core.calibration import score_bins
+from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.ingest.search_index import search_select
@@ -944,8 +945,7 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
     # The response's revisions are found by its id once (a scan of one string column); everything else is read
     # by the revisions' integer keys, which DuckDB's zone maps narrow to a few row groups. By id, every score run
     # scanned every score row's id again: 0.6 s per lookup at 10M responses and five runs, growing with each run.
-    known = store.query("SELECT revision, response_key, is_current FROM responses WHERE response_id = ? "
-                        "ORDER BY revision", [response_id])
+    known = response_ids.revisions(store, response_id)
     chosen = [key for rev, key, current in known if (current if revision is None else rev == int(revision))]
     if not chosen:
         return None

@@ -28,6 +28,7 @@ from register.console.queries import (
     flag_queued,
 )
 from register.console.queries import queue_stats as _queue_stats
+from register.db.response_ids import revisions_select
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
@@ -120,13 +121,14 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
                             f"({existing['decided_role']}) at {existing['decided_at']:%Y-%m-%d %H:%M:%S} UTC "
                             f"({existing['decision']}), reload")
         current, response_key = tx.query_one(
-            "SELECT revision, response_key FROM responses WHERE response_id = ? AND is_current", [response_id]
+            f"SELECT revision, response_key FROM responses WHERE {revisions_select('?')} AND is_current",
+            [response_id, response_id]
         ) or (None, None)
         if current is None:
             raise NotFound(f"response {response_id!r} does not exist")
         if current != revision:
-            known = tx.scalar("SELECT count(*) FROM responses WHERE response_id = ? AND revision = ?",
-                              [response_id, revision])
+            known = tx.scalar(f"SELECT count(*) FROM responses WHERE {revisions_select('?')} AND revision = ?",
+                              [response_id, response_id, revision])
             if not known:
                 raise NotFound(f"response {response_id!r} has no revision {revision}")
             raise StaleEdit(f"{response_id} revision {revision} is no longer current (revision {current} is), "

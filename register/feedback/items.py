@@ -28,6 +28,7 @@ import pandas as pd
 
 from hri_core import Label
 from register.access.permissions import Permission, authorize, require_other_person
+from register.db.response_ids import revisions_select
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
 from register.governance.feedback_labels import validated_outside_register
@@ -105,7 +106,8 @@ def report_feedback(store: Store, actor: Actor, response_id: str, text: str, sev
     severity = _severity(severity, "severity")
 
     def fn(tx: Transaction) -> Change:
-        revision = tx.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
+        revision = tx.scalar(f"SELECT revision FROM responses WHERE {revisions_select('?')} AND is_current",
+                             [response_id, response_id])
         if revision is None:
             raise NotFound(f"response {response_id!r} does not exist")
         if claim_id is not None and not tx.scalar(
@@ -149,7 +151,8 @@ def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, u
     if report.new_revisions != 1:  # quarantined or unchanged: the label did not land, say so (fail closed)
         raise RegisterError(f"{subject}: the revision was not stored ({report.quarantined} quarantined, "
                             f"{report.unchanged} unchanged; see import batch {report.batch_id})")
-    return int(store.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id]))
+    return int(store.scalar(f"SELECT revision FROM responses WHERE {revisions_select('?')} AND is_current",
+                            [response_id, response_id]))
 
 
 def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str, *, severity: float | None = None,

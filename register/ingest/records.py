@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
+from register.db import response_ids
 from register.db.store import Transaction
 from register.ingest import claim_counts
 from register.scoring import current_scores, version_views
@@ -167,6 +168,7 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                    s.retrieved_context::JSON, s.gt_answer, s.query_ambiguous, s.gt_claims::JSON
             FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """, {"batch": batch_id, "at": imported_at})
+        response_ids.record(tx, "SELECT response_id, response_key FROM _plan WHERE outcome <> 'unchanged'")
         tx.execute("""
             INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels,
                                 label_mask, dimensions, dim_mask, criticality, source_id, span, feedback_at,

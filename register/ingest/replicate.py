@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
+from register.db import response_ids
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.ingest import claim_counts, search_index
@@ -101,6 +102,7 @@ def _copy_round(batch_id: int, number: int, take: int) -> Callable[[Transaction]
                        replace(r.raw_line, $placeholder, k.copy_id)::JSON AS raw)
             FROM {_SCRATCH_R} r JOIN _copies k ON r.response_id = k.template_id""",
                    {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
+        response_ids.record(tx, "SELECT copy_id, copy_key FROM _copies")
         claims = tx.scalar(f"""
             INSERT INTO claims
             SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)

@@ -32,6 +32,7 @@ from hri_core import Response, parse_response
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import Label
 from register.access.permissions import Permission, authorize, require_other_person
+from register.db.response_ids import revisions_select
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import LabellingError, NotFound
@@ -184,7 +185,8 @@ class ApplyReport:
 
 def _stored_response(store: Store, response_id: str, revision: int) -> Response:
     """The full stored record of a revision (extensions such as categories included) when it is a JSON object."""
-    raw = store.scalar("SELECT raw FROM responses WHERE response_id = ? AND revision = ?", [response_id, revision])
+    raw = store.scalar(f"SELECT raw FROM responses WHERE {revisions_select('?')} AND revision = ?",
+                       [response_id, response_id, revision])
     record = json.loads(raw) if raw else None
     if isinstance(record, dict):
         return parse_response(record, limits=NO_TEXT_LIMITS)
@@ -310,7 +312,8 @@ def label_provenance(store: Store, response_id: str, revision: int | None = None
     """Where each label of a revision's claims came from (current revision by default); a label with no record
     is ``imported`` (it came in a file)."""
     if revision is None:
-        revision = store.scalar("SELECT revision FROM responses WHERE response_id = ? AND is_current", [response_id])
+        revision = store.scalar(f"SELECT revision FROM responses WHERE {revisions_select('?')} AND is_current",
+                                [response_id, response_id])
         if revision is None:
             raise NotFound(f"response {response_id!r} does not exist")
     return store.frame("""

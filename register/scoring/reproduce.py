@@ -16,6 +16,8 @@ from hri_core import Response, ScoreResult, parse_response, score_response
 from hri_core.mitigation import MitigationDecision, decide
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import DIMENSIONS
+from register.db import response_ids
+from register.db.response_ids import revisions_select
 from register.db.store import Store
 from register.errors import NotFound
 from register.scoring.mitigation import get_policy as get_policy_version
@@ -35,7 +37,8 @@ def load_response(store: Store, response_id: str, revision: int | None = None) -
 def _load_response(store: Store, response_id: str, revision: int | None, which: str, params: list) -> Response:
     record = store.one(
         "SELECT response_key, use_case, model, created_at, question, answer, stakes, retrieved_context, gt_answer, "
-        f"query_ambiguous, gt_claims FROM responses WHERE response_id = ? AND {which}", params)
+        f"query_ambiguous, gt_claims FROM responses WHERE {revisions_select('?')} AND {which}",
+        [response_id, *params])  # the id twice: its hash, then itself (``params`` starts with it)
     if record is None:
         raise NotFound(f"response {response_id!r} does not exist" if revision is None
                        else f"response {response_id!r} has no revision {revision}")
@@ -78,7 +81,7 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None) -> Repr
             "mitigation_policy_version") + tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
     where = "run_id = ?" if run_id is not None else "is_current"
     # by the keys of the response's revisions: zone maps skip other responses' score rows of every run
-    keys = dict(store.query("SELECT revision, response_key FROM responses WHERE response_id = ?", [response_id]))
+    keys = dict(response_ids.revisions(store, response_id, "revision, response_key"))
     params = [list(keys.values())] + ([run_id] if run_id is not None else [])
     stored = store.one(f"SELECT {', '.join(cols)} FROM scores WHERE list_contains(?, response_key) AND {where}",
                        params)

@@ -251,7 +251,7 @@ def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *
 def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
     filled them in, in slices from the top key down, each audited; then two-word searches use them."""
-    _older_database(tmp_path, monkeypatch, 27, (), seed=5,  # the index before its pairs
+    _older_database(tmp_path, monkeypatch, 27, (28,), seed=5,  # the index before its pairs
                     _index_pairs=lambda tx: 0, _fill_pairs=lambda *args: None)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
@@ -273,7 +273,7 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
 
 
 def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
-    _older_database(tmp_path, monkeypatch, 23, (24, 25, 26), seed=3,  # the importer before the index
+    _older_database(tmp_path, monkeypatch, 23, (24, 25, 26, 28), seed=3,  # the importer before the index
                     catch_up=lambda *args, **kwargs: 0)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
