@@ -82,14 +82,16 @@ _SLICE_WORDS = f"""
 # apart; each run split at its spaces. The words are the non-empty pieces (the same words: a piece between two
 # separators of any kind); the pairs are adjacent non-empty pieces of a run (exactly one space between them).
 _RUN_BREAKS = r"[^\p{L}\p{N}]{2,}|[^\p{L}\p{N} ]"  # two or more separators, or one that is not a space
+# every text of the revisions with keys in ($lo, $hi] as (response_key, t): the question, the answer and each claim
+_SLICE_TEXTS = """
+    SELECT response_key, question AS t FROM responses WHERE response_key > $lo AND response_key <= $hi
+    UNION ALL
+    SELECT response_key, answer FROM responses WHERE response_key > $lo AND response_key <= $hi
+    UNION ALL
+    SELECT response_key, text FROM claims WHERE response_key > $lo AND response_key <= $hi"""
 _SLICE_RUNS = f"""
     SELECT response_key, string_split(run, ' ') AS w FROM (
-        SELECT response_key, unnest(regexp_split_to_array(lower(t), '{_RUN_BREAKS}')) AS run FROM (
-            SELECT response_key, question AS t FROM responses WHERE response_key > $lo AND response_key <= $hi
-            UNION ALL
-            SELECT response_key, answer FROM responses WHERE response_key > $lo AND response_key <= $hi
-            UNION ALL
-            SELECT response_key, text FROM claims WHERE response_key > $lo AND response_key <= $hi))
+        SELECT response_key, unnest(regexp_split_to_array(lower(t), '{_RUN_BREAKS}')) AS run FROM ({_SLICE_TEXTS}))
     WHERE run <> ''"""
 _RUN_WORDS = "SELECT DISTINCT response_key, word FROM (SELECT response_key, unnest(w) AS word FROM _slice_runs) " \
              "WHERE word <> ''"
@@ -104,12 +106,7 @@ _SLICE_PAIRS = f"""
     SELECT DISTINCT response_key, pair[1] AS first, pair[2] AS second FROM (
         SELECT response_key, unnest(list_filter(list_zip(w[1:len(w) - 1], w[2:], s),
                                                 lambda z: z[3] = ' ' AND z[1] <> '' AND z[2] <> '')) AS pair
-        FROM (SELECT response_key, {_words_expr("t")} AS w, {_separators_expr("t")} AS s FROM (
-            SELECT response_key, question AS t FROM responses WHERE response_key > $lo AND response_key <= $hi
-            UNION ALL
-            SELECT response_key, answer FROM responses WHERE response_key > $lo AND response_key <= $hi
-            UNION ALL
-            SELECT response_key, text FROM claims WHERE response_key > $lo AND response_key <= $hi)))"""
+        FROM (SELECT response_key, {_words_expr("t")} AS w, {_separators_expr("t")} AS s FROM ({_SLICE_TEXTS})))"""
 
 
 @dataclass(frozen=True)
@@ -319,7 +316,7 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
                for i in pairs]
     if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
         return f"SELECT DISTINCT response_key FROM ({by_pair[0]}) UNION ALL ({tail})"
-    paired = {i for i in pairs} | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
+    paired = set(pairs) | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
         [f"SELECT response_key FROM search_postings WHERE word_id IN "
          f"(SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)})"
