@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from register.db.sql import multiset_differences
 from register.db.store import Store, Transaction
 
 __all__ = ["check", "record", "revisions", "revisions_select"]
@@ -39,8 +40,7 @@ def check(store: Store) -> list[str]:
     right, and nothing else is)."""
     expected = "SELECT md5_number_lower(response_id), response_key FROM responses"
     stored = "SELECT id_hash, response_key FROM response_ids"
-    missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})")
-    extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})")
+    missing, extra = multiset_differences(store, expected, stored)
     problems = []
     if missing:
         problems.append(f"{missing} response revision(s) not in response_ids (or hashed wrongly)")

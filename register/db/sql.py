@@ -45,3 +45,12 @@ class Params:
     def in_list(self, values: Iterable[Any]) -> str:
         """``($p1, $p2, ...)`` for ``x IN (...)``: one placeholder per value."""
         return "(" + ", ".join(self(v) for v in values) + ")"
+
+
+def multiset_differences(store: Any, expected: str, stored: str, params: Any = ()) -> tuple[int, int]:
+    """How many rows of the SELECT ``expected`` are missing from the SELECT ``stored``, and how many rows of
+    ``stored`` are extra, as multisets (``EXCEPT ALL`` both ways); ``store`` is a Store or a Transaction. The
+    checks of derived tables (the search index, ``response_ids``) compare themselves with their definition so."""
+    missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})", params)
+    extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})", params)
+    return int(missing or 0), int(extra or 0)

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from register.access.permissions import Permission, authorize
-from register.db.sql import Params
+from register.db.sql import Params, multiset_differences
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
 
@@ -377,9 +377,7 @@ def _numbering_problems(store: Store, table: str, term: str, term_id: str, what:
 def _posting_problems(store: Store, expected: str, stored: str, what: str, low: int, high: int) -> list[str]:
     """The postings ``stored`` against those ``expected`` from the texts with keys in (``low``, ``high``], as
     multisets: rows missing from the index, and rows in it that the texts do not hold."""
-    params = {"lo": low, "hi": high}
-    missing = store.scalar(f"SELECT count(*) FROM ({expected} EXCEPT ALL {stored})", params)
-    extra = store.scalar(f"SELECT count(*) FROM ({stored} EXCEPT ALL {expected})", params)
+    missing, extra = multiset_differences(store, expected, stored, {"lo": low, "hi": high})
     problems = []
     if missing:
         problems.append(f"{missing} {what}(s) of the texts in keys ({low}, {high}] not in the index")
