@@ -8,7 +8,7 @@ column, group-by column) come from allow-lists. Aggregations run in DuckDB: a qu
 aggregate, never the table.
 
 The overview's figures exist one function each (``kpis``, ``band_mix_by_week``, ...) and all at once
-(``overview``: one join instead of six, about half the cost). Timings at 1M responses:
+(``overview``); both run the same statement, the one-figure functions with their figure alone. Timings:
 ``benchmarks/bench_console.py``.
 
 Band names, band order, weights and "high or critical" come from the scoring profile (passed in or
@@ -458,9 +458,8 @@ def filter_options(store: Store) -> dict:
             "date_min": row["date_min"], "date_max": row["date_max"]}
 
 
-# Each overview figure is a SELECT over the filtered scored set ``fr`` (``_*_part`` below, each with
-# its ORDER BY apart): the one-figure functions run it alone, ``overview`` runs them all over one
-# materialised ``fr`` (one join instead of six).
+# Each overview figure is a SELECT over the filtered scored set ``fr`` (``_*_part`` below, each with its ORDER BY
+# apart) or, for the read models, over their summary ``sm``; ``_figures`` joins the ones asked for into one statement.
 
 
 def _kpis_part(p: Params, now: datetime, authority_keys: str, *, counted: str | None = None) -> str:
@@ -571,15 +570,6 @@ def _share_part(p: Params, by: str, band_names: tuple[str, ...]) -> tuple[str, s
             f"FROM fr GROUP BY 1", "key NULLS LAST")
 
 
-def _row(store: Store, f: Filters, p: Params, part: str) -> dict:
-    return store.one(f"WITH fr AS ({filtered_scores(store, f, p)}) {part}", p.values)
-
-
-def _frame(store: Store, f: Filters, p: Params, part: tuple[str, str]) -> pd.DataFrame:
-    select, order = part
-    return store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}) {select} ORDER BY {order}", p.values)
-
-
 def _weeks_as_dates(frame: pd.DataFrame) -> pd.DataFrame:
     frame["week"] = pd.Series([w.date() if isinstance(w, datetime) else w for w in frame["week"]],
                               index=frame.index, dtype=object)
@@ -595,9 +585,7 @@ def kpis(store: Store, f: Filters, *, now: datetime | None = None) -> dict:
     when empty), floors_fired (responses whose HRI a floor set), no_claims, queue_size,
     queue_oldest_age_days (the same numbers as ``queue_stats(store, f)``).
     """
-    p = Params()
-    part = _kpis_part(p, now or utc_now(), review_keys_select(store, p))
-    return _kpis_dict(store, _row(store, f, p, part), _band_names(store, None))
+    return _figures(store, f, ("kpis",), now=now)["kpis"]
 
 
 def band_mix_by_week(store: Store, f: Filters) -> pd.DataFrame:
@@ -606,8 +594,7 @@ def band_mix_by_week(store: Store, f: Filters) -> pd.DataFrame:
     Responses without a creation time have no place on the time axis and are left out. Rows are in
     week order, bands in the active profile's order (other band names last).
     """
-    p = Params()
-    return _weeks_as_dates(_frame(store, f, p, _week_part(p, _band_names(store, None))))
+    return _figures(store, f, ("band_mix_by_week",))["band_mix_by_week"]
 
 
 def score_histogram(store: Store, f: Filters, bins: Sequence[float] | None = None) -> pd.DataFrame:
@@ -618,16 +605,13 @@ def score_histogram(store: Store, f: Filters, bins: Sequence[float] | None = Non
     also takes 0, scores compared at 9 decimals (20.000000000000004 is 20), so a score of exactly 50 is
     counted in the bin ending at 50, in the band ending at 50. Responses without claims are not counted.
     """
-    p = Params()
-    return _frame(store, f, p, histogram_part(p, _bins(store, bins)))
+    return _figures(store, f, ("score_histogram",), bins=bins)["score_histogram"]
 
 
 def dimension_contributions(store: Store, f: Filters, weights: dict) -> pd.DataFrame:
     """Per dimension (F, C, U, O, S, P, H): mean_score (mean s_k over the filtered responses), weight
     (w_k as passed in, normally the profile's) and mean_weighted (mean of w_k * s_k)."""
-    by_letter = _weights_by_letter(weights)
-    p = Params()
-    return _dimensions_frame(_row(store, f, p, _dimensions_part(p, by_letter)), by_letter)
+    return _figures(store, f, ("dimension_contributions",), weights=weights)["dimension_contributions"]
 
 
 def high_share_by(store: Store, f: Filters, by: str, bands: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -636,8 +620,10 @@ def high_share_by(store: Store, f: Filters, by: str, bands: tuple[str, ...] | No
     "High or critical" is the last two bands of ``bands`` (the profile's band names in order; the
     active profile's when None). ``by`` must be one of ``GROUP_COLUMNS``.
     """
-    p = Params()
-    return _frame(store, f, p, _share_part(p, by, _band_names(store, bands)))
+    if not isinstance(by, str) or by not in GROUP_COLUMNS:
+        raise ValueError(f"cannot group by {by!r}; choose one of {', '.join(GROUP_COLUMNS)}")
+    name = f"high_share_by_{by}"
+    return _figures(store, f, (name,), bands=bands)[name]
 
 
 def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | None = None, *,
@@ -646,7 +632,8 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
 
     Keys: ``kpis``, ``band_mix_by_week``, ``score_histogram``, ``dimension_contributions``,
     ``high_share_by_use_case``, ``high_share_by_model`` -- the same values as the one-figure
-    functions (a test holds them equal). Of the current scores (no profile version chosen) the counts, sums and
+    functions, which run the same SQL for their figure alone (a test holds both to an independent recomputation).
+    Of the current scores (no profile version chosen) the counts, sums and
     shares come from the read model's summary (``score_summary``, 5,634 rows at 10M responses instead of
     seven aggregates over 10 million); the queue scans the read model, the quantiles and the histogram count its
     scores in narrow groups and read rows only where a group does not settle them
@@ -656,30 +643,57 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     the profile the figures are shown under (the active profile's when None): the states listed and ordered, and
     the two highest for the shares.
     """
+    return _figures(store, f, FIGURES, weights=weights, bands=bands, bins=bins, now=now)
+
+
+FIGURES = ("kpis", "dimension_contributions", "band_mix_by_week", "score_histogram", "high_share_by_use_case",
+           "high_share_by_model")
+_LIST_COLUMNS = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
+                 "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
+                 "high_share_by_model": ["key", "n", "high_or_critical", "share"]}
+
+
+def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | None = None,
+             bands: tuple[str, ...] | None = None, bins: Sequence[float] | None = None,
+             now: datetime | None = None) -> dict:
+    """The overview's figures ``names`` (of ``FIGURES``) in one statement (``overview``)."""
     f, model = read_model(store, f)
-    band_names = share_bands = _band_names(store, bands)  # the caller's profile's (a chosen version's)
-    by_letter = _weights_by_letter(weights)
+    band_names = _band_names(store, bands)  # the caller's profile's (a chosen version's)
+    by_letter = _weights_by_letter(weights) if "dimension_contributions" in names else {}
+    unknown = sorted(set(names) - set(FIGURES))
+    if unknown:
+        raise ValueError(f"no overview figure named {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
     p = Params()
-    week_select, week_order = _week_part(p, band_names)
-    lists = {"score_histogram": histogram_part(p, _bins(store, bins))}
+    wanted = set(names)
+    rows: dict[str, str] = {}
+    lists: dict[str, tuple[str, str]] = {}
     summary = ""
+    shares = [by for by in GROUP_COLUMNS if f"high_share_by_{by}" in wanted]
     if model is not None:
         # a read model (the current scores, or a kept older version's): what adds up comes from its summary
         # (register.scoring.current_scores, 5,634 rows at 10M); the queue, the quantiles and the histogram read
         # its rows (the last two by groups of scores first)
         summary = f"sm AS ({_summary_rows(f, p, model.summary)}), "
-        rows = {"kpis": _kpis_part(p, now or utc_now(), review_keys_select(store, p), counted="sm"),
-                "dimension_contributions": _summary_dimensions_part(p, by_letter)}
-        lists["band_mix_by_week"] = ("SELECT week, state AS band, sum(responses) AS n FROM sm "
-                                     "WHERE week IS NOT NULL GROUP BY week, state", week_order)
-        for by in ("use_case", "model"):
-            lists[f"high_share_by_{by}"] = _summary_share_part(p, by, share_bands)
+        if "kpis" in wanted:
+            rows["kpis"] = _kpis_part(p, now or utc_now(), review_keys_select(store, p), counted="sm")
+        if "dimension_contributions" in wanted:
+            rows["dimension_contributions"] = _summary_dimensions_part(p, by_letter)
+        if "band_mix_by_week" in wanted:
+            lists["band_mix_by_week"] = ("SELECT week, state AS band, sum(responses) AS n FROM sm "
+                                         "WHERE week IS NOT NULL GROUP BY week, state", _week_part(p, band_names)[1])
+        for by in shares:
+            lists[f"high_share_by_{by}"] = _summary_share_part(p, by, band_names)
     else:
-        rows = {"kpis": _kpis_part(p, now or utc_now(), review_keys_select(store, p)),
-                "dimension_contributions": _dimensions_part(p, by_letter)}
-        lists["band_mix_by_week"] = (week_select, week_order)
-        for by in ("use_case", "model"):
-            lists[f"high_share_by_{by}"] = _share_part(p, by, share_bands)
+        if "kpis" in wanted:
+            rows["kpis"] = _kpis_part(p, now or utc_now(), review_keys_select(store, p))
+        if "dimension_contributions" in wanted:
+            rows["dimension_contributions"] = _dimensions_part(p, by_letter)
+        if "band_mix_by_week" in wanted:
+            lists["band_mix_by_week"] = _week_part(p, band_names)
+        for by in shares:
+            lists[f"high_share_by_{by}"] = _share_part(p, by, band_names)
+    if "score_histogram" in wanted:
+        lists["score_histogram"] = histogram_part(p, _bins(store, bins))
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
     # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
@@ -687,15 +701,16 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined
-    rows = _model_rows(store, f, model, p)
-    result = store.one(f"WITH {summary}fr AS {shared} ({rows}) SELECT {', '.join(selects)}", p.values)
-    columns = {"band_mix_by_week": ["week", "band", "n"], "score_histogram": ["bin_start", "bin_end", "n"],
-               "high_share_by_use_case": ["key", "n", "high_or_critical", "share"],
-               "high_share_by_model": ["key", "n", "high_or_critical", "share"]}
-    out: dict[str, Any] = {name: pd.DataFrame(result[name] or [], columns=cols) for name, cols in columns.items()}
-    out["band_mix_by_week"] = _weeks_as_dates(out["band_mix_by_week"])
-    out["kpis"] = _kpis_dict(store, result["kpis"], band_names)
-    out["dimension_contributions"] = _dimensions_frame(result["dimension_contributions"], by_letter)
+    scored = _model_rows(store, f, model, p)
+    result = store.one(f"WITH {summary}fr AS {shared} ({scored}) SELECT {', '.join(selects)}", p.values)
+    out: dict[str, Any] = {name: pd.DataFrame(result[name] or [], columns=cols)
+                           for name, cols in _LIST_COLUMNS.items() if name in lists}
+    if "band_mix_by_week" in out:
+        out["band_mix_by_week"] = _weeks_as_dates(out["band_mix_by_week"])
+    if "kpis" in rows:
+        out["kpis"] = _kpis_dict(store, result["kpis"], band_names)
+    if "dimension_contributions" in rows:
+        out["dimension_contributions"] = _dimensions_frame(result["dimension_contributions"], by_letter)
     return out
 
 
