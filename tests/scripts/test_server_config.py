@@ -1,6 +1,6 @@
 """The console's Streamlit settings (``.streamlit/config.toml``) hold however it is started: it listens on
 127.0.0.1 only even without ``--server.address`` (``make run`` passes it too), shows no error details and
-sends no usage statistics."""
+sends no usage statistics, and does not watch its source files."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def test_the_config_file_pins_the_address_error_details_and_statistics(repo_conf
     assert repo_config("client.showErrorDetails") == "none"  # "false" would still show tracebacks
     assert repo_config("browser.gatherUsageStats") is False
     assert repo_config("server.enableStaticServing") is False  # the icon is served as a media file
+    # no watching of the sources: after every page run Streamlit walked every loaded module's path for it
+    assert repo_config("server.fileWatcherType") == "none"
 
 
 def _listening_addresses(port: int) -> set[str]:
