@@ -28,7 +28,7 @@ from register import SYSTEM, Actor, RegisterError
 from register.access import identity
 from register.access.permissions import Permission, allowed
 from register.settings import Settings, settings
-from ui import data
+from ui import data, warmup
 from ui.errors import show_error
 from ui.text import escape_markdown
 
@@ -193,6 +193,7 @@ def login_page(store, cfg: Settings) -> None:
                 _start(user.username, user.role, user.display_name, "demo")
                 data.after_account_write()
                 st.rerun()
+    warmup.preload_chart_library()  # the browser loads the chart library while the password is typed
 
 
 def password_change_page(store) -> None:

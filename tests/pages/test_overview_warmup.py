@@ -4,6 +4,7 @@ cached -- the same cache entries, so not one of the page's reads runs again."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -123,3 +124,23 @@ def test_a_failing_warm_up_is_logged_and_the_page_computes_its_data(seeded_db, m
     monkeypatch.setattr(queries, "overview", broken)
     warmup._warm_quietly()
     assert "the overview's warm-up failed" in caplog.text and "disk on fire" in caplog.text
+
+
+def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seeded_db):
+    """The browser's half of the warm-up (``ui.warmup.preload_chart_library``): one chart on the login page, so the
+    browser fetches Plotly while the password is typed -- with no data, ten pixels high, nothing to click."""
+    ensure_account("test-reviewer", "reviewer")
+    at = AppTest.from_file(APP, default_timeout=60).run()  # the login page (warm-up of the reads off)
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    spec = json.loads(charts[0].proto.spec)
+    assert spec.get("data", []) == []
+    layout = spec["layout"]
+    assert layout["height"] == 10 and layout["xaxis"]["visible"] is False and layout["yaxis"]["visible"] is False
+    config = json.loads(charts[0].proto.config)
+    assert config["staticPlot"] is True and config["displayModeBar"] is False
+    at = _log_in(at)
+    assert not at.exception and at.metric
+    assert all(json.loads(c.proto.spec)["layout"].get("height") != 10 for c in at.get("plotly_chart")), \
+        "the logged-in pages do not draw it"
