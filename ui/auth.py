@@ -193,7 +193,7 @@ def login_page(store, cfg: Settings) -> None:
                 _start(user.username, user.role, user.display_name, "demo")
                 data.after_account_write()
                 st.rerun()
-    warmup.preload_chart_library()  # the browser loads the chart library while the password is typed
+    warmup.preload_chart_library()  # the browser loads the chart and table libraries while the password is typed
 
 
 def password_change_page(store) -> None:

@@ -30,12 +30,12 @@ def test_local_login_role_pages_and_logout(app_server, page):
     page.goto(url)
     page.get_by_role("heading", name="HRI console — log in").wait_for(timeout=60_000)
     assert page.get_by_test_id("stMetricValue").count() == 0  # no data before login
-    # the chart library loads while the password is typed (ui.warmup.preload_chart_library): one empty chart,
-    # ten pixels high, nothing in it to see
-    chart = page.locator(".js-plotly-plot")
-    chart.first.wait_for(timeout=30_000)
-    assert chart.count() == 1 and chart.first.bounding_box()["height"] <= 10
-    assert page.locator(".js-plotly-plot .point, .js-plotly-plot .xtick").count() == 0
+    # the chart and table libraries load while the password is typed (ui.warmup.preload_chart_library): a chart
+    # and a table in a hidden container, nothing of them on screen
+    preload = page.locator(".st-key-hri_preload")
+    preload.locator(".js-plotly-plot").first.wait_for(state="attached", timeout=30_000)
+    assert preload.count() == 1 and preload.is_hidden()
+    assert page.locator(".js-plotly-plot").count() == 1 and not page.locator(".js-plotly-plot").first.is_visible()
 
     # a wrong password: one neutral message, still the login page
     submit_login_form(page, "e2e-reviewer", "not the password")

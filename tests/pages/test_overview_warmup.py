@@ -127,8 +127,10 @@ def test_a_failing_warm_up_is_logged_and_the_page_computes_its_data(seeded_db, m
 
 
 def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seeded_db):
-    """The browser's half of the warm-up (``ui.warmup.preload_chart_library``): one chart on the login page, so the
-    browser fetches Plotly while the password is typed -- with no data, ten pixels high, nothing to click."""
+    from ui import warmup
+
+    """The browser's half of the warm-up (``ui.warmup.preload_chart_library``): a chart and a table on the login page,
+    so the browser fetches their libraries while the password is typed -- hidden, the chart without data."""
     ensure_account("test-reviewer", "reviewer")
     at = AppTest.from_file(APP, default_timeout=60).run()  # the login page (warm-up of the reads off)
     assert not at.exception
@@ -140,6 +142,8 @@ def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seede
     assert layout["height"] == 10 and layout["xaxis"]["visible"] is False and layout["yaxis"]["visible"] is False
     config = json.loads(charts[0].proto.config)
     assert config["staticPlot"] is True and config["displayModeBar"] is False
+    assert len(at.dataframe) == 1
+    assert any(f".st-key-{warmup.PRELOAD_KEY} {{display: none}}" in h.proto.body for h in at.get("html"))
     at = _log_in(at)
     assert not at.exception and at.metric
     assert all(json.loads(c.proto.spec)["layout"].get("height") != 10 for c in at.get("plotly_chart")), \
