@@ -27,7 +27,7 @@ import pandas as pd
 
 from hri_core import DIMENSIONS
 from hri_core.calibration import score_bins
-from register.console.score_distribution import histogram_part, quantile_ends_select, quantiles_from_ends, score_groups
+from register.console.score_distribution import histogram_part, quantile_ends_select, quantiles_from_ends
 from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store, utc_now
@@ -702,9 +702,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined
     scored = _model_rows(store, f, model, p)
-    # the quantiles (kpis) and the histogram read the scores' groups: counted once for both
-    groups = f", {score_groups()}" if wanted & {"kpis", "score_histogram"} else ""
-    result = store.one(f"WITH {summary}fr AS {shared} ({scored}){groups} SELECT {', '.join(selects)}", p.values)
+    result = store.one(f"WITH {summary}fr AS {shared} ({scored}) SELECT {', '.join(selects)}", p.values)
     out: dict[str, Any] = {name: pd.DataFrame(result[name] or [], columns=cols)
                            for name, cols in _LIST_COLUMNS.items() if name in lists}
     if "band_mix_by_week" in out:

@@ -28,7 +28,7 @@ from register.db.sql import Params
 from register.db.store import Store
 
 __all__ = ["GROUP_KEY", "MAX_BINS", "QUANTILES", "histogram_part", "interpolate", "quantile_ends_select",
-           "quantiles_from_ends", "score_groups"]
+           "quantiles_from_ends"]
 
 QUANTILES = (0.5, 0.95)  # the overview's median and 95th percentile
 MAX_BINS = 1000
@@ -38,20 +38,13 @@ _GROUPS = (f"SELECT {GROUP_KEY} AS k, count(*) AS n, min(score) AS lo, max(score
            "FROM fr WHERE NOT no_claims GROUP BY 1")
 
 
-def score_groups() -> str:
-    """The WITH item ``sg`` -- the groups of ``fr``'s scores: k, n, lo, hi -- that ``quantile_ends_select`` and
-    ``histogram_part`` read. It goes after ``fr`` in the statement's WITH clause, once: the overview's quantiles
-    and histogram share one grouping pass (0.05-0.09 s at 10M each)."""
-    return f"sg AS MATERIALIZED ({_GROUPS})"
-
-
 def quantile_ends_select(p: Params, quantiles: Sequence[float] = QUANTILES) -> str:
-    """A scalar SELECT over ``fr`` (the scored rows) and its groups ``sg`` (``score_groups``) of one struct per
-    quantile, in order: ``lo`` and ``hi``, the scores at the ranks ``floor`` and ``ceil`` of ``(n - 1) * q``
-    among the scores of the rows with claims, and ``d``, the fraction between them -- as ``quantile_cont`` places
-    them. NULL when no row has claims. ``quantiles_from_ends`` turns them into the values."""
+    """A scalar SELECT over ``fr`` (the scored rows) of one struct per quantile, in order: ``lo`` and ``hi``, the
+    scores at the ranks ``floor`` and ``ceil`` of ``(n - 1) * q`` among the scores of the rows with claims, and
+    ``d``, the fraction between them -- as ``quantile_cont`` places them. NULL when no row has claims.
+    ``quantiles_from_ends`` turns them into the values."""
     qs = f"{p(list(quantiles))}::DOUBLE[]"
-    return f"""(WITH
+    return f"""(WITH sg AS MATERIALIZED ({_GROUPS}),
         cum AS (SELECT k, n, lo, hi, (sum(n) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - n)::BIGINT AS before
                 FROM sg),
         rk AS (SELECT i, q, (total - 1)::DOUBLE * q AS rn
@@ -91,8 +84,7 @@ def _bin_of(p: Params, bounds: Sequence[float], x: str) -> str:
 
 
 def histogram_part(p: Params, uppers: Sequence[float]) -> tuple[str, str]:
-    """Counts per bin of ``uppers`` (``hri_core.calibration.score_bins``) over ``fr`` and its groups ``sg``
-    (``score_groups``): bin_start, bin_end, n for
+    """Counts per bin of ``uppers`` (``hri_core.calibration.score_bins``) over ``fr``: bin_start, bin_end, n for
     every bin (zero counts too), and the ORDER BY. A score is in the first bin whose upper bound it does not exceed,
     compared at 9 decimals like band bounds. Responses without claims have no score to place and are left out."""
     bounds = [float(u) for u in uppers]
@@ -101,7 +93,7 @@ def histogram_part(p: Params, uppers: Sequence[float]) -> tuple[str, str]:
         raise ValueError(f"bins must be 1..{MAX_BINS} increasing upper bounds in (0, 100] ending at 100, "
                          f"got {list(uppers)!r}")
     lowers = [0.0, *bounds[:-1]]
-    counted = f"""WITH
+    counted = f"""WITH sg AS MATERIALIZED ({_GROUPS}),
         gb AS (SELECT k, n, {_bin_of(p, bounds, 'lo')} AS b_lo, {_bin_of(p, bounds, 'hi')} AS b_hi FROM sg)
         SELECT bin, sum(n) AS n FROM (
             SELECT b_lo AS bin, n FROM gb WHERE b_lo = b_hi

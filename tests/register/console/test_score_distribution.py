@@ -17,7 +17,6 @@ from register.console.score_distribution import (
     histogram_part,
     quantile_ends_select,
     quantiles_from_ends,
-    score_groups,
 )
 from register.db.sql import Params
 
@@ -35,9 +34,8 @@ EDGES = sorted({v for b in (*BOUNDS, 2.25, 55.0, 20.000000000000004, 55.00000000
 
 
 def _fr(p: Params, scores: list[float], no_claims: list[bool]) -> str:
-    """``fr`` of these scores and the groups ``sg`` the two steps read, as the overview's WITH clause has them."""
     return (f"fr AS (SELECT unnest({p(scores)}::DOUBLE[]) AS score, "
-            f"unnest({p(no_claims)}::BOOLEAN[]) AS no_claims), {score_groups()}")
+            f"unnest({p(no_claims)}::BOOLEAN[]) AS no_claims)")
 
 
 def _two_steps(store, scores, no_claims, quantiles=QUANTILES) -> list:
