@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import auth, intake, warmup
+from ui import auth, collector, intake, warmup
 from ui.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
@@ -70,6 +70,7 @@ PAGES["Intake"] = [st.Page("pages/intake.py", title="Import", icon=":material/up
 
 
 def main() -> None:
+    collector.freeze_startup_objects()  # once per process: the collection after each run skips what startup loaded
     intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
     if auth.current_role() is None:
         warmup.ensure_overview_warm()  # the first login page of a process: the Overview's reads, in the background

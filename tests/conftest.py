@@ -7,6 +7,7 @@ Shared helpers (not fixtures) live in ``tests/helpers``.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -33,6 +34,9 @@ def _clear_streamlit_caches():
     _clear_caches()
     yield
     _clear_caches()
+    # the app freezes the objects alive at its first run (ui.collector, once per server process); a test process
+    # runs the app many times, and what one test froze must not outlive it
+    gc.unfreeze()
 
 
 def _clear_caches() -> None:
