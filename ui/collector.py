@@ -9,8 +9,11 @@ server time, during which no other visitor's page could run Python.
 
 ``freeze_startup_objects`` moves the objects alive when the first page run of the process starts into the
 collector's permanent generation (``gc.freeze``), once per process: later collections walk only what was made
-since. Objects made by page runs are collected as before. Turning the post-run collection off instead made the
-browser benchmark stall in 3 of 4 runs; it stays on.
+since. Objects made by page runs are collected after each run as before; turning the post-run collection off
+(``runner.postScriptGC = false``) would save the same time but leave the runs' cyclic garbage to the interpreter's
+own thresholds. What the freeze costs: a reference cycle that is alive at the first run and dropped later (the
+first session's, say) is never collected -- once per process, and small next to the libraries.
+In Chromium at 10M answers the warm views' server CPU fell from 0.11-0.22 s to 0.02-0.09 s.
 """
 
 from __future__ import annotations
