@@ -32,41 +32,46 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hri_core.synthetic import generate_responses  # noqa: E402
 
-# the child: one import (or the floor) in a fresh process; prints its CPU seconds and peak RSS as JSON
+# the child: one import (or the floor, ``bench_import.floor``) in a fresh process, under ``HRI_MEMORY_LIMIT`` as the
+# command line runs; prints the register's current responses before, its CPU seconds and peak RSS as JSON
 _CHILD = """
 import json, resource, sys, time
+from pathlib import Path
+from typing import Any
 sys.path.insert(0, sys.argv[1])
+from benchmarks.bench_import import floor
 from register import SYSTEM, Store
 from register.ingest.importer import import_path
-what, db, path, limit = sys.argv[2:6]
+what, db, path = sys.argv[2:5]
 cpu = time.process_time()
-store = Store(db, memory_limit=limit)
-try:
-    if what == "floor":
-        with store.cursor() as cur:
-            cur.execute("CREATE TABLE floor AS SELECT * FROM read_json(?, format = 'newline_delimited')", [path])
-            cur.execute("CHECKPOINT")
-        accepted = None
-    else:
+before = accepted = None
+if what == "floor":
+    floor(Path(path), Path(db))
+else:
+    store = Store(db)
+    try:
+        before = store.scalar("SELECT count(*) FROM responses WHERE is_current")
+        cpu = time.process_time()  # the import alone
         accepted = import_path(store, SYSTEM, path, score=False).accepted
-finally:
-    store.close()
-print(json.dumps({"cpu": time.process_time() - cpu, "accepted": accepted,
+    finally:
+        store.close()
+print(json.dumps({"cpu": time.process_time() - cpu, "before": before, "accepted": accepted,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
-def child(what: str, db: Path, source: Path, limit: str) -> tuple[float, dict]:
+def child(what: str, db: Path, source: Path, limit: str) -> tuple[float, dict[str, Any]]:
     """(wall seconds, the child's figures) of one import or floor run in a fresh process."""
     wall = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), what, str(db), str(source), limit],
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), what, str(db), str(source)],
+                         capture_output=True, text=True, env={**os.environ, "HRI_MEMORY_LIMIT": limit})
     if out.returncode:
         raise SystemExit(f"the {what} into {db} failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
     return time.perf_counter() - wall, json.loads(out.stdout.strip().splitlines()[-1])
@@ -80,14 +85,6 @@ def copy_register(db: Path, work: Path, name: str) -> Path:
         if source.exists():
             shutil.copy2(source, target.with_name(target.name + suffix))  # the key keeps its mode 0600
     return target
-
-
-def current_responses(db: Path) -> int:
-    out = subprocess.run([sys.executable, "-c",
-                          "import sys; sys.path.insert(0, sys.argv[1]); from register import Store; "
-                          "s = Store(sys.argv[2]); print(s.scalar('SELECT count(*) FROM responses WHERE is_current'));"
-                          " s.close()", str(ROOT), str(db)], check=True, capture_output=True, text=True)
-    return int(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -113,10 +110,9 @@ def main() -> None:
         peaks = []
         for k, db in enumerate(args.db):
             copy = copy_register(db, work, f"register{k}")
-            before = current_responses(copy)
             wall, got = child("import", copy, source, args.memory_limit)
             peaks.append(got["peak_mb"])
-            print(f"into {before:>11,} responses: {wall:6.1f} s wall {got['cpu']:6.1f} CPU-s "
+            print(f"into {got['before']:>11,} responses: {wall:6.1f} s wall {got['cpu']:6.1f} CPU-s "
                   f"({got['cpu'] / floor['cpu']:.1f}x the floor), accepted {got['accepted']:,}, peak RSS "
                   f"{got['peak_mb']:.0f} MB; load {os.getloadavg()[0]:.2f}", flush=True)
             for leftover in work.glob(f"register{k}.duckdb*"):

@@ -37,7 +37,7 @@ def test_the_first_call_freezes_what_is_alive_and_later_calls_freeze_nothing_mor
     assert freeze_startup_objects() == frozen  # once per process: the first call's count
     # nothing more frozen (frozen objects freed since only lower the count; the 5,000 lists would raise it)
     assert gc.get_freeze_count() <= frozen
-    assert len(made_since) == 5000
+    del made_since  # alive until here, so the second call could have frozen them
 
 
 def test_garbage_made_after_the_freeze_is_still_collected():
