@@ -7,10 +7,11 @@ PATH is an existing register (for 10 million responses: ``python -m register --d
 random password for this run (kept nowhere), logs in through the login form and times, in a real headless
 Chromium, each view from the click until the page's script has finished and its content is on screen: the
 overview, the previous profile version chosen in its filter, the responses page, a search, a filter change, the
-response detail and the review queue, and as the floor of each round a page that reads almost nothing (the
-labelling rubric), with each view's ratio to it. The first
-visit after the server started is cold (empty caches); later visits are warm. Prints wall time per view, the
-server process's CPU seconds for it, its resident memory (now and peak: VmRSS, VmHWM) and the load average.
+response detail (an id typed: timed from Enter), the review queue, the queue's link to a response's detail, and
+as the floor of each round a page that reads almost nothing (the labelling rubric), with each view's ratio to
+it. The first visit after the server started is cold (empty caches); later visits are warm. Prints wall time per
+view, the server process's CPU seconds for it, its resident memory (now and peak: VmRSS, VmHWM) and the load
+average.
 Asserts nothing (tests never time anything).
 """
 
@@ -40,7 +41,7 @@ from register.settings import settings  # noqa: E402
 
 USER = "bench-reviewer"
 TARGETS = {"floor": 1.0, "overview": 1.0, "profile version": 1.0, "responses": 1.0, "search": 1.0,
-           "filter change": 1.0, "detail": 0.3, "review queue": 1.0}
+           "filter change": 1.0, "detail": 0.3, "review queue": 1.0, "queue -> detail": 0.3}
 
 
 def _free_port() -> int:
@@ -192,11 +193,22 @@ def main() -> None:
                 runs.settled()
 
             def detail() -> None:
+                """A response id typed on the Response detail page: timed from Enter (the page opened and the id
+                typed are the person's part, as the option chosen is for the profile version)."""
                 visit("Response detail", "Response detail")()
                 box = page.get_by_role("textbox", name="Response id")
                 box.fill(detail_id)
                 runs.arm()
+                timed["start"] = time.perf_counter()
                 box.press("Enter")
+                runs.settled()
+                page.get_by_test_id("stMetricValue").first.wait_for()
+
+            def detail_from_queue() -> None:
+                """The review queue's link to its first response's detail: one click, one page run."""
+                runs.arm()
+                page.get_by_role("link", name="Open the detail of").click()
+                page.get_by_role("heading", name="Response detail").wait_for()
                 runs.settled()
                 page.get_by_test_id("stMetricValue").first.wait_for()
 
@@ -239,6 +251,7 @@ def main() -> None:
                 ("search", search),
                 ("detail", detail),
                 ("review queue", visit("Review queue", "Review queue")),
+                ("queue -> detail", detail_from_queue),
                 ("floor", visit("Labelling rubric", "Labelling rubric")),  # last: the filters are on console pages
             ]
             print(f"{'view':<16}{'visit':>6}{'wall s':>9}{'server cpu s':>14}{'rss MB':>9}{'peak MB':>9}"
