@@ -33,9 +33,16 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   their one-space pairs to the candidates' conditions (fewer candidates; the texts still decide). The
   revisions indexed before migration 027 have their words but not their pairs (``pairs_missing_through``): the
   search leaves pairs alone until ``catch_up`` has filled them in.
-* A search text with no letter or digit at all (``%``, ``--``) has no word to look up: it is scanned.
+* **Runs of separators** (migration 029). A search text with no letter or digit at all (``%``, ``§``, ``--``)
+  has no word to look up. Each of its occurrences in a text lies inside one maximal run of separators of that text
+  (every character of it is a separator), so ``search_separators`` numbers every run that stands in a text (a run
+  of exactly one space, which no stripped search text can lie in, left out) and ``search_separator_postings``
+  holds one row per (run, response revision) that has it: a revision matches if and only if one of its runs
+  contains the search text, **exact without reading text**. The revisions indexed before migration 029 have no
+  runs (``separators_missing_through``): such a search scans until ``catch_up`` has filled them in.
 
-``check`` compares the index with the words and pairs recomputed from the texts (tests; ``search-index --check``).
+``check`` compares the index with the words, pairs and runs recomputed from the texts (tests; ``search-index
+--check``).
 """
 
 from __future__ import annotations
@@ -100,6 +107,18 @@ _RUN_PAIRS = """
     FROM (SELECT response_key, unnest(list_zip(w[1:len(w) - 1], w[2:])) AS pair FROM _slice_runs WHERE len(w) > 1)
     WHERE pair[1] <> '' AND pair[2] <> ''"""
 
+# the runs of separators of each text of the revisions with keys in ($lo, $hi] other than a lone space: the breaks
+# between the runs of words above (the regex takes a whole run of two or more, or one separator that is not a space)
+_RUN_SEPARATORS = f"""
+    SELECT DISTINCT response_key, sep FROM (
+        SELECT response_key, unnest(regexp_extract_all(lower(t), '{_RUN_BREAKS}')) AS sep FROM ({_SLICE_TEXTS}))"""
+
+# ``check``'s definition of the same: every maximal run of separators of each text, but a run of exactly one space
+_SLICE_SEPARATORS = f"""
+    SELECT DISTINCT response_key, sep FROM (
+        SELECT response_key, unnest({_separators_expr("t")}) AS sep FROM ({_SLICE_TEXTS}))
+    WHERE sep <> ' '"""
+
 # the (response_key, first, second) word pairs one space apart in one text of the revisions with keys in ($lo, $hi]
 # (the question and the answer apart: concatenated, their last and first words would make a pair no text has)
 _SLICE_PAIRS = f"""
@@ -113,7 +132,8 @@ _SLICE_PAIRS = f"""
 class IndexState:
     """``indexed_through``: every response revision with a key up to it is indexed; ``pending``: the revisions
     above it; ``words`` and ``postings``: the index's size; ``pairs`` and ``pair_postings``: its word pairs';
-    ``pairs_missing_through``: the revisions up to this key have no pairs yet (0: every indexed one has)."""
+    ``pairs_missing_through``: the revisions up to this key have no pairs yet (0: every indexed one has);
+    ``separators``, ``separator_postings`` and ``separators_missing_through``: the same of the runs of separators."""
 
     indexed_through: int
     pending: int
@@ -122,6 +142,9 @@ class IndexState:
     pairs: int = 0
     pair_postings: int = 0
     pairs_missing_through: int = 0
+    separators: int = 0
+    separator_postings: int = 0
+    separators_missing_through: int = 0
 
 
 def state(store: Store) -> IndexState:
@@ -129,11 +152,15 @@ def state(store: Store) -> IndexState:
     row = store.one("SELECT i.indexed_through AS upto, i.pairs_missing_through AS missing, "
                     "(SELECT count(*) FROM search_words) AS words, (SELECT count(*) FROM search_postings) AS postings, "
                     "(SELECT count(*) FROM search_pairs) AS pairs, "
-                    "(SELECT count(*) FROM search_pair_postings) AS pair_postings FROM search_index i")
+                    "(SELECT count(*) FROM search_pair_postings) AS pair_postings, "
+                    "(SELECT count(*) FROM search_separators) AS separators, "
+                    "(SELECT count(*) FROM search_separator_postings) AS separator_postings, "
+                    "i.separators_missing_through AS separators_missing FROM search_index i")
     upto = int(row["upto"])
     pending = store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [upto])
     return IndexState(upto, int(pending or 0), int(row["words"]), int(row["postings"]), int(row["pairs"]),
-                      int(row["pair_postings"]), int(row["missing"]))
+                      int(row["pair_postings"]), int(row["missing"]), int(row["separators"]),
+                      int(row["separator_postings"]), int(row["separators_missing"]))
 
 
 def _index_pairs(tx: Transaction) -> int:
@@ -157,6 +184,22 @@ def _index_pairs(tx: Transaction) -> int:
     return int(postings or 0)
 
 
+def _index_separators(tx: Transaction, low: int, high: int) -> int:
+    """Index the runs of separators of the revisions with keys in (``low``, ``high``]; returns how many run postings
+    were written."""
+    tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_separators AS {_RUN_SEPARATORS}", {"lo": low, "hi": high})
+    tx.execute("""
+        INSERT INTO search_separators
+        SELECT (SELECT coalesce(max(sep_id), 0) FROM search_separators) + row_number() OVER (ORDER BY sep), sep
+        FROM (SELECT DISTINCT sep FROM _slice_separators EXCEPT SELECT sep FROM search_separators)""")
+    postings = tx.scalar("""
+        INSERT INTO search_separator_postings
+        SELECT v.sep_id, s.response_key FROM _slice_separators s JOIN search_separators v USING (sep)
+        ORDER BY v.sep_id, s.response_key""")
+    tx.execute("DROP TABLE _slice_separators")
+    return int(postings or 0)
+
+
 def _index_slice(high: int) -> Callable[[Transaction], Change]:
     """Index the revisions with keys above the index's mark and up to ``high``, and move the mark to ``high``."""
 
@@ -176,6 +219,7 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
             SELECT w.word_id, s.response_key FROM _slice_words s JOIN search_words w USING (word)
             ORDER BY w.word_id, s.response_key""")
         pair_postings = _index_pairs(tx)
+        separator_postings = _index_separators(tx, low, high)
         revisions = tx.scalar("SELECT count(*) FROM responses WHERE response_key > ? AND response_key <= ?",
                               [low, high])
         tx.execute("UPDATE search_index SET indexed_through = ?", [high])
@@ -183,26 +227,50 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
         tx.execute("DROP TABLE _slice_runs")
         return Change("search_index", None, {"indexed_through": low},
                       {"indexed_through": high, "revisions": revisions, "new_words": new_words,
-                       "postings": postings, "pair_postings": pair_postings}, result=int(revisions or 0))
+                       "postings": postings, "pair_postings": pair_postings,
+                       "separator_postings": separator_postings}, result=int(revisions or 0))
 
     return write
 
 
-def _fill_pairs_slice(slice_keys: int) -> Callable[[Transaction], Change]:
-    """Index the pairs of the highest ``slice_keys`` keys of those indexed before migration 027 (their words are
-    indexed, their pairs not) and lower ``pairs_missing_through`` past them."""
+def _pairs_of_slice(tx: Transaction, low: int, high: int) -> int:
+    """Index the word pairs of the revisions with keys in (``low``, ``high``], whose words are indexed already."""
+    tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_runs AS {_SLICE_RUNS}", {"lo": low, "hi": high})
+    postings = _index_pairs(tx)
+    tx.execute("DROP TABLE _slice_runs")
+    return postings
+
+
+@dataclass(frozen=True)
+class _Backfill:
+    """A part of the index added by a later migration: the revisions with keys up to ``column`` (a column of
+    ``search_index``) were indexed without it; ``index`` writes it for a slice of keys; ``action`` audits each
+    slice."""
+
+    column: str
+    index: Callable[[Transaction, int, int], int]
+    action: str
+    postings: str  # the audit record's name of the postings written
+    what: str  # for progress messages
+
+
+_BACKFILLS = (
+    _Backfill("pairs_missing_through", _pairs_of_slice, "search.pairs_indexed", "pair_postings", "the word pairs"),
+    _Backfill("separators_missing_through", _index_separators, "search.separators_indexed", "separator_postings",
+              "the runs of separators"),
+)
+
+
+def _backfill_slice(part: _Backfill, slice_keys: int) -> Callable[[Transaction], Change]:
+    """Index ``part`` for the highest ``slice_keys`` keys of those indexed without it, and lower its mark past them."""
 
     def write(tx: Transaction) -> Change:
-        high = int(tx.scalar("SELECT pairs_missing_through FROM search_index"))
+        high = int(tx.scalar(f"SELECT {part.column} FROM search_index"))
         low = max(0, high - slice_keys)
-        postings = 0
-        if high > 0:
-            tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_runs AS {_SLICE_RUNS}", {"lo": low, "hi": high})
-            postings = _index_pairs(tx)
-            tx.execute("DROP TABLE _slice_runs")
-        tx.execute("UPDATE search_index SET pairs_missing_through = ?", [low])
-        return Change("search_index", None, {"pairs_missing_through": high},
-                      {"pairs_missing_through": low, "pair_postings": postings}, result=high - low)
+        postings = part.index(tx, low, high) if high > 0 else 0
+        tx.execute(f"UPDATE search_index SET {part.column} = ?", [low])
+        return Change("search_index", None, {part.column: high}, {part.column: low, part.postings: postings},
+                      result=high - low)
 
     return write
 
@@ -226,18 +294,20 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
         low = upto
         if progress:
             progress(done, total, f"search index: {done:,} of {total:,} revisions indexed")
-    _fill_pairs(store, actor, progress, slice_keys)
+    for part in _BACKFILLS:
+        _backfill(store, actor, part, progress, slice_keys)
     return done
 
 
-def _fill_pairs(store: Store, actor: Actor, progress: ProgressFn | None, slice_keys: int) -> None:
-    """Index the word pairs of the revisions indexed before migration 027, from the top key down, ``slice_keys``
-    keys per transaction (audited as ``search.pairs_indexed``); nothing to do on a database indexed since."""
-    missing = int(store.scalar("SELECT pairs_missing_through FROM search_index"))
+def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn | None, slice_keys: int) -> None:
+    """Index ``part`` (word pairs, migration 027; runs of separators, 029) of the revisions indexed before its
+    migration, from the top key down, ``slice_keys`` keys per transaction (audited as ``part.action``); nothing to
+    do on a database indexed since."""
+    missing = int(store.scalar(f"SELECT {part.column} FROM search_index"))
     while missing > 0:
-        missing -= store.write(actor, "search.pairs_indexed", _fill_pairs_slice(slice_keys))
+        missing -= store.write(actor, part.action, _backfill_slice(part, slice_keys))
         if progress:
-            progress(missing, None, f"search index: the word pairs of the keys up to {missing:,} still to index")
+            progress(missing, None, f"search index: {part.what} of the keys up to {missing:,} still to index")
 
 
 @dataclass(frozen=True)
@@ -249,6 +319,7 @@ class _Split:
     pairs_ready: bool
     words: list[str]
     separators: list[str]
+    separators_ready: bool = False
 
     def pairs(self) -> list[int]:
         """Positions ``i`` where words ``i`` and ``i + 1`` are a pair the index holds (one space between them)."""
@@ -260,12 +331,13 @@ class _Split:
 def _split(store: Store, text: str) -> _Split:
     """``text`` split as the index splits texts, with the index's mark, in one query."""
     row = store.one(f"SELECT indexed_through, pairs_missing_through = 0 AS pairs_ready, "
+                    f"separators_missing_through = 0 AS separators_ready, "
                     f"{_words_expr('$text')} AS words, {_separators_expr('$text')} AS separators FROM search_index",
                     {"text": text})
     if row is None:
         raise RegisterError("search_index: its one row is missing (migration 023 writes it)")
     return _Split(int(row["indexed_through"]), bool(row["pairs_ready"]), list(row["words"] or []),
-                  list(row["separators"] or []))
+                  list(row["separators"] or []), bool(row["separators_ready"]))
 
 
 def _word_condition(words: list[str], i: int, p: Params) -> str:
@@ -306,15 +378,20 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
     needle = f"lower({p(text)})"
     split = _split(store, text)
     words = split.words
-    if not any(words):
+    if not any(words) and not split.separators_ready:
         return _scan(needle, "true")
     tail = _scan(needle, f"response_key > {p(split.upto)}")
+    if not any(words):  # no letter or digit: inside one run of separators of the text (module doc); DISTINCT as below
+        return (f"SELECT DISTINCT response_key FROM search_separator_postings WHERE sep_id IN "
+                f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})")
     pairs = split.pairs()
     by_pair = [f"SELECT response_key FROM search_pair_postings WHERE pair_id IN (SELECT pair_id FROM search_pairs "
                f"WHERE first_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)}) "
                f"AND second_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i + 1, p)}))"
                for i in pairs]
     if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
+        # DISTINCT, though the callers read the keys with IN: without it DuckDB chose a plan that took the responses
+        # page with `notice period` at 10M from 0.56-0.75 s to 7.3-8.4 s
         return f"SELECT DISTINCT response_key FROM ({by_pair[0]}) UNION ALL ({tail})"
     paired = set(pairs) | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
@@ -341,15 +418,27 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
 
 
 def check(store: Store) -> list[str]:
-    """Differences between the index and the words and word pairs of the texts it covers (empty when it is exact):
-    postings missing or extra, words or pairs numbered twice or under two numbers."""
-    upto, missing_pairs = store.query_one("SELECT indexed_through, pairs_missing_through FROM search_index")
+    """Differences between the index and the words, word pairs and runs of separators of the texts it covers (empty
+    when it is exact): postings missing or extra, words, pairs or runs numbered twice or under two numbers."""
+    upto, missing_pairs, missing_separators = store.query_one(
+        "SELECT indexed_through, pairs_missing_through, separators_missing_through FROM search_index")
     words = _numbering_problems(store, "search_words", "word", "word_id", "word")
     words += _posting_problems(
         store, f"SELECT response_key, word FROM ({_SLICE_WORDS})",
         "SELECT p.response_key, w.word FROM search_postings p JOIN search_words w USING (word_id)",
         "(revision, word) pair", 0, int(upto))
-    return words + _check_pairs(store, int(missing_pairs), int(upto))
+    return (words + _check_pairs(store, int(missing_pairs), int(upto))
+            + _check_separators(store, int(missing_separators), int(upto)))
+
+
+def _check_separators(store: Store, low: int, high: int) -> list[str]:
+    """``check`` of the runs of separators: those of the revisions with keys in (``low``, ``high``] are indexed, no
+    other (from ``_SLICE_SEPARATORS``, a definition apart from the builder's)."""
+    numbering = _numbering_problems(store, "search_separators", "sep", "sep_id", "run of separators")
+    return numbering + _posting_problems(
+        store, f"SELECT response_key, sep FROM ({_SLICE_SEPARATORS})",
+        "SELECT p.response_key, v.sep FROM search_separator_postings p JOIN search_separators v USING (sep_id)",
+        "(revision, run of separators) row", low, high)
 
 
 def _check_pairs(store: Store, low: int, high: int) -> list[str]:

@@ -1,6 +1,6 @@
-"""The search index (migration 023, ``register.ingest.search_index``): a search through it finds exactly what the
-scan of the texts finds, however far the index has caught up, for any search text; import keeps it caught up; the
-index equals the words recomputed from the texts."""
+"""The search index (migrations 023, 027, 029, ``register.ingest.search_index``): a search through it finds exactly
+what the scan of the texts finds, however far the index has caught up, for any search text; import keeps it caught
+up; the index equals the words, word pairs and runs of separators recomputed from the texts."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def _needles(rng: random.Random, store: Store, k: int) -> list[str]:
     texts = [t for (t,) in store.query("SELECT question FROM responses UNION ALL SELECT answer FROM responses "
                                        "UNION ALL SELECT text FROM claims")]
     out = ["notice period", "NOTICE", "otic", "period.", " notice", "-", "%", "__", "😀", "ündig", "ΑΘ", "θηνα",
-           "c:\\temp", "10%", "a_c", "27001 sla", "zzz", "notice  period", "東", "e", "7/24"]
+           "c:\\temp", "10%", "a_c", "27001 sla", "zzz", "notice  period", "東", "e", "7/24",
+           ", ", ". ", "'\"", "/", "\\", "%😀", "--", "\n", " - ", "§"]
     for _ in range(k):
         text = rng.choice(texts)
         start = rng.randrange(len(text))
@@ -82,6 +83,8 @@ def _scanned(store: Store, search: str) -> set[str]:
     return {rid for (rid,) in rows}
 
 
+_SEPARATOR_ROWS = ("SELECT v.sep, p.response_key FROM search_separator_postings p JOIN search_separators v "
+                   "USING (sep_id)")
 _PAIR_ROWS = ("SELECT f.word, g.word, p.response_key FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
               "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id")
 
@@ -101,6 +104,7 @@ def _behind(store: Store, upto: int) -> None:
     """The index as an interrupted catch-up leaves it: every revision up to ``upto`` indexed, none above."""
     _sql(store, f"DELETE FROM search_postings WHERE response_key > {int(upto)}",
          f"DELETE FROM search_pair_postings WHERE response_key > {int(upto)}",
+         f"DELETE FROM search_separator_postings WHERE response_key > {int(upto)}",
          f"UPDATE search_index SET indexed_through = {int(upto)}")
 
 
@@ -189,19 +193,48 @@ def test_two_words_one_space_apart_are_answered_from_the_pairs_alone(store, tmp_
     assert search_index.check(store) == []
 
 
+def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separators_alone(store, tmp_path):
+    """``%``, ``§``, ``--``: no text is read; a run is one text's (across the end of a question and the start of its
+    answer is not a run); a run of one space is not indexed, longer ones are."""
+    records = [
+        {"response_id": "percent", "question": "q", "answer": "Up to 10% (net)."},
+        {"response_id": "paragraph", "question": "Which § applies?", "answer": "-"},
+        {"response_id": "in-a-claim", "question": "q", "answer": "x",
+         "claims": [{"text": "clause -- see annex", "labels": ["SUPPORTED"], "criticality": 1}]},
+        {"response_id": "across", "question": "Is it 5?", "answer": "(yes)"},
+        {"response_id": "spaces", "question": "q", "answer": "two  spaces\tand a tab"},
+    ]
+    _import(store, tmp_path, "runs", [{"use_case": "search", "model": "m", "claims": [], **r} for r in records])
+    runs = {sep for sep, _ in store.query(_SEPARATOR_ROWS)}
+    assert {"% (", ").", " § ", "?", " -- ", "  ", "\t", "-"} <= runs and " " not in runs
+    p = Params()
+    sql = search_index.search_select(store, "%", p)
+    assert sql is not None
+    indexed = sql.split(" UNION ALL ")[0]
+    assert "search_separator_postings" in indexed and "contains(lower(" not in indexed  # no text read
+    expected = {"%": {"percent"}, "§": {"paragraph"}, "--": {"in-a-claim"}, "% (": {"percent"},
+                "?": {"paragraph", "across"}, "?(": set(), "? (": set(), "-": {"in-a-claim", "paragraph"},
+                "%)": set(), " § ": {"paragraph"}}  # stripped: "§"
+    for needle, want in expected.items():
+        assert _found(store, needle) == _scanned(store, needle) == want, needle
+    assert search_index.check(store) == []
+
+
 def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
     rng = random.Random(7)
     _import(store, tmp_path, "a", _records(rng, 60, "a"))
     whole = sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
                                "USING (word_id)"))
     pairs = sorted(store.query(_PAIR_ROWS))
-    assert len(pairs) > 60
+    separators = sorted(store.query(_SEPARATOR_ROWS))
+    assert len(pairs) > 60 and len(separators) > 60
     _behind(store, 0)
-    _sql(store, "DELETE FROM search_words", "DELETE FROM search_pairs")
+    _sql(store, "DELETE FROM search_words", "DELETE FROM search_pairs", "DELETE FROM search_separators")
     assert search_index.catch_up(store, SYSTEM, slice_keys=7) == 60
     assert sorted(store.query("SELECT w.word, p.response_key FROM search_postings p JOIN search_words w "
                               "USING (word_id)")) == whole
     assert sorted(store.query(_PAIR_ROWS)) == pairs
+    assert sorted(store.query(_SEPARATOR_ROWS)) == separators
     assert search_index.check(store) == []
     events = store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'")
     assert search_index.catch_up(store, SYSTEM) == 0  # nothing left: no slice, no event
@@ -235,6 +268,19 @@ def test_check_names_a_missing_pair_posting_an_extra_one_and_a_pair_numbered_twi
     assert any("word pair(s) numbered more than once" in problem for problem in search_index.check(store))
 
 
+@pytest.mark.tampers
+def test_check_names_a_missing_run_posting_an_extra_one_and_a_run_numbered_twice(searchable):
+    store, _ = searchable
+    _sql(store, "DELETE FROM search_separator_postings WHERE rowid = "
+                "(SELECT min(rowid) FROM search_separator_postings)")
+    assert any("run of separators) row(s) of the texts" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_separator_postings SELECT sep_id, response_key + 100000 "
+                "FROM search_separator_postings LIMIT 1")
+    assert any("run of separators) row(s) in the index" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_separators SELECT max(sep_id) + 1, '%' FROM search_separators")
+    assert any("run of separators(s) numbered more than once" in problem for problem in search_index.check(store))
+
+
 def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *, seed: int, **replaced) -> None:
     """``older.duckdb`` in ``tmp_path``: migrated up to ``before`` (plus ``also``), 50 responses imported with
     ``search_index``'s functions named in ``replaced`` standing in for the code of that time."""
@@ -251,8 +297,8 @@ def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *
 def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
     filled them in, in slices from the top key down, each audited; then two-word searches use them."""
-    _older_database(tmp_path, monkeypatch, 27, (28,), seed=5,  # the index before its pairs
-                    _index_pairs=lambda tx: 0, _fill_pairs=lambda *args: None)
+    _older_database(tmp_path, monkeypatch, 27, (28,), seed=5,  # the index before its pairs (and runs)
+                    _index_pairs=lambda tx: 0, _index_separators=lambda *args: 0, _backfill=lambda *args: None)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
     assert (state.indexed_through, state.pairs_missing_through, state.pair_postings) == (50, 50, 0)
@@ -269,6 +315,32 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
     assert "search_pair_postings" in search_index.search_select(upgraded, "notice period", Params())
     for needle in ("notice period", "period notice", "27001 sla", "otic"):
         assert _found(upgraded, needle) == _scanned(upgraded, needle)
+    upgraded.close()
+
+
+def test_a_database_indexed_before_the_runs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
+    """Words and pairs indexed before migration 029: a search with no letter or digit scans (still exact) until
+    ``catch_up`` has filled the runs in, in slices from the top key down, each audited; then it reads them."""
+    _older_database(tmp_path, monkeypatch, 29, (), seed=9,  # the index before its runs of separators
+                    _index_separators=lambda *args: 0, _BACKFILLS=search_index._BACKFILLS[:1])
+    upgraded = Store(tmp_path / "older.duckdb")
+    state = search_index.state(upgraded)
+    assert (state.indexed_through, state.separators_missing_through, state.separator_postings) == (50, 50, 0)
+    assert state.pairs_missing_through == 0 and state.pair_postings > 50  # the pairs were there already
+    assert search_index.check(upgraded) == []  # words and pairs are checked; no run is expected yet
+    needles = ("%", "-", ". ", "😀", "notice")
+    assert "search_separator_postings" not in search_index.search_select(upgraded, "%", Params())
+    for needle in needles:
+        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
+    assert search_index.catch_up(upgraded, SYSTEM, slice_keys=20) == 0  # no revision was pending: runs only
+    state = search_index.state(upgraded)
+    assert state.separators_missing_through == 0 and state.separator_postings > 50
+    assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.separators_indexed'") == 3
+    assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.pairs_indexed'") == 0
+    assert search_index.check(upgraded) == []
+    assert "search_separator_postings" in search_index.search_select(upgraded, "%", Params())
+    for needle in needles:
+        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
     upgraded.close()
 
 
