@@ -163,6 +163,23 @@ def state(store: Store) -> IndexState:
                       int(row["separator_postings"]), int(row["separators_missing"]))
 
 
+def _add_terms(tx: Transaction, staged: str, vocabulary: str, term: str, term_id: str,
+               postings: str) -> tuple[int, int]:
+    """Number the terms of the temporary table ``staged`` (``response_key`` and the ``term`` columns) that
+    ``vocabulary`` lacks, after its highest number, and write their postings to ``postings``; returns (terms added,
+    postings written). The postings go in sorted by term number: each term's rows of a slice are contiguous, so a
+    lookup skips the other row groups. (Table and column names are this module's constants.)"""
+    added = tx.scalar(f"""
+        INSERT INTO {vocabulary}
+        SELECT (SELECT coalesce(max({term_id}), 0) FROM {vocabulary}) + row_number() OVER (ORDER BY {term}), {term}
+        FROM (SELECT DISTINCT {term} FROM {staged} EXCEPT SELECT {term} FROM {vocabulary})""")
+    written = tx.scalar(f"""
+        INSERT INTO {postings}
+        SELECT v.{term_id}, s.response_key FROM {staged} s JOIN {vocabulary} v USING ({term})
+        ORDER BY v.{term_id}, s.response_key""")
+    return int(added or 0), int(written or 0)
+
+
 def _index_pairs(tx: Transaction) -> int:
     """Index the word pairs of the runs in ``_slice_runs``, whose words are indexed already; returns how many pair
     postings were written."""
@@ -170,34 +187,20 @@ def _index_pairs(tx: Transaction) -> int:
     tx.execute(f"""CREATE OR REPLACE TEMP TABLE _slice_pairs AS
         SELECT DISTINCT s.response_key, f.word_id AS first_id, g.word_id AS second_id
         FROM ({_RUN_PAIRS}) s JOIN search_words f ON f.word = s.first JOIN search_words g ON g.word = s.second""")
-    tx.execute("""
-        INSERT INTO search_pairs
-        SELECT (SELECT coalesce(max(pair_id), 0) FROM search_pairs)
-               + row_number() OVER (ORDER BY first_id, second_id), first_id, second_id
-        FROM (SELECT DISTINCT first_id, second_id FROM _slice_pairs
-              EXCEPT SELECT first_id, second_id FROM search_pairs)""")
-    postings = tx.scalar("""
-        INSERT INTO search_pair_postings
-        SELECT p.pair_id, s.response_key FROM _slice_pairs s JOIN search_pairs p USING (first_id, second_id)
-        ORDER BY p.pair_id, s.response_key""")
+    _, postings = _add_terms(tx, "_slice_pairs", "search_pairs", "first_id, second_id", "pair_id",
+                             "search_pair_postings")
     tx.execute("DROP TABLE _slice_pairs")
-    return int(postings or 0)
+    return postings
 
 
 def _index_separators(tx: Transaction, low: int, high: int) -> int:
     """Index the runs of separators of the revisions with keys in (``low``, ``high``]; returns how many run postings
     were written."""
     tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_separators AS {_RUN_SEPARATORS}", {"lo": low, "hi": high})
-    tx.execute("""
-        INSERT INTO search_separators
-        SELECT (SELECT coalesce(max(sep_id), 0) FROM search_separators) + row_number() OVER (ORDER BY sep), sep
-        FROM (SELECT DISTINCT sep FROM _slice_separators EXCEPT SELECT sep FROM search_separators)""")
-    postings = tx.scalar("""
-        INSERT INTO search_separator_postings
-        SELECT v.sep_id, s.response_key FROM _slice_separators s JOIN search_separators v USING (sep)
-        ORDER BY v.sep_id, s.response_key""")
+    _, postings = _add_terms(tx, "_slice_separators", "search_separators", "sep", "sep_id",
+                             "search_separator_postings")
     tx.execute("DROP TABLE _slice_separators")
-    return int(postings or 0)
+    return postings
 
 
 def _index_slice(high: int) -> Callable[[Transaction], Change]:
@@ -209,15 +212,7 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
             return Change("search_index", None, None, {"indexed_through": low}, result=0)
         tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_runs AS {_SLICE_RUNS}", {"lo": low, "hi": high})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE _slice_words AS {_RUN_WORDS}")
-        new_words = tx.scalar("""
-            INSERT INTO search_words
-            SELECT (SELECT coalesce(max(word_id), 0) FROM search_words) + row_number() OVER (ORDER BY word), word
-            FROM (SELECT DISTINCT word FROM _slice_words EXCEPT SELECT word FROM search_words)""")
-        # sorted by word: each word's rows of the slice are contiguous, so a lookup skips the other row groups
-        postings = tx.scalar("""
-            INSERT INTO search_postings
-            SELECT w.word_id, s.response_key FROM _slice_words s JOIN search_words w USING (word)
-            ORDER BY w.word_id, s.response_key""")
+        new_words, postings = _add_terms(tx, "_slice_words", "search_words", "word", "word_id", "search_postings")
         pair_postings = _index_pairs(tx)
         separator_postings = _index_separators(tx, low, high)
         revisions = tx.scalar("SELECT count(*) FROM responses WHERE response_key > ? AND response_key <= ?",

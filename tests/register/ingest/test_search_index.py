@@ -256,29 +256,22 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(se
 
 
 @pytest.mark.tampers
-def test_check_names_a_missing_pair_posting_an_extra_one_and_a_pair_numbered_twice(searchable):
+@pytest.mark.parametrize(("postings", "term_id", "what", "renumbered"), [
+    ("search_pair_postings", "pair_id", "word pair",
+     "INSERT INTO search_pairs SELECT max(pair_id) + 1, first_id, second_id FROM search_pairs GROUP BY ALL LIMIT 1"),
+    ("search_separator_postings", "sep_id", "run of separators",
+     "INSERT INTO search_separators SELECT max(sep_id) + 1, min(sep) FROM search_separators"),
+])
+def test_check_names_a_missing_posting_an_extra_one_and_a_term_numbered_twice(searchable, postings, term_id, what,
+                                                                             renumbered):
+    """The word pairs' and the runs' postings and numbering, as the words' above."""
     store, _ = searchable
-    _sql(store, "DELETE FROM search_pair_postings WHERE rowid = (SELECT min(rowid) FROM search_pair_postings)")
-    assert any("word pair) row(s) of the texts" in problem for problem in search_index.check(store))
-    _sql(store, "INSERT INTO search_pair_postings SELECT pair_id, response_key + 100000 FROM search_pair_postings "
-                "LIMIT 1")
-    assert any("word pair) row(s) in the index" in problem for problem in search_index.check(store))
-    _sql(store, "INSERT INTO search_pairs SELECT max(pair_id) + 1, first_id, second_id FROM search_pairs "
-                "GROUP BY ALL LIMIT 1")
-    assert any("word pair(s) numbered more than once" in problem for problem in search_index.check(store))
-
-
-@pytest.mark.tampers
-def test_check_names_a_missing_run_posting_an_extra_one_and_a_run_numbered_twice(searchable):
-    store, _ = searchable
-    _sql(store, "DELETE FROM search_separator_postings WHERE rowid = "
-                "(SELECT min(rowid) FROM search_separator_postings)")
-    assert any("run of separators) row(s) of the texts" in problem for problem in search_index.check(store))
-    _sql(store, "INSERT INTO search_separator_postings SELECT sep_id, response_key + 100000 "
-                "FROM search_separator_postings LIMIT 1")
-    assert any("run of separators) row(s) in the index" in problem for problem in search_index.check(store))
-    _sql(store, "INSERT INTO search_separators SELECT max(sep_id) + 1, '%' FROM search_separators")
-    assert any("run of separators(s) numbered more than once" in problem for problem in search_index.check(store))
+    _sql(store, f"DELETE FROM {postings} WHERE rowid = (SELECT min(rowid) FROM {postings})")
+    assert any(f"{what}) row(s) of the texts" in problem for problem in search_index.check(store))
+    _sql(store, f"INSERT INTO {postings} SELECT {term_id}, response_key + 100000 FROM {postings} LIMIT 1")
+    assert any(f"{what}) row(s) in the index" in problem for problem in search_index.check(store))
+    _sql(store, renumbered)
+    assert any(f"{what}(s) numbered more than once" in problem for problem in search_index.check(store))
 
 
 def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *, seed: int, **replaced) -> None:
