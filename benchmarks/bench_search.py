@@ -7,6 +7,8 @@ caught up first if it is behind, and that catch-up is timed), times for each sea
 
 * **index**: the responses page with the search (``queries.responses_page``: the index lookup, the matches'
   scores, the page's fifty rows and the total), as the Responses page runs it;
+* **in one use case**: the same page under a use-case filter (``--use-case``; by default the largest), where the
+  filter and the matches meet;
 * **scan**: the keys found by scanning every current question, answer and claim (the search before the index);
 * **floor**: one scan of the read model's ``score`` column (``current_scores``), the cheapest full-table read.
 
@@ -53,6 +55,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--search", nargs="*", default=list(DEFAULT_SEARCHES))
     parser.add_argument("--no-scan", action="store_true", help="skip the scan (minutes at 10M when uncached)")
+    parser.add_argument("--use-case", help="the use-case filter of the filtered search (default: the largest)")
     args = parser.parse_args()
 
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -72,12 +75,18 @@ def main() -> None:
 
     floor_wall, floor_cpu, _ = timed(args.repeat, lambda: store.scalar("SELECT sum(score) FROM current_scores"))
     print(f"floor (one scan of current_scores.score): {floor_wall:.3f} s wall, {floor_cpu:.3f} CPU-s")
-    print("\n| search | matches | index: page + total (wall / CPU) | x floor | scan (wall / CPU) | x floor |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    everything = queries.Filters()
+    use_case = args.use_case or store.scalar("SELECT use_case FROM score_summary GROUP BY use_case "
+                                             "ORDER BY sum(responses) DESC LIMIT 1")
+    print(f"\n| search | matches | index: page + total (wall / CPU) | x floor | in {use_case}: matches, page + total "
+          "(wall / CPU) | x floor | scan (wall / CPU) | x floor |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    everything, one_use_case = queries.Filters(), queries.Filters(use_cases=(use_case,))
     for text in args.search:
         wall, cpu, result = timed(args.repeat, lambda t=text: queries.responses_page(store, everything, search=t))
         matches = result[1]  # type: ignore[index]
+        u_wall, u_cpu, u_result = timed(args.repeat, lambda t=text: queries.responses_page(store, one_use_case,
+                                                                                           search=t))
+        in_use_case = f"{u_result[1]:,}, {u_wall:.3f} s / {u_cpu:.2f}"  # type: ignore[index]
         if args.no_scan:
             scan = "-"
             scan_ratio = "-"
@@ -88,8 +97,8 @@ def main() -> None:
             if scanned < matches:
                 print(f"  note: {text!r}: the scan counts {scanned:,} current revisions, the page {matches:,} "
                       "scored responses")
-        print(f"| {text!r} | {matches:,} | {wall:.3f} s / {cpu:.2f} | {wall / floor_wall:,.0f}x | {scan} | "
-              f"{scan_ratio} |", flush=True)
+        print(f"| {text!r} | {matches:,} | {wall:.3f} s / {cpu:.2f} | {wall / floor_wall:,.0f}x | {in_use_case} | "
+              f"{u_wall / floor_wall:,.0f}x | {scan} | {scan_ratio} |", flush=True)
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     store.close()
 

@@ -42,6 +42,7 @@ from register.console.queries import (
 )
 from register.db.sql import Params
 from register.ingest.importer import import_path
+from register.scoring import version_views
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
 from register.scoring.spark_exchange import import_scores
@@ -415,6 +416,39 @@ def test_search_over_question_answer_and_claims_with_filters(loaded):
         assert total == len(want) > 0
         assert set(frame["response_id"]) == want
     assert responses_page(store, Filters(), search="   ")[1] == len(rows)  # blank search: no filter
+
+
+
+
+def _cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame's values as Python objects, every missing value None (a column of nulls reads as object or string)."""
+    return frame.astype(object).where(frame.notna(), None).reset_index(drop=True)
+
+@pytest.mark.parametrize("joined", [False, True], ids=["kept view", "score rows joined"])
+def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, monkeypatch, joined):
+    """Every column of a searched page, in order, is the unsearched view's rows of the matching responses: the page
+    reads its rows by the page's keys (not through the matches again), so it must agree with the view under every
+    filter -- use case, model, an older profile version (kept as a read model, or its score rows joined), the
+    Authority filter -- every sort order and every page."""
+    store, rows = loaded
+    _second_profile(store)  # version 1 is now an older version: kept as a read model of its own
+    if joined:
+        monkeypatch.setattr(version_views, "kept", lambda cur: [])
+    filters = [Filters(), Filters(use_cases=("customer-support",)), Filters(models=("rag-v4", "handmade")),
+               Filters(profile_version=1), Filters(profile_version=1, use_cases=("customer-support", "hr-policy"))]
+    for text in ("notice", "%", "of the"):
+        matching = _search(rows, text)
+        for f in filters:
+            for sort_by, descending, authority in (("score", True, None), ("response_id", False, None),
+                                                   ("created_at", True, None), ("score", True, "any finding")):
+                view, _ = responses_page(store, f, sort_by=sort_by, descending=descending, authority=authority,
+                                         limit=1000)
+                want = view[view["response_id"].isin(matching)].reset_index(drop=True)
+                for offset in (0, 4, max(0, len(want) - 2)):
+                    page, total = responses_page(store, f, search=text, sort_by=sort_by, descending=descending,
+                                                 authority=authority, limit=4, offset=offset)
+                    assert total == len(want), (text, f, sort_by)
+                    pd.testing.assert_frame_equal(_cells(page), _cells(want.iloc[offset:offset + 4]))
 
 
 @pytest.mark.parametrize("text", ["%", "_", "\\", "%%", "99.5%"])
