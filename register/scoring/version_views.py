@@ -10,7 +10,8 @@ answers, where the current view takes 0.5 s. This module keeps the older view as
   view (a response's current score is its latest of all, so under ``u`` it is its latest under ``u``; a response
   with no current score has no score at all). ``keep_before_rebuild`` then renames the two tables to
   ``version_scores_<u>`` and ``version_summary_<u>`` and creates empty ones for the rebuild: a rename, not a copy.
-  ``kept_version_views`` (migration 026) lists the versions kept; at most ``KEEP`` (the oldest goes first).
+  ``kept_version_views`` (migration 026) lists the versions kept; at most ``keep()`` (``HRI_KEEP_VERSION_VIEWS``,
+  by default ``KEEP``; the oldest goes first).
 * **Kept exact.** Afterwards ``u``'s view changes in two ways only. An import that revises answers takes their
   old revisions out of every view (``remove_revised``, in the import's transaction; the new revision is scored
   under the active profile, never a kept one, until a run under ``u`` -- the next point). Any score run under ``u``
@@ -26,10 +27,17 @@ from __future__ import annotations
 
 from register.db.store import Cursor, Store
 from register.scoring import current_scores
+from register.settings import default, settings
 
-__all__ = ["KEEP", "check", "forget", "keep_before_rebuild", "kept", "remove_revised", "tables"]
+__all__ = ["KEEP", "check", "forget", "keep", "keep_before_rebuild", "kept", "remove_revised", "tables"]
 
-KEEP = 2  # older versions kept as tables (each about the size of the read model); the rest are joined
+KEEP = default("keep_version_views")  # the default of HRI_KEEP_VERSION_VIEWS: older versions kept as tables
+
+
+def keep() -> int:
+    """How many older versions are kept (``HRI_KEEP_VERSION_VIEWS``: each about the size of the read model; the
+    rest are joined)."""
+    return settings().keep_version_views
 
 
 def tables(version: int) -> tuple[str, str]:
@@ -59,13 +67,18 @@ def keep_before_rebuild(cur: Cursor, run_version: int, run_id: int) -> int | Non
         return None
     version = int(versions[0][0])
     forget(cur, version)
+    limit = keep()
+    if not limit:  # none kept: the read model is rebuilt in place (views kept under a higher limit go)
+        for older in kept(cur):
+            forget(cur, older)
+        return None
     scores_table, summary_table = tables(version)
     for live, kept_as in (("current_scores", scores_table), ("score_summary", summary_table)):
         cur.execute(f"ALTER TABLE {live} RENAME TO {kept_as}")
         _create_like(cur, live, kept_as)
     cur.execute("INSERT INTO kept_version_views (profile_version, kept_at, run_id) VALUES (?, now(), ?)",
                 [version, int(run_id)])
-    for older in kept(cur)[:-KEEP]:
+    for older in kept(cur)[:-limit]:  # the oldest first
         forget(cur, older)
     return version
 

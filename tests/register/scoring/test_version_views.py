@@ -152,6 +152,44 @@ def test_at_most_keep_versions_are_kept_the_oldest_goes_first(loaded):
     assert "FROM scores" in filtered_scores(store, Filters(profile_version=1), Params())
 
 
+
+@pytest.mark.parametrize("limit", [3, 1])
+def test_how_many_versions_are_kept_is_a_setting(loaded, monkeypatch, limit):
+    """``HRI_KEEP_VERSION_VIEWS``: the newest ``limit`` older versions are kept, the older ones joined -- and the
+    console's figures for each are the same either way."""
+    store = loaded
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", str(limit))
+    versions = [1] + [_publish(store, weights, days=i) for i, weights in enumerate(WEIGHTS)]
+    older = versions[:-1]  # every version but the active one
+    assert version_views.kept(store) == older[-limit:]
+    assert _tables(store) == {t for v in older[-limit:] for t in version_views.tables(v)}
+    for version in older:
+        kept = version in older[-limit:]
+        assert ("FROM scores" in filtered_scores(store, Filters(profile_version=version), Params())) != kept
+        with monkeypatch.context() as m:
+            m.setattr(version_views, "kept", lambda cur: [])  # the same version joined from its score rows
+            joined = kpis(store, Filters(profile_version=version))
+        assert _aged_out(kpis(store, Filters(profile_version=version))) == _aged_out(joined)
+
+
+def test_with_none_kept_the_read_model_is_rebuilt_in_place_and_kept_views_go(loaded, monkeypatch):
+    store = loaded
+    _publish(store, WEIGHTS[0])
+    assert version_views.kept(store) == [1]
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "0")
+    _publish(store, WEIGHTS[1], days=1)
+    assert version_views.kept(store) == [] and _tables(store) == set()
+    run = store.one("SELECT after FROM audit_events WHERE action = 'scores.rescore' ORDER BY seq DESC LIMIT 1")
+    assert "kept_view_of_version" not in json.loads(run["after"])
+    assert "FROM scores" in filtered_scores(store, Filters(profile_version=2), Params())
+
+
+def test_a_bad_keep_setting_is_refused_naming_the_variable(loaded, monkeypatch):
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "-1")
+    with pytest.raises(RegisterError, match="HRI_KEEP_VERSION_VIEWS"):
+        _publish(loaded, WEIGHTS[0])
+    assert version_views.kept(loaded) == []  # the run failed whole: nothing kept, nothing written
+
 def test_a_failed_run_keeps_nothing_and_leaves_the_read_model_as_it_was(loaded, monkeypatch):
     store = loaded
     before = kpis(store, Filters())
