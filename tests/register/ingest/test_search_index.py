@@ -12,6 +12,7 @@ import pytest
 
 from register import SYSTEM, Store
 from register.cli import main as cli_main
+from register.console.queries import Filters, export_rows, responses_page
 from register.db.sql import Params
 from register.db.store import Change, Transaction
 from register.ingest import search_index
@@ -219,6 +220,26 @@ def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separator
         assert _found(store, needle) == _scanned(store, needle) == want, needle
     assert search_index.check(store) == []
 
+
+
+def test_an_answer_holding_the_text_in_several_runs_is_listed_and_counted_once(store, tmp_path):
+    """The runs' lookup may name a revision once per run that holds the text (no DISTINCT: the callers read the keys
+    with IN); the Responses page, its total and the export still hold each answer once."""
+    ensure_default_profile(store, SYSTEM)
+    claims = [{"text": "p -- q", "labels": ["SUPPORTED"], "criticality": 1},
+              {"text": "r - s", "labels": ["SUPPORTED"], "criticality": 1}]
+    records = [{"response_id": "many", "question": "a - b -- c", "answer": "x - y (- z)", "claims": claims},
+               {"response_id": "one", "question": "q", "answer": "a - b", "claims": claims[:1]},
+               {"response_id": "none", "question": "q", "answer": "no dash", "claims": []}]
+    _import(store, tmp_path, "dashes", [{"use_case": "search", "model": "m", **r} for r in records])
+    p = Params()
+    sql = search_index.search_select(store, "-", p)
+    assert sql is not None
+    keys = [key for (key,) in store.query(sql, p.values)]
+    assert len(keys) > len(set(keys)) == 2  # the same revision more than once, as the lookup may list it
+    frame, total = responses_page(store, Filters(), search="-")
+    assert total == 2 and sorted(frame["response_id"]) == ["many", "one"]
+    assert sorted(export_rows(store, Filters(), search="-")["response_id"]) == ["many", "one"]
 
 def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
     rng = random.Random(7)
