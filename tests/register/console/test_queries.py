@@ -418,11 +418,10 @@ def test_search_over_question_answer_and_claims_with_filters(loaded):
     assert responses_page(store, Filters(), search="   ")[1] == len(rows)  # blank search: no filter
 
 
-
-
 def _cells(frame: pd.DataFrame) -> pd.DataFrame:
     """A frame's values as Python objects, every missing value None (a column of nulls reads as object or string)."""
     return frame.astype(object).where(frame.notna(), None).reset_index(drop=True)
+
 
 @pytest.mark.parametrize("joined", [False, True], ids=["kept view", "score rows joined"])
 def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, monkeypatch, joined):
@@ -434,6 +433,7 @@ def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, mo
     _second_profile(store)  # version 1 is now an older version: kept as a read model of its own
     if joined:
         monkeypatch.setattr(version_views, "kept", lambda cur: [])
+    assert ("FROM scores" in filtered_scores(store, Filters(profile_version=1), Params())) == joined
     filters = [Filters(), Filters(use_cases=("customer-support",)), Filters(models=("rag-v4", "handmade")),
                Filters(profile_version=1), Filters(profile_version=1, use_cases=("customer-support", "hr-policy"))]
     for text in ("notice", "%", "of the"):

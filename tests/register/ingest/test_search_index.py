@@ -221,11 +221,9 @@ def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separator
     assert search_index.check(store) == []
 
 
-
 def test_an_answer_holding_the_text_in_several_runs_is_listed_and_counted_once(store, tmp_path):
     """The runs' lookup may name a revision once per run that holds the text (no DISTINCT: the callers read the keys
     with IN); the Responses page, its total and the export still hold each answer once."""
-    ensure_default_profile(store, SYSTEM)
     claims = [{"text": "p -- q", "labels": ["SUPPORTED"], "criticality": 1},
               {"text": "r - s", "labels": ["SUPPORTED"], "criticality": 1}]
     records = [{"response_id": "many", "question": "a - b -- c", "answer": "x - y (- z)", "claims": claims},
@@ -240,6 +238,7 @@ def test_an_answer_holding_the_text_in_several_runs_is_listed_and_counted_once(s
     frame, total = responses_page(store, Filters(), search="-")
     assert total == 2 and sorted(frame["response_id"]) == ["many", "one"]
     assert sorted(export_rows(store, Filters(), search="-")["response_id"]) == ["many", "one"]
+
 
 def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
     rng = random.Random(7)

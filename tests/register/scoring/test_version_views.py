@@ -152,7 +152,6 @@ def test_at_most_keep_versions_are_kept_the_oldest_goes_first(loaded):
     assert "FROM scores" in filtered_scores(store, Filters(profile_version=1), Params())
 
 
-
 @pytest.mark.parametrize("limit", [3, 1])
 def test_how_many_versions_are_kept_is_a_setting(loaded, monkeypatch, limit):
     """``HRI_KEEP_VERSION_VIEWS``: the newest ``limit`` older versions are kept, the older ones joined -- and the
@@ -168,6 +167,7 @@ def test_how_many_versions_are_kept_is_a_setting(loaded, monkeypatch, limit):
         assert ("FROM scores" in filtered_scores(store, Filters(profile_version=version), Params())) != kept
         with monkeypatch.context() as m:
             m.setattr(version_views, "kept", lambda cur: [])  # the same version joined from its score rows
+            assert "FROM scores" in filtered_scores(store, Filters(profile_version=version), Params())
             joined = kpis(store, Filters(profile_version=version))
         assert _aged_out(kpis(store, Filters(profile_version=version))) == _aged_out(joined)
 
