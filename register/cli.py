@@ -317,14 +317,16 @@ def cmd_search_index(store: Store, args) -> int:
     print(f"search index: {indexed:,} revision(s) indexed now ({before.pending:,} were pending); "
           f"{after.words:,} words, {after.postings:,} postings, {after.pairs:,} word pairs, "
           f"{after.pair_postings:,} pair postings, {after.separators:,} runs of separators, "
-          f"{after.separator_postings:,} run postings, every revision up to key {after.indexed_through:,}")
+          f"{after.separator_postings:,} run postings, {after.character_masks:,} masks of letters and digits, "
+          f"every revision up to key {after.indexed_through:,}")
     if args.check:
         problems = search_index.check(store)
         for problem in problems:
             print(f"search index: {problem}", file=sys.stderr)
         if problems:
             return EXIT_FAILED
-        print("search index: equal to the words, word pairs and runs of separators of the texts it covers")
+        print("search index: equal to the words, word pairs, runs of separators and letters and digits of the texts "
+              "it covers")
     return EXIT_OK
 
 

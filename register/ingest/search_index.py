@@ -40,9 +40,17 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   holds one row per (run, response revision) that has it: a revision matches if and only if one of its runs
   contains the search text, **exact without reading text**. The revisions indexed before migration 029 have no
   runs (``separators_missing_through``): such a search scans until ``catch_up`` has filled them in.
+* **Letters and digits** (migration 030). A search for one letter or digit (``e``, ``7``) lies inside a word of
+  nearly every answer: the words holding it are most of the vocabulary and their postings most of the index (6.7 s
+  at 10M for ``e``). Each word of ``search_words`` carries which of ``CHARACTERS`` (a-z, 0-9) it holds, one bit
+  each, and ``search_characters`` holds one row per revision with the bits of all its words together: a revision
+  matches such a search if and only if the search's bit is set (the letter or digit, lower-cased, stands in a word
+  of one of its texts), **exact without reading text**. A revision whose words hold none of them has no row. The
+  revisions indexed before migration 030 have no masks (``characters_missing_through``): the search reads the
+  words' postings until ``catch_up`` has filled the masks in (from the postings: no text is read).
 
-``check`` compares the index with the words, pairs and runs recomputed from the texts (tests; ``search-index
---check``).
+``check`` compares the index with the words, pairs, runs and letters and digits recomputed from the texts (tests;
+``search-index --check``).
 """
 
 from __future__ import annotations
@@ -55,10 +63,13 @@ from register.db.sql import Params, multiset_differences
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
 
-__all__ = ["SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "catch_up", "check", "search_select", "state"]
+__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "catch_up", "check", "search_select",
+           "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
+# the letters and digits a one-character search is answered for from the revisions' masks: bit i is CHARACTERS[i]
+CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 ProgressFn = Callable[[int, "int | None", str], None]
 
@@ -113,6 +124,15 @@ _RUN_SEPARATORS = f"""
     SELECT DISTINCT response_key, sep FROM (
         SELECT response_key, unnest(regexp_extract_all(lower(t), '{_RUN_BREAKS}')) AS sep FROM ({_SLICE_TEXTS}))"""
 
+# the mask of CHARACTERS a vocabulary word holds (words are lower case already)
+_WORD_CHARACTERS = " | ".join(f"(contains(word, '{ch}')::UBIGINT << {i})" for i, ch in enumerate(CHARACTERS))
+
+# ``check``'s definition of the masks: the letters and digits found in the lower-cased texts themselves, not in words
+_SLICE_CHARACTERS = f"""
+    SELECT response_key, bit_or(1::UBIGINT << (strpos('{CHARACTERS}', ch) - 1)) AS characters FROM (
+        SELECT response_key, unnest(regexp_extract_all(lower(t), '[{CHARACTERS}]')) AS ch FROM ({_SLICE_TEXTS}))
+    GROUP BY response_key"""
+
 # ``check``'s definition of the same: every maximal run of separators of each text, but a run of exactly one space
 _SLICE_SEPARATORS = f"""
     SELECT DISTINCT response_key, sep FROM (
@@ -133,7 +153,8 @@ class IndexState:
     """``indexed_through``: every response revision with a key up to it is indexed; ``pending``: the revisions
     above it; ``words`` and ``postings``: the index's size; ``pairs`` and ``pair_postings``: its word pairs';
     ``pairs_missing_through``: the revisions up to this key have no pairs yet (0: every indexed one has);
-    ``separators``, ``separator_postings`` and ``separators_missing_through``: the same of the runs of separators."""
+    ``separators``, ``separator_postings`` and ``separators_missing_through``: the same of the runs of separators;
+    ``character_masks`` and ``characters_missing_through``: the revisions' masks of letters and digits."""
 
     indexed_through: int
     pending: int
@@ -145,6 +166,8 @@ class IndexState:
     separators: int = 0
     separator_postings: int = 0
     separators_missing_through: int = 0
+    character_masks: int = 0
+    characters_missing_through: int = 0
 
 
 def state(store: Store) -> IndexState:
@@ -155,12 +178,15 @@ def state(store: Store) -> IndexState:
                     "(SELECT count(*) FROM search_pair_postings) AS pair_postings, "
                     "(SELECT count(*) FROM search_separators) AS separators, "
                     "(SELECT count(*) FROM search_separator_postings) AS separator_postings, "
-                    "i.separators_missing_through AS separators_missing FROM search_index i")
+                    "i.separators_missing_through AS separators_missing, "
+                    "(SELECT count(*) FROM search_characters) AS character_masks, "
+                    "i.characters_missing_through AS characters_missing FROM search_index i")
     upto = int(row["upto"])
     pending = store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [upto])
     return IndexState(upto, int(pending or 0), int(row["words"]), int(row["postings"]), int(row["pairs"]),
                       int(row["pair_postings"]), int(row["missing"]), int(row["separators"]),
-                      int(row["separator_postings"]), int(row["separators_missing"]))
+                      int(row["separator_postings"]), int(row["separators_missing"]), int(row["character_masks"]),
+                      int(row["characters_missing"]))
 
 
 def _add_terms(tx: Transaction, staged: str, vocabulary: str, term: str, term_id: str,
@@ -170,7 +196,7 @@ def _add_terms(tx: Transaction, staged: str, vocabulary: str, term: str, term_id
     postings written). The postings go in sorted by term number: each term's rows of a slice are contiguous, so a
     lookup skips the other row groups. (Table and column names are this module's constants.)"""
     added = tx.scalar(f"""
-        INSERT INTO {vocabulary}
+        INSERT INTO {vocabulary} ({term_id}, {term})
         SELECT (SELECT coalesce(max({term_id}), 0) FROM {vocabulary}) + row_number() OVER (ORDER BY {term}), {term}
         FROM (SELECT DISTINCT {term} FROM {staged} EXCEPT SELECT {term} FROM {vocabulary})""")
     written = tx.scalar(f"""
@@ -203,6 +229,20 @@ def _index_separators(tx: Transaction, low: int, high: int) -> int:
     return postings
 
 
+def _index_characters(tx: Transaction, low: int, high: int) -> int:
+    """Write the masks of letters and digits of the revisions with keys in (``low``, ``high``], whose words are indexed
+    already (from their postings: no text is read); returns how many masks were written. The vocabulary's words
+    without a mask (new ones, or all of them the first time after migration 030) get theirs first."""
+    tx.execute(f"UPDATE search_words SET characters = {_WORD_CHARACTERS} WHERE characters IS NULL")
+    # the slice's postings are the rows with its keys: zone maps skip the other slices' row groups
+    written = tx.scalar("""
+        INSERT INTO search_characters
+        SELECT p.response_key, bit_or(w.characters) FROM search_postings p JOIN search_words w USING (word_id)
+        WHERE p.response_key > $lo AND p.response_key <= $hi
+        GROUP BY p.response_key HAVING bit_or(w.characters) <> 0 ORDER BY p.response_key""", {"lo": low, "hi": high})
+    return int(written or 0)
+
+
 def _index_slice(high: int) -> Callable[[Transaction], Change]:
     """Index the revisions with keys above the index's mark and up to ``high``, and move the mark to ``high``."""
 
@@ -215,6 +255,7 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
         new_words, postings = _add_terms(tx, "_slice_words", "search_words", "word", "word_id", "search_postings")
         pair_postings = _index_pairs(tx)
         separator_postings = _index_separators(tx, low, high)
+        character_masks = _index_characters(tx, low, high)
         revisions = tx.scalar("SELECT count(*) FROM responses WHERE response_key > ? AND response_key <= ?",
                               [low, high])
         tx.execute("UPDATE search_index SET indexed_through = ?", [high])
@@ -223,7 +264,8 @@ def _index_slice(high: int) -> Callable[[Transaction], Change]:
         return Change("search_index", None, {"indexed_through": low},
                       {"indexed_through": high, "revisions": revisions, "new_words": new_words,
                        "postings": postings, "pair_postings": pair_postings,
-                       "separator_postings": separator_postings}, result=int(revisions or 0))
+                       "separator_postings": separator_postings, "character_masks": character_masks},
+                      result=int(revisions or 0))
 
     return write
 
@@ -253,6 +295,8 @@ _BACKFILLS = (
     _Backfill("pairs_missing_through", _pairs_of_slice, "search.pairs_indexed", "pair_postings", "the word pairs"),
     _Backfill("separators_missing_through", _index_separators, "search.separators_indexed", "separator_postings",
               "the runs of separators"),
+    _Backfill("characters_missing_through", _index_characters, "search.characters_indexed", "character_masks",
+              "the letters and digits"),
 )
 
 
@@ -307,14 +351,16 @@ def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn 
 
 @dataclass(frozen=True)
 class _Split:
-    """A search text as the index reads it: the index's mark, whether its pairs are complete, the text's words
-    (empty pieces where it starts or ends with a separator) and the runs of separators between them."""
+    """A search text as the index reads it: the index's mark, whether its pairs (runs, masks of letters and digits)
+    are complete, the text's words (empty pieces where it starts or ends with a separator) and the runs of
+    separators between them."""
 
     upto: int
     pairs_ready: bool
     words: list[str]
     separators: list[str]
     separators_ready: bool = False
+    characters_ready: bool = False
 
     def pairs(self) -> list[int]:
         """Positions ``i`` where words ``i`` and ``i + 1`` are a pair the index holds (one space between them)."""
@@ -327,12 +373,13 @@ def _split(store: Store, text: str) -> _Split:
     """``text`` split as the index splits texts, with the index's mark, in one query."""
     row = store.one(f"SELECT indexed_through, pairs_missing_through = 0 AS pairs_ready, "
                     f"separators_missing_through = 0 AS separators_ready, "
+                    f"characters_missing_through = 0 AS characters_ready, "
                     f"{_words_expr('$text')} AS words, {_separators_expr('$text')} AS separators FROM search_index",
                     {"text": text})
     if row is None:
         raise RegisterError("search_index: its one row is missing (migration 023 writes it)")
     return _Split(int(row["indexed_through"]), bool(row["pairs_ready"]), list(row["words"] or []),
-                  list(row["separators"] or []), bool(row["separators_ready"]))
+                  list(row["separators"] or []), bool(row["separators_ready"]), bool(row["characters_ready"]))
 
 
 def _word_condition(words: list[str], i: int, p: Params) -> str:
@@ -383,6 +430,10 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
         # use case 1.08-1.20 -> 0.64-0.71; a text found in two answers costs the same either way (0.09 CPU-s)
         return (f"SELECT response_key FROM search_separator_postings WHERE sep_id IN "
                 f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})")
+    if split.characters_ready and len(words) == 1 and len(words[0]) == 1 and words[0] in CHARACTERS:
+        # one letter or digit and nothing else: the revisions whose masks have its bit (one row each)
+        bit = p(1 << CHARACTERS.index(words[0]))
+        return f"SELECT response_key FROM search_characters WHERE characters & {bit}::UBIGINT <> 0 UNION ALL ({tail})"
     pairs = split.pairs()
     by_pair = [f"SELECT response_key FROM search_pair_postings WHERE pair_id IN (SELECT pair_id FROM search_pairs "
                f"WHERE first_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)}) "
@@ -417,17 +468,34 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
 
 
 def check(store: Store) -> list[str]:
-    """Differences between the index and the words, word pairs and runs of separators of the texts it covers (empty
-    when it is exact): postings missing or extra, words, pairs or runs numbered twice or under two numbers."""
-    upto, missing_pairs, missing_separators = store.query_one(
-        "SELECT indexed_through, pairs_missing_through, separators_missing_through FROM search_index")
+    """Differences between the index and the words, word pairs, runs of separators and letters and digits of the
+    texts it covers (empty when it is exact): postings or masks missing or extra, words, pairs or runs numbered twice
+    or under two numbers, a word's mask that is not its letters and digits."""
+    upto, missing_pairs, missing_separators, missing_characters = store.query_one(
+        "SELECT indexed_through, pairs_missing_through, separators_missing_through, characters_missing_through "
+        "FROM search_index")
     words = _numbering_problems(store, "search_words", "word", "word_id", "word")
     words += _posting_problems(
         store, f"SELECT response_key, word FROM ({_SLICE_WORDS})",
         "SELECT p.response_key, w.word FROM search_postings p JOIN search_words w USING (word_id)",
         "(revision, word) pair", 0, int(upto))
     return (words + _check_pairs(store, int(missing_pairs), int(upto))
-            + _check_separators(store, int(missing_separators), int(upto)))
+            + _check_separators(store, int(missing_separators), int(upto))
+            + _check_characters(store, int(missing_characters), int(upto)))
+
+
+def _check_characters(store: Store, low: int, high: int) -> list[str]:
+    """``check`` of the masks of letters and digits: those of the revisions with keys in (``low``, ``high``] are
+    the letters and digits of their lower-cased texts (``_SLICE_CHARACTERS``, not through the words), no other; each
+    word's mask, where computed, is its own."""
+    problems = []
+    wrong = store.scalar(f"SELECT count(*) FROM search_words WHERE characters IS DISTINCT FROM ({_WORD_CHARACTERS}) "
+                         "AND characters IS NOT NULL")
+    if wrong:
+        problems.append(f"{wrong} word(s) with a mask of letters and digits that is not theirs")
+    return problems + _posting_problems(
+        store, f"SELECT response_key, characters FROM ({_SLICE_CHARACTERS})",
+        "SELECT response_key, characters FROM search_characters", "(revision, letters and digits) mask", low, high)
 
 
 def _check_separators(store: Store, low: int, high: int) -> list[str]:

@@ -1,6 +1,7 @@
-"""The search index (migrations 023, 027, 029, ``register.ingest.search_index``): a search through it finds exactly
-what the scan of the texts finds, however far the index has caught up, for any search text; import keeps it caught
-up; the index equals the words, word pairs and runs of separators recomputed from the texts."""
+"""The search index (migrations 023, 027, 029, 030, ``register.ingest.search_index``): a search through it finds
+exactly what the scan of the texts finds, however far the index has caught up, for any search text; import keeps it
+caught up; the index equals the words, word pairs, runs of separators and letters and digits recomputed from the
+texts."""
 
 from __future__ import annotations
 
@@ -86,6 +87,7 @@ def _scanned(store: Store, search: str) -> set[str]:
 
 _SEPARATOR_ROWS = ("SELECT v.sep, p.response_key FROM search_separator_postings p JOIN search_separators v "
                    "USING (sep_id)")
+_MASK_ROWS = "SELECT response_key, characters FROM search_characters"
 _PAIR_ROWS = ("SELECT f.word, g.word, p.response_key FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
               "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id")
 
@@ -106,6 +108,7 @@ def _behind(store: Store, upto: int) -> None:
     _sql(store, f"DELETE FROM search_postings WHERE response_key > {int(upto)}",
          f"DELETE FROM search_pair_postings WHERE response_key > {int(upto)}",
          f"DELETE FROM search_separator_postings WHERE response_key > {int(upto)}",
+         f"DELETE FROM search_characters WHERE response_key > {int(upto)}",
          f"UPDATE search_index SET indexed_through = {int(upto)}")
 
 
@@ -221,6 +224,34 @@ def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separator
     assert search_index.check(store) == []
 
 
+def test_one_letter_or_digit_is_answered_from_the_masks_alone(store, tmp_path):
+    """``e``, ``7``: no word and no text is read; upper case folds (``Z`` finds ``zebra``), an accented letter is not
+    its base letter (``café`` holds no ``e``), a digit in a claim counts, an answer with no letter or digit has no
+    mask; every letter and digit finds what the scan finds, and so do a few that have no bit."""
+    records = [
+        {"response_id": "upper", "question": "q", "answer": "ZEBRA crossing"},
+        {"response_id": "accent", "question": "Qu'", "answer": "Café"},
+        {"response_id": "in-a-claim", "question": "q", "answer": "-",
+         "claims": [{"text": "within 7 days", "labels": ["SUPPORTED"], "criticality": 1}]},
+        {"response_id": "kelvin", "question": "q", "answer": "\u212a and \u0130"},  # Kelvin sign, dotted capital I
+        {"response_id": "no-letter", "question": "?", "answer": "-- % --"},
+    ]
+    _import(store, tmp_path, "letters", [{"use_case": "search", "model": "m", "claims": [], **r} for r in records])
+    masks = dict(store.query("SELECT r.response_id, c.characters FROM search_characters c JOIN responses r "
+                             "USING (response_key)"))
+    assert "no-letter" not in masks and masks["accent"] & (1 << search_index.CHARACTERS.index("e")) == 0
+    p = Params()
+    sql = search_index.search_select(store, "E", p)
+    assert sql is not None
+    indexed = sql.split(" UNION ALL ")[0]
+    assert "search_characters" in indexed and "search_postings" not in indexed and "contains(" not in indexed
+    assert _found(store, "e") == _found(store, " E ") == _scanned(store, "e") == {"upper"}
+    assert _found(store, "7") == _scanned(store, "7") == {"in-a-claim"}
+    for needle in [*search_index.CHARACTERS, *search_index.CHARACTERS.upper(), "é", "É", "\u212a", "i", "ı", "?"]:
+        assert _found(store, needle) == _scanned(store, needle), needle
+    assert search_index.check(store) == []
+
+
 def test_an_answer_holding_the_text_in_several_runs_is_listed_and_counted_once(store, tmp_path):
     """The runs' lookup may name a revision once per run that holds the text (no DISTINCT: the callers read the keys
     with IN); the Responses page, its total and the export still hold each answer once."""
@@ -247,7 +278,8 @@ def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
                                "USING (word_id)"))
     pairs = sorted(store.query(_PAIR_ROWS))
     separators = sorted(store.query(_SEPARATOR_ROWS))
-    assert len(pairs) > 60 and len(separators) > 60
+    masks = sorted(store.query(_MASK_ROWS))
+    assert len(pairs) > 60 and len(separators) > 60 and len(masks) == 60
     _behind(store, 0)
     _sql(store, "DELETE FROM search_words", "DELETE FROM search_pairs", "DELETE FROM search_separators")
     assert search_index.catch_up(store, SYSTEM, slice_keys=7) == 60
@@ -255,6 +287,7 @@ def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
                               "USING (word_id)")) == whole
     assert sorted(store.query(_PAIR_ROWS)) == pairs
     assert sorted(store.query(_SEPARATOR_ROWS)) == separators
+    assert sorted(store.query(_MASK_ROWS)) == masks
     assert search_index.check(store) == []
     events = store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'")
     assert search_index.catch_up(store, SYSTEM) == 0  # nothing left: no slice, no event
@@ -271,7 +304,7 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(se
     assert any("not in the index" in problem for problem in search_index.check(store))
     _sql(store, "INSERT INTO search_postings SELECT word_id, response_key + 100000 FROM search_postings LIMIT 1")
     assert any("not in the texts" in problem for problem in search_index.check(store))
-    _sql(store, "INSERT INTO search_words SELECT max(word_id) + 1, 'notice' FROM search_words")
+    _sql(store, "INSERT INTO search_words (word_id, word) SELECT max(word_id) + 1, 'notice' FROM search_words")
     assert any("numbered more than once" in problem for problem in search_index.check(store))
 
 
@@ -294,6 +327,19 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_term_numbered_twice(se
     assert any(f"{what}(s) numbered more than once" in problem for problem in search_index.check(store))
 
 
+@pytest.mark.tampers
+def test_check_names_a_missing_mask_an_extra_one_and_a_word_whose_mask_is_not_its_own(searchable):
+    """The masks of letters and digits: each revision's against its texts', each word's against its letters."""
+    store, _ = searchable
+    _sql(store, "DELETE FROM search_characters WHERE rowid = (SELECT min(rowid) FROM search_characters)")
+    assert any("letters and digits) mask(s) of the texts" in problem for problem in search_index.check(store))
+    _sql(store, "INSERT INTO search_characters SELECT response_key + 100000, characters FROM search_characters LIMIT 1")
+    assert any("letters and digits) mask(s) in the index" in problem for problem in search_index.check(store))
+    _sql(store, "UPDATE search_words SET characters = xor(characters, 1::UBIGINT) WHERE word = 'notice'")
+    assert any("1 word(s) with a mask of letters and digits that is not theirs" in problem
+               for problem in search_index.check(store))
+
+
 def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *, seed: int, **replaced) -> None:
     """``older.duckdb`` in ``tmp_path``: migrated up to ``before`` (plus ``also``), 50 responses imported with
     ``search_index``'s functions named in ``replaced`` standing in for the code of that time."""
@@ -310,8 +356,9 @@ def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *
 def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
     filled them in, in slices from the top key down, each audited; then two-word searches use them."""
-    _older_database(tmp_path, monkeypatch, 27, (28,), seed=5,  # the index before its pairs (and runs)
-                    _index_pairs=lambda tx: 0, _index_separators=lambda *args: 0, _backfill=lambda *args: None)
+    _older_database(tmp_path, monkeypatch, 27, (28,), seed=5,  # the index before its pairs (and runs, and masks)
+                    _index_pairs=lambda tx: 0, _index_separators=lambda *args: 0, _index_characters=lambda *args: 0,
+                    _backfill=lambda *args: None)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
     assert (state.indexed_through, state.pairs_missing_through, state.pair_postings) == (50, 50, 0)
@@ -331,29 +378,59 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
     upgraded.close()
 
 
+def _searches_exactly_and_fills_in(upgraded: Store, *, missing: str, rows: str, action: str, table: str, probe: str,
+                                   needles: tuple[str, ...], later: tuple[str, ...] = ()) -> None:
+    """A database indexed before a part of the index (the state's ``missing`` mark at its top key, no ``rows``):
+    ``probe`` does not read ``table`` and every needle finds what the scan finds; ``catch_up`` fills the part in,
+    from the top key down in three audited slices (``action``), and the ``later`` parts (added by later migrations)
+    too, nothing else; then ``probe`` reads ``table``, the needles still find what the scan finds, and the index
+    equals its texts."""
+    state = search_index.state(upgraded)
+    assert (state.indexed_through, getattr(state, missing), getattr(state, rows)) == (50, 50, 0)
+    assert search_index.check(upgraded) == []  # the parts there are checked; none of this one is expected yet
+    assert table not in search_index.search_select(upgraded, probe, Params())
+    for needle in needles:
+        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
+    assert search_index.catch_up(upgraded, SYSTEM, slice_keys=20) == 0  # no revision was pending: this part only
+    state = search_index.state(upgraded)
+    assert getattr(state, missing) == 0 and getattr(state, rows) >= 50
+    events = dict(upgraded.query("SELECT action, count(*) FROM audit_events WHERE action LIKE 'search.%_indexed' "
+                                 "GROUP BY action"))
+    assert events == dict.fromkeys((action, *later), 3)
+    assert search_index.check(upgraded) == []
+    assert table in search_index.search_select(upgraded, probe, Params())
+    for needle in needles:
+        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
+
+
 def test_a_database_indexed_before_the_runs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words and pairs indexed before migration 029: a search with no letter or digit scans (still exact) until
     ``catch_up`` has filled the runs in, in slices from the top key down, each audited; then it reads them."""
-    _older_database(tmp_path, monkeypatch, 29, (), seed=9,  # the index before its runs of separators
-                    _index_separators=lambda *args: 0, _BACKFILLS=search_index._BACKFILLS[:1])
+    _older_database(tmp_path, monkeypatch, 29, (), seed=9,  # the index before its runs of separators (and masks)
+                    _index_separators=lambda *args: 0, _index_characters=lambda *args: 0,
+                    _BACKFILLS=search_index._BACKFILLS[:1])
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
-    assert (state.indexed_through, state.separators_missing_through, state.separator_postings) == (50, 50, 0)
     assert state.pairs_missing_through == 0 and state.pair_postings > 50  # the pairs were there already
-    assert search_index.check(upgraded) == []  # words and pairs are checked; no run is expected yet
-    needles = ("%", "-", ". ", "😀", "notice")
-    assert "search_separator_postings" not in search_index.search_select(upgraded, "%", Params())
-    for needle in needles:
-        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
-    assert search_index.catch_up(upgraded, SYSTEM, slice_keys=20) == 0  # no revision was pending: runs only
-    state = search_index.state(upgraded)
-    assert state.separators_missing_through == 0 and state.separator_postings > 50
-    assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.separators_indexed'") == 3
-    assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.pairs_indexed'") == 0
-    assert search_index.check(upgraded) == []
-    assert "search_separator_postings" in search_index.search_select(upgraded, "%", Params())
-    for needle in needles:
-        assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
+    _searches_exactly_and_fills_in(upgraded, missing="separators_missing_through", rows="separator_postings",
+                                   action="search.separators_indexed", table="search_separator_postings", probe="%",
+                                   needles=("%", "-", ". ", "😀", "notice"), later=("search.characters_indexed",))
+    upgraded.close()
+
+
+def test_a_database_indexed_before_the_masks_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
+    """Words, pairs and runs indexed before migration 030: a one-letter search reads the words' postings (still
+    exact) until ``catch_up`` has filled the masks in from the postings, from the top key down, each slice audited;
+    then it reads the masks."""
+    _older_database(tmp_path, monkeypatch, 30, (), seed=11,  # the index before its masks of letters and digits
+                    _index_characters=lambda *args: 0, _BACKFILLS=search_index._BACKFILLS[:2])
+    upgraded = Store(tmp_path / "older.duckdb")
+    assert upgraded.scalar("SELECT count(*) FROM search_words WHERE characters IS NOT NULL") == 0
+    _searches_exactly_and_fills_in(upgraded, missing="characters_missing_through", rows="character_masks",
+                                   action="search.characters_indexed", table="search_characters", probe="e",
+                                   needles=("e", "7", "x", "notice", "É"))
+    assert upgraded.scalar("SELECT count(*) FROM search_words WHERE characters IS NULL") == 0
+    assert search_index.state(upgraded).character_masks == 50  # every revision holds a letter
     upgraded.close()
 
 
