@@ -63,8 +63,8 @@ from register.db.sql import Params, multiset_differences
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
 
-__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "catch_up", "check", "search_select",
-           "state"]
+__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "check", "lookup",
+           "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
@@ -403,12 +403,38 @@ def _scan(needle: str, keys: str) -> str:
             f"AND (contains(lower(question), {needle}) OR contains(lower(answer), {needle}))")
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """A search's matches as the index finds them: ``sql``, the SELECT of their response keys (see
+    ``search_select``; with ``lookup`` a key may be listed more than once), and ``exact``: whether they are read
+    from the index alone (words, pairs, runs or masks: counting its rows reads no text), not candidates whose texts
+    decide."""
+
+    sql: str
+    exact: bool
+
+
 def search_select(store: Store, search: str | None, p: Params) -> str | None:
     """SELECT of response keys holding every current response revision whose question, answer or any claim's text
     contains ``search`` (stripped; case-insensitive, literal), its values bound in ``p``; None when there is nothing
     to search. The revisions the index holds are looked up in it, the ones above its mark scanned (module doc).
     It may also hold revisions that are no longer current, and a key twice (a catch-up that commits between reading
     the mark and the query): callers read it as ``response_key IN (...)`` against current rows.
+    """
+    found = _lookup(store, search, p, distinct=True)
+    return None if found is None else found.sql
+
+
+def lookup(store: Store, search: str | None, p: Params) -> Lookup | None:
+    """``search_select``'s keys without the ``DISTINCT`` that keeps DuckDB's plan for ``IN`` (a key may be listed once
+    per word, pair or run that holds the search), and whether they come from the index alone (``Lookup``): for
+    callers that read the matches otherwise than with ``IN`` (as a bitmap of keys, ``register.console.queries``), or
+    count the lookup's rows first."""
+    return _lookup(store, search, p, distinct=False)
+
+
+def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> Lookup | None:
+    """``search_select`` (``distinct``) or ``lookup``.
 
     ``contains(lower(x), lower(needle))`` rather than ``ILIKE '%..%' ESCAPE '\\'``: a plain substring test has no
     wildcards to escape (``%``, ``_`` and ``\\`` are literal by construction) and DuckDB runs it fastest (``ILIKE
@@ -421,19 +447,21 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
     split = _split(store, text)
     words = split.words
     if not any(words) and not split.separators_ready:
-        return _scan(needle, "true")
+        return Lookup(_scan(needle, "true"), False)
+    unique = "DISTINCT " if distinct else ""
     tail = _scan(needle, f"response_key > {p(split.upto)}")
     if not any(words):  # no letter or digit: inside one run of separators of the text (module doc)
         # without DISTINCT (a revision holding two runs that contain the text is listed twice; the callers read
         # the keys with IN): unlike the word and pair lookups below, DuckDB's plan stays the same and the hash
         # aggregate over millions of keys goes -- at 10M, `-` (5.8M matches) 1.63-1.83 -> 0.96-0.99 CPU-s, in one
         # use case 1.08-1.20 -> 0.64-0.71; a text found in two answers costs the same either way (0.09 CPU-s)
-        return (f"SELECT response_key FROM search_separator_postings WHERE sep_id IN "
-                f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})")
+        return Lookup(f"SELECT response_key FROM search_separator_postings WHERE sep_id IN "
+                      f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})", True)
     if split.characters_ready and len(words) == 1 and len(words[0]) == 1 and words[0] in CHARACTERS:
         # one letter or digit and nothing else: the revisions whose masks have its bit (one row each)
         bit = p(1 << CHARACTERS.index(words[0]))
-        return f"SELECT response_key FROM search_characters WHERE characters & {bit}::UBIGINT <> 0 UNION ALL ({tail})"
+        return Lookup(f"SELECT response_key FROM search_characters WHERE characters & {bit}::UBIGINT <> 0 "
+                      f"UNION ALL ({tail})", True)
     pairs = split.pairs()
     by_pair = [f"SELECT response_key FROM search_pair_postings WHERE pair_id IN (SELECT pair_id FROM search_pairs "
                f"WHERE first_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)}) "
@@ -442,29 +470,28 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
     if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
         # DISTINCT, though the callers read the keys with IN: without it DuckDB chose a plan that took the responses
         # page with `notice period` at 10M from 0.56-0.75 s to 7.3-8.4 s
-        return f"SELECT DISTINCT response_key FROM ({by_pair[0]}) UNION ALL ({tail})"
+        return Lookup(f"SELECT {unique}response_key FROM ({by_pair[0]}) UNION ALL ({tail})", True)
     paired = set(pairs) | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
         [f"SELECT response_key FROM search_postings WHERE word_id IN "
          f"(SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)})"
          for i, word in enumerate(words) if word and i not in paired] + by_pair)
     if len(words) == 1:  # one word and nothing else: a revision holds it iff one of its words contains it
-        indexed = f"SELECT DISTINCT response_key FROM ({candidates})"
-    else:  # the candidates hold every search word; the scan's test on their texts decides
-        # the test is an aggregate's condition (HAVING) so that it runs after the join with the candidates: as a
-        # WHERE, DuckDB pushes it below the join into the scan of every text and the index saves nothing (0.83 s
-        # for no candidate at 1M; a MATERIALIZED CTE of one consumer did not stop it). The claims first: the
-        # candidates found there need no look at their question and answer, the longest texts.
-        indexed = (f"WITH cand AS MATERIALIZED ({candidates}), "
-                   f"in_claims AS MATERIALIZED (SELECT c.response_key FROM claims c JOIN cand USING (response_key) "
-                   f"GROUP BY c.response_key HAVING bool_or(contains(lower(c.text), {needle}))), "
-                   f"rest AS MATERIALIZED (SELECT response_key FROM cand EXCEPT SELECT response_key FROM in_claims) "
-                   f"SELECT response_key FROM in_claims "
-                   f"UNION ALL SELECT r.response_key FROM responses r JOIN rest USING (response_key) "
-                   f"GROUP BY r.response_key "
-                   f"HAVING bool_or(contains(lower(r.question), {needle}) OR contains(lower(r.answer), {needle}))")
-        indexed = f"SELECT response_key FROM ({indexed})"
-    return f"{indexed} UNION ALL ({tail})"
+        return Lookup(f"SELECT {unique}response_key FROM ({candidates}) UNION ALL ({tail})", True)
+    # the candidates hold every search word; the scan's test on their texts decides. The test is an aggregate's
+    # condition (HAVING) so that it runs after the join with the candidates: as a WHERE, DuckDB pushes it below the
+    # join into the scan of every text and the index saves nothing (0.83 s for no candidate at 1M; a MATERIALIZED CTE
+    # of one consumer did not stop it). The claims first: the candidates found there need no look at their question
+    # and answer, the longest texts.
+    checked = (f"WITH cand AS MATERIALIZED ({candidates}), "
+               f"in_claims AS MATERIALIZED (SELECT c.response_key FROM claims c JOIN cand USING (response_key) "
+               f"GROUP BY c.response_key HAVING bool_or(contains(lower(c.text), {needle}))), "
+               f"rest AS MATERIALIZED (SELECT response_key FROM cand EXCEPT SELECT response_key FROM in_claims) "
+               f"SELECT response_key FROM in_claims "
+               f"UNION ALL SELECT r.response_key FROM responses r JOIN rest USING (response_key) "
+               f"GROUP BY r.response_key "
+               f"HAVING bool_or(contains(lower(r.question), {needle}) OR contains(lower(r.answer), {needle}))")
+    return Lookup(f"SELECT response_key FROM ({checked}) UNION ALL ({tail})", False)
 
 
 def check(store: Store) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
@@ -18,6 +19,7 @@ import pytest
 from hri_core.calibration import calibration_table, score_bins
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
+from register.console import queries
 from register.console.queries import (
     EXPORT_COLUMNS,
     NO_CLAIMS_STATE,
@@ -41,6 +43,7 @@ from register.console.queries import (
     version_runs,
 )
 from register.db.sql import Params
+from register.ingest import search_index
 from register.ingest.importer import import_path
 from register.scoring import version_views
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
@@ -423,20 +426,32 @@ def _cells(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(object).where(frame.notna(), None).reset_index(drop=True)
 
 
+def _matches_read_as(monkeypatch, store: Store, bitmap: bool) -> None:
+    """Every search read from the index alone reads its matches on the Responses page as a bitmap of keys
+    (``bitmap``), or none does; the export reads them as keys."""
+    monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9 if bitmap else 0)
+    for text in ("notice", "%", "of the", "e"):
+        assert (queries._matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
+        assert queries._matches(store, text, Params()).prepare is None, text
+    assert queries._matches(store, "of the notice", Params(), bitmap=True).prepare is None  # texts decide: not counted
+
+
+@pytest.mark.parametrize("bitmap", [False, True], ids=["matches as keys", "matches as a bitmap"])
 @pytest.mark.parametrize("joined", [False, True], ids=["kept view", "score rows joined"])
-def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, monkeypatch, joined):
+def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, monkeypatch, joined, bitmap):
     """Every column of a searched page, in order, is the unsearched view's rows of the matching responses: the page
     reads its rows by the page's keys (not through the matches again), so it must agree with the view under every
     filter -- use case, model, an older profile version (kept as a read model, or its score rows joined), the
-    Authority filter -- every sort order and every page."""
+    Authority filter -- every sort order and every page; whether the matches are read as keys or as a bitmap."""
     store, rows = loaded
     _second_profile(store)  # version 1 is now an older version: kept as a read model of its own
     if joined:
         monkeypatch.setattr(version_views, "kept", lambda cur: [])
     assert ("FROM scores" in filtered_scores(store, Filters(profile_version=1), Params())) == joined
+    _matches_read_as(monkeypatch, store, bitmap)
     filters = [Filters(), Filters(use_cases=("customer-support",)), Filters(models=("rag-v4", "handmade")),
                Filters(profile_version=1), Filters(profile_version=1, use_cases=("customer-support", "hr-policy"))]
-    for text in ("notice", "%", "of the"):
+    for text in ("notice", "%", "of the", "e", "of the notice"):
         matching = _search(rows, text)
         for f in filters:
             for sort_by, descending, authority in (("score", True, None), ("response_id", False, None),
@@ -471,6 +486,58 @@ def test_export_rows_are_the_filtered_view_with_texts(loaded):
         assert (question, answer) == (want[rid].question, want[rid].answer)
     assert len(export_rows(store, f, limit=3)) == 3
     assert set(export_rows(store, Filters(), search="zeppelinworthy")["response_id"]) == {"hc-slash"}
+
+
+def test_a_searched_export_holds_the_matching_responses_with_their_texts(loaded):
+    store, rows = loaded
+    texts = {r.response_id: (r.question, r.answer) for r in rows}
+    for text in ("notice", "%", "of the", "e"):
+        f = Filters(use_cases=("customer-support", "hr-policy"))
+        frame = export_rows(store, f, search=text)
+        want = _search(rows, text) & {r.response_id for r in select(rows, f)}
+        assert len(want) > 0 and sorted(frame["response_id"]) == sorted(want), text
+        assert all(texts[rid] == (q, a) for rid, q, a in frame[["response_id", "question", "answer"]].itertuples(
+            index=False))
+
+
+def test_pages_searched_at_once_each_read_their_own_bitmap(loaded, monkeypatch):
+    """The bitmap lives in a variable of the page's own cursor: pages searched at the same time from several threads
+    (as the console's sessions do) each read their own matches, and none is left behind for another read."""
+    store, rows = loaded
+    _matches_read_as(monkeypatch, store, True)
+    texts = ("notice", "%", "of the", "e")
+    want = {text: _search(rows, text) for text in texts}
+
+    def page(text: str) -> tuple[str, set[str]]:
+        frame, total = responses_page(store, Filters(), search=text, limit=1000)
+        assert total == len(frame)
+        return text, set(frame["response_id"])
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for text, found in pool.map(page, texts * 5):
+            assert found == want[text], text
+    assert store.scalar("SELECT getvariable('hri_search_matches')") is None
+
+
+@pytest.mark.parametrize("text", ["notice", "zeppelin clause"])
+def test_matches_above_the_bitmap_bound_are_read_from_the_keys(loaded, text):
+    """Revisions with keys above the bitmap's bound (imported after it was read) are matched by their keys: the
+    bitmap's condition agrees with the keys' for any bound, and for no match at all."""
+    store, _ = loaded
+    by_keys = Params()
+    keys = search_index.search_select(store, text, by_keys)
+    top = store.scalar("SELECT max(response_key) FROM responses")
+    want = store.query(f"SELECT response_key FROM responses WHERE response_key IN ({keys}) ORDER BY 1", by_keys.values)
+    assert (10 < len(want) < top) if text == "notice" else want == []
+    for bound in (1, top // 2, top - 1, top, top + 5):
+        matches = queries._bitmap(store, text, bound)
+        p = Params()
+        items, matched = queries._matched(matches, p)
+        assert items == "" and matches.prepare is not None
+        with store.cursor() as cur:
+            cur.execute(*matches.prepare)
+            got = cur.query(f"SELECT response_key FROM responses WHERE {matched} ORDER BY 1", p.values)
+        assert got == want, bound
 
 
 # --- one response -----------------------------------------------------------------------------------------------
