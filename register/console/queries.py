@@ -31,7 +31,7 @@ from register.console.score_distribution import histogram_part, quantile_ends_se
 from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store, utc_now
-from register.ingest.search_index import lookup, search_select
+from register.ingest.search_index import SLICE_KEYS, lookup, search_select
 from register.scoring import version_views
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
@@ -389,10 +389,11 @@ def _matches(store: Store, search: str | None, p: Params, *, bitmap: bool = Fals
     model to them (1.3-1.8 s at 10M). A bitmap of the keys (``bitstring_agg``) takes the lookup's rows as they come,
     repeats included, and the read model's scan tests one bit per row (0.5-0.6 s). That test is paid for every row of
     the read model (about 0.2 s at 10M for a word found once), so a lookup read from the index alone
-    (``search_index.Lookup.exact``) is counted first (its rows, not its texts), and only one naming at least one key
-    in ``BITMAP_SHARE`` of the register's is read as a bitmap. The bitmap is computed by a statement of its own into a
-    variable of the cursor: as a scalar subquery of the page's statement DuckDB sometimes joined it to every row (30 s
-    for a letter found in 2% of the answers at 10M).
+    (``search_index.Lookup.exact``) with at most a catch-up slice of revisions above the index's mark (scanned) is
+    counted first, and only one naming at least one key in ``BITMAP_SHARE`` of the register's is read as a bitmap:
+    the count reads no text beyond that slice (a register whose index is far behind searches by keys, uncounted).
+    The bitmap is computed by a statement of its own into a variable of the cursor: as a scalar subquery of the
+    page's statement DuckDB sometimes joined it to every row (30 s for a letter found in 2% of the answers at 10M).
     """
     if search is None or not search.strip():
         return None
@@ -401,8 +402,8 @@ def _matches(store: Store, search: str | None, p: Params, *, bitmap: bool = Fals
         found = lookup(store, search, counted)
         if found is None:
             return None
-        if found.exact:
-            top = int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses") or 0)
+        top = int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses") or 0)
+        if found.exact and top - found.indexed_through <= SLICE_KEYS:
             rows = int(store.scalar(f"SELECT count(*) FROM ({found.sql})", counted.values) or 0)
             if 0 < top <= _BITMAP_KEYS and rows * BITMAP_SHARE >= top:
                 return _bitmap(store, search, top)
@@ -440,11 +441,11 @@ def _searched(store: Store, resolved: tuple[Filters, ReadModel | None], p: Param
     """WITH-clause items ending in ``fr``: the filtered scored set of the responses matching a search, ``resolved``
     being where its scores are read (``read_model``).
 
-    The matches are materialised first (a CTE barrier), so the scored set is narrowed to them whatever the
-    optimiser estimates (with score history in the table it otherwise joined all responses first and filtered
-    after: 0.87 s instead of 0.56 s at 1M responses, 2M score rows). The read model holds the response columns
-    and only current revisions, so the page narrows it by the keys without reading ``responses``; the export,
-    which needs the texts, reads the matching current responses first.
+    The matches are materialised first (a CTE barrier, or the bitmap's statement of its own: ``_matched``), so the
+    scored set is narrowed to them whatever the optimiser estimates (with score history in the table it otherwise
+    joined all responses first and filtered after: 0.87 s instead of 0.56 s at 1M responses, 2M score rows). The
+    read model holds the response columns and only current revisions, so the page narrows it by the keys without
+    reading ``responses``; the export, which needs the texts, reads the matching current responses first.
     """
     items, matched = _matched(matches, p)
     if not text_columns:

@@ -406,12 +406,13 @@ def _scan(needle: str, keys: str) -> str:
 @dataclass(frozen=True)
 class Lookup:
     """A search's matches as the index finds them: ``sql``, the SELECT of their response keys (see
-    ``search_select``; with ``lookup`` a key may be listed more than once), and ``exact``: whether they are read
-    from the index alone (words, pairs, runs or masks: counting its rows reads no text), not candidates whose texts
-    decide."""
+    ``search_select``; with ``lookup`` a key may be listed more than once); ``exact``: whether the revisions the index
+    holds are read from it alone (words, pairs, runs or masks: no text), not candidates whose texts decide; and
+    ``indexed_through``, the index's mark when it was read (the revisions above it are scanned)."""
 
     sql: str
     exact: bool
+    indexed_through: int = 0
 
 
 def search_select(store: Store, search: str | None, p: Params) -> str | None:
@@ -447,7 +448,7 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
     split = _split(store, text)
     words = split.words
     if not any(words) and not split.separators_ready:
-        return Lookup(_scan(needle, "true"), False)
+        return Lookup(_scan(needle, "true"), False, split.upto)
     unique = "DISTINCT " if distinct else ""
     tail = _scan(needle, f"response_key > {p(split.upto)}")
     if not any(words):  # no letter or digit: inside one run of separators of the text (module doc)
@@ -456,12 +457,13 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
         # aggregate over millions of keys goes -- at 10M, `-` (5.8M matches) 1.63-1.83 -> 0.96-0.99 CPU-s, in one
         # use case 1.08-1.20 -> 0.64-0.71; a text found in two answers costs the same either way (0.09 CPU-s)
         return Lookup(f"SELECT response_key FROM search_separator_postings WHERE sep_id IN "
-                      f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})", True)
+                      f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})", True,
+                      split.upto)
     if split.characters_ready and len(words) == 1 and len(words[0]) == 1 and words[0] in CHARACTERS:
         # one letter or digit and nothing else: the revisions whose masks have its bit (one row each)
         bit = p(1 << CHARACTERS.index(words[0]))
         return Lookup(f"SELECT response_key FROM search_characters WHERE characters & {bit}::UBIGINT <> 0 "
-                      f"UNION ALL ({tail})", True)
+                      f"UNION ALL ({tail})", True, split.upto)
     pairs = split.pairs()
     by_pair = [f"SELECT response_key FROM search_pair_postings WHERE pair_id IN (SELECT pair_id FROM search_pairs "
                f"WHERE first_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)}) "
@@ -470,14 +472,14 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
     if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
         # DISTINCT, though the callers read the keys with IN: without it DuckDB chose a plan that took the responses
         # page with `notice period` at 10M from 0.56-0.75 s to 7.3-8.4 s
-        return Lookup(f"SELECT {unique}response_key FROM ({by_pair[0]}) UNION ALL ({tail})", True)
+        return Lookup(f"SELECT {unique}response_key FROM ({by_pair[0]}) UNION ALL ({tail})", True, split.upto)
     paired = set(pairs) | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
         [f"SELECT response_key FROM search_postings WHERE word_id IN "
          f"(SELECT word_id FROM search_words WHERE {_word_condition(words, i, p)})"
          for i, word in enumerate(words) if word and i not in paired] + by_pair)
     if len(words) == 1:  # one word and nothing else: a revision holds it iff one of its words contains it
-        return Lookup(f"SELECT {unique}response_key FROM ({candidates}) UNION ALL ({tail})", True)
+        return Lookup(f"SELECT {unique}response_key FROM ({candidates}) UNION ALL ({tail})", True, split.upto)
     # the candidates hold every search word; the scan's test on their texts decides. The test is an aggregate's
     # condition (HAVING) so that it runs after the join with the candidates: as a WHERE, DuckDB pushes it below the
     # join into the scan of every text and the index saves nothing (0.83 s for no candidate at 1M; a MATERIALIZED CTE
@@ -491,7 +493,7 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
                f"UNION ALL SELECT r.response_key FROM responses r JOIN rest USING (response_key) "
                f"GROUP BY r.response_key "
                f"HAVING bool_or(contains(lower(r.question), {needle}) OR contains(lower(r.answer), {needle}))")
-    return Lookup(f"SELECT response_key FROM ({checked}) UNION ALL ({tail})", False)
+    return Lookup(f"SELECT response_key FROM ({checked}) UNION ALL ({tail})", False, split.upto)
 
 
 def check(store: Store) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from register.console import queries
+from register.db.sql import Params
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
 from ui.text import escape_markdown
@@ -140,6 +142,16 @@ def test_responses_page_lists_and_searches(seeded_db):
         "WHERE r.is_current AND (r.question ILIKE ? OR r.answer ILIKE ? OR c.text ILIKE ?)",
         ["%ISO 27001 certification%"] * 3)[0]
     assert len(frame) == min(50, hits)
+    # a letter in nearly every answer: its matches are read as a bitmap (register.console.queries._matches)
+    assert queries._matches(seeded_db, "e", Params(), bitmap=True).prepare is not None
+    at.text_input(key="responses_search").set_value("E").run()
+    assert not at.exception, at.exception
+    hits = seeded_db.query_one(
+        "SELECT count(DISTINCT r.response_id) FROM responses r LEFT JOIN claims c USING (response_id, revision) "
+        "WHERE r.is_current AND (r.question ILIKE ? OR r.answer ILIKE ? OR c.text ILIKE ?)", ["%e%"] * 3)[0]
+    frame = at.dataframe[0].value
+    assert len(frame) == min(50, hits) and list(frame["score"]) == sorted(frame["score"], reverse=True)
+    assert any(f"{hits:,} responses" in caption.value for caption in at.caption), [c.value for c in at.caption]
 
 
 def test_detail_of_table_v_shows_70_high_review_and_names_claim_3(seeded_db):

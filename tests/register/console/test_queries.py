@@ -43,6 +43,7 @@ from register.console.queries import (
     version_runs,
 )
 from register.db.sql import Params
+from register.db.store import Change, Transaction
 from register.ingest import search_index
 from register.ingest.importer import import_path
 from register.scoring import version_views
@@ -517,6 +518,29 @@ def test_pages_searched_at_once_each_read_their_own_bitmap(loaded, monkeypatch):
         for text, found in pool.map(page, texts * 5):
             assert found == want[text], text
     assert store.scalar("SELECT getvariable('hri_search_matches')") is None
+
+
+def test_a_search_is_not_counted_while_the_index_is_far_behind(loaded, monkeypatch):
+    """Counting a lookup's rows would scan the texts above the index's mark: with more than a catch-up slice of them
+    the matches are read as keys, uncounted, and the page still lists exactly the matching responses."""
+    store, rows = loaded
+    monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9)
+    monkeypatch.setattr(queries, "SLICE_KEYS", 3)
+    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None  # caught up: counted
+    top = store.scalar("SELECT max(response_key) FROM responses")
+
+    def behind(tx: Transaction) -> Change:
+        for table in ("search_postings", "search_pair_postings", "search_separator_postings", "search_characters"):
+            tx.execute(f"DELETE FROM {table} WHERE response_key > ?", [top - 10])
+        tx.execute("UPDATE search_index SET indexed_through = ?", [top - 10])
+        return Change("search_index", None, None, {"indexed_through": top - 10})
+
+    store.write(SYSTEM, "test.tamper", behind)
+    assert queries._matches(store, "e", Params(), bitmap=True).prepare is None  # 10 revisions above the mark: keys
+    frame, total = responses_page(store, Filters(), search="e", limit=1000)
+    assert set(frame["response_id"]) == _search(rows, "e") and total == len(frame) > 10
+    search_index.catch_up(store, SYSTEM)
+    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None
 
 
 @pytest.mark.parametrize("text", ["notice", "zeppelin clause"])
