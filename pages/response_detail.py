@@ -125,7 +125,7 @@ def main() -> None:
         show_error(NotFound(f"response {rid!r} does not exist"))
         return
     try:
-        repro = data.reproduction(rid)
+        repro = data.reproduction(rid, tuple(detail["keys"].items()))
     except NotFound as error:
         show_error(error)
         return

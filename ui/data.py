@@ -155,14 +155,16 @@ def get_profile(version: int):
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
-def reproduction(response_id: str) -> reproduce.Reproduction:
+def reproduction(response_id: str, keys: tuple[tuple[int, int], ...] | None = None) -> reproduce.Reproduction:
     """The response's current score recomputed from its stored labels and profile (``reproduce.reproduce``).
 
+    ``keys``: its revisions' keys as (revision, key) pairs when the page has them (``response_detail``'s
+    ``keys``): the id is then not looked up again (a scan of every id's hash, 15-40 ms at 10M answers).
     A resource, not ``st.cache_data``: the reproduction holds the stored response, a model ``st.cache_data``
     cannot pickle (see ``load_response``); it is frozen and the page only reads it, so every session may share it.
     Cleared by ``after_write`` like every cached read; at most 256 kept. Uncached it was most of a warm detail
     page's server time (0.1-0.2 s of 0.25-0.3 s at 10M answers, on every rerun)."""
-    return reproduce.reproduce(get_store(), response_id)
+    return reproduce.reproduce(get_store(), response_id, keys=None if keys is None else dict(keys))
 
 
 def load_response(response_id: str, revision: int | None = None):

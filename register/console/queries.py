@@ -1023,7 +1023,8 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
     ``claims`` (with each sourced claim's Authority checks: ``authority``, ``allowed``, ``current``,
     ``authoritative``, their ``*_reason``, ``proposals``; "no source" without one), ``floors`` (the floors
     that fired in that score's run), ``history`` (every score of the response, every revision and run,
-    oldest run first), ``revisions`` (list of ints),
+    oldest run first), ``revisions`` (list of ints), ``keys`` (each revision's response key, ``{revision: key}``:
+    ``register.scoring.reproduce.reproduce`` takes them rather than looking the id up again),
     ``decisions`` (review decisions, oldest first).
     """
     # The response's revisions are found by its id once (a scan of one string column); everything else is read
@@ -1062,4 +1063,4 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         "band_at_decision, action_at_decision, profile_version FROM review_decisions WHERE response_id = ? "
         "ORDER BY decided_at, decision_id", [response_id])
     return {"response": response, "score": score, "claims": claims, "floors": floors, "history": history,
-            "revisions": revisions, "decisions": decisions}
+            "revisions": revisions, "keys": {r: k for r, k, _ in known}, "decisions": decisions}

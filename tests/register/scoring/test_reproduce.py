@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from register import SYSTEM
+from register.console.queries import response_detail
+from register.db.store import Cursor
 from register.errors import NotFound
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, create_draft, get_profile
@@ -97,3 +99,23 @@ def test_an_earlier_revisions_run_reproduces_from_that_revision(loaded, tmp_path
     assert [c.labels[0].value for c in load_response(loaded, "fb").claims] == ["CONTRADICTED"]
     with pytest.raises(NotFound, match="has no revision 3"):
         load_response(loaded, "fb", 3)
+
+
+def test_the_revisions_keys_given_spare_the_ids_lookup(loaded, monkeypatch):
+    """The detail page has looked the id up already (``response_detail``'s ``keys``): reproducing with them gives
+    the same result and reads nothing through ``response_ids`` (a scan of every id's hash at scale)."""
+    keys = response_detail(loaded, "fb")["keys"]
+    expected = reproduce(loaded, "fb")
+    statements: list[str] = []
+    run = Cursor._run
+
+    def recorded(self, sql, params):
+        statements.append(sql)
+        return run(self, sql, params)
+
+    monkeypatch.setattr(Cursor, "_run", recorded)
+    given = reproduce(loaded, "fb", keys=keys)
+    assert statements and not [s for s in statements if "response_ids" in s]
+    assert (given.stored, given.recomputed, given.matches, given.response) == (
+        expected.stored, expected.recomputed, expected.matches, expected.response)
+    assert keys == {1: loaded.scalar("SELECT response_key FROM responses WHERE response_id = 'fb'")}
