@@ -38,6 +38,7 @@ from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import (
     claim_checks,
     claim_checks_select,
+    dated_source_cited,
     may_fail_cited,
     response_authority_select,
     review_keys_select,
@@ -960,9 +961,10 @@ def authority_overview(store: Store, f: Filters) -> dict:
     fg = ("SELECT response_key, use_case, created_at, as_of FROM fr" if f.profile_version is None else
           "SELECT fr.response_key, fr.use_case, fr.created_at, cs.as_of FROM fr "
           "LEFT JOIN current_scores cs ON cs.response_key = fr.response_key")
+    every = _every_current(store, f)
     counted = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over="fg",
-                                  over_every_current=_every_current(store, f), use_cases=f.use_cases,
-                                  models=f.models)
+                                  over_every_current=every, use_cases=f.use_cases, models=f.models,
+                                  any_dated=not every or dated_source_cited(store))
     # the answers with a failed check: none to find (and no claim read) while no current claim cites a source
     # that can fail one
     failing = (claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")

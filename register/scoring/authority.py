@@ -43,7 +43,8 @@ from register.scoring.authority_rules import authority_rules, requester_roles
 
 __all__ = ["ACCESS_UNDECIDED", "AUTHORITY_UNDECIDED", "CHECK_NAMES", "FILTERS", "FORBIDDEN", "INSUFFICIENT",
            "PROBLEMS", "STALE", "UNKNOWN", "claim_checks", "claim_checks_select", "findings",
-           "findings_select", "response_authority_select", "review_keys_select", "cited_sources", "may_fail_cited"]
+           "findings_select", "response_authority_select", "review_keys_select", "cited_sources", "dated_source_cited",
+           "may_fail_cited"]
 
 # What a failed (False) or undecided (None) check is called on the pages, in the CLI and the checklist.
 UNKNOWN, FORBIDDEN, ACCESS_UNDECIDED = "unknown source", "forbidden source", "access undecided"
@@ -79,7 +80,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                         *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
                         failing_only: bool = False, grouped_over: str | None = None,
                         over_every_current: bool = False, use_cases: tuple[str, ...] = (),
-                        models: tuple[str, ...] = ()) -> str:
+                        models: tuple[str, ...] = (), any_dated: bool = True) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
@@ -101,10 +102,14 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: 43
     million SUPPORTED sourced claims citing a few hundred sources become a few thousand rows.
     ``over_every_current``: the caller knows ``grouped_over`` holds every current response (of ``use_cases`` and
-    ``models`` when given), so the claims of sources that are neither dated nor restricted (whose checks read
-    nothing of the response) are read from their counts (``claim_source_counts``, by use case and model since
-    migration 025) instead of joining 43 million claims to it (at 10M answers the join cost 4.4 s of a 6 s
-    query; the scan without it 1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s).
+    ``models`` when given), so the claims of sources without a valid-until date are read from their counts
+    (``claim_source_counts``, by use case and model since migration 025: a restricted source's check reads the use
+    case, which the counts hold; nothing else of the response is read but a dated source's answer time) instead
+    of joining 43 million claims to it (at 10M answers the join cost 4.4 s of a 6 s query; the scan without it
+    1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s). ``any_dated``: False when the caller
+    has found no source with a valid-until date -- then no claim is joined to the responses at all (the join
+    built its hash table of the filtered responses even when it found no claim: 0.25-0.5 s for the largest use
+    case at 10M).
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -145,7 +150,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
-    {_claims_part(p, which, now, supported, grouped_over, table_where)},
+    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated)},
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -235,10 +240,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
 
 
 def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None,
-                 table_where: str | None = None) -> str:
+                 table_where: str | None = None, any_dated: bool = True) -> str:
     """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted."""
-    now_at = f"{p(now)}::TIMESTAMPTZ"
     if grouped_over is None:
+        now_at = f"{p(now)}::TIMESTAMPTZ"
         return f"""c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
     cl AS (
         SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
@@ -255,21 +260,26 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
     # present (the checks ask list_contains of them): grouped by their bit mask, and made a list again per group.
     dated = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"
     restricted = "SELECT source_id FROM sources WHERE NOT deleted AND len(coalesce(restricted_to, [])) > 0"
-    sensitive = f"{dated} UNION ALL {restricted}"
-    joined = f"""SELECT c.label_mask, c.source_id, c.category,
+
+    def joined() -> str:  # the claims joined to their answers (the bound ``now`` only where this is read)
+        return f"""SELECT c.label_mask, c.source_id, c.category,
                CASE WHEN c.source_id IN ({restricted}) THEN g.use_case END AS use_case,
-               CASE WHEN c.source_id IN ({dated}) THEN coalesce(g.created_at, g.as_of, {now_at}) END AS answered_at,
+               CASE WHEN c.source_id IN ({dated}) THEN coalesce(g.created_at, g.as_of, {p(now)}::TIMESTAMPTZ) END
+                   AS answered_at,
                count(*) AS n
         FROM claims c JOIN {grouped_over} g ON g.response_key = c.response_key
         WHERE {which} AND c.source_id IS NOT NULL"""
     if table_where is not None:
-        # every current response is in the view: the claims of the other sources are read from their counts
-        # (claim_source_counts, migrations 024-025: one row per label mask, source, category, use case and model)
-        rows = (f"{joined} AND c.source_id IN ({sensitive}) GROUP BY ALL UNION ALL "
-                "SELECT label_mask, source_id, category, NULL::VARCHAR, NULL::TIMESTAMPTZ, claims "
-                f"FROM claim_source_counts WHERE {table_where} AND source_id NOT IN ({sensitive})")
+        # every current response is in the view: the claims of undated sources are read from their counts
+        # (claim_source_counts, migrations 024-025: one row per label mask, source, category, use case and model),
+        # with their use case where a restricted source's check reads it; only a dated source's need the join
+        counted = (f"SELECT label_mask, source_id, category, CASE WHEN source_id IN ({restricted}) THEN use_case END "
+                   f"AS use_case, NULL::TIMESTAMPTZ AS answered_at, claims AS n FROM claim_source_counts "
+                   f"WHERE {table_where}")
+        rows = (f"{joined()} AND c.source_id IN ({dated}) GROUP BY ALL UNION ALL {counted} "
+                f"AND source_id NOT IN ({dated})" if any_dated else counted)
     else:
-        rows = f"{joined} GROUP BY ALL"
+        rows = f"{joined()} GROUP BY ALL"
     by_bit = sorted(LABEL_BIT.items(), key=lambda item: item[1])
     names = p([label.value for label, _ in by_bit])
     bits = p([bit for _, bit in by_bit])
@@ -366,6 +376,15 @@ def may_fail_cited(store: Store, rules: AuthorityRules) -> bool:
     p = Params()
     failing = {source for (source,) in store.query(_may_fail(p, rules), p.values)}
     return bool(failing & cited_sources(store))
+
+
+def dated_source_cited(store: Store) -> bool:
+    """Whether a current claim cites a source with a valid-until date: the only claims whose checks read their
+    answer's time, so the only ones the counted Authority figures join to the answers (``claim_checks_select``'s
+    ``any_dated``)."""
+    dated = {source for (source,) in
+             store.query("SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL")}
+    return bool(dated & cited_sources(store))
 
 
 def cited_sources(store: Store) -> frozenset[str]:

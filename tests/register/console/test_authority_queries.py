@@ -105,15 +105,18 @@ def _listed_overview(store, f: Filters) -> dict:
             "by_problem": {k: int(v) for k, v in problems.items()}}
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp_path, seed):
+@pytest.mark.parametrize(("seed", "dated"), [(1, True), (2, True), (3, True), (1, False)])
+def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp_path, monkeypatch, seed, dated):
     """Counting the checks over their distinct inputs (source, category, labels, use case, and the answer's time
-    for a dated source) gives the same figures as listing every claim's checks, under filters too."""
+    for a dated source) gives the same figures as listing every claim's checks, under filters too. Without a
+    dated source (``dated`` False: the expiring source has no valid-until date) no claim is joined to the
+    answers when the counts stand for every current one: the restricted source's use case comes from them too."""
     import json
     import random
     from datetime import UTC, datetime
 
     from register import SYSTEM
+    from register.db.store import Cursor
     from register.governance.registers import add_row
     from register.ingest.importer import import_path
     from register.scoring.authority_rules import save_use_cases
@@ -123,7 +126,7 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
 
     rng = random.Random(seed)
     for source in SOURCES:
-        add_row(store, SYSTEM, "sources", source)
+        add_row(store, SYSTEM, "sources", source if dated else {k: v for k, v in source.items() if k != "valid_until"})
     save_use_cases(store, SYSTEM, [{"use_case": "helpdesk", "requester_roles": ["viewer"]}], "requesters")
     source_ids = [s["source_id"] for s in SOURCES] + ["src-missing", None]
     labels = [["SUPPORTED"], ["SUPPORTED", "OUTDATED"], ["SUPPORTED", "ACCESS_GAP"], ["CONTRADICTED"],
@@ -147,10 +150,26 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     # as-of time (not expired), not now (expired)
     rescore(store, SYSTEM, active_profile(store), as_of=datetime(2026, 3, 1, tzinfo=UTC))
     # no filter, use cases and models (read from the counts), and filters the counts cannot stand for
+    statements: list[str] = []
+    run = Cursor._run
+
+    def recorded(self, sql, params):
+        statements.append(sql)
+        return run(self, sql, params)
+
     for f in (Filters(), Filters(use_cases=("helpdesk",)), Filters(models=("m2",)), Filters(profile_version=1),
               Filters(bands=("Low",)), Filters(use_cases=("helpdesk", "legal"), models=("m1",)),
               Filters(use_cases=("hr",), bands=("Low", "Medium"))):
-        counted = authority_overview(store, f)
+        with monkeypatch.context() as patch:
+            patch.setattr(Cursor, "_run", recorded)
+            statements.clear()
+            counted = authority_overview(store, f)
+        joined = [sql for sql in statements if "FROM claims c JOIN" in sql]
+        # the counts stand for every current answer under no filter, use cases and models (not under a band)
+        if not dated and not f.bands and f.profile_version is None:
+            assert not joined, f
+        elif dated:
+            assert joined, f
         listed = _listed_overview(store, f)
         by_problem = {k: v for k, v in zip(counted["by_problem"]["problem"], counted["by_problem"]["claims"],
                                            strict=True) if v}
