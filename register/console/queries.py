@@ -967,7 +967,7 @@ def authority_overview(store: Store, f: Filters) -> dict:
                                   any_dated=not every or dated_source_cited(store))
     # the answers with a failed check: none to find (and no claim read) while no current claim cites a source
     # that can fail one
-    failing = (claim_checks_select(p, rules, roles, now, failing_only=True, keys="SELECT response_key FROM fr")
+    failing = (claim_checks_select(p, rules, roles, now, failing_only=True, answers="fg")
                if may_fail_cited(store, rules) else "SELECT NULL::BIGINT AS response_key, false AS to_review")
     row = store.one(f"""
         WITH fr AS MATERIALIZED (SELECT response_key, use_case, created_at, as_of

@@ -80,7 +80,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                         *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
                         failing_only: bool = False, grouped_over: str | None = None,
                         over_every_current: bool = False, use_cases: tuple[str, ...] = (),
-                        models: tuple[str, ...] = (), any_dated: bool = True) -> str:
+                        models: tuple[str, ...] = (), any_dated: bool = True, answers: str | None = None) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
@@ -101,6 +101,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     per-claim columns (response_id .. text) are NULL. The checks themselves are the same expressions, so
     the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: 43
     million SUPPORTED sourced claims citing a few hundred sources become a few thousand rows.
+    ``answers``: a relation of the responses whose claims are listed (response_key, use_case, created_at and as_of,
+    the as-of time of each one's current score), read for the answer's time and use case instead of joining the
+    responses and their current scores (with a dated source cited by 3.6 million claims at 10M, those two joins
+    were most of the Authority figures' 4-6 s).
     ``over_every_current``: the caller knows ``grouped_over`` holds every current response (of ``use_cases`` and
     ``models`` when given), so the claims of sources without a valid-until date are read from their counts
     (``claim_source_counts``, by use case and model since migration 025: a restricted source's check reads the use
@@ -150,7 +154,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
-    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated)},
+    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated, answers)},
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -240,8 +244,16 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
 
 
 def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None,
-                 table_where: str | None = None, any_dated: bool = True) -> str:
+                 table_where: str | None = None, any_dated: bool = True, answers: str | None = None) -> str:
     """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted."""
+    if grouped_over is None and answers is not None:  # the caller's answers, with their times (one join)
+        return f"""c0 AS (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+    cl AS (
+        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
+               c.category, coalesce(g.created_at, g.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
+               g.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
+        FROM c0 c JOIN {answers} g ON g.response_key = c.response_key
+    )"""
     if grouped_over is None:
         now_at = f"{p(now)}::TIMESTAMPTZ"
         return f"""c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
