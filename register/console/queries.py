@@ -31,7 +31,7 @@ from register.console.score_distribution import histogram_part, quantile_ends_se
 from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store, utc_now
-from register.ingest.search_index import SLICE_KEYS, lookup, search_select
+from register.ingest.search_index import SLICE_KEYS, Lookup, lookup, search_select
 from register.scoring import version_views
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
@@ -407,18 +407,15 @@ def _matches(store: Store, search: str | None, p: Params, *, bitmap: bool = Fals
         if found.exact and top - found.indexed_through <= SLICE_KEYS:
             rows = int(store.scalar(f"SELECT count(*) FROM ({found.sql})", counted.values) or 0)
             if 0 < top <= _BITMAP_KEYS and rows * BITMAP_SHARE >= top:
-                return _bitmap(store, search, top)
+                return _bitmap(found, counted, top)
     keys = search_select(store, search, p)
     return None if keys is None else _Matches(keys)
 
 
-def _bitmap(store: Store, search: str, upto: int) -> _Matches | None:
-    """``_Matches`` read as a bitmap of the keys up to ``upto``: keys above it (revisions imported since it was read)
-    are listed beside it, none as a rule, and never lost when there are."""
-    p = Params()
-    found = lookup(store, search, p)
-    if found is None:
-        return None
+def _bitmap(found: Lookup, p: Params, upto: int) -> _Matches:
+    """``_Matches`` read as a bitmap of the keys up to ``upto`` of the lookup ``found`` (the one counted: its values
+    bound in ``p``, which the bitmap's statement binds; not looked up again): keys above it (revisions imported since
+    it was read) are listed beside it, none as a rule, and never lost when there are."""
     bound = p(upto)
     prepare = (f"SET VARIABLE {_MATCHES_VARIABLE} = (SELECT {{"
                f"'bits': bitstring_agg(response_key, 0, {bound}) FILTER (WHERE response_key <= {bound}), "

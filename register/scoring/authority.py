@@ -243,24 +243,28 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     FROM pr"""
 
 
+# the sources whose checks read something of the answer: its time (a valid-until date) or its use case (a restriction)
+_DATED = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"
+_RESTRICTED = "SELECT source_id FROM sources WHERE NOT deleted AND len(coalesce(restricted_to, [])) > 0"
+
+
 def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None,
                  table_where: str | None = None, any_dated: bool = True, answers: str | None = None) -> str:
     """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted."""
-    if grouped_over is None and answers is not None:  # the caller's answers, with their times (one join)
-        return f"""c0 AS (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+    if grouped_over is None:
+        listed = ("c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id, "
+                  f"c.category, {{time}} AS answered_at, {{use_case}} AS use_case, "
+                  f"list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n")
+        now_at = f"{p(now)}::TIMESTAMPTZ"
+        if answers is not None:  # the caller's answers, with their times and use cases (one join)
+            return f"""c0 AS (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
     cl AS (
-        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
-               c.category, coalesce(g.created_at, g.as_of, {p(now)}::TIMESTAMPTZ) AS answered_at,
-               g.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
+        SELECT {listed.format(time=f"coalesce(g.created_at, g.as_of, {now_at})", use_case="g.use_case")}
         FROM c0 c JOIN {answers} g ON g.response_key = c.response_key
     )"""
-    if grouped_over is None:
-        now_at = f"{p(now)}::TIMESTAMPTZ"
         return f"""c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
     cl AS (
-        SELECT c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id,
-               c.category, coalesce(r.created_at, sc.as_of, {now_at}) AS answered_at,
-               r.use_case, list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n
+        SELECT {listed.format(time=f"coalesce(r.created_at, sc.as_of, {now_at})", use_case="r.use_case")}
         FROM c0 c JOIN responses r ON r.response_key = c.response_key
         -- the current scores of these claims' revisions only: a LEFT JOIN builds its hash table on the right side,
         -- which was every current score (10M at 10M responses, 1.5 s) even when no claim was to be checked
@@ -270,13 +274,10 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
     # The answer's time matters only against a valid-until date and its use case only against a restricted source
     # (the requesters' roles): elsewhere both are left out of the grouping. The labels matter only by which are
     # present (the checks ask list_contains of them): grouped by their bit mask, and made a list again per group.
-    dated = "SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL"
-    restricted = "SELECT source_id FROM sources WHERE NOT deleted AND len(coalesce(restricted_to, [])) > 0"
-
     def joined() -> str:  # the claims joined to their answers (the bound ``now`` only where this is read)
         return f"""SELECT c.label_mask, c.source_id, c.category,
-               CASE WHEN c.source_id IN ({restricted}) THEN g.use_case END AS use_case,
-               CASE WHEN c.source_id IN ({dated}) THEN coalesce(g.created_at, g.as_of, {p(now)}::TIMESTAMPTZ) END
+               CASE WHEN c.source_id IN ({_RESTRICTED}) THEN g.use_case END AS use_case,
+               CASE WHEN c.source_id IN ({_DATED}) THEN coalesce(g.created_at, g.as_of, {p(now)}::TIMESTAMPTZ) END
                    AS answered_at,
                count(*) AS n
         FROM claims c JOIN {grouped_over} g ON g.response_key = c.response_key
@@ -285,11 +286,11 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
         # every current response is in the view: the claims of undated sources are read from their counts
         # (claim_source_counts, migrations 024-025: one row per label mask, source, category, use case and model),
         # with their use case where a restricted source's check reads it; only a dated source's need the join
-        counted = (f"SELECT label_mask, source_id, category, CASE WHEN source_id IN ({restricted}) THEN use_case END "
+        counted = (f"SELECT label_mask, source_id, category, CASE WHEN source_id IN ({_RESTRICTED}) THEN use_case END "
                    f"AS use_case, NULL::TIMESTAMPTZ AS answered_at, claims AS n FROM claim_source_counts "
                    f"WHERE {table_where}")
-        rows = (f"{joined()} AND c.source_id IN ({dated}) GROUP BY ALL UNION ALL {counted} "
-                f"AND source_id NOT IN ({dated})" if any_dated else counted)
+        rows = (f"{joined()} AND c.source_id IN ({_DATED}) GROUP BY ALL UNION ALL {counted} "
+                f"AND source_id NOT IN ({_DATED})" if any_dated else counted)
     else:
         rows = f"{joined()} GROUP BY ALL"
     by_bit = sorted(LABEL_BIT.items(), key=lambda item: item[1])
@@ -394,9 +395,7 @@ def dated_source_cited(store: Store) -> bool:
     """Whether a current claim cites a source with a valid-until date: the only claims whose checks read their
     answer's time, so the only ones the counted Authority figures join to the answers (``claim_checks_select``'s
     ``any_dated``)."""
-    dated = {source for (source,) in
-             store.query("SELECT source_id FROM sources WHERE NOT deleted AND valid_until IS NOT NULL")}
-    return bool(dated & cited_sources(store))
+    return bool({source for (source,) in store.query(_DATED)} & cited_sources(store))
 
 
 def cited_sources(store: Store) -> frozenset[str]:

@@ -116,13 +116,13 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     from datetime import UTC, datetime
 
     from register import SYSTEM
-    from register.db.store import Cursor
     from register.governance.registers import add_row
     from register.ingest.importer import import_path
     from register.scoring.authority_rules import save_use_cases
     from register.scoring.profiles import activate, active_profile, create_draft, get_profile
     from register.scoring.scorer import rescore
     from tests.helpers.authority import SOURCES
+    from tests.helpers.statements import recorded_statements
 
     rng = random.Random(seed)
     for source in SOURCES:
@@ -150,19 +150,10 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     # as-of time (not expired), not now (expired)
     rescore(store, SYSTEM, active_profile(store), as_of=datetime(2026, 3, 1, tzinfo=UTC))
     # no filter, use cases and models (read from the counts), and filters the counts cannot stand for
-    statements: list[str] = []
-    run = Cursor._run
-
-    def recorded(self, sql, params):
-        statements.append(sql)
-        return run(self, sql, params)
-
     for f in (Filters(), Filters(use_cases=("helpdesk",)), Filters(models=("m2",)), Filters(profile_version=1),
               Filters(bands=("Low",)), Filters(use_cases=("helpdesk", "legal"), models=("m1",)),
               Filters(use_cases=("hr",), bands=("Low", "Medium"))):
-        with monkeypatch.context() as patch:
-            patch.setattr(Cursor, "_run", recorded)
-            statements.clear()
+        with recorded_statements(monkeypatch) as statements:
             counted = authority_overview(store, f)
         joined = [sql for sql in statements if "FROM claims c JOIN" in sql]
         # the answers with a failed check read their times from the filtered set, not the responses and scores

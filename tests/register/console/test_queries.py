@@ -63,6 +63,7 @@ from tests.helpers.console_records import (
     write_jsonl,
 )
 from tests.helpers.spark_output import job_output
+from tests.helpers.statements import recorded_statements
 from tests.helpers.strategies import AS_OF as SPARK_AS_OF
 
 
@@ -432,7 +433,12 @@ def _matches_read_as(monkeypatch, store: Store, bitmap: bool) -> None:
     (``bitmap``), or none does; the export reads them as keys."""
     monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9 if bitmap else 0)
     for text in ("notice", "%", "of the", "e"):
-        assert (queries._matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
+        with recorded_statements(monkeypatch) as statements:
+            assert (queries._matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
+        # read as a bitmap, the text is split against the index once: the bitmap is built from the lookup that was
+        # counted (read as keys after a count, it is split again for the keys' DISTINCT lookup)
+        splits = [sql for sql in statements if "AS separators FROM search_index" in sql]
+        assert len(splits) == (1 if bitmap else 2), text
         assert queries._matches(store, text, Params()).prepare is None, text
     assert queries._matches(store, "of the notice", Params(), bitmap=True).prepare is None  # texts decide: not counted
 
@@ -554,7 +560,8 @@ def test_matches_above_the_bitmap_bound_are_read_from_the_keys(loaded, text):
     want = store.query(f"SELECT response_key FROM responses WHERE response_key IN ({keys}) ORDER BY 1", by_keys.values)
     assert (10 < len(want) < top) if text == "notice" else want == []
     for bound in (1, top // 2, top - 1, top, top + 5):
-        matches = queries._bitmap(store, text, bound)
+        looked_up = Params()
+        matches = queries._bitmap(search_index.lookup(store, text, looked_up), looked_up, bound)
         p = Params()
         items, matched = queries._matched(matches, p)
         assert items == "" and matches.prepare is not None

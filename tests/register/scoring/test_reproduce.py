@@ -9,13 +9,13 @@ import pytest
 
 from register import SYSTEM
 from register.console.queries import response_detail
-from register.db.store import Cursor
 from register.errors import NotFound
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, create_draft, get_profile
 from register.scoring.reproduce import load_response, reproduce
 from register.scoring.scorer import rescore
 from tests.helpers.paths import REPO_ROOT
+from tests.helpers.statements import recorded_statements
 
 AS_OF = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -106,15 +106,8 @@ def test_the_revisions_keys_given_spare_the_ids_lookup(loaded, monkeypatch):
     the same result and reads nothing through ``response_ids`` (a scan of every id's hash at scale)."""
     keys = response_detail(loaded, "fb")["keys"]
     expected = reproduce(loaded, "fb")
-    statements: list[str] = []
-    run = Cursor._run
-
-    def recorded(self, sql, params):
-        statements.append(sql)
-        return run(self, sql, params)
-
-    monkeypatch.setattr(Cursor, "_run", recorded)
-    given = reproduce(loaded, "fb", keys=keys)
+    with recorded_statements(monkeypatch) as statements:
+        given = reproduce(loaded, "fb", keys=keys)
     assert statements and not [s for s in statements if "response_ids" in s]
     assert (given.stored, given.recomputed, given.matches, given.response) == (
         expected.stored, expected.recomputed, expected.matches, expected.response)
