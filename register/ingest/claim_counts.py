@@ -1,6 +1,7 @@
-"""``claim_source_counts`` (migrations 024, 025): the current claims that cite a source, counted by label mask, source
-and category -- what the Authority checks read of a claim apart from its response -- and by their answer's use case
-and model (the filters the overview's Authority figures can then be read under from here).
+"""``claim_source_counts`` (migrations 024, 025, 031): the current claims that cite a source, counted by label mask,
+source and category -- what the Authority checks read of a claim apart from its response -- by their answer's use
+case and model (the filters the overview's Authority figures can then be read under from here) and by the UTC day
+of its creation time (``created_day``, NULL without one: what a dated source's check reads of the answer).
 
 It holds exactly the count of ``claims`` where ``is_current`` and ``source_id`` is set, grouped so, and is kept so in
 the transaction of each write that changes which claims are current: an import (``records.merge_staged``: the
@@ -20,9 +21,10 @@ from register.db.store import Cursor, Store
 
 __all__ = ["check", "counted", "move", "rebuild"]
 
-_KEY = "label_mask, source_id, category, use_case, model"
+_KEY = "label_mask, source_id, category, use_case, model, created_day"
 # ``where`` is a condition on ``claims`` alone (it is applied before the claims meet their responses)
-_COUNT = ("SELECT c.label_mask, c.source_id, c.category, r.use_case, r.model, count(*) AS claims "
+_COUNT = ("SELECT c.label_mask, c.source_id, c.category, r.use_case, r.model, "
+          "(r.created_at AT TIME ZONE 'UTC')::DATE AS created_day, count(*) AS claims "
           "FROM (SELECT label_mask, source_id, category, response_key FROM claims "
           "      WHERE is_current AND source_id IS NOT NULL AND ({where})) c "
           "JOIN responses r ON r.response_key = c.response_key GROUP BY ALL")
@@ -41,6 +43,7 @@ def move(cur: Cursor, gone: pa.Table | None, added_where: str, params: dict | No
     text = pa.array([], pa.string())
     gone = gone if gone is not None else pa.table({"label_mask": pa.array([], pa.int32()), "source_id": text,
                                                    "category": text, "use_case": text, "model": text,
+                                                   "created_day": pa.array([], pa.date32()),
                                                    "claims": pa.array([], pa.int64())})
     with cur.relation("_claim_counts_gone", gone):
         cur.execute(f"""CREATE OR REPLACE TEMP TABLE _claim_counts AS
@@ -65,11 +68,13 @@ def check(cur: Cursor | Store, limit: int = 5) -> list[str]:
     rows = cur.query(f"""
         SELECT coalesce(t.label_mask, j.label_mask), coalesce(t.source_id, j.source_id),
                coalesce(t.category, j.category), coalesce(t.use_case, j.use_case), coalesce(t.model, j.model),
-               t.claims, j.claims
+               coalesce(t.created_day, j.created_day), t.claims, j.claims
         FROM claim_source_counts t FULL JOIN ({_COUNT.format(where="true")}) j
           ON t.label_mask = j.label_mask AND t.source_id = j.source_id AND t.category IS NOT DISTINCT FROM j.category
              AND t.use_case IS NOT DISTINCT FROM j.use_case AND t.model IS NOT DISTINCT FROM j.model
+             AND t.created_day IS NOT DISTINCT FROM j.created_day
         WHERE t.claims IS DISTINCT FROM j.claims ORDER BY ALL LIMIT ?""", [int(limit)])
     return [f"claims of source {source!r}, category {category!r}, use case {use_case!r}, model {model!r}, "
-            f"label mask {mask}: counted {held}, recounted {actual}"
-            for mask, source, category, use_case, model, held, actual in rows]
+            f"created {day.isoformat() if day else 'at no recorded time'}, label mask {mask}: counted {held}, "
+            f"recounted {actual}"
+            for mask, source, category, use_case, model, day, held, actual in rows]

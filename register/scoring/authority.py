@@ -43,7 +43,8 @@ from register.scoring.authority_rules import authority_rules, requester_roles
 
 __all__ = ["ACCESS_UNDECIDED", "AUTHORITY_UNDECIDED", "CHECK_NAMES", "FILTERS", "FORBIDDEN", "INSUFFICIENT",
            "PROBLEMS", "STALE", "UNKNOWN", "claim_checks", "claim_checks_select", "findings",
-           "findings_select", "response_authority_select", "review_keys_select", "cited_sources", "dated_source_cited",
+           "findings_select", "flagged_counted", "response_authority_select", "review_keys_select", "cited_sources",
+           "dated_source_cited",
            "may_fail_cited"]
 
 # What a failed (False) or undecided (None) check is called on the pages, in the CLI and the checklist.
@@ -85,7 +86,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
     responses only), ``supported_only`` (SUPPORTED claims), ``failing_only`` (SUPPORTED claims on a source that
-    can fail a check: superseded, dated, restricted, or weaker than some rule allows -- ``_may_fail``).
+    can fail a check: superseded, dated, restricted, or weaker than some rule allows -- ``_may_fail``; for finding
+    the answers to review, so their rows carry the response key and the checks only: response_id, revision,
+    claim_idx, claim_id and text are NULL, and ``labels`` are read from the claims' bit masks with a NULL in place
+    of each absent label).
 
     Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
     category, rule (the rule applied), answered_at, unknown_source, allowed / current / authoritative (BOOLEAN,
@@ -110,10 +114,13 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     (``claim_source_counts``, by use case and model since migration 025: a restricted source's check reads the use
     case, which the counts hold; nothing else of the response is read but a dated source's answer time) instead
     of joining 43 million claims to it (at 10M answers the join cost 4.4 s of a 6 s query; the scan without it
-    1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s). ``any_dated``: False when the caller
-    has found no source with a valid-until date -- then no claim is joined to the responses at all (the join
-    built its hash table of the filtered responses even when it found no claim: 0.25-0.5 s for the largest use
-    case at 10M).
+    1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s). A dated source's claims are read from
+    there too, by their answer's creation day (migration 031: the check compares the answer's time with a midnight
+    in UTC, so the day decides it exactly) -- all but those of answers without a creation time, checked at their
+    current score's as-of time, which are joined. ``any_dated``: False when the caller has found no current claim
+    of such an answer citing a dated source (``dated_source_cited(store, untimed=True)``) -- then no claim is
+    joined to the responses at all (the join built its hash table of the filtered responses even when it found no
+    claim: 0.25-0.5 s for the largest use case at 10M; with a dated source cited by 3.6 million claims, 2-4 s).
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -154,7 +161,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
-    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated, answers)},
+    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated, answers, narrow=failing_only)},
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -249,27 +256,46 @@ _RESTRICTED = "SELECT source_id FROM sources WHERE NOT deleted AND len(coalesce(
 
 
 def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None,
-                 table_where: str | None = None, any_dated: bool = True, answers: str | None = None) -> str:
-    """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted."""
+                 table_where: str | None = None, any_dated: bool = True, answers: str | None = None,
+                 narrow: bool = False) -> str:
+    """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted;
+    ``narrow``: listed with their response key and what the checks read only."""
     if grouped_over is None:
-        listed = ("c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text, c.labels, c.source_id, "
-                  f"c.category, {{time}} AS answered_at, {{use_case}} AS use_case, "
-                  f"list_contains(c.labels, {supported}) AS supported, 1::BIGINT AS n")
+        if narrow:
+            # the response key and what the checks read only, the labels from their bit mask with a NULL in place of
+            # each absent one (the checks ask only whether a label is present): with a dated source cited by 3.6
+            # million claims at 10M answers, reading every column of those claims and their label lists, and
+            # filtering a list by a lambda, was most of the review queue's 5 s
+            ident = ("NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, c.response_key, "
+                     "NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text")
+            labels = "[" + ", ".join(f"CASE WHEN (c.label_mask & {p(bit)}) <> 0 THEN {p(label.value)} END"
+                                     for label, bit in LABEL_BIT.items()) + "]"
+            picked = "c.response_key, c.label_mask, c.source_id, c.category"
+        else:
+            ident = "c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text"
+            labels, picked = "c.labels", "*"
+        listed = (f"{ident}, {labels} AS labels, c.source_id, c.category, {{time}} AS answered_at, "
+                  f"{{use_case}} AS use_case, list_contains({labels}, {supported}) AS supported, 1::BIGINT AS n")
         now_at = f"{p(now)}::TIMESTAMPTZ"
+        chosen = f"SELECT {picked} FROM claims c WHERE {which} AND c.source_id IS NOT NULL"
         if answers is not None:  # the caller's answers, with their times and use cases (one join)
-            return f"""c0 AS (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+            return f"""c0 AS ({chosen}),
     cl AS (
         SELECT {listed.format(time=f"coalesce(g.created_at, g.as_of, {now_at})", use_case="g.use_case")}
         FROM c0 c JOIN {answers} g ON g.response_key = c.response_key
     )"""
-        return f"""c0 AS MATERIALIZED (SELECT * FROM claims c WHERE {which} AND c.source_id IS NOT NULL),
+        # the as-of time of a current score is read only for an answer without a creation time: for every claim of
+        # a listing (a page, a detail) when there are few, for the answers without one when there are many (the
+        # review queue's: building the set of 3 million claims' answers to read their scores cost 0.7 s)
+        untimed = "responses WHERE created_at IS NULL" if narrow else "c0"
+        return f"""c0 AS MATERIALIZED ({chosen}),
     cl AS (
         SELECT {listed.format(time=f"coalesce(r.created_at, sc.as_of, {now_at})", use_case="r.use_case")}
         FROM c0 c JOIN responses r ON r.response_key = c.response_key
         -- the current scores of these claims' revisions only: a LEFT JOIN builds its hash table on the right side,
         -- which was every current score (10M at 10M responses, 1.5 s) even when no claim was to be checked
         LEFT JOIN (SELECT response_key, as_of FROM scores WHERE is_current
-                   AND response_key IN (SELECT response_key FROM c0)) sc ON sc.response_key = c.response_key
+                   AND response_key IN (SELECT response_key FROM {untimed})) sc ON sc.response_key = c.response_key
     )"""
     # The answer's time matters only against a valid-until date and its use case only against a restricted source
     # (the requesters' roles): elsewhere both are left out of the grouping. The labels matter only by which are
@@ -283,23 +309,21 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
         FROM claims c JOIN {grouped_over} g ON g.response_key = c.response_key
         WHERE {which} AND c.source_id IS NOT NULL"""
     if table_where is not None:
-        # every current response is in the view: the claims of undated sources are read from their counts
-        # (claim_source_counts, migrations 024-025: one row per label mask, source, category, use case and model),
-        # with their use case where a restricted source's check reads it; only a dated source's need the join
+        # every current response is in the view: the claims are read from their counts (claim_source_counts,
+        # migrations 024, 025, 031: one row per label mask, source, category, use case, model and creation day),
+        # with their use case where a restricted source's check reads it and their answer's day (as its midnight in
+        # UTC) where a dated source's does; only a dated source's claims of answers without a creation time (their
+        # time is their current score's as-of) need the join
         counted = (f"SELECT label_mask, source_id, category, CASE WHEN source_id IN ({_RESTRICTED}) THEN use_case END "
-                   f"AS use_case, NULL::TIMESTAMPTZ AS answered_at, claims AS n FROM claim_source_counts "
-                   f"WHERE {table_where}")
-        rows = (f"{joined()} AND c.source_id IN ({_DATED}) GROUP BY ALL UNION ALL {counted} "
-                f"AND source_id NOT IN ({_DATED})" if any_dated else counted)
+                   f"AS use_case, CASE WHEN source_id IN ({_DATED}) THEN created_day::TIMESTAMP AT TIME ZONE 'UTC' "
+                   f"END AS answered_at, claims AS n FROM claim_source_counts WHERE {table_where}")
+        rows = (f"{joined()} AND c.source_id IN ({_DATED}) AND g.created_at IS NULL GROUP BY ALL UNION ALL {counted} "
+                f"AND NOT (source_id IN ({_DATED}) AND created_day IS NULL)" if any_dated else counted)
     else:
         rows = f"{joined()} GROUP BY ALL"
-    by_bit = sorted(LABEL_BIT.items(), key=lambda item: item[1])
-    names = p([label.value for label, _ in by_bit])
-    bits = p([bit for _, bit in by_bit])
     return f"""cm AS ({rows}),
     c0 AS MATERIALIZED (
-        SELECT list_filter({names}::VARCHAR[], lambda x, i: (label_mask & ({bits}::INTEGER[])[i]) <> 0) AS labels,
-               source_id, category, use_case, answered_at, n
+        SELECT {_labels_from_mask(p, "label_mask")} AS labels, source_id, category, use_case, answered_at, n
         FROM (SELECT label_mask, source_id, category, use_case, answered_at, sum(n)::BIGINT AS n FROM cm
               GROUP BY ALL)),
     cl AS (
@@ -308,6 +332,15 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
                category, answered_at, use_case, list_contains(labels, {supported}) AS supported, n
         FROM c0
     )"""
+
+
+def _labels_from_mask(p: Params, mask: str) -> str:
+    """The list of the labels whose bits are set in ``mask`` (``LABEL_BIT``), in the order of their bits: the checks
+    ask only whether a label is present (``list_contains``)."""
+    by_bit = sorted(LABEL_BIT.items(), key=lambda item: item[1])
+    names = p([label.value for label, _ in by_bit])
+    bits = p([bit for _, bit in by_bit])
+    return f"list_filter({names}::VARCHAR[], lambda x, i: ({mask} & ({bits}::INTEGER[])[i]) <> 0)"
 
 
 def _inputs(store: Store) -> tuple[AuthorityRules, dict[str, tuple[str, ...]]]:
@@ -369,19 +402,40 @@ def response_authority_select(store: Store, p: Params, now: datetime | None = No
     FROM ({checks}) WHERE len(problems) > 0 GROUP BY response_key"""
 
 
-def review_keys_select(store: Store, p: Params, now: datetime | None = None) -> str:
+def review_keys_select(store: Store, p: Params, now: datetime | None = None, *,
+                       use_cases: tuple[str, ...] = ()) -> str:
     """SELECT of the response_key of every current response the review queue takes for its sources: a SUPPORTED
     claim whose source failed a check (forbidden, stale or insufficient authority) and that does not
-    carry the proposed label yet.
+    carry the proposed label yet. A key may be listed more than once (the callers ask ``IN``).
 
     When no current claim cites a source that can fail a check (``may_fail_cited``), no claim is read: an empty
     SELECT (the scan of every current claim for the few that cite such a source was 0.2-0.5 s of every overview
-    and queue read at 10M answers, with none to find)."""
+    and queue read at 10M answers, with none to find). Nor when such sources are cited but no claim fails (of
+    ``use_cases``, when the caller reads only those: the console's use-case filter), as the checks counted from
+    the claims' counts tell (``flagged_counted``): a dated source still valid, or one whose claims all come from
+    other use cases, costs nothing (with one cited by 3.6 million claims at 10M answers, listing them cost 2.4
+    CPU-s of every overview and queue read)."""
     rules, roles = _inputs(store)
-    if not may_fail_cited(store, rules):
+    now = now or utc_now()
+    if not may_fail_cited(store, rules) or not flagged_counted(store, now, use_cases=use_cases):
         return "SELECT NULL::BIGINT AS response_key WHERE false"
-    checks = claim_checks_select(p, rules, roles, now or utc_now(), failing_only=True)
-    return f"SELECT DISTINCT response_key FROM ({checks}) WHERE to_review"
+    checks = claim_checks_select(p, rules, roles, now, failing_only=True)
+    return f"SELECT response_key FROM ({checks}) WHERE to_review"
+
+
+def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] = ()) -> int:
+    """The current SUPPORTED claims (of answers in ``use_cases``, all when empty) whose source failed a check and
+    that do not carry the proposed label yet, counted from the claims' counts (``claim_source_counts``) -- the
+    claims of dated sources by their answer's creation day, those of answers without a creation time joined to
+    their current score's as-of time. The same checks as the listed ones, so the same number."""
+    p = Params()
+    rules, roles = _inputs(store)
+    answers = ("(SELECT r.response_key, r.use_case, r.created_at, cs.as_of FROM responses r "
+               "LEFT JOIN current_scores cs ON cs.response_key = r.response_key WHERE r.is_current)")
+    checks = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over=answers,
+                                 over_every_current=True, use_cases=use_cases,
+                                 any_dated=dated_source_cited(store, untimed=True))
+    return int(store.scalar(f"SELECT coalesce(sum(n), 0) FROM ({checks}) WHERE to_review", p.values) or 0)
 
 
 def may_fail_cited(store: Store, rules: AuthorityRules) -> bool:
@@ -391,11 +445,13 @@ def may_fail_cited(store: Store, rules: AuthorityRules) -> bool:
     return bool(failing & cited_sources(store))
 
 
-def dated_source_cited(store: Store) -> bool:
-    """Whether a current claim cites a source with a valid-until date: the only claims whose checks read their
-    answer's time, so the only ones the counted Authority figures join to the answers (``claim_checks_select``'s
-    ``any_dated``)."""
-    return bool({source for (source,) in store.query(_DATED)} & cited_sources(store))
+def dated_source_cited(store: Store, *, untimed: bool = False) -> bool:
+    """Whether a current claim cites a source with a valid-until date (``untimed``: a claim of an answer without a
+    creation time, checked at its current score's as-of time). Those are the only claims the counted Authority
+    figures over every answer join to the answers (``claim_checks_select``'s ``any_dated``); read from the claims'
+    counts (``claim_source_counts``, a few thousand rows)."""
+    return bool(store.scalar(f"SELECT count(*) FROM claim_source_counts WHERE source_id IN ({_DATED})"
+                             + (" AND created_day IS NULL" if untimed else "")))
 
 
 def cited_sources(store: Store) -> frozenset[str]:

@@ -18,6 +18,7 @@ from register.console.queries import (
     responses_page,
 )
 from register.console.review import record_decision, review_queue
+from register.db.store import utc_now
 from tests.helpers.actors import REVIEWER, enrol
 from tests.helpers.authority import load_authority_register
 
@@ -89,6 +90,61 @@ def test_failed_checks_send_the_answer_to_review_unknown_sources_do_not(register
     assert queue_stats(register)["size"] == 3
 
 
+def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, monkeypatch):
+    """The page and the queue's size share one listing of the claims on sources that can fail a check (it was run
+    twice: seconds each with a dated source cited by millions of claims); a page past the end still gives the size."""
+    from tests.helpers.statements import recorded_statements
+
+    with recorded_statements(monkeypatch) as statements:
+        queue, size = review_queue(register, Filters(), limit=2)
+    assert len(queue) == 2 and size == 4 == queue_stats(register)["size"]
+    assert len([sql for sql in statements if "FROM claims c WHERE" in sql]) == 1
+    past, size = review_queue(register, Filters(), limit=2, offset=10)
+    assert past.empty and size == 4 and list(past.columns) == list(queue.columns)
+
+
+def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_only_then_are_claims_listed(
+        store, tmp_path, monkeypatch):
+    """With a dated source cited but every answer citing it given before its date, the queue takes none and no claim
+    is listed for it (the checks counted from the claims' counts say none fails); an answer after the date is
+    taken at once -- under a use-case filter only where that use case's claims fail."""
+    import json
+
+    from register import SYSTEM
+    from register.governance.registers import add_row
+    from register.ingest.importer import import_path
+    from register.scoring.authority import flagged_counted
+    from register.scoring.authority_rules import save_use_cases
+    from tests.helpers.authority import SOURCES
+    from tests.helpers.statements import recorded_statements
+
+    add_row(store, SYSTEM, "sources", next(s for s in SOURCES if s["source_id"] == "src-expiring"))
+    save_use_cases(store, SYSTEM, [{"use_case": "helpdesk", "requester_roles": ["viewer"]}], "requesters")
+
+    def answer(rid: str, when: str, use_case: str) -> None:
+        path = tmp_path / f"{rid}.jsonl"
+        path.write_text(json.dumps({"response_id": rid, "use_case": use_case, "created_at": when, "question": "Q?",
+                                    "answer": "A.", "claims": [{"claim_id": "c1", "text": "the notice period",
+                                                                "labels": ["SUPPORTED"], "criticality": 2,
+                                                                "source_id": "src-expiring"}]}) + "\n",
+                        encoding="utf-8")
+        import_path(store, SYSTEM, path)
+
+    def listed(f: Filters) -> tuple[int, bool]:
+        with recorded_statements(monkeypatch) as statements:
+            size = kpis(store, f)["queue_size"]
+        return size, any("FROM claims c WHERE" in sql for sql in statements)
+
+    answer("before", "2026-03-31T23:59:59Z", "helpdesk")  # valid until 2026-03-31, inclusive
+    assert listed(Filters()) == (0, False) and queue_stats(store)["size"] == 0
+    answer("after", "2026-04-01T00:00:00Z", "hr")
+    assert flagged_counted(store, utc_now()) == 1 and flagged_counted(store, utc_now(), use_cases=("helpdesk",)) == 0
+    assert listed(Filters()) == (1, True)
+    assert listed(Filters(use_cases=("helpdesk",))) == (0, False)
+    assert listed(Filters(use_cases=("hr",))) == (1, True)
+    assert list(review_queue(store, Filters())[0]["response_id"]) == ["after"]
+
+
 def _listed_overview(store, f: Filters) -> dict:
     """The overview's figures counted from the listed per-claim checks (the reference for the counted ones)."""
     from register.console.queries import filtered_scores
@@ -105,12 +161,16 @@ def _listed_overview(store, f: Filters) -> dict:
             "by_problem": {k: int(v) for k, v in problems.items()}}
 
 
-@pytest.mark.parametrize(("seed", "dated"), [(1, True), (2, True), (3, True), (1, False)])
-def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp_path, monkeypatch, seed, dated):
+@pytest.mark.parametrize(("seed", "dated", "untimed"),
+                         [(1, True, True), (2, True, True), (3, True, True), (1, False, True), (2, True, False),
+                          (4, True, False)])
+def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp_path, monkeypatch, seed, dated,
+                                                                      untimed):
     """Counting the checks over their distinct inputs (source, category, labels, use case, and the answer's time
-    for a dated source) gives the same figures as listing every claim's checks, under filters too. Without a
-    dated source (``dated`` False: the expiring source has no valid-until date) no claim is joined to the
-    answers when the counts stand for every current one: the restricted source's use case comes from them too."""
+    for a dated source) gives the same figures as listing every claim's checks, under filters too. When the counts
+    stand for every current answer, no claim is joined to the answers unless a dated source is cited by an answer
+    without a creation time (``untimed``: some answers have none and are checked at their score's as-of time):
+    the restricted source's use case and the dated source's answer day come from the counts too."""
     import json
     import random
     from datetime import UTC, datetime
@@ -118,6 +178,7 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
     from register import SYSTEM
     from register.governance.registers import add_row
     from register.ingest.importer import import_path
+    from register.scoring.authority import flagged_counted
     from register.scoring.authority_rules import save_use_cases
     from register.scoring.profiles import activate, active_profile, create_draft, get_profile
     from register.scoring.scorer import rescore
@@ -139,10 +200,16 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
         record = {"response_id": f"r{i}", "use_case": rng.choice(["helpdesk", "hr", "legal"]),
                   "model": rng.choice(["m1", "m2"]), "question": "Q?", "answer": "A.",
                   "claims": [{k: v for k, v in c.items() if v is not None} for c in claims]}
-        when = rng.choice(["2026-03-30T10:00:00Z", "2026-03-31T23:59:59Z", "2026-04-01T00:00:00Z", None])
+        # either side of src-expiring's bound (valid until 2026-03-31, inclusive), in UTC and in another offset
+        when = rng.choice(["2026-03-30T10:00:00Z", "2026-03-31T23:59:59Z", "2026-04-01T00:00:00Z",
+                           "2026-03-31T21:30:00-03:00", "2026-04-01T01:30:00+02:00", *([None] if untimed else [])])
         if when:
             record["created_at"] = when
         records.append(record)
+    if untimed:  # at least one answer without a creation time cites the dated source
+        records[0].pop("created_at", None)
+        records[0]["claims"].append({"claim_id": "cx", "text": "on the expiring source", "labels": ["SUPPORTED"],
+                                     "criticality": 2, "source_id": "src-expiring"})
     path = tmp_path / "random.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     import_path(store, SYSTEM, path)
@@ -158,12 +225,15 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
         joined = [sql for sql in statements if "FROM claims c JOIN" in sql]
         # the answers with a failed check read their times from the filtered set, not the responses and scores
         assert not [sql for sql in statements if "JOIN responses r" in sql], f
-        # the counts stand for every current answer under no filter, use cases and models (not under a band)
-        if not dated and not f.bands and f.profile_version is None:
-            assert not joined, f
+        # the counts stand for every current answer under no filter, use cases, models and version 1 (the only
+        # version yet, over every answer), not under a band
+        if not f.bands:
+            assert bool(joined) == (dated and untimed), f
         elif dated:
             assert joined, f
         listed = _listed_overview(store, f)
+        if not f.bands and not f.models and f.profile_version is None:  # every current answer of its use cases
+            assert flagged_counted(store, utc_now(), use_cases=f.use_cases) == listed["flagged"], f
         by_problem = {k: v for k, v in zip(counted["by_problem"]["problem"], counted["by_problem"]["claims"],
                                            strict=True) if v}
         assert (counted["supported_sourced"], counted["flagged"], counted["responses"], by_problem) == \

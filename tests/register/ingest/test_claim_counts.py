@@ -1,4 +1,4 @@
-"""``claim_source_counts`` (migrations 024, 025) holds the current sourced claims counted by label mask, source,
+"""``claim_source_counts`` (migrations 024, 025, 031) holds the current sourced claims counted by label mask, source,
 category, use case and model through every write that changes which claims are current: an import of new
 responses, a revision (the old revision's claims leave, the new one's come), an unchanged re-import, synthetic
 copies; a database from before it is counted by the migration; ``check`` names a group that differs."""
@@ -98,6 +98,26 @@ def test_a_revision_that_moves_an_answer_to_another_use_case_moves_its_counts(st
     with store.cursor() as cur:
         cur.execute("UPDATE claim_source_counts SET use_case = 'elsewhere' WHERE use_case = 'hr'")
     assert any("use case 'hr'" in p and "counted None, recounted 1" in p for p in claim_counts.check(store))
+    with store.cursor() as cur:
+        claim_counts.rebuild(cur)
+    assert claim_counts.check(store) == []
+
+
+def test_the_claims_are_counted_by_their_answers_creation_day_in_utc(store, tmp_path):
+    """The day is the UTC day of the answer's creation time (not the day written in its offset), NULL without one;
+    ``check`` names a day that differs."""
+    times = ["2026-03-31T21:30:00-03:00", "2026-04-01T01:30:00+02:00", None]
+    records = [{**r, **({"created_at": when} if when else {})}
+               for r, when in zip(_records("r", "src-1", ["SUPPORTED"]), times, strict=True)]
+    _import(store, tmp_path, "first", records)
+    days = {(row[0], str(row[1]) if row[1] else None): row[2] for row in store.query(
+        "SELECT source_id, created_day, claims FROM claim_source_counts WHERE source_id = 'src-1'")}
+    assert days == {("src-1", "2026-04-01"): 1, ("src-1", "2026-03-31"): 1, ("src-1", None): 1}
+    with store.cursor() as cur:
+        cur.execute("UPDATE claim_source_counts SET created_day = DATE '2026-03-30' WHERE created_day IS NULL")
+    problems = claim_counts.check(store)
+    assert any("created at no recorded time" in p and "counted None, recounted 1" in p for p in problems)
+    assert any("created 2026-03-30" in p and "recounted None" in p for p in problems)
     with store.cursor() as cur:
         claim_counts.rebuild(cur)
     assert claim_counts.check(store) == []
