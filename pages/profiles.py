@@ -19,6 +19,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring.mitigation import activate_policy, create_policy_draft
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
+from register.scoring.version_views import keep, keep_view, kept, view_state
 from ui import data, scoring
 from ui.auth import can, current_actor
 from ui.errors import show_error
@@ -193,6 +194,47 @@ def show_version(versions: pd.DataFrame) -> None:
     st.markdown("**Safety floors** and the minimum action each one requires when it fires")
     st.dataframe(scoring.floors_frame(profile), hide_index=True, key="pv_floors", column_config=FLOOR_EDITOR)
     show_records(int(version))
+    read_model_section(int(version))
+
+
+def read_model_section(version: int) -> None:
+    """How the console reads the version's scores, and (for an admin) keeping a view of one read by a join."""
+    st.markdown("**How the console reads this version**")
+    if st.session_state.get("kv_done"):
+        st.success(st.session_state.pop("kv_done"), icon=":material/bolt:")
+    state = scoring.read(view_state, version)
+    if state == "current":
+        st.caption(f"v{version}: from the current scores (every current answer is scored under it).")
+        return
+    if state == "kept":
+        st.caption(f"v{version}: kept as a read model of its own -- the profile-version filter reads it as fast as "
+                   "the current scores.")
+        return
+    st.caption(f"v{version}: by joining its score rows -- half a minute a page at ten million answers. Keeping a "
+               "view of it builds its own read model once (about a minute and a half, and 0.55 GB, at ten million "
+               "answers); then it reads as fast as the current scores.")
+    held, limit = scoring.read(kept), keep()
+    goes = held[: max(0, len(held) + 1 - limit)] if limit else []
+    note = (f"At most {limit} views are kept (HRI_KEEP_VERSION_VIEWS): keeping this one drops the view of "
+            f"{', '.join(f'v{v}' for v in goes)}." if goes else None)
+    if not can(Permission.RESCORE):
+        st.caption("Only an admin can keep a view.")
+        return
+    if st.button(f"Keep a view of v{version}", key="kv_keep", help=note, disabled=not limit):
+        bar = st.progress(0.0, text="Building the view...")
+
+        def progress(done, total, message):
+            bar.progress(done / total, text=message)
+
+        try:
+            dropped = scoring.write(keep_view, current_actor(), version, progress=progress)
+        except RegisterError as error:
+            bar.empty()
+            show_error(error)
+        else:
+            st.session_state["kv_done"] = (f"The view of v{version} is kept" + (
+                f"; the view of {', '.join(f'v{v}' for v in dropped)} went." if dropped else "."))
+            st.rerun()
 
 
 def diff_section(versions: pd.DataFrame) -> None:

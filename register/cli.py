@@ -10,6 +10,8 @@
            [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
                                        files to its inbox and wait for its report (asked on a terminal)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
+    keep-view VERSION                  keep an older profile version's view as a read model of its own, so the
+                                       console's profile-version filter reads it as fast as the current scores
     quarantine list [--all] [--json]   open quarantined records (--all: resolved and discarded ones too)
     quarantine export FILE [--all]     the open quarantine as JSON Lines, to fix and import again
     demo [--synthetic N [--bulk]]      load the demo set (idempotent), plus N synthetic responses
@@ -305,6 +307,16 @@ def cmd_rescore(store: Store, args) -> int:
     if summary.failed_count:
         print_scoring_failures(summary.failed_count, summary.failed)
         return EXIT_QUARANTINED
+    return EXIT_OK
+
+
+def cmd_keep_view(store: Store, args) -> int:
+    from register.scoring.version_views import keep_view
+
+    dropped = keep_view(store, cli_actor(), args.version, progress=_progress)
+    print(f"profile version {args.version}: its view is kept"
+          + (f"; the views of version(s) {', '.join(map(str, dropped))} went (HRI_KEEP_VERSION_VIEWS)" if dropped
+             else ""))
     return EXIT_OK
 
 
@@ -884,6 +896,10 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--batch", type=int, help="only this import batch")
     res.add_argument("--as-of", help="scoring time, ISO 8601 (default: now)")
     res.set_defaults(func=cmd_rescore)
+
+    kv = sub.add_parser("keep-view", help="keep an older profile version's view as a read model of its own")
+    kv.add_argument("version", type=int, help="the profile version")
+    kv.set_defaults(func=cmd_keep_view)
 
     sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (import does it "
                                                "too); --check compares the index with the texts")

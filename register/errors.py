@@ -33,6 +33,12 @@ class NotFound(RegisterError):
     title = "Not found"
 
 
+class NothingToKeep(RegisterError, ValueError):
+    """A view of a profile version was asked to be kept where there is none to keep: the message says why."""
+
+    title = "Not kept"
+
+
 class StaleEdit(RegisterError):
     """A row changed since it was read: the edit is refused, never silently overwritten. Reload and redo it."""
 

@@ -18,6 +18,10 @@ answers, where the current view takes 0.5 s. This module keeps the older view as
   (a rescore, a batch, scores imported from Spark) changes which of its rows are latest: the kept view of ``u`` is
   dropped (``forget``) and the console joins the version's rows again. New answers are never under ``u``'s view
   (they are scored under the active profile), and runs under other versions do not touch it.
+* **Kept on request.** A version not kept (older than those kept, or dropped by a run under it) is read by joining
+  its score rows: 2-2.5 s a page at 10M answers. ``keep_view`` builds its view from those rows (each current
+  response's latest score under it), as an admin asks from the Profiles page or ``python -m register keep-view``; from
+  then on it is kept exactly as above, and counts against ``keep()`` like the others.
 * ``check`` compares every kept view with the view computed from the score rows (every test's store at teardown).
 
 The console reads a kept view exactly as it reads the current one (``register.console.queries``).
@@ -25,11 +29,16 @@ The console reads a kept view exactly as it reads the current one (``register.co
 
 from __future__ import annotations
 
-from register.db.store import Cursor, Store
+from collections.abc import Callable
+
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Cursor, Store, Transaction
+from register.errors import NotFound, NothingToKeep
 from register.scoring import current_scores
 from register.settings import default, settings
 
-__all__ = ["KEEP", "check", "forget", "keep", "keep_before_rebuild", "kept", "remove_revised", "tables"]
+__all__ = ["KEEP", "check", "forget", "keep", "keep_before_rebuild", "keep_view", "kept", "remove_revised", "tables",
+           "view_state", "view_states"]
 
 KEEP = default("keep_version_views")  # the default of HRI_KEEP_VERSION_VIEWS: older versions kept as tables
 
@@ -83,6 +92,76 @@ def keep_before_rebuild(cur: Cursor, run_version: int, run_id: int) -> int | Non
     return version
 
 
+def view_state(cur: Cursor | Store, version: int) -> str:
+    """How the console reads profile ``version``'s view: ``"current"`` (every current score is under it: the read
+    model), ``"kept"`` (a kept view) or ``"joined"`` (from its score rows)."""
+    return view_states(cur, [version])[int(version)]
+
+
+def view_states(cur: Cursor | Store, versions: list[int]) -> dict[int, str]:
+    """``view_state`` of each of ``versions``, with one look at the kept views and one at the read model."""
+    held = set(kept(cur))
+    current = [int(v) for (v,) in cur.query("SELECT DISTINCT profile_version FROM current_scores LIMIT 2")]
+    return {int(v): "kept" if int(v) in held else "current" if current == [int(v)] else "joined" for v in versions}
+
+
+def keep_view(store: Store, actor: Actor, version: int,
+              progress: Callable[[int, int, str], None] | None = None) -> list[int]:
+    """Keep the view of profile ``version`` as a read model of its own, built from its score rows: each current
+    response's latest score under it (what the console joins for a version not kept). Needs
+    ``Permission.RESCORE``. The oldest kept views beyond ``keep()`` go, and are returned; the build and what it
+    dropped are one audited write. Built in slices of response keys (as ``current_scores.rebuild``: the join's
+    hash table holds one slice's rows), ``progress(done, total, message)`` after each.
+
+    Refused (``NothingToKeep``) when no view is kept (``HRI_KEEP_VERSION_VIEWS`` is 0), when the version is
+    already kept, or when the read model is already its view (every current score is under it); ``NotFound``
+    when the version does not exist or scored no current response."""
+    authorize(store, actor, Permission.RESCORE, entity_type="profile_version", entity_id=str(version))
+    version = int(version)
+    if not store.scalar("SELECT count(*) FROM scoring_profiles WHERE profile_version = ?", [version]):
+        raise NotFound(f"scoring profile version {version} does not exist")
+    limit = keep()
+
+    def build(tx: Transaction) -> Change:
+        if not limit:
+            raise NothingToKeep("no profile version's view is kept here (HRI_KEEP_VERSION_VIEWS is 0)")
+        if version in kept(tx):
+            raise NothingToKeep(f"the view of profile version {version} is kept already")
+        if view_state(tx, version) == "current":
+            raise NothingToKeep(f"every current score is under profile version {version}: the console reads it "
+                                "from the current scores")
+        scores_table, summary_table = tables(version)
+        _create_like(tx, scores_table, "current_scores")
+        _create_like(tx, summary_table, "score_summary")
+        names = ", ".join(name for name, _ in current_scores.COLUMNS)
+        low, high = tx.query_one("SELECT min(response_key), max(response_key) FROM responses WHERE is_current") \
+            or (None, None)
+        starts = [] if low is None else list(range(int(low), int(high) + 1, current_scores.REBUILD_SLICE))
+        for done, start in enumerate(starts, start=1):
+            rows = _expected(version, "AND s.response_key >= $lo AND s.response_key < $hi "
+                                      "AND r.response_key >= $lo AND r.response_key < $hi")
+            tx.execute(f"INSERT INTO {scores_table} ({names}) {rows}",
+                       {"lo": start, "hi": start + current_scores.REBUILD_SLICE})
+            if progress:
+                progress(done, len(starts), f"version {version}: responses up to key "
+                                            f"{min(start + current_scores.REBUILD_SLICE - 1, int(high)):,}")
+        responses = int(tx.scalar(f"SELECT count(*) FROM {scores_table}") or 0)
+        if not responses:
+            raise NotFound(f"profile version {version} has no score of a current response: nothing to keep")
+        tx.execute(f"INSERT INTO {summary_table} "
+                   + current_scores.SUMMARY_SELECT.format(sign=1, table=scores_table, where="true"))
+        run_id = int(tx.scalar("SELECT coalesce(max(run_id), 0) FROM score_runs") or 0)
+        tx.execute("INSERT INTO kept_version_views (profile_version, kept_at, run_id) VALUES (?, now(), ?)",
+                   [version, run_id])
+        dropped = kept(tx)[:-limit]  # the oldest first
+        for older in dropped:
+            forget(tx, older)
+        return Change("profile_version", str(version), None,
+                      {"kept_view": True, "responses": responses, "dropped_views": dropped}, result=dropped)
+
+    return store.write(actor, "profile.keep_view", build)
+
+
 def forget(cur: Cursor, version: int) -> None:
     """Drop the kept view of ``version`` (nothing when it is not kept): a run under it changes the view."""
     if not cur.scalar("SELECT count(*) FROM kept_version_views WHERE profile_version = ?", [int(version)]):
@@ -100,10 +179,10 @@ def remove_revised(cur: Cursor, keys: str, params: dict | None = None) -> None:
         current_scores.refresh(cur, keys, None, params, table=scores_table, summary=summary_table)
 
 
-def _expected(version: int) -> str:
+def _expected(version: int, narrower: str = "") -> str:
     """The view of ``version`` from the score rows: each current response's latest score row under it, with the
-    read model's columns."""
-    return (f"{current_scores.join_select(f's.profile_version = {int(version)}')} "
+    read model's columns (``narrower``: more conditions, ``AND ...``, on ``r`` and ``s``)."""
+    return (f"{current_scores.join_select(f's.profile_version = {int(version)} {narrower}')} "
             "QUALIFY row_number() OVER (PARTITION BY s.response_key ORDER BY s.run_id DESC) = 1")
 
 

@@ -298,3 +298,48 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
     at.button(key="rf_preview").click().run()
     assert any(escape_markdown("Full rescore of every response: the draft changes floors") in c.value
                for c in at.caption), [c.value for c in at.caption]
+
+
+def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot(seeded_db, acting, monkeypatch):
+    """The version view says how the console reads each version; an admin keeps a view of one read by a join (the
+    oldest kept view beyond the limit named before and dropped), a reviewer is told only an admin can."""
+    from register import SYSTEM
+    from register.scoring import version_views
+    from register.scoring.profiles import activate
+    from register.scoring.scorer import rescore
+
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "1")
+    for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
+                    {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
+        version = create_draft(seeded_db, ANN, {"weights": weights})
+        activate(seeded_db, SYSTEM, version, "test: another version")
+        rescore(seeded_db, SYSTEM, get_profile(seeded_db, version))
+    assert version_views.kept(seeded_db) == [2]
+    overview = acting.open("pages/overview.py")
+    overview.selectbox(key="flt_profile_version").set_value(1).run()
+    assert any("Version 1 is read from its score rows" in c.value for c in overview.sidebar.caption)
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pv_version").set_value(3).run()
+    assert any("from the current scores" in c.value for c in at.caption)
+    at.selectbox(key="pv_version").set_value(2).run()
+    assert any("kept as a read model" in c.value for c in at.caption)
+    at.selectbox(key="pv_version").set_value(1).run()
+    assert any("by joining its score rows" in c.value for c in at.caption)
+    keep_button = at.button(key="kv_keep")
+    assert "drops the view of v2" in keep_button.help
+    keep_button.click().run()
+    assert not at.exception, at.exception
+    assert "The view of v1 is kept; the view of v2 went." in [s.value for s in at.success]
+    assert version_views.kept(seeded_db) == [1]
+    assert any("kept as a read model" in c.value for c in at.caption)
+    overview = acting.open("pages/overview.py")
+    overview.selectbox(key="flt_profile_version").set_value(1).run()
+    assert not any("read from its score rows" in c.value for c in overview.sidebar.caption)
+    overview.selectbox(key="flt_profile_version").set_value(2).run()
+    assert any("Version 2 is read from its score rows" in c.value for c in overview.sidebar.caption)
+
+    acting.user = Actor("rita-reviewer", "reviewer")
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pv_version").set_value(2).run()
+    assert any("Only an admin can keep a view" in c.value for c in at.caption)
+    assert not any(b.key == "kv_keep" for b in at.button)

@@ -143,3 +143,36 @@ def test_a_second_process_finds_the_database_in_use(run):
     assert line.startswith(f"Database in use: {run.db} is open in another process (PID {os.getpid()})")
     assert line.endswith("stop the app or that process, or choose another database file with --db or HRI_DB")
     assert query(run.db, "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM audit_events)") == [(0, 1)]
+
+
+def test_keep_view_keeps_an_older_versions_view_and_refuses_one_kept_already(run):
+    from register import SYSTEM
+    from register.scoring import version_views
+    from register.scoring.profiles import activate, create_draft, get_profile
+    from register.scoring.scorer import rescore
+
+    assert run("init").returncode == 0
+    assert run("import", str(DATA / "responses.jsonl")).returncode == 0
+    store = Store(run.db)
+    try:
+        for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
+                        {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
+            version = create_draft(store, SYSTEM, {"weights": weights})
+            activate(store, SYSTEM, version, "test: another version")
+            rescore(store, SYSTEM, get_profile(store, version))
+        store.write(SYSTEM, "test.setup", lambda cur: version_views.forget(cur, 1) or _no_change())
+        assert version_views.kept(store) == [2]
+    finally:
+        store.close()
+    kept = run("keep-view", "1")
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout.strip() == "profile version 1: its view is kept"
+    assert query(run.db, "SELECT profile_version FROM kept_version_views ORDER BY run_id") == [(2,), (1,)]
+    again = run("keep-view", "1")
+    assert again.returncode != 0 and "the view of profile version 1 is kept already" in again.stderr
+
+
+def _no_change():
+    from register.db.store import Change
+
+    return Change("test", None)

@@ -215,3 +215,62 @@ def test_the_check_finds_a_kept_view_that_differs_from_the_score_rows(loaded):
         cur.execute("DELETE FROM version_summary_1 WHERE band = 'Low'")
     problems = version_views.check(store)
     assert any("hc-crit" in p for p in problems) and any("summary" in p for p in problems), problems
+
+
+def test_a_version_not_kept_is_kept_on_request_and_read_like_the_current_one(loaded, monkeypatch):
+    """``keep_view`` builds a version's view from its score rows (in slices of response keys): the console then
+    reads it from its own read model, with the same figures as the join; the oldest kept view beyond the limit
+    goes; the build is one audited write; the teardown's check compares the view with the score rows."""
+    from register.scoring.version_views import keep_view
+
+    store = loaded
+    for i, weights in enumerate(WEIGHTS):
+        _publish(store, weights, days=i)
+    assert version_views.kept(store) == [2, 3]
+    under = Filters(profile_version=1)
+    weights, now = get_profile(store, 1).weights, AS_OF + timedelta(days=30)
+    joined = overview(store, under, weights, now=now)
+    page_joined, total = responses_page(store, under, limit=500)
+    monkeypatch.setattr(current_scores, "REBUILD_SLICE", 7)  # several slices, as at ten million
+    steps = []
+    dropped = keep_view(store, SYSTEM, 1, progress=lambda done, count, message: steps.append((done, count)))
+    assert dropped == [2] and version_views.kept(store) == [3, 1]
+    assert len(steps) > 1 and steps[-1][0] == steps[-1][1]
+    assert _tables(store) == {*version_views.tables(3), *version_views.tables(1)}
+    assert version_views.check(store) == []
+    assert read_model(store, under)[1].scores == "version_scores_1"
+    _frames_equal(overview(store, under, weights, now=now), joined)
+    page, kept_total = responses_page(store, under, limit=500)
+    pd.testing.assert_frame_equal(page, page_joined, check_dtype=False)  # the join reads wider integers
+    assert kept_total == total
+    event = store.one("SELECT actor_name, entity_type, entity_id, after FROM audit_events WHERE action = "
+                      "'profile.keep_view'")
+    assert (event["entity_type"], event["entity_id"]) == ("profile_version", "1")
+    assert json.loads(event["after"])["dropped_views"] == [2]
+
+
+def test_keeping_a_view_is_refused_where_there_is_nothing_to_keep_and_for_a_viewer(loaded, monkeypatch):
+    from register import Actor
+    from register.errors import NotFound, NothingToKeep, PermissionDenied
+    from register.scoring.version_views import keep_view
+    from tests.helpers.actors import enrol
+
+    store = loaded
+    with pytest.raises(NothingToKeep, match="from the current scores"):
+        keep_view(store, SYSTEM, 1)  # every current score is under version 1
+    with pytest.raises(NotFound, match="version 9 does not exist"):
+        keep_view(store, SYSTEM, 9)
+    draft = create_draft(store, SYSTEM, {"weights": WEIGHTS[0]})
+    with pytest.raises(NotFound, match="no score of a current response"):
+        keep_view(store, SYSTEM, draft)
+    assert _tables(store) == set() and version_views.kept(store) == []  # nothing of a refused build is left
+    _publish(store, WEIGHTS[1])
+    with pytest.raises(NothingToKeep, match="kept already"):
+        keep_view(store, SYSTEM, 1)
+    viewer = Actor("vera", "viewer")
+    enrol(store, viewer)
+    with pytest.raises(PermissionDenied):
+        keep_view(store, viewer, 2)
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "0")
+    with pytest.raises(NothingToKeep, match="HRI_KEEP_VERSION_VIEWS is 0"):
+        keep_view(store, SYSTEM, 2)
