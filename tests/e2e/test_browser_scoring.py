@@ -88,3 +88,44 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
             >= current  # the old scores are kept
     finally:
         store.close()
+
+
+def _three_versions(db) -> None:
+    """Two more versions published and run over everything: with one view kept, version 1 is read by a join."""
+    from register import SYSTEM, Store
+    from register.scoring.profiles import activate, create_draft, get_profile
+    from register.scoring.scorer import rescore
+
+    store = Store(db)
+    try:
+        for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
+                        {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
+            version = create_draft(store, SYSTEM, {"weights": weights})
+            activate(store, SYSTEM, version, "test: another version")
+            rescore(store, SYSTEM, get_profile(store, version))
+    finally:
+        store.close()
+
+
+def test_an_admin_keeps_a_view_of_a_version_read_by_a_join(start_app, page, monkeypatch):
+    monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "1")  # the preparing runs and the server alike
+    app = start_app(accounts={"ann-admin": "admin"}, password=PASSWORD, prepare=_three_versions)
+    _login_and_open_profiles(page, app["url"], "ann-admin")
+    page.get_by_role("tab", name="Version").click()
+    page.get_by_role("tabpanel", name="Version").get_by_label("Version", exact=True).click()
+    page.get_by_role("option", name="1", exact=True).click()
+    page.get_by_text("by joining its score rows").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Keep a view of v1").click()
+    page.get_by_text("The view of v1 is kept").wait_for(timeout=60_000)
+    page.get_by_text("kept as a read model of its own").wait_for(timeout=30_000)
+    screenshot(page, "scoring-keep-view")
+    app["stop"]()
+
+    from register import Store
+    from register.scoring import version_views
+
+    store = Store(app["db"])
+    try:
+        assert version_views.view_state(store, 1) == "kept" and version_views.check(store) == []
+    finally:
+        store.close()
