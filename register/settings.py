@@ -79,9 +79,12 @@ class Settings(BaseSettings):
                                     description="older profile versions kept as read models of their own, so that "
                                                 "the profile-version filter reads them as fast as the current "
                                                 "scores (at 10 million answers 0.1-0.2 s for the overview's figures "
-                                                "against about 2 s for a version whose score rows are joined); each "
-                                                "costs about 0.55 GB of disk at 10 million answers and a share of "
-                                                "every import that revises answers; the oldest goes first")
+                                                "against 30 s or more, under the console's memory limit, for a "
+                                                "version whose score rows are joined); each costs about 0.55 GB of "
+                                                "disk at 10 million answers and a share of every import that revises "
+                                                "answers; the oldest goes first. Kept at publishing (the version it "
+                                                "replaces) and on request (an admin, on the Profiles page's Version "
+                                                "tab or with `python -m register keep-view VERSION`)")
     max_answer_chars: int = Field(200_000, ge=1,
                                   description="longest answer an imported response may have, in characters "
                                               "(a longer one is quarantined)")
