@@ -92,17 +92,12 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
 
 def _three_versions(db) -> None:
     """Two more versions published and run over everything: with one view kept, version 1 is read by a join."""
-    from register import SYSTEM, Store
-    from register.scoring.profiles import activate, create_draft, get_profile
-    from register.scoring.scorer import rescore
+    from register import Store
+    from tests.helpers.profiles import publish_versions
 
     store = Store(db)
     try:
-        for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
-                        {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
-            version = create_draft(store, SYSTEM, {"weights": weights})
-            activate(store, SYSTEM, version, "test: another version")
-            rescore(store, SYSTEM, get_profile(store, version))
+        publish_versions(store)
     finally:
         store.close()
 

@@ -303,17 +303,11 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
 def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot(seeded_db, acting, monkeypatch):
     """The version view says how the console reads each version; an admin keeps a view of one read by a join (the
     oldest kept view beyond the limit named before and dropped), a reviewer is told only an admin can."""
-    from register import SYSTEM
     from register.scoring import version_views
-    from register.scoring.profiles import activate
-    from register.scoring.scorer import rescore
+    from tests.helpers.profiles import publish_versions
 
     monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "1")
-    for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
-                    {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
-        version = create_draft(seeded_db, ANN, {"weights": weights})
-        activate(seeded_db, SYSTEM, version, "test: another version")
-        rescore(seeded_db, SYSTEM, get_profile(seeded_db, version))
+    assert publish_versions(seeded_db) == [2, 3]
     assert version_views.kept(seeded_db) == [2]
     overview = acting.open("pages/overview.py")
     overview.selectbox(key="flt_profile_version").set_value(1).run()

@@ -148,18 +148,13 @@ def test_a_second_process_finds_the_database_in_use(run):
 def test_keep_view_keeps_an_older_versions_view_and_refuses_one_kept_already(run):
     from register import SYSTEM
     from register.scoring import version_views
-    from register.scoring.profiles import activate, create_draft, get_profile
-    from register.scoring.scorer import rescore
+    from tests.helpers.profiles import publish_versions
 
     assert run("init").returncode == 0
     assert run("import", str(DATA / "responses.jsonl")).returncode == 0
     store = Store(run.db)
     try:
-        for weights in ({"F": 0.5, "C": 0.1, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05},
-                        {"F": 0.1, "C": 0.5, "U": 0.1, "O": 0.1, "S": 0.1, "P": 0.05, "H": 0.05}):
-            version = create_draft(store, SYSTEM, {"weights": weights})
-            activate(store, SYSTEM, version, "test: another version")
-            rescore(store, SYSTEM, get_profile(store, version))
+        publish_versions(store)
         store.write(SYSTEM, "test.setup", lambda cur: version_views.forget(cur, 1) or _no_change())
         assert version_views.kept(store) == [2]
     finally:
