@@ -268,8 +268,7 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
             # filtering a list by a lambda, was most of the review queue's 5 s
             ident = ("NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, c.response_key, "
                      "NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text")
-            labels = "[" + ", ".join(f"CASE WHEN (c.label_mask & {p(bit)}) <> 0 THEN {p(label.value)} END"
-                                     for label, bit in LABEL_BIT.items()) + "]"
+            labels = _labels_from_mask(p, "c.label_mask")
             picked = "c.response_key, c.label_mask, c.source_id, c.category"
         else:
             ident = "c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text"
@@ -335,12 +334,11 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
 
 
 def _labels_from_mask(p: Params, mask: str) -> str:
-    """The list of the labels whose bits are set in ``mask`` (``LABEL_BIT``), in the order of their bits: the checks
-    ask only whether a label is present (``list_contains``)."""
-    by_bit = sorted(LABEL_BIT.items(), key=lambda item: item[1])
-    names = p([label.value for label, _ in by_bit])
-    bits = p([bit for _, bit in by_bit])
-    return f"list_filter({names}::VARCHAR[], lambda x, i: ({mask} & ({bits}::INTEGER[])[i]) <> 0)"
+    """The list of the labels whose bits are set in ``mask`` (``LABEL_BIT``), a NULL in place of each absent one: the
+    checks ask only whether a label is present (``list_contains``), and a list filtered by a lambda cost 0.76 s for 3
+    million claims."""
+    return "[" + ", ".join(f"CASE WHEN ({mask} & {p(bit)}) <> 0 THEN {p(label.value)} END"
+                           for label, bit in LABEL_BIT.items()) + "]"
 
 
 def _inputs(store: Store) -> tuple[AuthorityRules, dict[str, tuple[str, ...]]]:
@@ -417,19 +415,21 @@ def review_keys_select(store: Store, p: Params, now: datetime | None = None, *,
     CPU-s of every overview and queue read)."""
     rules, roles = _inputs(store)
     now = now or utc_now()
-    if not may_fail_cited(store, rules) or not flagged_counted(store, now, use_cases=use_cases):
+    if not may_fail_cited(store, rules) or not flagged_counted(store, now, use_cases=use_cases, inputs=(rules, roles)):
         return "SELECT NULL::BIGINT AS response_key WHERE false"
     checks = claim_checks_select(p, rules, roles, now, failing_only=True)
     return f"SELECT response_key FROM ({checks}) WHERE to_review"
 
 
-def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] = ()) -> int:
+def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] = (),
+                    inputs: tuple[AuthorityRules, dict[str, tuple[str, ...]]] | None = None) -> int:
     """The current SUPPORTED claims (of answers in ``use_cases``, all when empty) whose source failed a check and
     that do not carry the proposed label yet, counted from the claims' counts (``claim_source_counts``) -- the
     claims of dated sources by their answer's creation day, those of answers without a creation time joined to
-    their current score's as-of time. The same checks as the listed ones, so the same number."""
+    their current score's as-of time. The same checks as the listed ones, so the same number. ``inputs``: the rules
+    and requester roles when the caller has read them."""
     p = Params()
-    rules, roles = _inputs(store)
+    rules, roles = inputs or _inputs(store)
     answers = ("(SELECT r.response_key, r.use_case, r.created_at, cs.as_of FROM responses r "
                "LEFT JOIN current_scores cs ON cs.response_key = r.response_key WHERE r.is_current)")
     checks = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over=answers,
