@@ -19,7 +19,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring.mitigation import activate_policy, create_policy_draft
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
-from register.scoring.version_views import keep, keep_view, kept, view_state
+from register.scoring.version_views import beyond_limit, keep, keep_view
 from ui import data, scoring
 from ui.auth import can, current_actor
 from ui.errors import show_error
@@ -202,7 +202,11 @@ def read_model_section(version: int) -> None:
     st.markdown("**How the console reads this version**")
     if st.session_state.get("kv_done"):
         st.success(st.session_state.pop("kv_done"), icon=":material/bolt:")
-    state = scoring.read(view_state, version)
+    options = data.filter_options()  # cached: the Profiles page draws every tab on every rerun
+    state = options["version_reads"].get(version)
+    if state is None:
+        st.caption(f"v{version}: no answer is scored under it.")
+        return
     if state == "current":
         st.caption(f"v{version}: from the current scores (every current answer is scored under it).")
         return
@@ -213,8 +217,8 @@ def read_model_section(version: int) -> None:
     st.caption(f"v{version}: by joining its score rows -- half a minute a page at ten million answers. Keeping a "
                "view of it builds its own read model once (about a minute and a half, and 0.55 GB, at ten million "
                "answers); then it reads as fast as the current scores.")
-    held, limit = scoring.read(kept), keep()
-    goes = held[: max(0, len(held) + 1 - limit)] if limit else []
+    limit = keep()
+    goes = beyond_limit([*options["kept_versions"], version], limit) if limit else []
     note = (f"At most {limit} views are kept (HRI_KEEP_VERSION_VIEWS): keeping this one drops the view of "
             f"{', '.join(f'v{v}' for v in goes)}." if goes else None)
     if not can(Permission.RESCORE):

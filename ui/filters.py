@@ -127,7 +127,7 @@ def sidebar_filters(options: dict) -> Filters:
                                format_func=lambda v: "Current scores" if v == CURRENT else f"Version {v}",
                                help="The current scores, or every current answer's latest score under one "
                                     "profile version (its bands below)")
-        if version != CURRENT and int(version) in options.get("joined_versions", ()):
+        if version != CURRENT and options.get("version_reads", {}).get(int(version)) == "joined":
             st.caption(f"Version {version} is read from its score rows: slow on a large register (half a minute a "
                        "page at ten million answers). An admin can keep a view of it on the Profiles page.")
         choices = band_options(options, version)

@@ -518,9 +518,9 @@ def _none_if_nan(value: Any) -> Any:
 def filter_options(store: Store) -> dict:
     """Choices for the filter bar: use cases, models, bands (active profile order, then ``NO_CLAIMS_STATE``),
     profile versions that have scores with each one's bands (``version_bands``: an older version may name its
-    bands otherwise) and the ones read by joining their score rows (``joined_versions``: neither the current scores'
-    version nor kept, ``register.scoring.version_views``), and the range of creation dates of the current
-    responses."""
+    bands otherwise) and how the console reads each one (``version_reads``: "current", "kept" or "joined",
+    ``register.scoring.version_views.view_states``) with the kept ones oldest first (``kept_versions``), and the
+    range of creation dates of the current responses."""
     row = store.one("""
         SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
                list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
@@ -528,11 +528,11 @@ def filter_options(store: Store) -> dict:
         FROM responses WHERE is_current""")
     versions = [v for (v,) in store.query(
         "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
+    held = version_views.kept(store)
     return {"use_cases": list(row["use_cases"] or []), "models": list(row["models"] or []),
             "bands": list(_states(_band_names(store, None))), "profile_versions": versions,
             "version_bands": {v: list(_states(tuple(b.name for b in get_profile(store, v).bands))) for v in versions},
-            "joined_versions": [v for v, state in version_views.view_states(store, versions).items()
-                                if state == "joined"],
+            "version_reads": version_views.view_states(store, versions, held), "kept_versions": held,
             "date_min": row["date_min"], "date_max": row["date_max"]}
 
 

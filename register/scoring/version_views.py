@@ -37,8 +37,8 @@ from register.errors import NotFound, NothingToKeep
 from register.scoring import current_scores
 from register.settings import default, settings
 
-__all__ = ["KEEP", "check", "forget", "keep", "keep_before_rebuild", "keep_view", "kept", "remove_revised", "tables",
-           "view_state", "view_states"]
+__all__ = ["KEEP", "beyond_limit", "check", "forget", "keep", "keep_before_rebuild", "keep_view", "kept",
+           "remove_revised", "tables", "view_state", "view_states"]
 
 KEEP = default("keep_version_views")  # the default of HRI_KEEP_VERSION_VIEWS: older versions kept as tables
 
@@ -87,9 +87,14 @@ def keep_before_rebuild(cur: Cursor, run_version: int, run_id: int) -> int | Non
         _create_like(cur, live, kept_as)
     cur.execute("INSERT INTO kept_version_views (profile_version, kept_at, run_id) VALUES (?, now(), ?)",
                 [version, int(run_id)])
-    for older in kept(cur)[:-limit]:  # the oldest first
+    for older in beyond_limit(kept(cur), limit):
         forget(cur, older)
     return version
+
+
+def beyond_limit(held: list[int], limit: int) -> list[int]:
+    """The versions of ``held`` (kept, oldest first) that go to keep at most ``limit``: the oldest."""
+    return held[:max(0, len(held) - limit)]
 
 
 def view_state(cur: Cursor | Store, version: int) -> str:
@@ -98,9 +103,10 @@ def view_state(cur: Cursor | Store, version: int) -> str:
     return view_states(cur, [version])[int(version)]
 
 
-def view_states(cur: Cursor | Store, versions: list[int]) -> dict[int, str]:
-    """``view_state`` of each of ``versions``, with one look at the kept views and one at the read model."""
-    held = set(kept(cur))
+def view_states(cur: Cursor | Store, versions: list[int], held: list[int] | None = None) -> dict[int, str]:
+    """``view_state`` of each of ``versions``, with one look at the kept views (``held``: ``kept``, when the caller
+    has read it) and one at the read model."""
+    held = kept(cur) if held is None else held
     current = [int(v) for (v,) in cur.query("SELECT DISTINCT profile_version FROM current_scores LIMIT 2")]
     return {int(v): "kept" if int(v) in held else "current" if current == [int(v)] else "joined" for v in versions}
 
@@ -125,9 +131,10 @@ def keep_view(store: Store, actor: Actor, version: int,
     def build(tx: Transaction) -> Change:
         if not limit:
             raise NothingToKeep("no profile version's view is kept here (HRI_KEEP_VERSION_VIEWS is 0)")
-        if version in kept(tx):
+        state = view_state(tx, version)
+        if state == "kept":
             raise NothingToKeep(f"the view of profile version {version} is kept already")
-        if view_state(tx, version) == "current":
+        if state == "current":
             raise NothingToKeep(f"every current score is under profile version {version}: the console reads it "
                                 "from the current scores")
         scores_table, summary_table = tables(version)
@@ -153,7 +160,7 @@ def keep_view(store: Store, actor: Actor, version: int,
         run_id = int(tx.scalar("SELECT coalesce(max(run_id), 0) FROM score_runs") or 0)
         tx.execute("INSERT INTO kept_version_views (profile_version, kept_at, run_id) VALUES (?, now(), ?)",
                    [version, run_id])
-        dropped = kept(tx)[:-limit]  # the oldest first
+        dropped = beyond_limit(kept(tx), limit)
         for older in dropped:
             forget(tx, older)
         return Change("profile_version", str(version), None,

@@ -304,10 +304,11 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot
     """The version view says how the console reads each version; an admin keeps a view of one read by a join (the
     oldest kept view beyond the limit named before and dropped), a reviewer is told only an admin can."""
     from register.scoring import version_views
-    from tests.helpers.profiles import publish_versions
+    from tests.helpers.profiles import OTHER_WEIGHTS, publish_versions
 
     monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "1")
     assert publish_versions(seeded_db) == [2, 3]
+    draft = create_draft(seeded_db, ANN, {"weights": OTHER_WEIGHTS[0]})  # scores nothing: nothing to keep
     assert version_views.kept(seeded_db) == [2]
     overview = acting.open("pages/overview.py")
     overview.selectbox(key="flt_profile_version").set_value(1).run()
@@ -319,6 +320,7 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot
     assert any("kept as a read model" in c.value for c in at.caption)
     at.selectbox(key="pv_version").set_value(1).run()
     assert any("by joining its score rows" in c.value for c in at.caption)
+    assert not any("no answer is scored" in c.value for c in at.caption)
     keep_button = at.button(key="kv_keep")
     assert "drops the view of v2" in keep_button.help
     keep_button.click().run()
@@ -336,4 +338,9 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot
     at = acting.open("pages/profiles.py")
     at.selectbox(key="pv_version").set_value(2).run()
     assert any("Only an admin can keep a view" in c.value for c in at.caption)
+    assert not any(b.key == "kv_keep" for b in at.button)
+    acting.user = ANN
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pv_version").set_value(draft).run()
+    assert any(f"v{draft}: no answer is scored under it." == c.value for c in at.caption)
     assert not any(b.key == "kv_keep" for b in at.button)
