@@ -402,7 +402,7 @@ def _matches(store: Store, search: str | None, p: Params, *, bitmap: bool = Fals
         found = lookup(store, search, counted)
         if found is None:
             return None
-        top = int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses") or 0)
+        top = response_ids.largest_key(store)
         if found.exact and top - found.indexed_through <= SLICE_KEYS:
             rows = int(store.scalar(f"SELECT count(*) FROM ({found.sql})", counted.values) or 0)
             if 0 < top <= _BITMAP_KEYS and rows * BITMAP_SHARE >= top:
@@ -983,7 +983,7 @@ def authority_overview(store: Store, f: Filters) -> dict:
         failing = claim_checks_select(q, rules, roles, now, failing_only=True, answers="fg")
         # counted as a bitmap of their keys (a hash table of 1.7 million distinct keys cost 0.4 of 2 CPU-s); a key
         # above the bound (imported since it was read) is counted apart
-        top = q(int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses") or 0))
+        top = q(response_ids.largest_key(store))
         responses = store.scalar(f"""{answers.format(materialized="", filtered=filtered_scores(store, f, q))}
             SELECT coalesce(bit_count(bitstring_agg(response_key::BIGINT, 0::BIGINT, {top}::BIGINT)
                                       FILTER (WHERE response_key <= {top})), 0)

@@ -9,11 +9,17 @@ from __future__ import annotations
 from register.db.sql import multiset_differences
 from register.db.store import Store, Transaction
 
-__all__ = ["check", "record", "revisions", "revisions_select"]
+__all__ = ["check", "largest_key", "record", "revisions", "revisions_select"]
 
 # the revisions with the bound id $id: the keys whose hash matches, then those rows by key (zone maps narrow the
 # read of responses to their row groups), the id itself compared too (two ids may share a hash)
 _KEYS = "SELECT response_key FROM response_ids WHERE id_hash = md5_number_lower({id})"
+
+
+def largest_key(store: Store | Transaction) -> int:
+    """The highest response key given so far (0 for none): keys come from one sequence and only grow, so every
+    revision written later has a key above it."""
+    return int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses") or 0)
 
 
 def revisions_select(id_param: str) -> str:

@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from register.access.permissions import Permission, authorize
+from register.db import response_ids
 from register.db.sql import Params, multiset_differences
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
@@ -324,7 +325,7 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
     if slice_keys < 1:
         raise ValueError(f"slice_keys must be >= 1, got {slice_keys}")
     low = int(store.scalar("SELECT indexed_through FROM search_index"))
-    high = int(store.scalar("SELECT coalesce(max(response_key), 0) FROM responses"))
+    high = response_ids.largest_key(store)
     total = int(store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [low]) or 0)
     done = 0
     while low < high:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from register.db.store import Cursor, Store
 
-__all__ = ["COLUMNS", "SUMMARY_GROUPS", "SUMMARY_SELECT", "WEEK", "check", "join_select", "rebuild", "rebuild_summary",
-           "refresh"]
+__all__ = ["COLUMNS", "SUMMARY_GROUPS", "SUMMARY_SELECT", "WEEK", "check", "join_select", "key_slices", "rebuild",
+           "rebuild_summary", "refresh"]
 
 _DIMS = ("s_f", "s_c", "s_u", "s_o", "s_s", "s_p", "s_h")
 # (column, expression over the join of responses r and scores s)
@@ -119,13 +119,22 @@ def rebuild(cur: Cursor) -> None:
     slice's scans skip the other keys' row groups, so four slices cost what one pass did: 16-17 s).
     """
     cur.execute("DELETE FROM current_scores")
-    bounds = cur.query_one("SELECT min(response_key), max(response_key) FROM responses WHERE is_current")
-    if bounds is not None and bounds[0] is not None:
-        for start in range(int(bounds[0]), int(bounds[1]) + 1, REBUILD_SLICE):
-            cur.execute(f"INSERT INTO current_scores ({_NAMES}) {_JOIN} AND r.response_key >= $lo "
-                        "AND r.response_key < $hi AND s.response_key >= $lo AND s.response_key < $hi",
-                        {"lo": start, "hi": start + REBUILD_SLICE})
+    for low, high in key_slices(cur):
+        cur.execute(f"INSERT INTO current_scores ({_NAMES}) {_JOIN} AND r.response_key >= $lo "
+                    "AND r.response_key < $hi AND s.response_key >= $lo AND s.response_key < $hi",
+                    {"lo": low, "hi": high})
     rebuild_summary(cur)
+
+
+def key_slices(cur: Cursor) -> list[tuple[int, int]]:
+    """The current responses' keys cut into ranges ``[low, high)`` of ``REBUILD_SLICE`` keys, lowest first ([] when
+    there is no current response): what a statement joining every current response to its scores takes one at a
+    time, so that its hash table holds one range's rows."""
+    low, high = cur.query_one("SELECT min(response_key), max(response_key) FROM responses WHERE is_current") \
+        or (None, None)
+    if low is None:
+        return []
+    return [(start, start + REBUILD_SLICE) for start in range(int(low), int(high) + 1, REBUILD_SLICE)]
 
 
 def rebuild_summary(cur: Cursor) -> None:

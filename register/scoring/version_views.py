@@ -141,17 +141,13 @@ def keep_view(store: Store, actor: Actor, version: int,
         _create_like(tx, scores_table, "current_scores")
         _create_like(tx, summary_table, "score_summary")
         names = ", ".join(name for name, _ in current_scores.COLUMNS)
-        low, high = tx.query_one("SELECT min(response_key), max(response_key) FROM responses WHERE is_current") \
-            or (None, None)
-        starts = [] if low is None else list(range(int(low), int(high) + 1, current_scores.REBUILD_SLICE))
-        for done, start in enumerate(starts, start=1):
-            rows = _expected(version, "AND s.response_key >= $lo AND s.response_key < $hi "
-                                      "AND r.response_key >= $lo AND r.response_key < $hi")
-            tx.execute(f"INSERT INTO {scores_table} ({names}) {rows}",
-                       {"lo": start, "hi": start + current_scores.REBUILD_SLICE})
+        slices = current_scores.key_slices(tx)
+        rows = _expected(version, "AND s.response_key >= $lo AND s.response_key < $hi "
+                                  "AND r.response_key >= $lo AND r.response_key < $hi")
+        for done, (low, high) in enumerate(slices, start=1):
+            tx.execute(f"INSERT INTO {scores_table} ({names}) {rows}", {"lo": low, "hi": high})
             if progress:
-                progress(done, len(starts), f"version {version}: responses up to key "
-                                            f"{min(start + current_scores.REBUILD_SLICE - 1, int(high)):,}")
+                progress(done, len(slices), f"version {version}: {done} of {len(slices)} slices of the responses")
         responses = int(tx.scalar(f"SELECT count(*) FROM {scores_table}") or 0)
         if not responses:
             raise NotFound(f"profile version {version} has no score of a current response: nothing to keep")
