@@ -1,7 +1,7 @@
 """Benchmark: the importer against its floor, DuckDB's own ``read_json`` of the same file (issue 14).
 
     .venv/bin/python benchmarks/bench_import.py [--responses 100000] [--small 10000]
-                                                [--chunk-sizes 5000,50000] [--score]
+                                                [--chunk-sizes 5000,50000] [--score] [--breakdown]
 
 Writes ``--responses`` synthetic responses (``hri_core.synthetic.generate_responses``, seed 7; about 6
 claims each) and the first ``--small`` of them as JSON Lines, then, in the same run and interleaved:
@@ -14,7 +14,10 @@ claims each) and the first ``--small`` of them as JSON Lines, then, in the same 
 For each it prints wall and CPU seconds (``time.process_time``: every thread of this process), the
 ratio of the importer's CPU to the floor's taken in the same round, the CPU per response at both
 sizes (linearity: the large file's per-response CPU over the small file's), peak RSS, and the
-database's size against the JSON Lines file. Prints figures; asserts nothing.
+database's size against the JSON Lines file. ``--breakdown`` imports the large file once more (the largest chunk
+size) with every SQL statement timed (``statement_times.py``) and prints where its CPU goes, step by step, each
+against the floor: the bulk check's parse, its checks, the canonical JSON and hash, the stores, the commits, the
+search index, and Python outside any statement. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,10 +34,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from statement_times import StatementTimes  # noqa: E402
+
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
 from register.scoring.profiles import ensure_default_profile  # noqa: E402
+
+# the import's steps, by what their statements' texts hold (the first match decides; see register.ingest.bulk,
+# records and search_index)
+STEPS = (
+    ("bulk check: the parse", ("json_keys(line)",)),
+    ("bulk check: canonical JSON, sha256", ("sha256(",)),
+    ("bulk check: fields, claims, staging", ("_bulk_",)),
+    ("search index", ("search_", "_slice_")),
+    ("commits (and checkpoints)", ("COMMIT",)),
+    ("stores: responses, claims, counts", ("INSERT INTO responses", "INSERT INTO claims", "_plan", "_stored",
+                                          "response_ids", "claim_source_counts", "_claim_counts", "_refresh",
+                                          "current_scores", "score_summary")),
+)
 
 
 def measure(fn) -> tuple[float, float]:
@@ -66,12 +84,32 @@ def importer(source: Path, db: Path, chunk_size: int, score: bool) -> None:
         store.close()
 
 
+def breakdown(source: Path, db: Path, chunk_size: int, score: bool, floor_cpu: float) -> None:
+    """One more import of ``source``, every statement timed: its steps' CPU, each against the floor's."""
+    times = StatementTimes(STEPS)
+    with times.timing():
+        importer(source, db, chunk_size, score)
+    print(f"where the import's CPU goes (chunk {chunk_size:,}; {times.wall:.2f} s wall, {times.cpu:.2f} CPU-s, "
+          f"{times.cpu / floor_cpu:.2f}x the floor's {floor_cpu:.2f} CPU-s):")
+    print(f"  {'step':<36} {'statements':>10} {'wall s':>8} {'CPU s':>8} {'share':>6} {'x floor CPU':>12}")
+    rows = times.rows()
+    for step in rows:
+        print(f"  {step.name:<36} {step.statements:>10} {step.wall:8.2f} {step.cpu:8.2f} "
+              f"{step.cpu / times.cpu:6.0%} {step.cpu / floor_cpu:12.2f}")
+    check = sum(step.cpu for step in rows if step.name.startswith("bulk check"))
+    index = sum(step.cpu for step in rows if step.name == "search index")
+    print(f"  the bulk check alone {check / floor_cpu:.2f}x the floor; the search index alone "
+          f"{index / floor_cpu:.2f}x; all but the index {(times.cpu - index) / floor_cpu:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--responses", type=int, default=100_000)
     parser.add_argument("--small", type=int, default=10_000)
     parser.add_argument("--chunk-sizes", default="5000,50000")
     parser.add_argument("--score", action="store_true", help="score each batch too (the default import does)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="import the large file once more with every statement timed; print the steps' CPU")
     args = parser.parse_args()
     chunk_sizes = [int(c) for c in args.chunk_sizes.split(",")]
 
@@ -106,6 +144,8 @@ def main() -> None:
                 per_response.setdefault(label, {})[name] = cpu / n
                 print(f"{name:>6} {label:<22} {wall:8.2f} {cpu:8.2f} {cpu / n * 1e6:12.1f} "
                       f"{cpu / floor_cpu:12.2f} {db.stat().st_size / files[name].stat().st_size:9.2f}")
+        if args.breakdown:
+            breakdown(files["large"], work / "import-breakdown.duckdb", max(chunk_sizes), args.score, floor_cpu)
         for label, per in per_response.items():
             print(f"linearity ({label}): CPU per response at {sizes['large']:,} / at {sizes['small']:,} = "
                   f"{per['large'] / per['small']:.2f}")
