@@ -148,3 +148,17 @@ def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seede
     assert not at.exception and at.metric
     assert all(json.loads(c.proto.spec)["layout"].get("height") != 10 for c in at.get("plotly_chart")), \
         "the logged-in pages do not draw it"
+
+
+def test_the_warm_up_builds_the_overview_charts_from_what_it_read(seeded_db, monkeypatch):
+    """Plotly loads the code that checks each kind of trace and layout property on a process's first figure of it:
+    the warm-up builds the Overview's charts (and drops them) so that the first Overview does not pay for it."""
+    from ui import warmup
+
+    built = []
+    original = warmup.build_overview_figures
+    monkeypatch.setattr(warmup, "build_overview_figures", lambda *args: built.extend(original(*args)) or built)
+    assert warmup.warm_overview() is True
+    assert [type(trace).__name__ for fig in built for trace in fig.data[:1]] == ["Bar"] * 5, \
+        "the band mix, the dimensions, the histogram, the High + Critical share and the Authority chart, each drawn"
+    assert all(len(fig.data[0].x or fig.data[0].y or ()) > 0 for fig in built), "built from the data it read"
