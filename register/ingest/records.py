@@ -179,7 +179,8 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                    c.entailment::JSON
             FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
         """)
-        claim_counts.move(tx, gone, "response_key IN (SELECT response_key FROM _plan WHERE outcome <> 'unchanged')")
+        claim_counts.move(tx, gone, "response_key IN (SELECT response_key FROM _plan WHERE outcome <> 'unchanged')",
+                          gone_keys="SELECT current_key FROM _plan WHERE outcome = 'revised'" if revised else None)
         # a revised response's current score was its old revision's: the console's read model drops it until the
         # new revision is scored (as the join of current responses and current scores does)
         current_scores.refresh(tx, "SELECT current_key FROM _plan WHERE outcome = 'revised'",

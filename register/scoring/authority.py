@@ -11,7 +11,8 @@ are unknown) -- the three questions of ``hri_core.authority`` (its docstring quo
 * authoritative: the source's ``authority_tier`` and/or ``source_type`` within the rule of the claim's
   category (``uncategorised`` without one).
 
-Nothing is stored: the checks are a query, so superseding or restricting a source shows at once, and
+No check is stored: the checks are a query (over the claims, or over what they read of them, kept in step by
+every write: ``register.ingest.claim_counts``), so superseding or restricting a source shows at once, and
 a claim's labels are never rewritten. A SUPPORTED claim that fails a check gets a *proposed* label
 (ACCESS_GAP when not allowed, OUTDATED when stale, "needs review" when authority is insufficient or a
 check is undecided or the source is unknown), as ``hri_core.authority.check_claim`` proposes it (a
@@ -92,7 +93,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     of each absent label).
 
     Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
-    category, rule (the rule applied), answered_at, unknown_source, allowed / current / authoritative (BOOLEAN,
+    category, rule (the rule applied), answered_at, use_case (the answer's; counted: only where a restricted source's
+    check reads it), unknown_source, allowed / current / authoritative (BOOLEAN,
     NULL undecided) each with a ``*_reason``, supported, problems (``PROBLEMS`` found, in order),
     proposals (labels proposed, in order: ACCESS_GAP, OUTDATED, needs review), to_review (a proposal that
     comes from a failed check: the answer goes to the review queue), authority (one line: "stale source,
@@ -237,7 +239,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
             ], lambda x: x IS NOT NULL) END AS proposals
         FROM v)
     SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id, category, rule,
-           answered_at, unknown_source, allowed, allowed_reason, current, current_reason,
+           answered_at, use_case, unknown_source, allowed, allowed_reason, current, current_reason,
            authoritative, authoritative_reason,
            supported, problems, proposals, n,
            len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
@@ -412,13 +414,65 @@ def review_keys_select(store: Store, p: Params, now: datetime | None = None, *,
     ``use_cases``, when the caller reads only those: the console's use-case filter), as the checks counted from
     the claims' counts tell (``flagged_counted``): a dated source still valid, or one whose claims all come from
     other use cases, costs nothing (with one cited by 3.6 million claims at 10M answers, listing them cost 2.4
-    CPU-s of every overview and queue read)."""
+    CPU-s of every overview and queue read). Otherwise no claim is read either: the checks run over the counted
+    groups and the failing groups' answers are read from ``claim_source_answers`` (``_failing_answers``; listing
+    the claims of 1.7 million answers past a dated source's date took 2-3 s at 10M), but for a dated source's claims
+    of answers without a creation time, which are checked at their score's as-of time and listed. With ``use_cases``
+    only the answers of those use cases are listed."""
     rules, roles = _inputs(store)
     now = now or utc_now()
     if not may_fail_cited(store, rules) or not flagged_counted(store, now, use_cases=use_cases, inputs=(rules, roles)):
         return "SELECT NULL::BIGINT AS response_key WHERE false"
-    checks = claim_checks_select(p, rules, roles, now, failing_only=True)
-    return f"SELECT response_key FROM ({checks}) WHERE to_review"
+    untimed = dated_source_cited(store, untimed=True)
+    keys = _failing_answers(p, _counted_checks(p, rules, roles, now, use_cases, untimed), use_cases)
+    if untimed:  # a dated source's claims of answers without a creation time: checked at their score's time, listed
+        untimed_keys = ("SELECT response_key FROM responses WHERE is_current AND created_at IS NULL"
+                        + (f" AND use_case IN {p.in_list(use_cases)}" if use_cases else ""))
+        checks = claim_checks_select(p, rules, roles, now, failing_only=True, keys=untimed_keys)
+        keys += f" UNION ALL SELECT response_key FROM ({checks}) WHERE to_review AND source_id IN ({_DATED})"
+    return keys
+
+
+def _counted_checks(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str, ...]], now: datetime,
+                    use_cases: tuple[str, ...], untimed: bool) -> str:
+    """The checks of the current SUPPORTED sourced claims (of ``use_cases``), counted by what they read
+    (``claim_checks_select`` with ``grouped_over``): the query ``flagged_counted`` sums."""
+    answers = ("(SELECT r.response_key, r.use_case, r.created_at, cs.as_of FROM responses r "
+               "LEFT JOIN current_scores cs ON cs.response_key = r.response_key WHERE r.is_current)")
+    return claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over=answers,
+                               over_every_current=True, use_cases=use_cases, any_dated=untimed)
+
+
+def _failing_answers(p: Params, counted: str, use_cases: tuple[str, ...]) -> str:
+    """SELECT of the response keys of the answers whose claims fall in a group of ``counted`` (``_counted_checks``)
+    that goes to review, read from ``claim_source_answers`` (migration 032): the groups hold exactly what the checks
+    read -- the label mask, the source, the category, the use case where the source is restricted, the answer's day
+    where it is dated -- so an answer's claim is in a failing group if and only if its own checks fail. A dated
+    source's claims of answers without a creation time (no day) are left to the caller. The rows are sorted by
+    source: the failing sources' rows are read, the others' row groups skipped."""
+    mask = " + ".join(f"CASE WHEN list_contains(labels, {p(label.value)}) THEN {p(bit)} ELSE 0 END"
+                      for label, bit in LABEL_BIT.items())
+    within = f" AND a.use_case IN {p.in_list(use_cases)}" if use_cases else ""
+    # A dated source's groups are joined by day too (joined without it, each answer met every day's group of its
+    # source: 6 s for 2 million answers at 10M); the failing sources are named to the scan as well as joined, so
+    # that their row groups are read and the rest skipped.
+    def part(dated: bool) -> str:
+        day = " AND a.created_day = g.created_day" if dated else ""
+        return f"""
+    SELECT a.response_key FROM claim_source_answers a JOIN failing g
+      ON a.source_id = g.source_id AND a.label_mask = g.label_mask AND a.category IS NOT DISTINCT FROM g.category{day}
+     WHERE {"" if dated else "NOT "}g.dated
+       AND a.source_id IN (SELECT source_id FROM failing WHERE {"" if dated else "NOT "}dated){within}
+       AND (NOT g.restricted OR a.use_case IS NOT DISTINCT FROM g.use_case)"""
+
+    return f"""
+    WITH failing AS MATERIALIZED (
+        SELECT DISTINCT ({mask})::INTEGER AS label_mask, source_id, category, use_case,
+               CASE WHEN source_id IN ({_DATED}) THEN (answered_at AT TIME ZONE 'UTC')::DATE END AS created_day,
+               source_id IN ({_DATED}) AS dated, source_id IN ({_RESTRICTED}) AS restricted
+        FROM ({counted}) WHERE to_review)
+    {part(True)}
+    UNION ALL {part(False)}"""
 
 
 def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] = (),
@@ -430,11 +484,7 @@ def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] =
     and requester roles when the caller has read them."""
     p = Params()
     rules, roles = inputs or _inputs(store)
-    answers = ("(SELECT r.response_key, r.use_case, r.created_at, cs.as_of FROM responses r "
-               "LEFT JOIN current_scores cs ON cs.response_key = r.response_key WHERE r.is_current)")
-    checks = claim_checks_select(p, rules, roles, now, supported_only=True, grouped_over=answers,
-                                 over_every_current=True, use_cases=use_cases,
-                                 any_dated=dated_source_cited(store, untimed=True))
+    checks = _counted_checks(p, rules, roles, now, use_cases, dated_source_cited(store, untimed=True))
     return int(store.scalar(f"SELECT coalesce(sum(n), 0) FROM ({checks}) WHERE to_review", p.values) or 0)
 
 

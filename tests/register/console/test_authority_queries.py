@@ -103,11 +103,12 @@ def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, m
     assert past.empty and size == 4 and list(past.columns) == list(queue.columns)
 
 
-def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_only_then_are_claims_listed(
+def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_no_claim_is_read_for_it(
         store, tmp_path, monkeypatch):
-    """With a dated source cited but every answer citing it given before its date, the queue takes none and no claim
+    """With a dated source cited but every answer citing it given before its date, the queue takes none and nothing
     is listed for it (the checks counted from the claims' counts say none fails); an answer after the date is
-    taken at once -- under a use-case filter only where that use case's claims fail."""
+    taken at once -- under a use-case filter only where that use case's claims fail -- its key read from the
+    sources' answers (``claim_source_answers``), never from the claims."""
     import json
 
     from register import SYSTEM
@@ -133,7 +134,8 @@ def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_only_
     def listed(f: Filters) -> tuple[int, bool]:
         with recorded_statements(monkeypatch) as statements:
             size = kpis(store, f)["queue_size"]
-        return size, any("FROM claims c WHERE" in sql for sql in statements)
+        assert not any("FROM claims c" in sql for sql in statements), "a timed answer's claims are never read"
+        return size, any("FROM claim_source_answers a" in sql for sql in statements)
 
     answer("before", "2026-03-31T23:59:59Z", "helpdesk")  # valid until 2026-03-31, inclusive
     assert listed(Filters()) == (0, False) and queue_stats(store)["size"] == 0
@@ -159,6 +161,24 @@ def _listed_overview(store, f: Filters) -> dict:
     return {"supported_sourced": len(checks), "flagged": int(checks["to_review"].sum()),
             "responses": checks.loc[checks["to_review"], "response_key"].nunique(),
             "by_problem": {k: int(v) for k, v in problems.items()}}
+
+
+def _assert_review_keys_are_the_listed_ones(store) -> None:
+    """The answers the queue takes for their sources (``review_keys_select``: failing groups of the counts, their
+    answers read from ``claim_source_answers``) are those the checks listed claim by claim send to review, under no
+    filter and under each use case."""
+    from register.db.sql import Params
+    from register.scoring.authority import claim_checks, review_keys_select
+
+    checks = claim_checks(store)
+    failing = checks[checks["to_review"].fillna(False).astype(bool)]
+    for use_cases in ((), ("helpdesk",), ("hr", "legal")):
+        p = Params()
+        select = review_keys_select(store, p, use_cases=use_cases)
+        keys = {k for (k,) in store.query(f"SELECT response_key FROM ({select})", p.values)}
+        expected = set(failing["response_key"] if not use_cases
+                       else failing.loc[failing["use_case"].isin(use_cases), "response_key"])
+        assert keys == expected, use_cases
 
 
 @pytest.mark.parametrize(("seed", "dated", "untimed"),
@@ -239,6 +259,7 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
         assert (counted["supported_sourced"], counted["flagged"], counted["responses"], by_problem) == \
             (listed["supported_sourced"], listed["flagged"], listed["responses"], listed["by_problem"]), f
     assert _listed_overview(store, Filters())["flagged"] > 0  # the data exercise the failing checks
+    _assert_review_keys_are_the_listed_ones(store)
     # an older profile version over every current answer is the same set (the counts stand in); with a band chosen
     # under it, or once an answer has no score under it, it is not
     second = create_draft(store, SYSTEM, {"bands": [{"name": "Low", "upper": 5, "action": "release"},
@@ -270,6 +291,15 @@ def test_the_counted_overview_equals_the_checks_listed_claim_by_claim(store, tmp
         counted, listed = authority_overview(store, f), _listed_overview(store, f)
         assert (counted["supported_sourced"], counted["flagged"]) == (listed["supported_sourced"],
                                                                       listed["flagged"]), f
+    _assert_review_keys_are_the_listed_ones(store)
+    # revisions: a third of the answers again with other labels, sources and times (their old claims' answers go)
+    revised = [{**r, "created_at": rng.choice(["2026-03-30T10:00:00Z", "2026-04-02T08:00:00Z"]),
+                "claims": [{**c, "labels": rng.choice(labels), "source_id": rng.choice(source_ids[:-1])}
+                           for c in r["claims"]]} for r in records[::3]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in revised), encoding="utf-8")
+    import_path(store, SYSTEM, path)
+    assert store.scalar("SELECT count(*) FROM responses WHERE revision > 1") > 0
+    _assert_review_keys_are_the_listed_ones(store)
 
 
 def test_the_queue_reads_no_claim_until_a_source_that_can_fail_is_cited_and_sees_the_first_at_once(store, tmp_path):

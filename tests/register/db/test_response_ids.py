@@ -95,7 +95,7 @@ def test_the_id_itself_is_compared_and_check_names_each_fault(revised):
 
 
 def test_an_older_database_gets_its_ids_from_the_migration(tmp_path, monkeypatch):
-    migrations_before(tmp_path, monkeypatch, 28, also=(29, 30, 31))
+    migrations_before(tmp_path, monkeypatch, 28, also=(29, 30, 31, 32))
     monkeypatch.setattr(response_ids, "record", lambda *args, **kwargs: None)  # the writers before the table
     older = Store(tmp_path / "older.duckdb")
     ensure_default_profile(older, SYSTEM)

@@ -1,7 +1,8 @@
 """``claim_source_counts`` (migrations 024, 025, 031) holds the current sourced claims counted by label mask, source,
 category, use case and model through every write that changes which claims are current: an import of new
 responses, a revision (the old revision's claims leave, the new one's come), an unchanged re-import, synthetic
-copies; a database from before it is counted by the migration; ``check`` names a group that differs."""
+copies; a database from before it is counted by the migration; ``check`` names a group that differs.
+``claim_source_answers`` (migration 032) holds the same claims' answers through the same writes."""
 
 from __future__ import annotations
 
@@ -51,6 +52,39 @@ def test_imports_revisions_and_copies_keep_the_counts(store, tmp_path):
     assert sum(_counts(store).values()) == store.scalar(
         "SELECT count(*) FROM claims WHERE is_current AND source_id IS NOT NULL")
     assert sum(_counts(store).values()) == 6 + 10  # five copies of two sourced claims each
+
+
+def _answers(store: Store) -> set[tuple]:
+    return set(store.query("SELECT a.source_id, a.label_mask, a.category, r.response_id, r.revision "
+                           "FROM claim_source_answers a JOIN responses r USING (response_key)"))
+
+
+def test_imports_revisions_and_copies_keep_the_sources_answers(store, tmp_path):
+    _import(store, tmp_path, "first", _records("r", "src-1", ["SUPPORTED"], n=2))
+    assert _answers(store) == {("src-1", 1, "legal", "r-0", 1), ("src-2", 1, None, "r-0", 1),
+                               ("src-1", 1, "legal", "r-1", 1), ("src-2", 1, None, "r-1", 1)}
+    # r-0 revised (its first claim now cites src-9), r-1 sent again unchanged: r-0's first revision leaves
+    _import(store, tmp_path, "second", _records("r", "src-9", ["CONTRADICTED"], n=1) + _records("r", "src-1",
+                                                                                           ["SUPPORTED"], n=2)[1:])
+    assert _answers(store) == {("src-9", 8, "legal", "r-0", 2), ("src-2", 1, None, "r-0", 2),
+                               ("src-1", 1, "legal", "r-1", 1), ("src-2", 1, None, "r-1", 1)}
+    batch = store.scalar("SELECT batch_id FROM import_batches WHERE source_name = 'first.jsonl'")
+    replicate(store, SYSTEM, batch, 2)
+    assert len(_answers(store)) == 4 + 2 * 2 and claim_counts.check(store) == []
+
+
+def test_check_names_an_answer_row_that_differs_and_rebuild_lists_them_again(store, tmp_path):
+    _import(store, tmp_path, "first", _records("r", "src-1", ["SUPPORTED"], n=2))
+    with store.cursor() as cur:
+        cur.execute("DELETE FROM claim_source_answers WHERE source_id = 'src-2' AND label_mask = 1 AND response_key = "
+                    "(SELECT min(response_key) FROM responses)")
+        cur.execute("INSERT INTO claim_source_answers VALUES ('src-7', 1, NULL, NULL, NULL, 999)")
+    problems = claim_counts.check(store)
+    assert any("response key 999, source 'src-7'" in p and "held, not in a recount" in p for p in problems)
+    assert any("source 'src-2'" in p and "in a recount, not held" in p for p in problems)
+    with store.cursor() as cur:
+        claim_counts.rebuild(cur)
+    assert claim_counts.check(store) == []
 
 
 def test_check_names_a_group_that_differs_and_rebuild_counts_again(store, tmp_path):

@@ -85,7 +85,7 @@ def test_a_fix_in_place_resolves_the_row_and_a_bad_fix_keeps_it_open(store, quar
 def test_migration_012_keeps_every_quarantine_row_of_an_older_database(tmp_path, monkeypatch):
     # and 017, 019, 022, 023: today's importer keeps the console's read model (current_scores) and its summary in
     # the same transaction, joining responses and scores on the key 019 adds, and indexes the texts for search
-    migrations_before(tmp_path, monkeypatch, 12, also=(17, 19, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31))
+    migrations_before(tmp_path, monkeypatch, 12, also=(17, 19, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32))
     db = tmp_path / "older.duckdb"
     before = Store(db)
     from register import SYSTEM

@@ -356,7 +356,7 @@ def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *
 def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words indexed before migration 027: the search leaves pairs alone (still exact) until ``catch_up`` has
     filled them in, in slices from the top key down, each audited; then two-word searches use them."""
-    _older_database(tmp_path, monkeypatch, 27, (28, 31), seed=5,  # the index before its pairs (and runs, and masks)
+    _older_database(tmp_path, monkeypatch, 27, (28, 31, 32), seed=5,  # the index before its pairs (and runs, and masks)
                     _index_pairs=lambda tx: 0, _index_separators=lambda *args: 0, _index_characters=lambda *args: 0,
                     _backfill=lambda *args: None)
     upgraded = Store(tmp_path / "older.duckdb")
@@ -406,7 +406,7 @@ def _searches_exactly_and_fills_in(upgraded: Store, *, missing: str, rows: str, 
 def test_a_database_indexed_before_the_runs_searches_exactly_and_fills_them_in(tmp_path, monkeypatch):
     """Words and pairs indexed before migration 029: a search with no letter or digit scans (still exact) until
     ``catch_up`` has filled the runs in, in slices from the top key down, each audited; then it reads them."""
-    _older_database(tmp_path, monkeypatch, 29, (31,), seed=9,  # the index before its runs of separators (and masks)
+    _older_database(tmp_path, monkeypatch, 29, (31, 32), seed=9,  # the index before its runs of separators (and masks)
                     _index_separators=lambda *args: 0, _index_characters=lambda *args: 0,
                     _BACKFILLS=search_index._BACKFILLS[:1])
     upgraded = Store(tmp_path / "older.duckdb")
@@ -422,7 +422,7 @@ def test_a_database_indexed_before_the_masks_searches_exactly_and_fills_them_in(
     """Words, pairs and runs indexed before migration 030: a one-letter search reads the words' postings (still
     exact) until ``catch_up`` has filled the masks in from the postings, from the top key down, each slice audited;
     then it reads the masks."""
-    _older_database(tmp_path, monkeypatch, 30, (31,), seed=11,  # the index before its masks of letters and digits
+    _older_database(tmp_path, monkeypatch, 30, (31, 32), seed=11,  # the index before its masks of letters and digits
                     _index_characters=lambda *args: 0, _BACKFILLS=search_index._BACKFILLS[:2])
     upgraded = Store(tmp_path / "older.duckdb")
     assert upgraded.scalar("SELECT count(*) FROM search_words WHERE characters IS NOT NULL") == 0
@@ -435,7 +435,7 @@ def test_a_database_indexed_before_the_masks_searches_exactly_and_fills_them_in(
 
 
 def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_path, monkeypatch):
-    _older_database(tmp_path, monkeypatch, 23, (24, 25, 26, 28, 31), seed=3,  # the importer before the index
+    _older_database(tmp_path, monkeypatch, 23, (24, 25, 26, 28, 31, 32), seed=3,  # the importer before the index
                     catch_up=lambda *args, **kwargs: 0)
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
