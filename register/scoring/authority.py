@@ -92,7 +92,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     claim_idx, claim_id and text are NULL, and ``labels`` are read from the claims' bit masks with a NULL in place
     of each absent label).
 
-    Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id,
+    Columns: response_id, revision, response_key, claim_idx, claim_id, text, labels (and their bits, label_mask),
+    source_id,
     category, rule (the rule applied), answered_at, use_case (the answer's; counted: only where a restricted source's
     check reads it), unknown_source, allowed / current / authoritative (BOOLEAN,
     NULL undecided) each with a ``*_reason``, supported, problems (``PROBLEMS`` found, in order),
@@ -238,8 +239,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                 CASE WHEN unknown_source OR allowed IS NULL OR authoritative IS NOT true THEN {review} END
             ], lambda x: x IS NOT NULL) END AS proposals
         FROM v)
-    SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, source_id, category, rule,
-           answered_at, use_case, unknown_source, allowed, allowed_reason, current, current_reason,
+    SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, label_mask, source_id, category,
+           rule, answered_at, use_case, unknown_source, allowed, allowed_reason, current, current_reason,
            authoritative, authoritative_reason,
            supported, problems, proposals, n,
            len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
@@ -275,7 +276,7 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
         else:
             ident = "c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text"
             labels, picked = "c.labels", "*"
-        listed = (f"{ident}, {labels} AS labels, c.source_id, c.category, {{time}} AS answered_at, "
+        listed = (f"{ident}, {labels} AS labels, c.label_mask, c.source_id, c.category, {{time}} AS answered_at, "
                   f"{{use_case}} AS use_case, list_contains({labels}, {supported}) AS supported, 1::BIGINT AS n")
         now_at = f"{p(now)}::TIMESTAMPTZ"
         chosen = f"SELECT {picked} FROM claims c WHERE {which} AND c.source_id IS NOT NULL"
@@ -324,13 +325,14 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
         rows = f"{joined()} GROUP BY ALL"
     return f"""cm AS ({rows}),
     c0 AS MATERIALIZED (
-        SELECT {_labels_from_mask(p, "label_mask")} AS labels, source_id, category, use_case, answered_at, n
+        SELECT {_labels_from_mask(p, "label_mask")} AS labels, label_mask, source_id, category, use_case, answered_at,
+               n
         FROM (SELECT label_mask, source_id, category, use_case, answered_at, sum(n)::BIGINT AS n FROM cm
               GROUP BY ALL)),
     cl AS (
         SELECT NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, NULL::BIGINT AS response_key,
-               NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text, labels, source_id,
-               category, answered_at, use_case, list_contains(labels, {supported}) AS supported, n
+               NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text, labels, label_mask,
+               source_id, category, answered_at, use_case, list_contains(labels, {supported}) AS supported, n
         FROM c0
     )"""
 
@@ -421,9 +423,11 @@ def review_keys_select(store: Store, p: Params, now: datetime | None = None, *,
     only the answers of those use cases are listed."""
     rules, roles = _inputs(store)
     now = now or utc_now()
-    if not may_fail_cited(store, rules) or not flagged_counted(store, now, use_cases=use_cases, inputs=(rules, roles)):
+    if not may_fail_cited(store, rules):
         return "SELECT NULL::BIGINT AS response_key WHERE false"
     untimed = dated_source_cited(store, untimed=True)
+    if not flagged_counted(store, now, use_cases=use_cases, inputs=(rules, roles), untimed=untimed):
+        return "SELECT NULL::BIGINT AS response_key WHERE false"
     keys = _failing_answers(p, _counted_checks(p, rules, roles, now, use_cases, untimed), use_cases)
     if untimed:  # a dated source's claims of answers without a creation time: checked at their score's time, listed
         untimed_keys = ("SELECT response_key FROM responses WHERE is_current AND created_at IS NULL"
@@ -450,8 +454,6 @@ def _failing_answers(p: Params, counted: str, use_cases: tuple[str, ...]) -> str
     where it is dated -- so an answer's claim is in a failing group if and only if its own checks fail. A dated
     source's claims of answers without a creation time (no day) are left to the caller. The rows are sorted by
     source: the failing sources' rows are read, the others' row groups skipped."""
-    mask = " + ".join(f"CASE WHEN list_contains(labels, {p(label.value)}) THEN {p(bit)} ELSE 0 END"
-                      for label, bit in LABEL_BIT.items())
     within = f" AND a.use_case IN {p.in_list(use_cases)}" if use_cases else ""
     # A dated source's groups are joined by day too (joined without it, each answer met every day's group of its
     # source: 6 s for 2 million answers at 10M); the failing sources are named to the scan as well as joined, so
@@ -467,7 +469,7 @@ def _failing_answers(p: Params, counted: str, use_cases: tuple[str, ...]) -> str
 
     return f"""
     WITH failing AS MATERIALIZED (
-        SELECT DISTINCT ({mask})::INTEGER AS label_mask, source_id, category, use_case,
+        SELECT DISTINCT label_mask, source_id, category, use_case,
                CASE WHEN source_id IN ({_DATED}) THEN (answered_at AT TIME ZONE 'UTC')::DATE END AS created_day,
                source_id IN ({_DATED}) AS dated, source_id IN ({_RESTRICTED}) AS restricted
         FROM ({counted}) WHERE to_review)
@@ -476,15 +478,17 @@ def _failing_answers(p: Params, counted: str, use_cases: tuple[str, ...]) -> str
 
 
 def flagged_counted(store: Store, now: datetime, *, use_cases: tuple[str, ...] = (),
-                    inputs: tuple[AuthorityRules, dict[str, tuple[str, ...]]] | None = None) -> int:
+                    inputs: tuple[AuthorityRules, dict[str, tuple[str, ...]]] | None = None,
+                    untimed: bool | None = None) -> int:
     """The current SUPPORTED claims (of answers in ``use_cases``, all when empty) whose source failed a check and
     that do not carry the proposed label yet, counted from the claims' counts (``claim_source_counts``) -- the
     claims of dated sources by their answer's creation day, those of answers without a creation time joined to
     their current score's as-of time. The same checks as the listed ones, so the same number. ``inputs``: the rules
-    and requester roles when the caller has read them."""
+    and requester roles, and ``untimed``: ``dated_source_cited(store, untimed=True)``, when the caller has read them."""
     p = Params()
     rules, roles = inputs or _inputs(store)
-    checks = _counted_checks(p, rules, roles, now, use_cases, dated_source_cited(store, untimed=True))
+    untimed = dated_source_cited(store, untimed=True) if untimed is None else untimed
+    checks = _counted_checks(p, rules, roles, now, use_cases, untimed)
     return int(store.scalar(f"SELECT coalesce(sum(n), 0) FROM ({checks}) WHERE to_review", p.values) or 0)
 
 
