@@ -1,11 +1,15 @@
 # The two commands: `make run` starts the console, `make test` runs the whole test suite.
-.PHONY: run test check bench demo clean
+# `make test-fast` is the inner loop: every test but the real-browser ones.
+.PHONY: run test test-fast check bench demo clean
 
 run:
 	scripts/run.sh
 
 test:
 	scripts/test.sh
+
+test-fast:
+	scripts/test.sh -m "not browser"
 
 # Static gates (also run by .ci/run): lint, strict typing of the pure core, the import contracts.
 check:

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from tests.helpers.paths import peer_data as _peer_data
+from tests.helpers.stores import check_read_models
 
 
 @pytest.fixture(autouse=True)
@@ -46,34 +47,21 @@ def _clear_caches() -> None:
         streamlit.cache_resource.clear()
 
 
+@pytest.fixture(scope="session")
+def templates(tmp_path_factory):
+    """The session's template databases (``tests.helpers.templates``): ``templates.open(name, path)`` is a store on
+    a fresh copy of the migrated register (``"migrated"``) or of a demo set, built once per session."""
+    from tests.helpers.templates import Templates
+
+    return Templates(tmp_path_factory.mktemp("templates"))
+
+
 @pytest.fixture
-def store(tmp_path, request):
-    """A fresh, migrated register with the default (paper) profile active."""
-    from register import SYSTEM, Store
-    from register.scoring.profiles import ensure_default_profile
-
-    s = Store(tmp_path / "register.duckdb")
-    ensure_default_profile(s, SYSTEM)
+def store(tmp_path, request, templates):
+    """A fresh, migrated register with the default (paper) profile active (a copy of the session's template)."""
+    s = templates.open("migrated", tmp_path / "register.duckdb")
     yield s
-    # whatever the test wrote, the console's read model of the current scores still equals its join
-    import duckdb
-
-    from register.db import response_ids
-    from register.ingest import claim_counts, search_index
-    from register.scoring import current_scores, version_views
-
-    try:
-        tampered = request.node.get_closest_marker("tampers")
-        differences = [] if tampered else current_scores.check(s) + version_views.check(s)
-        index_problems = [] if tampered else search_index.check(s)
-        count_problems = [] if tampered else claim_counts.check(s)
-        id_problems = [] if tampered else response_ids.check(s)
-    except duckdb.ConnectionException:  # the test closed the store itself
-        differences = index_problems = count_problems = id_problems = []
-    assert differences == [], f"a read model differs from the join of current responses and scores: {differences}"
-    assert index_problems == [], f"the search index differs from the words of the texts: {index_problems}"
-    assert count_problems == [], f"claim_source_counts differs from the current claims: {count_problems}"
-    assert id_problems == [], f"response_ids differs from the responses: {id_problems}"
+    check_read_models(s, request)
     s.close()
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.accounts import create_accounts as _create_accounts
 from tests.helpers.browser import E2E_PASSWORD, screenshot
 from tests.helpers.paths import REPO_ROOT
 
@@ -53,13 +54,21 @@ def _wait_healthy(url: str, proc, log_path: Path, what: str, path: str = "/_stco
 
 def create_accounts(store, accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD) -> None:
     """Local accounts with a known password (the one-time-password step done), before the server starts."""
-    from register import SYSTEM, Actor
-    from register.access.identity import change_own_password, create_user, get_user
+    _create_accounts(store, accounts, password, label="E2E")
 
-    for username, role in accounts.items():
-        if get_user(store, username) is None:
-            change_own_password(store, Actor(username, role), create_user(store, SYSTEM, username, role,
-                                                                        f"E2E {role}"), password)
+
+def _e2e_demo(path: Path) -> None:
+    """The browser tests' template database: ``python -m register demo --synthetic 200``."""
+    _register_cli("--db", str(path), "demo", "--synthetic", "200")
+
+
+def _e2e_demo_with_accounts(path: Path) -> None:
+    """``_e2e_demo`` with the E2E_ACCOUNTS made (each costs a password hash: once per session, not per server)."""
+    from register import Store
+
+    _e2e_demo(path)
+    with contextlib.closing(Store(path)) as store:
+        create_accounts(store)
 
 
 def _register_cli(*args: str) -> None:
@@ -75,7 +84,7 @@ def _register_cli(*args: str) -> None:
 
 
 @pytest.fixture
-def start_app(tmp_path):
+def start_app(tmp_path, templates):
     """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD,
     prepare=None)``: seed a database with the CLI in this process (plus ``imports``), create the accounts, then
     ``prepare(db_path)`` for anything else a test needs written first, then serve app.py on it; returns {"url", "db",
@@ -86,7 +95,10 @@ def start_app(tmp_path):
                accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD, prepare=None) -> dict:
         db = tmp_path / f"e2e{len(procs)}.duckdb"
         full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
-        _register_cli("--db", str(db), "demo", "--synthetic", "200")
+        if accounts == E2E_ACCOUNTS and password == E2E_PASSWORD:
+            templates.copy("e2e-accounts", db, _e2e_demo_with_accounts)
+        else:
+            templates.copy("e2e", db, _e2e_demo)
         for path in imports:
             _register_cli("--db", str(db), "import", str(path))
         from register import Store

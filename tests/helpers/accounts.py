@@ -8,16 +8,25 @@ import time
 TEST_PASSWORD = "correct horse battery staple"  # test accounts only; never a default of the app
 
 
+def create_accounts(store, accounts: dict[str, str], password: str = TEST_PASSWORD, label: str = "Test") -> None:
+    """A local account per ``{username: role}`` with a known password (the one-time-password step done), named
+    ``"<label> <role>"``; an existing account is left as it is."""
+    from register import SYSTEM, Actor
+    from register.access.identity import change_own_password, create_user, get_user
+
+    for username, role in accounts.items():
+        if get_user(store, username) is None:
+            one_time = create_user(store, SYSTEM, username, role, f"{label} {role}")
+            change_own_password(store, Actor(username, role), one_time, password)
+
+
 def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> None:
     """A local account in the HRI_DB database with a known password (no one-time-password step)."""
-    from register import SYSTEM, Actor, Store
-    from register.access.identity import change_own_password, create_user, get_user
+    from register import Store
 
     store = Store(os.environ["HRI_DB"])
     try:
-        if get_user(store, username) is None:
-            one_time = create_user(store, SYSTEM, username, role, f"Test {role}")
-            change_own_password(store, Actor(username, role), one_time, password)
+        create_accounts(store, {username: role}, password)
     finally:
         store.close()
 

@@ -18,15 +18,12 @@ def _unexpected_errors_raise(monkeypatch):
 
 
 @pytest.fixture
-def seeded_db():
-    """The database named by HRI_DB (a temp file, see tests/conftest.py), loaded with the demo set."""
-    from register import SYSTEM, Store
-    from register.demo import seed_demo
-    from register.scoring.profiles import ensure_default_profile
+def seeded_db(templates):
+    """The database named by HRI_DB (a temp file, see tests/conftest.py), loaded with the demo set (50 synthetic
+    responses) and holding the ``test-<role>`` accounts of ``login_as``: a copy of the session's template."""
+    from pathlib import Path
 
-    store = Store(os.environ["HRI_DB"])
-    ensure_default_profile(store, SYSTEM)
-    seed_demo(store, SYSTEM, synthetic=50)
+    store = templates.open("demo50", Path(os.environ["HRI_DB"]))
     yield store
     store.close()
 

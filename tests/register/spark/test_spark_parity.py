@@ -28,7 +28,8 @@ from register.spark import score_job
 from tests.helpers.parity import SCORE_COLUMNS, TOLERANCE, bulk_scores, fired_floors, load
 from tests.helpers.strategies import AS_OF, profiles, responses
 
-pytestmark = pytest.mark.spark
+# one SparkSession for the module: under pytest-xdist its tests stay on one worker (else each starts a JVM)
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 if shutil.which("java") is None:  # pyspark is pinned in requirements-dev.txt; the JVM is the machine's
     pytest.skip("no java on PATH: the Spark parity tests need a Java 17+ runtime", allow_module_level=True)

@@ -1,0 +1,97 @@
+"""Template databases: each built once per test session (per xdist worker) and copied into a test's folder.
+
+Building a register costs its migrations, and seeding the demo set its imports and scoring; copying the file is a
+file copy. A template is built by the same calls a test used to make itself, on first use, into the session's temp
+folder; ``copy_database`` copies the DuckDB file with its audit keyring (``<file>.audit-key``, mode 0600 kept), so
+the copy verifies and signs exactly as the original would. Every copy shares the template's audit key: tests that
+are about keys make their own register.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from register import SYSTEM, Store
+
+KEYRING_SUFFIX = ".audit-key"
+
+
+def _migrated(store: Store) -> None:
+    from register.scoring.profiles import ensure_default_profile
+
+    ensure_default_profile(store, SYSTEM)
+
+
+def _demo(synthetic: int) -> Callable[[Store], None]:
+    def build(store: Store) -> None:
+        from register.demo import seed_demo
+
+        _migrated(store)
+        seed_demo(store, SYSTEM, synthetic=synthetic)
+
+    return build
+
+
+def _page_demo(store: Store) -> None:
+    """The page tests' demo set, with the AppTest accounts of ``tests.helpers.accounts`` already made (each costs a
+    password hash)."""
+    from tests.helpers.accounts import create_accounts
+
+    _demo(50)(store)
+    create_accounts(store, {f"test-{role}": role for role in ("viewer", "annotator", "reviewer", "admin")})
+
+
+def on_store(build: Callable[[Store], None]) -> Callable[[Path], None]:
+    """A template builder that writes through a ``Store`` on the template's file (closed afterwards)."""
+
+    def build_file(path: Path) -> None:
+        store = Store(path)
+        try:
+            build(store)
+        finally:
+            store.close()
+
+    return build_file
+
+
+BUILDERS: dict[str, Callable[[Path], None]] = {
+    "migrated": on_store(_migrated),  # migrated, the default (paper) profile active
+    "demo50": on_store(_page_demo),  # + the demo set with 50 synthetic responses, the page tests' accounts
+    "demo120": on_store(_demo(120)),  # + the demo set with 120 synthetic responses (the scoring tests' demo_store)
+}
+
+
+def copy_database(source: Path, target: Path) -> Path:
+    """Copy the DuckDB file ``source`` (closed) and its audit keyring to ``target``; returns ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    keyring = source.with_name(source.name + KEYRING_SUFFIX)
+    if keyring.exists():
+        shutil.copy2(keyring, target.with_name(target.name + KEYRING_SUFFIX))
+    return target
+
+
+class Templates:
+    """The session's template databases by name (``BUILDERS``), each built on first use under ``folder``."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._built: dict[str, Path] = {}
+
+    def path(self, name: str, build: Callable[[Path], None] | None = None) -> Path:
+        """The template ``name``'s file, built on first use by ``build(path)`` if given, else by ``BUILDERS``."""
+        if name not in self._built:
+            path = self.folder / f"{name}.duckdb"
+            (build or BUILDERS[name])(path)
+            self._built[name] = path
+        return self._built[name]
+
+    def copy(self, name: str, target: Path, build: Callable[[Path], None] | None = None) -> Path:
+        """A copy of the template ``name`` (``build`` as for ``path``) at ``target``, not opened."""
+        return copy_database(self.path(name, build), target)
+
+    def open(self, name: str, target: Path) -> Store:
+        """A ``Store`` on a fresh copy of the template ``name`` at ``target``."""
+        return Store(self.copy(name, target))
