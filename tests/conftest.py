@@ -48,18 +48,26 @@ def _clear_caches() -> None:
 
 
 @pytest.fixture(scope="session")
-def templates(tmp_path_factory):
-    """The session's template databases (``tests.helpers.templates``): ``templates.open(name, path)`` is a store on
-    a fresh copy of the migrated register (``"migrated"``) or of a demo set, built once per session."""
+def database_templates(tmp_path_factory):
+    """The session's template databases (``tests.helpers.templates``): ``database_templates.open(name, path)`` is a
+    store on a fresh copy of the migrated register or of a demo set, each built once per session (per worker)."""
     from tests.helpers.templates import Templates
 
     return Templates(tmp_path_factory.mktemp("templates"))
 
 
+# a test that asks for one of these fixtures gets ``store`` as a copy of the named template (they are ``store``
+# loaded with more, and must be the very same register as ``store`` for the fixtures that build on it)
+STORE_TEMPLATES = {"demo_store": "demo120"}
+
+
 @pytest.fixture
-def store(tmp_path, request, templates):
-    """A fresh, migrated register with the default (paper) profile active (a copy of the session's template)."""
-    s = templates.open("migrated", tmp_path / "register.duckdb")
+def store(tmp_path, request, database_templates):
+    """A fresh, migrated register with the default (paper) profile active: a copy of the session's template (of a
+    demo set when the test also asks for a fixture of ``STORE_TEMPLATES``). At teardown every read model is checked
+    against what it is derived from."""
+    template = next((t for name, t in STORE_TEMPLATES.items() if name in request.fixturenames), "migrated")
+    s = database_templates.open(template, tmp_path / "register.duckdb")
     yield s
     check_read_models(s, request)
     s.close()

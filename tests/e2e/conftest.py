@@ -83,22 +83,30 @@ def _register_cli(*args: str) -> None:
         raise RuntimeError(f"python -m register {' '.join(args)} exited {code}:\n{out.getvalue()}{err.getvalue()}")
 
 
-@pytest.fixture
-def start_app(tmp_path, templates):
-    """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD,
-    prepare=None)``: seed a database with the CLI in this process (plus ``imports``), create the accounts, then
-    ``prepare(db_path)`` for anything else a test needs written first, then serve app.py on it; returns {"url", "db",
-    "expected", "port", "log", "stop"} (``stop()`` frees the database file early). Stopped at teardown."""
-    procs = []
+def server_environment(env: dict | None = None) -> dict[str, str]:
+    """A server's environment: this process's without any HRI_* setting (``tests/conftest.py`` isolates every test
+    from the developer's shell the same way), with no background warm-up, plus ``env``."""
+    inherited = {name: value for name, value in os.environ.items() if not name.startswith("HRI_")}
+    return {**inherited, "HRI_CONSOLE_WARMUP": "0", **(env or {})}
 
-    def _start(env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None,
-               accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD, prepare=None) -> dict:
-        db = tmp_path / f"e2e{len(procs)}.duckdb"
-        full_env = {**os.environ, "HRI_DB": str(db), **(env or {})}
+
+class AppServers:
+    """Streamlit servers of app.py, each on a copy of the browser tests' template database in ``folder``."""
+
+    def __init__(self, folder: Path, templates):
+        self.folder = folder
+        self.templates = templates
+        self.procs: list = []
+
+    def start(self, env: dict | None = None, args: tuple = (), imports: tuple = (), port: int | None = None,
+              accounts: dict[str, str] = E2E_ACCOUNTS, password: str = E2E_PASSWORD, prepare=None) -> dict:
+        """See ``start_app``."""
+        n = len(self.procs)
+        db = self.folder / f"e2e{n}.duckdb"
         if accounts == E2E_ACCOUNTS and password == E2E_PASSWORD:
-            templates.copy("e2e-accounts", db, _e2e_demo_with_accounts)
+            self.templates.copy("e2e-accounts", db, _e2e_demo_with_accounts)
         else:
-            templates.copy("e2e", db, _e2e_demo)
+            self.templates.copy("e2e", db, _e2e_demo)
         for path in imports:
             _register_cli("--db", str(db), "import", str(path))
         from register import Store
@@ -120,14 +128,15 @@ def start_app(tmp_path, templates):
         }
         seeded.close()
         port = port or _free_port()
-        log_path = tmp_path / f"streamlit{len(procs)}.log"
+        log_path = self.folder / f"streamlit{n}.log"
         log = open(log_path, "w")  # noqa: SIM115 -- the server's log stays open until the server stops
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
              *args],
-            cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
-        procs.append((proc, log))
+            cwd=REPO_ROOT, env=server_environment({"HRI_DB": str(db), **(env or {})}), stdout=log,
+            stderr=subprocess.STDOUT)
+        self.procs.append((proc, log))
         url = f"http://127.0.0.1:{port}"
         _wait_healthy(url, proc, log_path, "streamlit")
 
@@ -138,18 +147,54 @@ def start_app(tmp_path, templates):
 
         return {"url": url, "db": db, "expected": expected, "port": port, "log": log_path, "stop": stop}
 
-    yield _start
-    for proc, log in procs:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(timeout=20)
-        log.close()
+    def stop_all(self) -> None:
+        for proc, log in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=20)
+            log.close()
+
+
+@pytest.fixture
+def start_app(tmp_path, database_templates):
+    """``start_app(env=None, args=(), imports=(), port=None, accounts=E2E_ACCOUNTS, password=E2E_PASSWORD,
+    prepare=None)``: a copy of the template database (``python -m register demo --synthetic 200``, run once per
+    session) plus ``imports`` (by the CLI in this process), the accounts, then ``prepare(db_path)`` for anything else
+    a test needs written first, then serve app.py on it with this test's HRI_* settings (e.g. HRI_DEMO_MODE) and
+    ``env``; returns {"url", "db", "expected", "port", "log", "stop"} (``stop()`` frees the database file early).
+    Stopped at teardown."""
+    servers = AppServers(tmp_path, database_templates)
+
+    def start(env: dict | None = None, **kwargs) -> dict:
+        settings = {name: value for name, value in os.environ.items() if name.startswith("HRI_")}
+        return servers.start(env={**settings, **(env or {})}, **kwargs)
+
+    yield start
+    servers.stop_all()
 
 
 @pytest.fixture
 def app_server(start_app):
-    """The console on a seeded database with the E2E_ACCOUNTS; yields {"url", "db", "expected"}."""
+    """The console on a seeded database with the E2E_ACCOUNTS, for this test alone (it may stop the server to read
+    the record: DuckDB lets one process open the file); yields {"url", "db", "expected", "stop", ...}."""
     return start_app()
+
+
+@pytest.fixture(scope="module")
+def shared_app_server(tmp_path_factory, database_templates):
+    """``app_server`` shared by the tests of one module (one server start, not one per test), for tests that leave
+    the server running and whose writes do not change what the module's other tests read."""
+    servers = AppServers(tmp_path_factory.mktemp("shared-app"), database_templates)
+    yield servers.start()
+    servers.stop_all()
+
+
+def pytest_collection_modifyitems(items):
+    """Each browser-test module's tests on one xdist worker (``--dist loadgroup``): a module's shared server starts
+    once."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture

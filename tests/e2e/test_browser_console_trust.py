@@ -132,8 +132,8 @@ def test_histogram_bars_add_up_to_the_band_cards_and_no_claims_stands_apart(star
 # --- deep links and the users page ----------------------------------------------------------------------
 
 
-def test_deep_links_survive_the_login_and_the_users_form_changes_nothing_by_default(app_server, page):
-    url = app_server["url"]
+def test_deep_links_survive_the_login_and_the_users_form_changes_nothing_by_default(shared_app_server, page):
+    url = shared_app_server["url"]
     # a first visit of the app (the server runs its navigation once; a fresh server would serve the pages
     # folder as a plain multipage app on its very first request, which hides the behaviour under test)
     page.goto(url)
@@ -170,8 +170,8 @@ def test_deep_links_survive_the_login_and_the_users_form_changes_nothing_by_defa
 # --- review: nothing preselected; the decision on the response and in the audit trail ---------------------
 
 
-def test_a_decision_shows_on_the_response_and_is_found_in_the_audit_trail_by_its_id(app_server, page):
-    browser_login(page, app_server["url"], "e2e-reviewer")
+def test_a_decision_shows_on_the_response_and_is_found_in_the_audit_trail_by_its_id(shared_app_server, page):
+    browser_login(page, shared_app_server["url"], "e2e-reviewer")
     _open(page, "Review queue", "Review queue")
     page.get_by_text("Decision on").wait_for(timeout=30_000)
     decision = page.get_by_test_id("stRadio").filter(has_text="Decision")
@@ -207,8 +207,8 @@ def test_a_decision_shows_on_the_response_and_is_found_in_the_audit_trail_by_its
 # --- highlighting, paging, filters, date range ---------------------------------------------------------------
 
 
-def test_claims_highlighted_responses_paged_and_filters_only_where_they_apply(app_server, page):
-    url = app_server["url"]
+def test_claims_highlighted_responses_paged_and_filters_only_where_they_apply(shared_app_server, page):
+    url = shared_app_server["url"]
     page.goto(f"{url}/?from=2026-01-01&to=2026-12-31")
     _login_form(page, "e2e-reviewer")
     page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)

@@ -34,12 +34,10 @@ def _demo(synthetic: int) -> Callable[[Store], None]:
     return build
 
 
-def _page_demo(store: Store) -> None:
-    """The page tests' demo set, with the AppTest accounts of ``tests.helpers.accounts`` already made (each costs a
-    password hash)."""
+def _page_accounts(store: Store) -> None:
+    """The AppTest accounts ``test-<role>`` of ``tests.helpers.accounts.login`` (each costs a password hash)."""
     from tests.helpers.accounts import create_accounts
 
-    _demo(50)(store)
     create_accounts(store, {f"test-{role}": role for role in ("viewer", "annotator", "reviewer", "admin")})
 
 
@@ -56,10 +54,12 @@ def on_store(build: Callable[[Store], None]) -> Callable[[Path], None]:
     return build_file
 
 
-BUILDERS: dict[str, Callable[[Path], None]] = {
-    "migrated": on_store(_migrated),  # migrated, the default (paper) profile active
-    "demo50": on_store(_page_demo),  # + the demo set with 50 synthetic responses, the page tests' accounts
-    "demo120": on_store(_demo(120)),  # + the demo set with 120 synthetic responses (the scoring tests' demo_store)
+# name -> (the template it starts from, or None; what is written on top)
+BUILDERS: dict[str, tuple[str | None, Callable[[Path], None]]] = {
+    "migrated": (None, on_store(_migrated)),  # migrated, the default (paper) profile active
+    "demo50": (None, on_store(_demo(50))),  # + the demo set with 50 synthetic responses (the page tests')
+    "demo50-accounts": ("demo50", on_store(_page_accounts)),  # + the page tests' accounts
+    "demo120": (None, on_store(_demo(120))),  # + the demo set with 120 synthetic responses (the scoring tests')
 }
 
 
@@ -81,10 +81,14 @@ class Templates:
         self._built: dict[str, Path] = {}
 
     def path(self, name: str, build: Callable[[Path], None] | None = None) -> Path:
-        """The template ``name``'s file, built on first use by ``build(path)`` if given, else by ``BUILDERS``."""
+        """The template ``name``'s file, built on first use by ``build(path)`` if given, else as ``BUILDERS`` says
+        (on a copy of the template it starts from)."""
         if name not in self._built:
             path = self.folder / f"{name}.duckdb"
-            (build or BUILDERS[name])(path)
+            base, builder = (None, build) if build is not None else BUILDERS[name]
+            if base is not None:
+                copy_database(self.path(base), path)
+            builder(path)
             self._built[name] = path
         return self._built[name]
 

@@ -4,6 +4,7 @@ around every test by tests/conftest.py)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -18,12 +19,18 @@ def _unexpected_errors_raise(monkeypatch):
 
 
 @pytest.fixture
-def seeded_db(templates):
+def seeded_db(database_templates):
     """The database named by HRI_DB (a temp file, see tests/conftest.py), loaded with the demo set (50 synthetic
     responses) and holding the ``test-<role>`` accounts of ``login_as``: a copy of the session's template."""
-    from pathlib import Path
+    store = database_templates.open("demo50-accounts", Path(os.environ["HRI_DB"]))
+    yield store
+    store.close()
 
-    store = templates.open("demo50", Path(os.environ["HRI_DB"]))
+
+@pytest.fixture
+def seeded_db_without_accounts(database_templates):
+    """``seeded_db`` before any account exists (a first start)."""
+    store = database_templates.open("demo50", Path(os.environ["HRI_DB"]))
     yield store
     store.close()
 

@@ -124,7 +124,8 @@ def test_disabling_an_account_ends_its_session(seeded_db):
     assert _events(seeded_db, "session.revoked")[-1][0] == "test-annotator"
 
 
-def test_first_start_without_accounts_bootstraps_an_admin_without_showing_its_password(seeded_db):
+def test_first_start_without_accounts_bootstraps_an_admin_without_showing_its_password(seeded_db_without_accounts):
+    seeded_db = seeded_db_without_accounts
     at = _app().run()
     assert seeded_db.query_one("SELECT username, role, must_change_password FROM users") == ("admin", "admin", True)
     assert "printed in the terminal" in _texts(at)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.actors import ANN, BOB, REVIEWER, enrol
-from tests.helpers.stores import check_read_models
 
 
 @pytest.fixture
@@ -16,12 +15,8 @@ def store(store):
 
 
 @pytest.fixture
-def demo_store(tmp_path, request, templates):
-    """A register (default profile active) loaded with the demo set (Table V, Factcheck-GPT, 120 synthetic
-    responses), with accounts for the named actors: a copy of the session's template, checked at teardown as
-    ``store`` is."""
-    store = templates.open("demo120", tmp_path / "demo.duckdb")
-    enrol(store, ANN, BOB, REVIEWER)
-    yield store
-    check_read_models(store, request)
-    store.close()
+def demo_store(store):
+    """The ``store`` fixture (default profile active, the named actors' accounts) loaded with the demo set (Table V,
+    Factcheck-GPT, 120 synthetic responses): ``store`` is a copy of that template when a test asks for this fixture
+    (``tests/conftest.py``: STORE_TEMPLATES)."""
+    return store
