@@ -74,35 +74,30 @@ score to review, or ``authority check`` found a failed check; 64 usage error (un
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hri_core import HRIError
-from register.access.permissions import SYSTEM_ROLE
-from register.db.store import Actor, Store, database_path_from_env
+from register.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_QUARANTINED,
+    EXIT_USAGE,
+    Parser,
+    cli_actor,
+    initialise,
+    positive,
+    progress,
+    render_error,
+)
+from register.db.store import Store, database_path_from_env
 from register.errors import AuditChainBroken, DatabaseInUse, RegisterError
 from register.ingest.reports import DEFAULT_CHUNK
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
-EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
-
 # Each command imports the modules it needs when it runs (not at the top): `--help`, `settings` and
 # `status` then start without loading pandas, pyarrow, pandera or the scorer. No cycle is involved.
-
-
-def cli_actor() -> Actor:
-    """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role ``system`` (whoever runs
-    commands against the database file operates the machine: every permission, no four-eyes check)."""
-    name = settings().actor
-    if not name:
-        try:
-            name = getpass.getuser()
-        except (OSError, KeyError):  # no login name in some containers
-            name = "unknown"
-    return Actor(name=name, role=SYSTEM_ROLE)
 
 
 def _debug() -> bool:
@@ -111,44 +106,6 @@ def _debug() -> bool:
         return settings().debug
     except InvalidSetting:
         return False
-
-
-def render_error(error: BaseException, stream=None) -> None:
-    """The one place errors reach the terminal: ``title: message`` on stderr.
-
-    The register's errors (a database held by another process is ``DatabaseInUse``) and ``hri_core``'s
-    carry their own title and a message that says what to do; anything else is unexpected.
-    """
-    stream = stream or sys.stderr
-    message = str(error)
-    if isinstance(error, (RegisterError, HRIError)):
-        title = error.title
-    elif isinstance(error, OSError):
-        title = "File error"
-    else:
-        title = "Unexpected error"
-        message = f"{type(error).__name__}: {message}"
-    print(f"{title}: {message}", file=stream)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse exits with 2 on usage errors; 2 means "records quarantined" here, so use 64."""
-
-    def error(self, message: str):
-        self.print_usage(sys.stderr)
-        print(f"Usage error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
-def _positive(text: str) -> int:
-    """An argparse type: an integer >= 1 (``--chunk-size 0`` would import nothing, forever)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _parse_time(text: str) -> datetime:
@@ -170,10 +127,6 @@ def cmd_init(store: Store, args) -> int:
     print(f"database {store.path}: " + (f"applied {', '.join(applied)}" if applied else "schema up to date")
           + f"; active scoring profile v{active_profile(store).version}")
     return EXIT_OK
-
-
-def _progress(done: int, total: int | None, message: str) -> None:
-    print(f"  {done:,}" + (f"/{total:,}" if total else "") + f"  {message}", file=sys.stderr, flush=True)
 
 
 def print_import_report(report, stream=None) -> None:
@@ -198,16 +151,6 @@ def print_import_report(report, stream=None) -> None:
           + ("" if report.balanced else " (UNBALANCED)"), file=stream)
 
 
-def _initialise(store: Store, actor: Actor) -> None:
-    """A fresh database file gets what ``init`` gives it (the migrations ran on opening): the default profile."""
-    from register.scoring.profiles import ensure_default_profile
-
-    if store.scalar("SELECT count(*) FROM scoring_profiles") == 0:
-        version = ensure_default_profile(store, actor)
-        print(f"initialised {store.path}: schema created, default scoring profile v{version} active",
-              file=sys.stderr)
-
-
 def cmd_import(store: Store, args) -> int:
     from register.ingest.importer import ImportReport, import_path
     from register.ingest.rag_files import RagOptions
@@ -215,11 +158,11 @@ def cmd_import(store: Store, args) -> int:
     rag = RagOptions(id_prefix=args.id_prefix, use_case=args.use_case, model=args.model, stakes=args.stakes,
                      created_at=args.created_at, category=args.category)
     actor = cli_actor()
-    _initialise(store, actor)
+    initialise(store, actor)
     report = ImportReport()
     try:
         for path in args.paths:
-            report.extend(import_path(store, actor, path, progress=None if args.quiet else _progress,
+            report.extend(import_path(store, actor, path, progress=None if args.quiet else progress,
                                       chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume,
                                       rag=rag))
     finally:  # a refused path stops the command; what the paths before it did is still reported
@@ -313,7 +256,7 @@ def cmd_rescore(store: Store, args) -> int:
 def cmd_keep_view(store: Store, args) -> int:
     from register.scoring.version_views import keep_view
 
-    dropped = keep_view(store, cli_actor(), args.version, progress=_progress)
+    dropped = keep_view(store, cli_actor(), args.version, progress=progress)
     print(f"profile version {args.version}: its view is kept"
           + (f"; the views of version(s) {', '.join(map(str, dropped))} went (HRI_KEEP_VERSION_VIEWS)" if dropped
              else ""))
@@ -324,7 +267,7 @@ def cmd_search_index(store: Store, args) -> int:
     from register.ingest import search_index
 
     before = search_index.state(store)
-    indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else _progress)
+    indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else progress)
     after = search_index.state(store)
     print(f"search index: {indexed:,} revision(s) indexed now ({before.pending:,} were pending); "
           f"{after.words:,} words, {after.postings:,} postings, {after.pairs:,} word pairs, "
@@ -379,7 +322,7 @@ def cmd_quarantine_export(store: Store, args) -> int:
 def cmd_demo(store: Store, args) -> int:
     from register.demo import seed_demo
 
-    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=_progress,
+    summary = seed_demo(store, cli_actor(), synthetic=args.synthetic, progress=progress,
                         review_floors=True, bulk=args.bulk)  # Table IV's review floors as a draft version (issue 12)
     print(f"demo: {summary['files_imported']} file(s) imported ({summary['records']:,} records, "
           f"{summary['new_responses']:,} new responses, {summary['quarantined']:,} quarantined), "
@@ -702,7 +645,7 @@ def cmd_verify(store: Store, args) -> int:
     from register.verify.run import judge_in_register
 
     actor = cli_actor()
-    _initialise(store, actor)
+    initialise(store, actor)
     path = Path(args.input)
     try:
         with path.open(encoding="utf-8") as handle:
@@ -716,7 +659,7 @@ def cmd_verify(store: Store, args) -> int:
     judge = judge_in_register(load_profile(args.profile), store, actor)
     report = verify(store, actor, inputs, judge, source_name=path.name,
                     link_threshold=args.link_threshold if args.link_threshold is not None else LINK_THRESHOLD,
-                    progress=None if args.quiet else _progress)
+                    progress=None if args.quiet else progress)
     skipped = len(parsed) - len(inputs)
     if args.json:
         print(json.dumps({**report.as_dict(), "skipped_lines": skipped}))
@@ -865,7 +808,7 @@ def _read_jsonl_objects(path: Path) -> list[dict]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m register", description="HRI register: database, import, export, audit")
+    parser = Parser(prog="python -m register", description="HRI register: database, import, export, audit")
     parser.add_argument("--db", help="database file (default: $HRI_DB, else var/hri.duckdb)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("init", help="create or migrate the database and the default profile").set_defaults(func=cmd_init)
@@ -873,7 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import files or folders")
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("--no-score", action="store_true", help="store only; do not score the new batches")
-    imp.add_argument("--chunk-size", type=_positive, default=DEFAULT_CHUNK,
+    imp.add_argument("--chunk-size", type=positive, default=DEFAULT_CHUNK,
                      help=f"records per transaction (default {DEFAULT_CHUNK})")
     imp.add_argument("--resume", action="store_true",
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
