@@ -79,6 +79,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from register.cli import audit, users
 from register.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -92,7 +93,7 @@ from register.cli.common import (
     render_error,
 )
 from register.db.store import Store, database_path_from_env
-from register.errors import AuditChainBroken, DatabaseInUse, RegisterError
+from register.errors import DatabaseInUse, RegisterError
 from register.ingest.reports import DEFAULT_CHUNK
 from register.settings import PREFIX, InvalidSetting, Settings, declared, env_name, settings
 
@@ -337,124 +338,6 @@ def cmd_export(store: Store, args) -> int:
 
     count = export_scores(store, args.file, fmt=args.format, batch_id=args.batch)
     print(f"wrote {count:,} score row(s) to {args.file}")
-    return EXIT_OK
-
-
-def _anchor_from(store: Store, source: str):
-    """An anchor from a JSON file written by ``audit anchor``, or ``signoff:ID`` (a checklist sign-off)."""
-    from register.db.audit import Anchor
-    from register.errors import InvalidAnchor
-
-    if source.startswith("signoff:"):
-        from register.governance.checklist import signoff_anchor
-
-        number = source.removeprefix("signoff:")
-        if not number.isdigit():
-            raise InvalidAnchor(f"{source}: a sign-off anchor is signoff:ID with the sign-off's number")
-        return signoff_anchor(store, int(number))
-    try:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InvalidAnchor(f"{source}: cannot be read as an anchor file ({error})") from error
-    return Anchor.from_dict(data, source)
-
-
-def cmd_audit_verify(store: Store, args) -> int:
-    from register.db.audit import verify_chain
-
-    anchors = [_anchor_from(store, source) for source in args.anchor or ()]
-    report = verify_chain(store, anchors=anchors)
-    if not report.ok:
-        raise AuditChainBroken(f"first broken event {report.first_bad_seq} of {report.events}: {report.reason}")
-    print(f"audit trail verifies: {report.events:,} events")
-    if report.unsigned:
-        print(f"  {report.unsigned:,} of them written before the trail was keyed (SHA-256, pinned by the keyring)")
-    if report.unverifiable:
-        print(f"  {report.unverifiable:,} of them signed with a key declared lost: their content cannot be "
-              "checked (their order and links were)")
-    for anchor in anchors:
-        print(f"  anchor {anchor.source}: event {anchor.seq} still has hash {anchor.hash[:16]}...")
-    return EXIT_OK
-
-
-def cmd_audit_anchor(store: Store, args) -> int:
-    from register.db.audit import head
-
-    anchor = head(store)
-    text = json.dumps(anchor.as_dict(), indent=2)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote the audit head (event {anchor.seq}, {anchor.events:,} events) to {args.out}")
-    else:
-        print(text)
-    return EXIT_OK
-
-
-def cmd_audit_rotate_key(store: Store, args) -> int:
-    from register.access.audit_keys import declare_key_lost, rotate_key
-
-    if args.lost:
-        new_key, lost = declare_key_lost(store, cli_actor())
-        print(f"declared audit key(s) {', '.join(lost)} lost; new events are signed with {new_key} "
-              f"(keyring {store.keyring.path})")
-    else:
-        old_key, new_key = rotate_key(store, cli_actor())
-        print(f"rotated the audit key: {old_key} signed the rotation event; new events are signed with {new_key} "
-              f"(keyring {store.keyring.path}, old keys kept). Back the keyring up now.")
-    return EXIT_OK
-
-
-def cmd_users_bootstrap(store: Store, args) -> int:
-    from register.access.identity import bootstrap_admin
-
-    password = bootstrap_admin(store, cli_actor(), args.username)
-    if password is None:
-        print("accounts exist: nothing to do")
-        return EXIT_OK
-    print(f"created the first admin account {args.username!r}. One-time password (shown only now; it must be "
-          f"changed at the first login):\n\n    {password}\n")
-    return EXIT_OK
-
-
-def cmd_users_list(store: Store, args) -> int:
-    from register.access.identity import list_users
-
-    for u in list_users(store):
-        state = "disabled" if u.disabled else ("locked" if u.locked_until and u.locked_until > datetime.now(
-            UTC) else "active")
-        print(f"{u.username}\t{u.role}\t{state}\t{u.display_name}")
-    return EXIT_OK
-
-
-def cmd_users_add(store: Store, args) -> int:
-    from register.access.identity import create_user
-
-    password = create_user(store, cli_actor(), args.username, args.role, args.name)
-    print(f"created {args.username!r} ({args.role}). One-time password (shown only now):\n\n    {password}\n")
-    return EXIT_OK
-
-
-def cmd_users_reset_password(store: Store, args) -> int:
-    from register.access.identity import reset_password
-
-    password = reset_password(store, cli_actor(), args.username)
-    print(f"new one-time password of {args.username!r} (shown only now):\n\n    {password}\n")
-    return EXIT_OK
-
-
-def cmd_users_set_role(store: Store, args) -> int:
-    from register.access.identity import set_role
-
-    set_role(store, cli_actor(), args.username, args.role)
-    print(f"{args.username}: role {args.role}")
-    return EXIT_OK
-
-
-def cmd_users_disable(store: Store, args) -> int:
-    from register.access.identity import set_disabled
-
-    set_disabled(store, cli_actor(), args.username, args.command_name == "disable")
-    print(f"{args.username}: {args.command_name}d")
     return EXIT_OK
 
 
@@ -874,45 +757,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--batch", type=int, help="only responses of this import batch")
     exp.set_defaults(func=cmd_export)
 
-    aud = sub.add_parser("audit", help="audit trail checks")
-    asub = aud.add_subparsers(dest="audit_command", required=True)
-    aver = asub.add_parser("verify", help="recompute the hash chain; check anchors")
-    aver.add_argument("--anchor", action="append", metavar="FILE|signoff:ID",
-                      help="also require the anchored event with its hash (a file from `audit anchor`, or "
-                           "signoff:ID for the head a checklist sign-off recorded); repeatable")
-    aver.set_defaults(func=cmd_audit_verify)
-    aanc = asub.add_parser("anchor", help="print or write the trail's head (seq, hash, events, time) as JSON")
-    aanc.add_argument("--out", metavar="FILE", help="write the anchor to FILE instead of printing it")
-    aanc.set_defaults(func=cmd_audit_anchor)
-    arot = asub.add_parser("rotate-key", help="sign new events with a new key (old keys kept for verification)")
-    arot.add_argument("--lost", action="store_true",
-                      help="the trail's current key is lost for good: start a new key and record the loss")
-    arot.set_defaults(func=cmd_audit_rotate_key)
+    audit.add_commands(sub)
 
-    from register.access.permissions import ROLES
-
-    usr = sub.add_parser("users", help="local accounts of the embedded login")
-    usub = usr.add_subparsers(dest="users_command", required=True)
-    boot = usub.add_parser("bootstrap", help="create the first admin (one-time password) when no account exists")
-    boot.add_argument("--username", default="admin")
-    boot.set_defaults(func=cmd_users_bootstrap)
-    usub.add_parser("list", help="accounts, roles and states").set_defaults(func=cmd_users_list)
-    uadd = usub.add_parser("add", help="add an account (prints its one-time password)")
-    uadd.add_argument("username")
-    uadd.add_argument("--role", choices=ROLES, required=True)
-    uadd.add_argument("--name", help="display name (default: the username)")
-    uadd.set_defaults(func=cmd_users_add)
-    ureset = usub.add_parser("reset-password", help="new one-time password (also lifts a lock)")
-    ureset.add_argument("username")
-    ureset.set_defaults(func=cmd_users_reset_password)
-    urole = usub.add_parser("set-role", help="change an account's role")
-    urole.add_argument("username")
-    urole.add_argument("role", choices=ROLES)
-    urole.set_defaults(func=cmd_users_set_role)
-    for name in ("disable", "enable"):
-        toggle = usub.add_parser(name, help=f"{name} an account")
-        toggle.add_argument("username")
-        toggle.set_defaults(func=cmd_users_disable, command_name=name)
+    users.add_commands(sub)
 
     sub.add_parser("status", help="counts and the active profile").set_defaults(func=cmd_status)
 
