@@ -109,7 +109,7 @@ SORT_COLUMNS = {
 }
 GROUP_COLUMNS = {"use_case": "use_case", "model": "model"}  # high_share_by's allow-list
 
-_DIM_COLUMNS = tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
+DIM_COLUMNS = tuple(f"s_{d.value.lower()}" for d in DIMENSIONS)
 
 
 @dataclass(frozen=True)
@@ -142,12 +142,12 @@ class Filters:
                 object.__setattr__(self, name, value.date())
 
 
-def _state(p: Params, prefix: str = "") -> str:
+def state_expr(p: Params, prefix: str = "") -> str:
     """A scored row's state: its band, or ``NO_CLAIMS_STATE`` when it has no claims (the band filter reads it)."""
     return f"CASE WHEN {prefix}no_claims THEN {p(NO_CLAIMS_STATE)} ELSE {prefix}band END"
 
 
-def _group_conditions(f: Filters, p: Params, prefix: str, state: str) -> list[str]:
+def group_conditions(f: Filters, p: Params, prefix: str, state: str) -> list[str]:
     """The conditions of ``f``'s use cases, models and bands (``state``) on columns named with ``prefix``: the
     scored rows' and the summary's alike (the dates differ: a creation time there, a creation day here)."""
     cond = []
@@ -175,8 +175,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     step: answer / revise / ask / abstain / escalate and its one sentence) (+ question, answer with
     ``text_columns``). ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
     claims (the band filter reads the same state).
-    ``responses`` names the relation read as the responses table (``_searched`` passes the matching
-    subset); it needs the columns ``_RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
+    ``responses`` names the relation read as the responses table (``searched`` passes the matching
+    subset); it needs the columns ``RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
     ``runs``: under a profile version, the score runs that can hold a response's latest score under it
     (``version_runs`` looks them up). ``table``: without a profile version, the read model read (the current one,
     or a kept version's: ``read_model``).
@@ -201,13 +201,13 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
         cond.append(f"{rows}.created_at >= {p(_utc_midnight(f.date_from))}")
     if f.date_to is not None:
         cond.append(f"{rows}.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
-    state = _state(p, "s.")
-    cond += _group_conditions(f, p, f"{rows}.", state)
+    state = state_expr(p, "s.")
+    cond += group_conditions(f, p, f"{rows}.", state)
     text = ", r.question, r.answer" if text_columns else ""
     return f"""
     SELECT {rows}.response_id, {rows}.revision, {rows}.response_key, {rows}.use_case, {rows}.model, {rows}.created_at,
            {rows}.imported_at, {rows}.claim_count, s.run_id, s.profile_version, s.as_of,
-           {', '.join('s.' + c for c in _DIM_COLUMNS)},
+           {', '.join('s.' + c for c in DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
            s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
            s.mitigation_action, s.mitigation_reason{text}
@@ -346,18 +346,18 @@ def filtered_scores(store: Store, f: Filters, p: Params, *, responses: str = "re
                     text_columns: bool = False) -> str:
     """``scored_set`` for ``f``, from the read model of its view where there is one (``read_model``), else with the
     profile version's score runs looked up first (``version_runs``)."""
-    return _model_rows(store, *read_model(store, f), p, responses=responses, text_columns=text_columns)
+    return model_rows(store, *read_model(store, f), p, responses=responses, text_columns=text_columns)
 
 
-def _model_rows(store: Store, f: Filters, model: ReadModel | None, p: Params, **kwargs: Any) -> str:
+def model_rows(store: Store, f: Filters, model: ReadModel | None, p: Params, **kwargs: Any) -> str:
     """``scored_set`` for ``f`` as ``read_model`` resolved it: from ``model``, or by the version's score runs."""
     if model is not None:
         return scored_set(f, p, table=model.scores, **kwargs)
     return scored_set(f, p, runs=version_runs(store, f.profile_version), **kwargs)
 
 
-_RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "
-                     "claim_count")
+RESPONSE_COLUMNS = ("response_id, revision, response_key, is_current, use_case, model, created_at, imported_at, "
+                    "claim_count")
 
 
 # A search whose index lookup names at least one revision in BITMAP_SHARE of the register's keys reads its matches as
@@ -380,7 +380,7 @@ class _Matches:
     upto: int = 0
 
 
-def _matches(store: Store, search: str | None, p: Params, *, bitmap: bool = False) -> _Matches | None:
+def search_matches(store: Store, search: str | None, p: Params, *, bitmap: bool = False) -> _Matches | None:
     """The matches of ``search`` (None when there is nothing to search); read as a bitmap (``bitmap`` allowing) when
     they are many.
 
@@ -433,7 +433,7 @@ def _matched(matches: _Matches, p: Params) -> tuple[str, str]:
                 f"ELSE coalesce(list_contains({found}.above, response_key), false) END")
 
 
-def _searched(store: Store, resolved: tuple[Filters, ReadModel | None], p: Params, matches: _Matches, *,
+def searched(store: Store, resolved: tuple[Filters, ReadModel | None], p: Params, matches: _Matches, *,
               text_columns: bool = False) -> str:
     """WITH-clause items ending in ``fr``: the filtered scored set of the responses matching a search, ``resolved``
     being where its scores are read (``read_model``).
@@ -446,11 +446,11 @@ def _searched(store: Store, resolved: tuple[Filters, ReadModel | None], p: Param
     """
     items, matched = _matched(matches, p)
     if not text_columns:
-        return f"{items}fr AS NOT MATERIALIZED (SELECT * FROM ({_model_rows(store, *resolved, p)}) WHERE {matched})"
+        return f"{items}fr AS NOT MATERIALIZED (SELECT * FROM ({model_rows(store, *resolved, p)}) WHERE {matched})"
     return (f"{items}"
-            f"rm AS MATERIALIZED (SELECT {_RESPONSE_COLUMNS}, question, answer FROM responses "
+            f"rm AS MATERIALIZED (SELECT {RESPONSE_COLUMNS}, question, answer FROM responses "
             f"WHERE is_current AND {matched}), "
-            f"fr AS NOT MATERIALIZED ({_model_rows(store, *resolved, p, responses='rm', text_columns=True)})")
+            f"fr AS NOT MATERIALIZED ({model_rows(store, *resolved, p, responses='rm', text_columns=True)})")
 
 
 def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:
@@ -566,20 +566,20 @@ def _summary_rows(f: Filters, p: Params, summary: str = "score_summary") -> str:
     """SELECT of the summary rows (``score_summary``, migration 022) of the current scores ``f`` keeps, with each
     group's ``state`` (its band, or ``NO_CLAIMS_STATE``). ``f`` without a profile version: the summary counts the
     current scores; its groups hold every column the other filters read (the creation day for the dates)."""
-    state = _state(p)
+    state = state_expr(p)
     cond = []
     if f.date_from is not None:
         cond.append(f"day >= {p(f.date_from)}::DATE")
     if f.date_to is not None:
         cond.append(f"day <= {p(f.date_to)}::DATE")
-    cond += _group_conditions(f, p, "", state)
+    cond += group_conditions(f, p, "", state)
     return f"SELECT *, {state} AS state FROM {summary} WHERE {' AND '.join(cond) or 'true'}"
 
 
 def _summary_dimensions_part(p: Params, by_letter: dict[str, float]) -> str:
     parts = ", ".join(f"sum(sum_{col}) / sum(responses) AS mean_{d}, "
                       f"{p(by_letter[d])} * sum(sum_{col}) / sum(responses) AS weighted_{d}"
-                      for d, col in zip((d.value for d in DIMENSIONS), _DIM_COLUMNS, strict=True))
+                      for d, col in zip((d.value for d in DIMENSIONS), DIM_COLUMNS, strict=True))
     return f"SELECT {parts} FROM sm"
 
 
@@ -622,7 +622,7 @@ def _weights_by_letter(weights: dict) -> dict[str, float]:
 
 def _dimensions_part(p: Params, by_letter: dict[str, float]) -> str:
     parts = ", ".join(f"avg({col}) AS mean_{d}, avg({p(by_letter[d])} * {col}) AS weighted_{d}"
-                      for d, col in zip((d.value for d in DIMENSIONS), _DIM_COLUMNS, strict=True))
+                      for d, col in zip((d.value for d in DIMENSIONS), DIM_COLUMNS, strict=True))
     return f"SELECT {parts} FROM fr"
 
 
@@ -780,7 +780,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined
-    scored = _model_rows(store, f, model, p)
+    scored = model_rows(store, f, model, p)
     result = store.one(f"WITH {summary}fr AS {shared} ({scored}) SELECT {', '.join(selects)}", p.values)
     out: dict[str, Any] = {name: pd.DataFrame(result[name] or [], columns=cols)
                            for name, cols in _LIST_COLUMNS.items() if name in lists}
@@ -810,7 +810,7 @@ def _order_by(sort_by: str, descending: bool, *, key: str | None = None) -> str:
     return f"{key or _sort_key(sort_by)} {direction} NULLS LAST, response_id, revision"
 
 
-def _check_window(limit: int, offset: int) -> None:
+def check_window(limit: int, offset: int) -> None:
     for name, value in (("limit", limit), ("offset", offset)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
@@ -858,9 +858,9 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     the ``authority`` column is the Authority line of each response on the page (NULL: no finding).
     """
     order = _order_by(sort_by, descending)
-    _check_window(limit, offset)
+    check_window(limit, offset)
     p = Params()
-    matches = _matches(store, search, p, bitmap=True)
+    matches = search_matches(store, search, p, bitmap=True)
     columns = ", ".join((*PAGE_COLUMNS, "response_key"))
     if matches is None:
         # two statements: a top-N over the join and a bare count are cheaper than one statement
@@ -886,12 +886,12 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     hit_order = _order_by(sort_by, descending, key="_sort")
     resolved = read_model(store, f)  # once: the matches and the page's rows read the same source
     page_sql = f"""
-        WITH {_searched(store, resolved, p, matches)}, {_authority_view(p, store, authority)},
+        WITH {searched(store, resolved, p, matches)}, {_authority_view(p, store, authority)},
         hits AS MATERIALIZED (SELECT response_key, {_sort_key(sort_by)} AS _sort, response_id, revision FROM fa),
         total AS (SELECT count(*) AS _total FROM hits),
         top AS MATERIALIZED (SELECT response_key FROM hits ORDER BY {hit_order} LIMIT {p(limit)} OFFSET {p(offset)}),
         page AS MATERIALIZED (SELECT {columns}
-                              FROM ({_model_rows(store, *resolved, p, responses='top')}) CROSS JOIN
+                              FROM ({model_rows(store, *resolved, p, responses='top')}) CROSS JOIN
                                    (SELECT NULL::VARCHAR AS authority)),
         rows AS (WITH {_paged_authority(store, p, 'page', PAGE_COLUMNS, order)})
         SELECT rows.*, total._total FROM total LEFT JOIN rows ON true
@@ -911,9 +911,9 @@ def export_select(store: Store, f: Filters, p: Params, *, search: str | None = N
     values bound in ``p``: ``export_rows`` reads it into a frame, ``register.console.exports`` copies it to a
     file."""
     order = _order_by(sort_by, descending)
-    _check_window(limit, 0)
-    matches = _matches(store, search, p)
-    scored = (_searched(store, read_model(store, f), p, matches, text_columns=True) if matches
+    check_window(limit, 0)
+    matches = search_matches(store, search, p)
+    scored = (searched(store, read_model(store, f), p, matches, text_columns=True) if matches
               else f"fr AS ({filtered_scores(store, f, p, text_columns=True)})")
     columns = ", ".join((*EXPORT_COLUMNS, "response_key"))
     return (f"WITH {scored}, {_authority_view(p, store, authority)}, "
@@ -1001,7 +1001,7 @@ def authority_overview(store: Store, f: Filters) -> dict:
 _RESPONSE_FIELDS = ("response_id", "revision", "response_key", "is_current", "content_hash", "batch_id",
                     "imported_at", "use_case", "model", "created_at", "question", "answer", "stakes", "claim_count",
                     "query_ambiguous", "gt_answer")
-_SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of", "is_current", *_DIM_COLUMNS,
+_SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of", "is_current", *DIM_COLUMNS,
                  "hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
                  "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
                  "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",

@@ -22,8 +22,8 @@ from register.console.queries import (
     NO_CLAIMS_STATE,
     QUEUE_ACTIONS,
     Filters,
-    _check_window,
     age_days_expr,
+    check_window,
     filtered_scores,
     flag_queued,
 )
@@ -66,7 +66,7 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     "action <action>", and/or "authority: c1: stale source, proposed OUTDATED" when a SUPPORTED claim
     rests on a source that fails an Authority check).
     """
-    _check_window(limit, offset)
+    check_window(limit, offset)
     now = now or utc_now()
     p = Params()
     moment = "coalesce(created_at, imported_at)"

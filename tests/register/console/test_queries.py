@@ -434,13 +434,14 @@ def _matches_read_as(monkeypatch, store: Store, bitmap: bool) -> None:
     monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9 if bitmap else 0)
     for text in ("notice", "%", "of the", "e"):
         with recorded_statements(monkeypatch) as statements:
-            assert (queries._matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
+            assert (queries.search_matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
         # read as a bitmap, the text is split against the index once: the bitmap is built from the lookup that was
         # counted (read as keys after a count, it is split again for the keys' DISTINCT lookup)
         splits = [sql for sql in statements if "AS separators FROM search_index" in sql]
         assert len(splits) == (1 if bitmap else 2), text
-        assert queries._matches(store, text, Params()).prepare is None, text
-    assert queries._matches(store, "of the notice", Params(), bitmap=True).prepare is None  # texts decide: not counted
+        assert queries.search_matches(store, text, Params()).prepare is None, text
+    # texts decide: not counted
+    assert queries.search_matches(store, "of the notice", Params(), bitmap=True).prepare is None
 
 
 @pytest.mark.parametrize("bitmap", [False, True], ids=["matches as keys", "matches as a bitmap"])
@@ -532,7 +533,7 @@ def test_a_search_is_not_counted_while_the_index_is_far_behind(loaded, monkeypat
     store, rows = loaded
     monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9)
     monkeypatch.setattr(queries, "SLICE_KEYS", 3)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None  # caught up: counted
+    assert queries.search_matches(store, "e", Params(), bitmap=True).prepare is not None  # caught up: counted
     top = store.scalar("SELECT max(response_key) FROM responses")
 
     def behind(tx: Transaction) -> Change:
@@ -542,11 +543,12 @@ def test_a_search_is_not_counted_while_the_index_is_far_behind(loaded, monkeypat
         return Change("search_index", None, None, {"indexed_through": top - 10})
 
     store.write(SYSTEM, "test.tamper", behind)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is None  # 10 revisions above the mark: keys
+    # 10 revisions above the mark: keys
+    assert queries.search_matches(store, "e", Params(), bitmap=True).prepare is None
     frame, total = responses_page(store, Filters(), search="e", limit=1000)
     assert set(frame["response_id"]) == _search(rows, "e") and total == len(frame) > 10
     search_index.catch_up(store, SYSTEM)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None
+    assert queries.search_matches(store, "e", Params(), bitmap=True).prepare is not None
 
 
 @pytest.mark.parametrize("text", ["notice", "zeppelin clause"])
