@@ -26,7 +26,7 @@ import pandas as pd
 
 from hri_core.ragmetrics import METRIC_GROUPS, METRICS
 from hri_core.vocabulary import CRITICAL_INFORMATION_CATEGORIES, Label
-from register.console.queries import RESPONSE_COLUMNS, Filters, filtered_scores
+from register.console.queries.filters import RESPONSE_COLUMNS, Filters, filtered_scores
 from register.db.sql import Params
 from register.db.store import Store
 
