@@ -29,5 +29,5 @@ The package defines no names of its own: each is imported from the module that h
 
 ``filters`` imports none of the others; ``search`` and ``queue`` import ``filters`` only; ``overview``,
 ``authority``, ``explorer`` and ``detail`` import those (``overview`` the queue, ``explorer`` the search) and not
-each other.
+each other. The import contract in ``pyproject.toml`` holds them to these layers.
 """
