@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import NO_CLAIMS_STATE
+from register.console.queries.filters import NO_CLAIMS_STATE
 from ui import authority, data, figures
 from ui import feedback as feedback_ui
 from ui.components import empty_state

@@ -7,7 +7,7 @@ import streamlit as st
 
 from hri_core.explain import explain
 from register.access.sources import RESTRICTED_NOTE
-from register.console.queries import NO_CLAIMS_STATE
+from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
 from ui import data, figures
 from ui.auth import current_actor

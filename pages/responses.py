@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import AUTHORITY_FILTERS, EXPORT_LIMIT, Filters
+from register.console.queries.explorer import AUTHORITY_FILTERS, EXPORT_LIMIT
+from register.console.queries.filters import Filters
 from register.settings import settings
 from ui import data
 from ui.components import empty_state

@@ -15,7 +15,9 @@ import streamlit as st
 
 from hri_core.authority import AuthorityRules
 from register import Actor
-from register.console import queries
+from register.console.queries import authority as authority_queries
+from register.console.queries import overview as overview_queries
+from register.console.queries.filters import Filters
 from register.scoring import authority, authority_rules
 from ui import data
 from ui.figures import empty_figure
@@ -44,8 +46,8 @@ def failed_reasons(claim: Any) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def overview(f: queries.Filters) -> dict:
-    return queries.authority_overview(data.get_store(), f)
+def overview(f: Filters) -> dict:
+    return authority_queries.authority_overview(data.get_store(), f)
 
 
 @st.cache_data(show_spinner=False)
@@ -76,7 +78,7 @@ def use_case_versions() -> pd.DataFrame:
 @st.cache_data(show_spinner=False)
 def known_use_cases() -> list[str]:
     """The use cases the answers name, for the editor's hints."""
-    return [v for v in queries.filter_options(data.get_store())["use_cases"] if v]
+    return [v for v in overview_queries.filter_options(data.get_store())["use_cases"] if v]
 
 
 # --- writes ---------------------------------------------------------------------------------------------
@@ -133,7 +135,7 @@ def rules_json(rows: list[dict], valid_until_inclusive: bool, name: str) -> dict
 
 
 def authority_figure(result: dict) -> go.Figure:
-    """Bars of the SUPPORTED claims per Authority problem (``queries.authority_overview``): the failures
+    """Bars of the SUPPORTED claims per Authority problem (``queries.authority.authority_overview``): the failures
     that send an answer to review in colour, unknown sources and undecided checks in grey."""
     title = "Supported claims resting on stale or unauthoritative sources"
     frame = result.get("by_problem")

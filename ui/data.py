@@ -18,8 +18,11 @@ from hri_core.calibration import score_bins
 from register import SYSTEM, Store
 from register.access import four_eyes
 from register.access.sources import mask_restricted_claims
-from register.console import exports, queries, review
+from register.console import exports, review
 from register.console.exports import CsvExport
+from register.console.queries import detail, explorer
+from register.console.queries import overview as overview_queries
+from register.console.queries.filters import Filters
 from register.db import audit
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
@@ -102,14 +105,14 @@ def version_profile(version: int):
 
 @st.cache_data(show_spinner=False)
 def filter_options() -> dict:
-    return queries.filter_options(get_store())
+    return overview_queries.filter_options(get_store())
 
 
 @st.cache_data(show_spinner=False)
-def overview(f: queries.Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
+def overview(f: Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
              bins: tuple[float, ...]) -> dict:
     """Every figure of the overview page (KPIs and the five charts' data) from one query."""
-    return queries.overview(get_store(), f, dict(weights), bands, bins=bins)
+    return overview_queries.overview(get_store(), f, dict(weights), bands, bins=bins)
 
 
 def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
@@ -121,13 +124,13 @@ def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[st
 
 
 @st.cache_data(show_spinner=False)
-def responses_page(f: queries.Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
+def responses_page(f: Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
                    authority: str | None = None):
-    return queries.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
-                                  limit=limit, offset=offset, authority=authority)
+    return explorer.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
+                                   limit=limit, offset=offset, authority=authority)
 
 
-def write_responses_export(path: Path, f: queries.Filters, search: str | None, authority: str | None, *,
+def write_responses_export(path: Path, f: Filters, search: str | None, authority: str | None, *,
                            frame_up_to: int = 0) -> CsvExport:
     """The Responses page's export written by DuckDB to the CSV file ``path`` (not cached: it writes a file; the
     page keeps the file, never the rows)."""
@@ -136,11 +139,11 @@ def write_responses_export(path: Path, f: queries.Filters, search: str | None, a
 
 @st.cache_data(show_spinner=False)
 def response_detail(response_id: str, revision: int | None = None):
-    return queries.response_detail(get_store(), response_id, revision)
+    return detail.response_detail(get_store(), response_id, revision)
 
 
 @st.cache_data(show_spinner=False)
-def review_queue(f: queries.Filters, limit: int, offset: int):
+def review_queue(f: Filters, limit: int, offset: int):
     return review.review_queue(get_store(), f, limit=limit, offset=offset)
 
 

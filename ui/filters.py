@@ -12,7 +12,7 @@ from datetime import date
 
 import streamlit as st
 
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 
 _KEYS = {"from": "flt_from", "to": "flt_to", "uc": "flt_use_cases", "model": "flt_models",
          "band": "flt_bands", "pv": "flt_profile_version"}

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from register.console import rag
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from ui import data
 from ui.figures import band_colors, empty_figure
 from ui.text import escape_html

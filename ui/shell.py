@@ -8,7 +8,7 @@ responses, review queue) show them: elsewhere they would look like they apply an
 
 from __future__ import annotations
 
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from ui import data
 from ui.auth import require_login, sidebar_user
 from ui.components import show_kept_toasts

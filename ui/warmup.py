@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from register.db.store import database_path_from_env
 from register.demo import is_empty
 from register.settings import settings

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from register.console import queries
+from register.console.queries import overview as overview_queries
 from register.db import audit
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
@@ -21,7 +21,7 @@ def calls(monkeypatch):
     import ui.labels  # reads list_users through its own name: patched there, whenever it was imported
 
     counts = {"filter_options": 0, "audit_head": 0, "list_users": 0}
-    for module, name in ((queries, "filter_options"), (audit, "head"), (ui.labels, "list_users")):
+    for module, name in ((overview_queries, "filter_options"), (audit, "head"), (ui.labels, "list_users")):
         original = getattr(module, name)
         key = {"head": "audit_head"}.get(name, name)
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from register import SYSTEM, Actor
-from register.console.queries import NO_CLAIMS_STATE
+from register.console.queries.filters import NO_CLAIMS_STATE
 from register.governance import checklist
 from register.governance.checks import CHECKS
 from register.ingest.importer import import_path

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 import register.console.exports
-import register.console.queries
+import register.console.queries.explorer
 import register.db.audit
 import register.governance.report
 import ui.exports
@@ -35,7 +35,7 @@ def calls(monkeypatch, tmp_path):
 
         monkeypatch.setattr(module, name, wrapper)
 
-    counted(register.console.queries, "export_rows")
+    counted(register.console.queries.explorer, "export_rows")
     counted(register.console.exports, "write_csv")
     counted(register.db.audit, "write_events_csv")
     counted(register.governance.report, "report_pdf")

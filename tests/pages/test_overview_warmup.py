@@ -10,7 +10,8 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from register.console import queries
+from register.console.queries import authority as authority_queries
+from register.console.queries import overview as overview_queries
 from register.feedback import scope
 from register.scoring import profiles
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
@@ -19,7 +20,8 @@ from ui.text import compact_count
 
 APP = str(REPO_ROOT / "app.py")
 # the register reads behind the Overview's cached reads (each module's own name, as ui/ calls it)
-_READS = ((queries, "overview"), (queries, "filter_options"), (queries, "authority_overview"),
+_READS = ((overview_queries, "overview"), (overview_queries, "filter_options"),
+          (authority_queries, "authority_overview"),
           (scope, "scope_feedback"), (profiles, "active_profile"))
 
 
@@ -121,7 +123,7 @@ def test_a_failing_warm_up_is_logged_and_the_page_computes_its_data(seeded_db, m
     def broken(*_args, **_kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(queries, "overview", broken)
+    monkeypatch.setattr(overview_queries, "overview", broken)
     warmup._warm_quietly()
     assert "the overview's warm-up failed" in caplog.text and "disk on fire" in caplog.text
 

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from register.console.exports import FORMULA_PREFIXES, write_csv
-from register.console.queries import EXPORT_COLUMNS, Filters, export_rows
+from register.console.queries.explorer import EXPORT_COLUMNS, export_rows
+from register.console.queries.filters import Filters
 from register.scoring.profiles import active_profile
 from tests.helpers.console_records import dataset, expected_rows, handmade_records, load, select
 from ui.exports import escape_formulas, to_csv_bytes
