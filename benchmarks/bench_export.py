@@ -7,9 +7,9 @@ Builds (or reuses, with ``--db``) a register of N synthetic responses the way ``
 
 - ``query -> frame``: ``queries.explorer.export_rows``, the export view as a DataFrame (the floor: both old paths
   start from it);
-- ``old CSV``: the frame, then ``ui.exports.to_csv_bytes`` -- what every rerun of the page did after
+- ``old CSV``: the frame, then ``ui.framework.exports.to_csv_bytes`` -- what every rerun of the page did after
   "Prepare export", together with ``old Excel``;
-- ``old Excel``: the frame, then ``ui.exports.to_excel_bytes``;
+- ``old Excel``: the frame, then ``ui.framework.exports.to_excel_bytes``;
 - ``COPY CSV``: ``register.console.exports.write_csv``, DuckDB's COPY of the same view to a file, done once;
 - ``COPY CSV + Excel``: the same, plus the Excel file, at ``--excel-rows`` rows (the page's limit,
   ``HRI_EXCEL_MAX_ROWS``).
@@ -41,7 +41,7 @@ from register.console.exports import write_csv  # noqa: E402
 from register.console.queries import explorer  # noqa: E402
 from register.console.queries.filters import Filters  # noqa: E402
 from register.scoring.profiles import ensure_default_profile  # noqa: E402
-from ui.exports import to_csv_bytes, to_excel_bytes, write_excel  # noqa: E402
+from ui.framework.exports import to_csv_bytes, to_excel_bytes, write_excel  # noqa: E402
 
 STEPS = ("query -> frame", "old CSV", "old Excel", "COPY CSV", "COPY CSV + Excel")
 

@@ -15,14 +15,14 @@ from register.access.permissions import Permission
 from register.labels.adjudication import RULES
 from register.labels.batches import Selection
 from register.labels.workbench import ANNOTATOR_LABELS
-from ui import data
-from ui import labels as ui
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import labels as ui
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 RULE_LABELS = {"majority": "Majority vote", "expert": "Expert adjudication", "escalation": "Escalation rule"}
 RULE_HELP = ("Majority: the reading a strict majority of the annotators gave. Expert: your reading below. "

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import labels as ui
-from ui.auth import current_actor
-from ui.components import empty_state
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import labels as ui
+from ui.framework.auth import current_actor
+from ui.framework.components import empty_state
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 ALL = "All batches"
 

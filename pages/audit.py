@@ -13,12 +13,12 @@ import streamlit as st
 
 from register.access.permissions import Permission
 from register.db.audit import EventFilter
-from ui import data
-from ui.auth import can, current_actor
-from ui.exports import written_bytes
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.exports import written_bytes
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 LIMIT = 500
 

@@ -14,13 +14,13 @@ from hri_core.vocabulary import CATEGORIES
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
 from register.governance.vocabulary import SOURCE_TYPES
-from ui import authority as au
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import authority as au
+from ui.framework.auth import can, current_actor
+from ui.framework.components import toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 UNCATEGORISED = au.UNCATEGORISED
 

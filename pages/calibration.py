@@ -17,14 +17,15 @@ from hri_core import HRIError, calibration
 from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring import calibration as reg
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.components import has_kept_messages, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span
+from ui.features import scoring
+from ui.features.figures_scoring import calibration_figure, pr_figure, roc_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import has_kept_messages, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span
 
 SOURCE_LABELS = {"review": "Review decisions and audit findings", "feedback": "Validated feedback",
                  "import": "Imported outcomes (CSV)"}

@@ -14,13 +14,13 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.governance.checklist import DECISIONS
 from register.governance.checks import CHECKS
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import governance as gov
+from ui.framework.auth import can, current_actor
+from ui.framework.components import toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
              "response": "pages/response_detail.py"}

@@ -17,14 +17,15 @@ from hri_core.ahp import DIMENSION_LETTERS
 from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring import elicitation as reg
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.errors import show_error
-from ui.figures import dimension_label
-from ui.figures_scoring import delphi_spread_figure, weights_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import scoring
+from ui.features.figures import dimension_label
+from ui.features.figures_scoring import delphi_spread_figure, weights_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 PAIRS = [(a, b) for i, a in enumerate(DIMENSION_LETTERS) for b in DIMENSION_LETTERS[i + 1:]]
 INTENSITY = {1: "equal", 2: "equal to moderate", 3: "moderately", 4: "moderately to strongly", 5: "strongly",

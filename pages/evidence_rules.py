@@ -13,13 +13,13 @@ import streamlit as st
 from register import RegisterError
 from register.access.permissions import Permission
 from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, STATUSES
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import governance as gov
+from ui.framework.auth import can, current_actor
+from ui.framework.components import toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 
 def violations(evaluation: pd.DataFrame) -> None:

@@ -15,14 +15,14 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.feedback.items import MAX_TEXT, STATES, VALIDATION_METHODS
 from register.governance.feedback_labels import OUTSIDE_REGISTER
-from ui import data
-from ui import feedback as fb
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span
+from ui.features import feedback as fb
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span
 
 WHOLE_ANSWER = "(the answer as a whole)"
 STATE_LABELS = {"reported": "Reported", "validated": "Validated", "rejected": "Rejected", "resolved": "Resolved"}

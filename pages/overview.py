@@ -10,12 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from register.console.queries.filters import NO_CLAIMS_STATE
-from ui import authority, data, figures
-from ui import feedback as feedback_ui
-from ui.components import empty_state
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import compact_count, escape_markdown
+from ui.features import authority, figures
+from ui.features import feedback as feedback_ui
+from ui.framework import data
+from ui.framework.components import empty_state
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import compact_count, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 

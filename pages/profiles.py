@@ -20,14 +20,15 @@ from register.access.permissions import Permission
 from register.scoring.mitigation import activate_policy, create_policy_draft
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
 from register.scoring.version_views import beyond_limit, keep, keep_view
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.errors import show_error
-from ui.figures import dimension_label
-from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import scoring
+from ui.features.figures import dimension_label
+from ui.features.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 DIMS = [d.value for d in DIMENSIONS]
 

@@ -9,14 +9,15 @@ from hri_core.explain import explain
 from register.access.sources import RESTRICTED_NOTE
 from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
-from ui import data, figures
-from ui.auth import current_actor
-from ui.authority import failed_reasons
-from ui.errors import show_error
-from ui.highlight import answer_html, highlight_pieces, legend_html, worst_label
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import figures
+from ui.features.authority import failed_reasons
+from ui.features.highlight import answer_html, highlight_pieces, legend_html, worst_label
+from ui.framework import data
+from ui.framework.auth import current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
@@ -26,7 +27,7 @@ DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with c
 
 def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> None:
     """The answer with every claim marked in the colour of its worst label, its claim number after it, line
-    breaks kept, and a legend (``ui.highlight``; every character of the answer escaped)."""
+    breaks kept, and a legend (``ui.features.highlight``; every character of the answer escaped)."""
     pieces = highlight_pieces(answer, [{"text": t, "labels": [worst[c]]}
                                        for c, t in zip(claims["claim_id"], claims["text"], strict=True)])
     if not answer:

@@ -7,12 +7,12 @@ import streamlit as st
 from register.console.queries.explorer import AUTHORITY_FILTERS, EXPORT_LIMIT
 from register.console.queries.filters import Filters
 from register.settings import settings
-from ui import data
-from ui.components import empty_state
-from ui.exports import XLSX_MIME, discard, file_reader, prepare_export
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.framework import data
+from ui.framework.components import empty_state
+from ui.framework.exports import XLSX_MIME, discard, file_reader, prepare_export
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 PAGE_SIZE = 50
 SORTS = {"score": "HRI score", "created_at": "Created", "response_id": "Response id", "use_case": "Use case",

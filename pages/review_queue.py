@@ -11,13 +11,13 @@ import streamlit as st
 from register import RegisterError
 from register.access.permissions import Permission
 from register.console.review import DECISIONS
-from ui import data
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",

@@ -13,14 +13,14 @@ from register.access.permissions import ROLES, Permission
 from register.governance.rows import SOURCE_COLUMNS
 from register.governance.transfer import export_sources
 from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
-from ui import data
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
-from ui.errors import show_form_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import governance as gov
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
+from ui.framework.errors import show_form_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 
 def column_config() -> dict:

@@ -15,13 +15,13 @@ import streamlit as st
 from register import RegisterError
 from register.access import identity
 from register.access.permissions import ROLES, Permission
-from ui import data
-from ui.auth import can, current_actor
-from ui.components import keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 
 def show_last_change() -> None:

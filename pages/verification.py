@@ -13,13 +13,13 @@ import streamlit as st
 from hri_core.vocabulary import LABELS
 from register import RegisterError
 from register.access.permissions import Permission
-from ui import verification
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import verification
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 
 def decision_form(row) -> None:

@@ -1,5 +1,5 @@
 """Labelling workbench (annotators): one claim at a time or all of a response's claims in a grid, blind; and
-the judges' proposals, confirmed, corrected or rejected response by response (``ui.proposal_review``).
+the judges' proposals, confirmed, corrected or rejected response by response (``ui.features.proposal_review``).
 
 The annotator sees the question, the answer, the claim, the retrieved context and the sources, and their own
 labels; never another annotator's labels, the claim's current labels or the score (the register enforces it).
@@ -17,15 +17,15 @@ from hri_core.vocabulary import CATEGORIES, DIMENSIONS
 from register import RegisterError
 from register.access.permissions import Permission
 from register.labels.workbench import ANNOTATOR_LABELS
-from ui import labels as ui
-from ui import proposal_review
-from ui.answer_view import show_answer
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import labels as ui
+from ui.features import proposal_review
+from ui.features.answer_view import show_answer
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 NO_CATEGORY = "(no category)"
 WORK = {"batches": "My labelling batches (blind)", "proposals": "Judge proposals to confirm"}

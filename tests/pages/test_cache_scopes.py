@@ -18,10 +18,10 @@ APP = str(REPO_ROOT / "app.py")
 @pytest.fixture
 def calls(monkeypatch):
     """Counts of the register reads behind two cached reads: the data's filter options, the audit head."""
-    import ui.labels  # reads list_users through its own name: patched there, whenever it was imported
+    import ui.features.labels  # reads list_users through its own name: patched there, whenever it was imported
 
     counts = {"filter_options": 0, "audit_head": 0, "list_users": 0}
-    for module, name in ((overview_queries, "filter_options"), (audit, "head"), (ui.labels, "list_users")):
+    for module, name in ((overview_queries, "filter_options"), (audit, "head"), (ui.features.labels, "list_users")):
         original = getattr(module, name)
         key = {"head": "audit_head"}.get(name, name)
 
@@ -56,7 +56,8 @@ def test_logins_and_failed_logins_keep_the_data_caches_warm(seeded_db, calls):
 
 
 def test_an_account_write_reads_the_audit_trail_and_annotators_afresh_a_data_write_everything(seeded_db, calls):
-    from ui import data, labels
+    from ui.features import labels
+    from ui.framework import data
 
     data.filter_options(), data.audit_head(), labels.possible_annotators()
     data.filter_options(), data.audit_head(), labels.possible_annotators()

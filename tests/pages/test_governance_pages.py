@@ -14,7 +14,7 @@ from register.governance.feedback_labels import validated_outside_register
 from tests.helpers.accounts import login
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 

@@ -12,7 +12,7 @@ from register.console.queries import search
 from register.db.sql import Params
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 

@@ -1,4 +1,4 @@
-"""The login gate and the current user, run by ``ui.shell.page_frame()`` on every page.
+"""The login gate and the current user, run by ``ui.framework.shell.page_frame()`` on every page.
 
 Three ways in, in this order:
 
@@ -28,9 +28,10 @@ from register import SYSTEM, Actor, RegisterError
 from register.access import identity
 from register.access.permissions import Permission, allowed
 from register.settings import Settings, settings
-from ui import data, warmup
-from ui.errors import show_error
-from ui.text import escape_markdown
+from ui.framework import data
+from ui.framework.browser_preload import preload_chart_library
+from ui.framework.errors import show_error
+from ui.framework.text import escape_markdown
 
 SESSION_KEY = "hri_auth"
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
@@ -71,10 +72,10 @@ def session() -> dict | None:
 
 
 def current_actor() -> Actor:
-    """The logged-in user (``ui.shell.page_frame()`` stops every page run before login)."""
+    """The logged-in user (``ui.framework.shell.page_frame()`` stops every page run before login)."""
     state = session()
     if state is None:
-        raise RuntimeError("nobody is logged in: call ui.shell.page_frame() first")
+        raise RuntimeError("nobody is logged in: call ui.framework.shell.page_frame() first")
     return Actor(state["username"], state["role"])
 
 
@@ -193,7 +194,7 @@ def login_page(store, cfg: Settings) -> None:
                 _start(user.username, user.role, user.display_name, "demo")
                 data.after_account_write()
                 st.rerun()
-    warmup.preload_chart_library()  # the browser loads the chart and table libraries while the password is typed
+    preload_chart_library()  # the browser loads the chart and table libraries while the password is typed
 
 
 def password_change_page(store) -> None:

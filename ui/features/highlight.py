@@ -14,7 +14,7 @@ this order, and the first that finds it wins:
 Several claims may land on the same words (a line that states two claims): there the mark takes the
 worst label. Colours are the Okabe-Ito palette (distinguishable with the common colour-vision
 deficiencies), and every mark also carries its claim numbers, so colour is never the only cue. Pure
-functions: no Streamlit, no database; the HTML escapes every character of the answer (``ui.text``).
+functions: no Streamlit, no database; the HTML escapes every character of the answer (``ui.framework.text``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hri_core.vocabulary import Label
-from ui.text import escape_html
+from ui.framework.text import escape_html
 
 __all__ = ["LABEL_COLORS", "LABEL_SEVERITY", "OTHER_COLOR", "Alignment", "Piece", "align_claims", "answer_html",
            "highlight_pieces", "highlight_segments", "label_color", "legend_html", "worst_label"]

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from .figures import band_colors, dimension_label, empty_figure
+from ui.features.figures import band_colors, dimension_label, empty_figure
 
 __all__ = ["calibration_figure", "delphi_spread_figure", "distribution_shift_figure", "pr_figure", "roc_figure",
            "transition_matrix", "transition_heatmap", "weights_figure"]

@@ -14,7 +14,7 @@ from register import Actor
 from register.access.identity import list_users
 from register.access.permissions import Permission, allowed
 from register.labels import adjudication, agreement, batches, rubrics, workbench
-from ui import data
+from ui.framework import data
 
 # --- the rubric ---------------------------------------------------------------------------------------------
 

@@ -17,8 +17,8 @@ import streamlit as st
 from register import RegisterError
 from register.db.audit import EventFilter, search_events
 from register.governance import checklist, evidence, registers, report, transfer
-from ui import data, exports
-from ui.errors import show_error
+from ui.framework import data, exports
+from ui.framework.errors import show_error
 
 # --- cached reads ---------------------------------------------------------------------------------------
 

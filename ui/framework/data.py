@@ -118,7 +118,7 @@ def overview(f: Filters, weights: tuple[tuple[str, float], ...], bands: tuple[st
 def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
     """What ``overview`` takes besides the filters, under ``profile``: its weights, its band names, and the
     histogram's bins (which never straddle a band bound and are read like bands, as the calibration page bins).
-    One function for the page and the warm-up (``ui.warmup``), so both ask the cache for the same entry."""
+    One function for the page and the warm-up (``ui.features.warmup``), so both ask the cache for the same entry."""
     weights = tuple((d.value, w) for d, w in profile.weights.items())
     return weights, tuple(b.name for b in profile.bands), score_bins([b.upper for b in profile.bands])
 

@@ -8,7 +8,7 @@ contributions always come in from the profile: this module holds colours, never 
 Every builder returns a ``plotly.graph_objects.Figure``; an empty (or ``None``) frame gives a figure
 whose only content is the annotation ``NO_DATA_TEXT``, so a page never has to special-case "no rows".
 Plotly renders a subset of HTML in names, labels and hover text (``<a href>`` included), so every
-string that comes from data or a profile goes through ``ui.text.escape_html`` first.
+string that comes from data or a profile goes through ``ui.framework.text.escape_html`` first.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension
-from ui.text import escape_html
+from ui.framework.text import escape_html
 
 __all__ = [
     "BAND_ANCHOR_COLORS", "NO_DATA_TEXT", "OTHER_COLOR", "band_colors", "band_mix_figure", "contribution_figure",

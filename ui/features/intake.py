@@ -24,7 +24,7 @@ from register.ingest import inbox as inbox_mod
 from register.ingest.importer import ImportReport, ProgressFn, import_path, reimport_quarantined
 from register.ingest.quarantine import discard_quarantined, quarantine_rows
 from register.settings import settings
-from ui import data
+from ui.framework import data
 
 __all__ = ["ACTIONS", "REPORT_COUNTS", "UPLOAD_TYPES", "GridAction", "apply_action", "ensure_inbox_watcher",
            "grid_actions", "import_upload", "inbox_status", "quarantine_frame", "reasons_text", "report_frame"]

@@ -9,10 +9,10 @@ responses, review queue) show them: elsewhere they would look like they apply an
 from __future__ import annotations
 
 from register.console.queries.filters import Filters
-from ui import data
-from ui.auth import require_login, sidebar_user
-from ui.components import show_kept_toasts
-from ui.filters import sidebar_filters
+from ui.framework import data
+from ui.framework.auth import require_login, sidebar_user
+from ui.framework.components import show_kept_toasts
+from ui.framework.filters import sidebar_filters
 
 
 def page_frame(*, filters: bool = True) -> Filters:

@@ -1,8 +1,8 @@
 """The RAG metrics page's cached reads, tables and Plotly figures.
 
 Reads go through ``register.console.rag`` (cached per filters, cleared after every write like every
-read of ``ui.data``). The figure builders are pure: frames in, figure out, every data string through
-``ui.text.escape_html`` (Plotly renders a subset of HTML in names, ticks and hover text).
+read of ``ui.framework.data``). The figure builders are pure: frames in, figure out, every data string through
+``ui.framework.text.escape_html`` (Plotly renders a subset of HTML in names, ticks and hover text).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import streamlit as st
 
 from register.console import rag
 from register.console.queries.filters import Filters
-from ui import data
-from ui.figures import band_colors, empty_figure
-from ui.text import escape_html
+from ui.features.figures import band_colors, empty_figure
+from ui.framework import data
+from ui.framework.text import escape_html
 
 __all__ = ["GROUP_LABELS", "METRIC_HELP", "METRIC_LABELS", "by_category", "category_figure", "group_bars_figure",
            "hri_vs_hallucination", "metric_label", "metrics_by", "scatter_figure", "summary", "trend",

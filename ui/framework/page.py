@@ -1,6 +1,6 @@
 """How every page runs: ``run_page(main)`` at the bottom of each file in ``pages/``.
 
-- A ``RegisterError`` or ``hri_core.HRIError`` is shown by the one error helper (``ui.errors.show_error``).
+- A ``RegisterError`` or ``hri_core.HRIError`` is shown by the one error helper (``ui.framework.errors.show_error``).
 - Any other exception is a defect: logged server-side with its full traceback under a short incident
   id; the user sees only "Something went wrong (incident ID)". With ``HRI_DEBUG=1`` it is logged and
   re-raised instead, so Streamlit shows the traceback (development only; the UI tests run this way).
@@ -19,7 +19,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from register.settings import InvalidSetting, settings
-from ui.errors import EXPECTED, log_incident, show_error
+from ui.framework.errors import EXPECTED, log_incident, show_error
 
 
 def run_page(main: Callable[[], None]) -> None:

@@ -1,8 +1,8 @@
 """Small display components shared by the pages: empty states, emptying a form after it was saved, and
 messages and toasts kept across the rerun that follows a save.
 
-Errors are shown by ``ui.errors``, escaping is ``ui.text``, the logged-in user and its permissions are
-``ui.auth``.
+Errors are shown by ``ui.framework.errors``, escaping is ``ui.framework.text``, the logged-in user and its
+permissions are ``ui.framework.auth``.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def toast_then_rerun(text: str, icon: str = ":material/check:") -> NoReturn:
 
     A toast sent just before ``st.rerun()`` reached the browser only sometimes (a browser test waited for
     "Source src-... added" and, now and then, under load, never saw it): the toast is kept and shown by the
-    next run instead (``show_kept_toasts``, which ``ui.shell.page_frame`` calls first). ``text`` is markdown
+    next run instead (``show_kept_toasts``, which ``ui.framework.shell.page_frame`` calls first). ``text`` is markdown
     with every data-controlled part already escaped.
     """
     st.session_state.setdefault("_kept_toasts", []).append((text, icon))

@@ -4,16 +4,15 @@ Every cached read of the console starts cold when its process starts, and the Ov
 page: at 10 million answers its reads take one to two seconds on a cold DuckDB. The login page (``app.py``,
 nobody logged in) calls ``ensure_overview_warm``: the first call in a process starts one background thread
 that fills the very cache entries the Overview asks for when no filter is chosen -- the active profile, the
-filter options, the page's figures (``ui.data.overview`` with ``ui.data.overview_arguments``, the function the
-page itself uses), the Authority figures and the validated-feedback tile for its default window -- while the
-visitor types a password. A login that comes first waits for the thread's result rather than running the
+filter options, the page's figures (``ui.framework.data.overview`` with ``ui.framework.data.overview_arguments``,
+the function the page itself uses), the Authority figures and the validated-feedback tile for its default window --
+while the visitor types a password. A login that comes first waits for the thread's result rather than running the
 query twice (Streamlit computes one cache entry once, under a lock per entry); a write that clears the caches
 while the thread computes makes Streamlit discard what it computed (its caches count their clears), so the
 warm-up never leaves a stale figure behind.
 
-The browser is warmed too, whatever ``HRI_CONSOLE_WARMUP`` says (``preload_chart_library``: it reads nothing): the
-login page holds an empty chart and a one-cell table, hidden, so their libraries are fetched and compiled while the
-password is typed rather than after it.
+The browser is warmed too, whatever ``HRI_CONSOLE_WARMUP`` says: the login page holds an empty chart and a one-cell
+table, hidden (``ui.framework.browser_preload``, part of the login page).
 
 Off with ``HRI_CONSOLE_WARMUP=0`` (the tests turn it off: a thread reading a test's database while the test runs
 would make what they count depend on timing). An empty database is left alone (first start: the demo seeding
@@ -25,7 +24,6 @@ from __future__ import annotations
 import logging
 import threading
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
@@ -34,12 +32,12 @@ from register.console.queries.filters import Filters
 from register.db.store import database_path_from_env
 from register.demo import is_empty
 from register.settings import settings
-from ui import authority, data, feedback, figures
+from ui.features import authority, feedback, figures
+from ui.framework import data
 
-__all__ = ["PRELOAD_KEY", "build_overview_figures", "ensure_overview_warm", "preload_chart_library", "warm_overview"]
+__all__ = ["build_overview_figures", "ensure_overview_warm", "warm_overview"]
 
 _LOG = logging.getLogger(__name__)
-PRELOAD_KEY = "hri_preload"  # the hidden container of the login page's chart and table (``preload_chart_library``)
 
 
 def warm_overview() -> bool:
@@ -58,9 +56,9 @@ def warm_overview() -> bool:
 
 
 def build_overview_figures(found: dict, band_names: tuple[str, ...], bands, sources: dict) -> list[go.Figure]:
-    """The Overview's charts built from its figures (``found``: ``ui.data.overview``; ``sources``: the Authority
-    figures), and dropped: Plotly loads the code that checks each kind of trace and each layout property the first
-    time a figure uses it, which the first Overview after a restart would otherwise pay (0.15 CPU-s in a process
+    """The Overview's charts built from its figures (``found``: ``ui.framework.data.overview``; ``sources``: the
+    Authority figures), and dropped: Plotly loads the code that checks each kind of trace and each layout property the
+    first time a figure uses it, which the first Overview after a restart would otherwise pay (0.15 CPU-s in a process
     that drew no chart yet; after the login page's empty chart about 0.05 of the first Overview's 0.39 CPU-s)."""
     built = [figures.band_mix_figure(found["band_mix_by_week"], band_names),
              figures.dimension_contribution_figure(found["dimension_contributions"]),
@@ -93,19 +91,3 @@ def ensure_overview_warm() -> threading.Thread | None:
     if not settings().console_warmup:
         return None
     return _warmer(str(database_path_from_env().resolve()))
-
-
-def preload_chart_library() -> None:
-    """Put a chart and a table on the login page, hidden (a container styled ``display: none``): the browser fetches
-    and compiles their libraries -- Plotly's and the data grid's, megabytes of JavaScript it loads the first time a
-    page shows one -- while the visitor types a password. Without it the first Overview after a login waited for
-    Plotly: in Chromium at 10M answers (``benchmarks/bench_console_browser.py``) 2.5 s of the browser's CPU between
-    the page's title and its first figure, the Overview drawn 4.0-4.6 s after the password (2.6-3.0 s with it),
-    and the first Responses page 1.5 s (1.1 s)."""
-    hidden = {"visible": False, "fixedrange": True}
-    figure = go.Figure(layout={"height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden,
-                               "yaxis": hidden, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"})
-    st.html(f"<style>.st-key-{PRELOAD_KEY} {{display: none}}</style>")
-    with st.container(key=PRELOAD_KEY):
-        st.plotly_chart(figure, config={"staticPlot": True, "displayModeBar": False}, key="chart_library_preload")
-        st.dataframe(pd.DataFrame({"preload": [0]}), hide_index=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.text import code_span, escape_markdown
+from ui.framework.text import code_span, escape_markdown
 
 
 def show_answer(item: Mapping[str, Any]) -> None:

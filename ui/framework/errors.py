@@ -12,8 +12,8 @@
   short incident id and the page shows only "Something went wrong (incident ID)", never the exception,
   a traceback or a file path.
 
-Messages quote user input (ids, names, values), so they are escaped (``ui.text``) before rendering.
-Imports nothing from the other ``ui`` modules except ``ui.text``, so every one of them can use it.
+Messages quote user input (ids, names, values), so they are escaped (``ui.framework.text``) before rendering.
+Imports nothing from the other ``ui`` modules except ``ui.framework.text``, so every one of them can use it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import streamlit as st
 
 from hri_core import HRIError
 from register.errors import DatabaseError, LoginFailed, RegisterError, ValidationFailed, WriteConflict
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 EXPECTED = (RegisterError, HRIError)  # errors whose message is written for the user
 ICON = ":material/error:"

@@ -1,6 +1,6 @@
 """Data, figures and the overview tile of validated feedback (the Feedback page and the overview's s_H).
 
-Reads are cached like ``ui.data``'s; writes call ``register.feedback`` with the acting user and clear the
+Reads are cached like ``ui.framework.data``'s; writes call ``register.feedback`` with the acting user and clear the
 caches. ``scope_trend_figure`` and ``window_end`` are pure (tested without Streamlit); ``scope_tile``
 renders the overview's s_H tile and trend for the shared filters.
 """
@@ -14,9 +14,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from register.feedback import items, scope
-from ui import data
-from ui.figures import empty_figure
-from ui.text import code_span, escape_html, escape_markdown
+from ui.features.figures import empty_figure
+from ui.framework import data
+from ui.framework.text import code_span, escape_html, escape_markdown
 
 __all__ = ["WINDOWS", "feedback_list", "outside_register", "reject", "report", "resolve", "scope_scores",
            "scope_tile", "scope_trend", "scope_trend_figure", "today", "validate", "window_end"]
@@ -82,7 +82,8 @@ def resolve(actor, feedback_id: int, resolution: str) -> int | None:
 # --- pure helpers ---------------------------------------------------------------------------------
 
 def today() -> date:
-    """The tile's "as of" day until one is chosen: today in UTC (the warm-up, ``ui.warmup``, asks for the same)."""
+    """The tile's "as of" day until one is chosen: today in UTC (the warm-up, ``ui.features.warmup``, asks for the
+    same)."""
     return datetime.now(UTC).date()
 
 

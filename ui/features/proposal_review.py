@@ -14,11 +14,11 @@ import streamlit as st
 
 from hri_core.vocabulary import LABELS
 from register import Actor, RegisterError
-from ui import verification
-from ui.answer_view import show_answer
-from ui.components import keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.text import code_span, escape_markdown
+from ui.features import verification
+from ui.features.answer_view import show_answer
+from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.text import code_span, escape_markdown
 
 PLACE = "workbench_proposals"  # where the result of "Record decisions" shows after the rerun
 

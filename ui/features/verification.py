@@ -11,7 +11,7 @@ from register.verify import policy, proposals, stored, testsets
 from register.verify.agreement import judge_agreement
 from register.verify.judge_cli import PROFILE_DIR, load_profile
 from register.verify.run import judge_in_register
-from ui import data
+from ui.framework import data
 
 ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with another label", "reject": "Reject"}
 

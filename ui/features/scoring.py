@@ -1,7 +1,7 @@
 """Data helpers of the scoring pages (profiles, elicitation, calibration): cached reads and writes.
 
-Reads are cached like ``ui.data``'s; every write goes through a register service function with the
-acting user and then clears the caches (``ui.data.after_write``). Also holds the profile editor's
+Reads are cached like ``ui.framework.data``'s; every write goes through a register service function with the
+acting user and then clears the caches (``ui.framework.data.after_write``). Also holds the profile editor's
 small pure helpers (turning widget values into a profile mapping, normalising weights) so that the
 page stays thin and the helpers are testable without Streamlit.
 """
@@ -21,8 +21,7 @@ from register.scoring import elicitation as reg_elicitation
 from register.scoring import mitigation as reg_mitigation
 from register.scoring import profiles as reg_profiles
 from register.scoring.impact import ImpactPreview, impact_preview
-
-from . import data
+from ui.framework import data
 
 
 @st.cache_data(show_spinner=False)

@@ -19,9 +19,9 @@ from register.console.queries import authority as authority_queries
 from register.console.queries import overview as overview_queries
 from register.console.queries.filters import Filters
 from register.scoring import authority, authority_rules
-from ui import data
-from ui.figures import empty_figure
-from ui.text import escape_html
+from ui.features.figures import empty_figure
+from ui.framework import data
+from ui.framework.text import escape_html
 
 UNCATEGORISED = "uncategorised"
 RULE_COLUMNS = ("category", "max_tier", "source_types", "note")
