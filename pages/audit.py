@@ -79,7 +79,7 @@ def main() -> None:
     chain_status()
     linked_approvals()
     f = read_filter(data.audit_options())
-    frame, total = data.audit_events(f, LIMIT, 0)
+    frame, total = data.audit_events(f, limit=LIMIT, offset=0)
     st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"
                                                if total > LIMIT else ""))
     st.dataframe(frame, hide_index=True, key="audit_table", column_config={

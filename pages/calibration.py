@@ -16,6 +16,7 @@ import streamlit as st
 from hri_core import HRIError, calibration
 from register import RegisterError
 from register.access.permissions import Permission
+from register.console import review
 from register.scoring import calibration as reg
 from ui.features import scoring
 from ui.features.figures_scoring import calibration_figure, pr_figure, roc_figure
@@ -99,7 +100,7 @@ def audit_sample_section() -> None:
                 st.error("**Decision not recorded** — choose a decision.", icon=":material/error:")
                 return
             try:
-                data.record_decision(current_actor(), str(pick), int(row["revision"]), decision, reason)
+                data.write(review.record_decision, current_actor(), str(pick), int(row["revision"]), decision, reason)
             except RegisterError as error:
                 show_error(error)
             else:

@@ -75,8 +75,8 @@ def main() -> None:
         st.session_state["responses_view"] = view
         st.session_state["responses_page"] = 1
     page = top[4].number_input("Page", min_value=1, step=1, key="responses_page")
-    frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1),
-                                       authority)
+    frame, total = data.responses_page(f, search=search, sort_by=sort_by, descending=descending, limit=PAGE_SIZE,
+                                       offset=PAGE_SIZE * (page - 1), authority=authority)
     pages = max(1, -(-total // PAGE_SIZE))
     if total and page > pages:
         st.warning(f"There are only {pages} page(s) for this view; showing none. Go back to page {pages}.")

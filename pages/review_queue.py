@@ -10,6 +10,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.console import review
 from register.console.review import DECISIONS
 from ui.framework import data
 from ui.framework.auth import can, current_actor
@@ -50,7 +51,7 @@ def decision_form(response_id: str, revision: int) -> None:
             st.error(f"**Decision not recorded** — {' and '.join(missing)}.", icon=":material/error:")
             return
         try:
-            data.record_decision(current_actor(), response_id, revision, decision, reason)
+            data.write(review.record_decision, current_actor(), response_id, revision, decision, reason)
         except RegisterError as error:
             show_error(error)
             return
@@ -63,7 +64,7 @@ def main() -> None:
     f = page_frame()
     st.title("Review queue")
     page = st.session_state.get("queue_page", 1)
-    frame, total = data.review_queue(f, PAGE_SIZE, PAGE_SIZE * (page - 1))
+    frame, total = data.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
     if not total:
         empty_state("The review queue is empty for these filters: nothing needs a human decision.")
         return

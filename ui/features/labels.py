@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from register import Actor
+from register import Actor, Store
 from register.access.identity import list_users
 from register.access.permissions import Permission, allowed
 from register.labels import adjudication, agreement, batches, rubrics, workbench
@@ -54,10 +54,10 @@ def batch_progress(batch_id: int) -> pd.DataFrame:
     return workbench.batch_progress(data.get_store(), batch_id)
 
 
-@data.account_read
-def possible_annotators() -> list[str]:
+@data.cached(scope="account")
+def possible_annotators(store: Store) -> list[str]:
     """Accounts that may label (enabled, annotator or above)."""
-    return [u.username for u in list_users(data.get_store())
+    return [u.username for u in list_users(store)
             if not u.disabled and allowed(u.role, Permission.LABEL)]
 
 

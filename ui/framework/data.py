@@ -1,16 +1,26 @@
-"""The app's one Store per process and its cached reads.
+"""The app's one Store per process, its cached reads and its writes.
 
-The Store is a Streamlit resource (one DuckDB read-write connection per process, as DuckDB
-requires); read results are cached per query and arguments (``Filters`` is a frozen dataclass) and cleared
-by what a write changed: ``after_write`` for a write to the record (every cached read may be stale),
-``after_account_write`` for a login, logout, failed login or account change (only the reads of the
-audit trail: a login must never make every user's next view of the data cold).
+The Store is a Streamlit resource (one DuckDB read-write connection per process, as DuckDB requires). A page reads
+through ``cached(read)``: the register function ``read(store, ...)`` as a Streamlit-cached call that supplies the
+store, its results kept per function and arguments (``Filters`` is a frozen dataclass) and cleared by what a write
+changed. A page writes through ``write(fn, ...)`` (``account_write`` for accounts and sessions), which calls the
+register function with the store and then clears:
+
+- ``after_write`` for a write to the record (every cached read may be stale);
+- ``after_account_write`` for a login, logout, failed login or account change: only the reads made with
+  ``cached(read, scope="account")`` (the audit trail, the annotators), so that a login never makes every user's next
+  view of the data cold.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
+import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any, Literal, TypeVar
 
 import streamlit as st
 
@@ -29,6 +39,9 @@ from register.demo import is_empty, seed_demo
 from register.labels import rubrics
 from register.scoring import profiles, reproduce
 from register.settings import settings
+
+Scope = Literal["record", "account"]
+T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False)
@@ -67,52 +80,137 @@ def seed_if_empty(store: Store) -> bool:
 def after_write() -> None:
     """A write to the record (responses, scores, registers, labels, profiles): clear every cached read."""
     st.cache_data.clear()
-    reproduction.clear()
+    for read in _RESOURCE_READS:
+        read.clear()
 
 
 def after_account_write() -> None:
     """A write to accounts and the audit trail only (a session event, a password or role change).
 
-    Clears the cached reads of the audit trail and its approvals, which show such events, and nothing
-    else: no cached read depends on who is logged in (roles are passed as arguments, and service
-    functions check the account's current state uncached).
+    Clears the reads cached with ``scope="account"`` (the audit trail and its approvals, the annotators), which show
+    such events, and nothing else: no cached read depends on who is logged in (roles are passed as arguments, and
+    service functions check the account's current state uncached).
     """
     for read in _ACCOUNT_READS:
         read.clear()
 
 
-_ACCOUNT_READS: list = []
+def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(store, *args, **kwargs)`` -- a register write -- then ``after_write``; returns what ``fn`` returns.
+
+    The caches are cleared also when ``fn`` raises (its error propagates): a refused write may have recorded the
+    refusal or part of its rows, and a cleared cache costs one read, never a stale view."""
+    try:
+        return fn(get_store(), *args, **kwargs)
+    finally:
+        after_write()
 
 
-def account_read(func):
-    """``st.cache_data`` for a read of accounts or the audit trail: cleared by ``after_account_write`` as
-    well as by ``after_write``."""
-    cached = st.cache_data(show_spinner=False)(func)
-    _ACCOUNT_READS.append(cached)
-    return cached
+def account_write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``write`` for a write to accounts and sessions only: clears with ``after_account_write`` (a refusal -- a
+    failed login, a refused role change -- is audited too, so it clears as well)."""
+    try:
+        return fn(get_store(), *args, **kwargs)
+    finally:
+        after_account_write()
 
 
-@st.cache_data(show_spinner=False)
-def profile():
-    return profiles.active_profile(get_store())
+# --- cached reads ---------------------------------------------------------------------------------------
+
+_ACCOUNT_READS: list = []  # cleared by after_account_write (and, as every st.cache_data, by after_write)
+_RESOURCE_READS: list = []  # st.cache_resource reads: cleared by after_write
+_WRAPPERS: dict[tuple, Callable] = {}
+_WRAPPERS_LOCK = threading.Lock()
 
 
-@st.cache_data(show_spinner=False)
-def version_profile(version: int):
-    """Profile ``version`` (its bands, band actions and weights: what a page shows scores under it with)."""
-    return profiles.get_profile(get_store(), version)
+def cached(read: Callable[..., T] | None = None, *, scope: Scope = "record", resource: bool = False,
+           max_entries: int | None = None) -> Any:
+    """``read(store, ...)`` as a cached call that supplies the process's store: ``cached(read)(*args, **kwargs)`` is
+    ``read(get_store(), *args, **kwargs)``, computed once per function and arguments until a write clears it.
+
+    Used on a register function (``filter_options = cached(overview_queries.filter_options)``, or at the call site,
+    ``data.cached(registers.list_sources)(role=role)``: the same read gives the same wrapper and cache), or as a
+    decorator on a ``ui`` function that takes the store first and shapes what it reads (``@data.cached``).
+
+    - The cache is ``st.cache_data`` (results copied, so they must pickle), cleared by ``after_write``;
+      ``scope="account"`` for a read of accounts or the audit trail, cleared by ``after_account_write`` as well.
+    - ``resource=True``: ``st.cache_resource`` instead, for a result ``st.cache_data`` cannot pickle (one object
+      every session shares: it must not be changed), cleared by ``after_write``; ``max_entries`` bounds either.
+    - One cache per read: Streamlit names a cache by its function's module, qualified name and source, which are
+      the read's (a read defined inside a function also by its identity, as two may share name and source; a read
+      cached with another scope or bound has a cache of its own).
+    - Arguments are bound to the read's signature, defaults filled in, before the cache is asked: a call that names
+      an argument and one that passes it by position (or leaves it at its default) share an entry, as they must
+      for the warm-up (``ui.features.warmup``) to fill the entries the pages ask for.
+    - The read is called by its module and name on every call, as a forwarder calling ``module.read(store, ...)``
+      did: a function that replaced it there (a test counting the register's reads) is the one called.
+    """
+    if read is None:
+        return partial(cached, scope=scope, resource=resource, max_entries=max_entries)
+    key = (read, scope, resource, max_entries)
+    with _WRAPPERS_LOCK:
+        if key not in _WRAPPERS:
+            _WRAPPERS[key] = _wrap(read, scope, resource, max_entries)
+        return _WRAPPERS[key]
 
 
-@st.cache_data(show_spinner=False)
-def filter_options() -> dict:
-    return overview_queries.filter_options(get_store())
+def _wrap(read: Callable, scope: Scope, resource: bool, max_entries: int | None) -> Callable:
+    signature = inspect.signature(read)
+    after_store = signature.replace(parameters=list(signature.parameters.values())[1:])
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _current(read)(get_store(), *args, **kwargs)
+
+    # the cache's name: Streamlit hashes the function's module, qualified name and source (``inspect.getsource``
+    # follows ``__wrapped__`` to the read's); a local read adds its identity, another scope or bound its own suffix
+    call.__module__, call.__name__, call.__doc__ = read.__module__, read.__name__, read.__doc__
+    call.__qualname__ = read.__qualname__ + ("" if "<locals>" not in read.__qualname__ else f"@{id(read):x}") + \
+        ("" if scope == "record" else f"[{scope}]") + ("" if max_entries is None else f"[{max_entries}]")
+    call.__wrapped__ = read  # type: ignore[attr-defined]
+    call.__signature__ = after_store  # type: ignore[attr-defined]  # the arguments' names, for the cache key
+    cache = (st.cache_resource if resource else st.cache_data)(show_spinner=False, max_entries=max_entries)(call)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = after_store.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return cache(*bound.args, **bound.kwargs)
+
+    wrapper.__module__, wrapper.__name__, wrapper.__qualname__ = read.__module__, read.__name__, read.__qualname__
+    wrapper.__doc__ = read.__doc__
+    wrapper.__signature__ = after_store  # type: ignore[attr-defined]
+    wrapper.clear = cache.clear  # type: ignore[attr-defined]
+    wrapper.cached_read = read  # type: ignore[attr-defined]
+    if resource:
+        _RESOURCE_READS.append(cache)
+    if scope == "account":
+        _ACCOUNT_READS.append(cache)
+    return wrapper
 
 
-@st.cache_data(show_spinner=False)
-def overview(f: Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
+def _current(read: Callable) -> Callable:
+    """``read`` as its module names it now, or ``read`` itself when that name holds no plain function (``read`` is
+    local, or the name is the wrapper ``cached`` made of a decorated function)."""
+    found: Any = sys.modules.get(read.__module__)
+    for part in read.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found if callable(found) and not hasattr(found, "cached_read") else read
+
+
+# --- the reads of the pages ------------------------------------------------------------------------------
+
+profile = cached(profiles.active_profile)
+version_profile = cached(profiles.get_profile)  # its bands, band actions and weights: what scores under it show with
+get_profile = version_profile
+filter_options = cached(overview_queries.filter_options)
+
+
+@cached
+def overview(store: Store, f: Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
              bins: tuple[float, ...]) -> dict:
-    """Every figure of the overview page (KPIs and the five charts' data) from one query."""
-    return overview_queries.overview(get_store(), f, dict(weights), bands, bins=bins)
+    """Every figure of the overview page (KPIs and the five charts' data) from one query. The weights come as
+    (dimension, weight) pairs in the profile's order (``overview_arguments``), one cache key for the page and the
+    warm-up; the query takes them as a mapping."""
+    return overview_queries.overview(store, f, dict(weights), bands, bins=bins)
 
 
 def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
@@ -123,11 +221,7 @@ def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[st
     return weights, tuple(b.name for b in profile.bands), score_bins([b.upper for b in profile.bands])
 
 
-@st.cache_data(show_spinner=False)
-def responses_page(f: Filters, search: str | None, sort_by: str, descending: bool, limit: int, offset: int,
-                   authority: str | None = None):
-    return explorer.responses_page(get_store(), f, search=search, sort_by=sort_by, descending=descending,
-                                   limit=limit, offset=offset, authority=authority)
+responses_page = cached(explorer.responses_page)
 
 
 def write_responses_export(path: Path, f: Filters, search: str | None, authority: str | None, *,
@@ -137,37 +231,24 @@ def write_responses_export(path: Path, f: Filters, search: str | None, authority
     return exports.write_csv(get_store(), f, path, search=search, authority=authority, frame_up_to=frame_up_to)
 
 
-@st.cache_data(show_spinner=False)
-def response_detail(response_id: str, revision: int | None = None):
-    return detail.response_detail(get_store(), response_id, revision)
+response_detail = cached(detail.response_detail)
+review_queue = cached(review.review_queue)
+decisions_for = cached(review.decisions_for)
 
 
-@st.cache_data(show_spinner=False)
-def review_queue(f: Filters, limit: int, offset: int):
-    return review.review_queue(get_store(), f, limit=limit, offset=offset)
-
-
-@st.cache_data(show_spinner=False)
-def decisions_for(response_id: str):
-    return review.decisions_for(get_store(), response_id)
-
-
-@st.cache_data(show_spinner=False)
-def get_profile(version: int):
-    return profiles.get_profile(get_store(), version)
-
-
-@st.cache_resource(show_spinner=False, max_entries=256)
-def reproduction(response_id: str, keys: tuple[tuple[int, int], ...] | None = None) -> reproduce.Reproduction:
+@cached(resource=True, max_entries=256)
+def reproduction(store: Store, response_id: str,
+                 keys: tuple[tuple[int, int], ...] | None = None) -> reproduce.Reproduction:
     """The response's current score recomputed from its stored labels and profile (``reproduce.reproduce``).
 
     ``keys``: its revisions' keys as (revision, key) pairs when the page has them (``response_detail``'s
-    ``keys``): the id is then not looked up again (a scan of every id's hash, 15-40 ms at 10M answers).
+    ``keys``; pairs, not the mapping the register takes, to be a cache key): the id is then not looked up again
+    (a scan of every id's hash, 15-40 ms at 10M answers).
     A resource, not ``st.cache_data``: the reproduction holds the stored response, a model ``st.cache_data``
     cannot pickle (see ``load_response``); it is frozen and the page only reads it, so every session may share it.
     Cleared by ``after_write`` like every cached read; at most 256 kept. Uncached it was most of a warm detail
     page's server time (0.1-0.2 s of 0.25-0.3 s at 10M answers, on every rerun)."""
-    return reproduce.reproduce(get_store(), response_id, keys=None if keys is None else dict(keys))
+    return reproduce.reproduce(store, response_id, keys=None if keys is None else dict(keys))
 
 
 def load_response(response_id: str, revision: int | None = None):
@@ -176,16 +257,11 @@ def load_response(response_id: str, revision: int | None = None):
     return reproduce.load_response(get_store(), response_id, revision)
 
 
-def record_decision(actor, response_id: str, revision: int, decision: str, reason: str) -> int:
-    """Record a review decision (a write: clears the cached reads)."""
-    decision_id = review.record_decision(get_store(), actor, response_id, revision, decision, reason)
-    after_write()
-    return decision_id
-
-
-@account_read
-def audit_events(f, limit: int, offset: int):
-    return audit.search_events(get_store(), f, limit=limit, offset=offset)
+audit_events = cached(audit.search_events, scope="account")
+audit_options = cached(audit.event_options, scope="account")
+audit_chain = cached(audit.verify_chain, scope="account")
+audit_head = cached(audit.head, scope="account")
+linked_approvals = cached(four_eyes.linked_approvals, scope="account")
 
 
 def audit_csv_writer(f) -> Callable[[Path], CsvExport]:
@@ -193,27 +269,6 @@ def audit_csv_writer(f) -> Callable[[Path], CsvExport]:
     the store is taken now, as a download runs the writer on a thread of its own."""
     store = get_store()
     return lambda path: audit.write_events_csv(store, f, path)
-
-
-@account_read
-def audit_options() -> dict:
-    return audit.event_options(get_store())
-
-
-@account_read
-def audit_chain():
-    return audit.verify_chain(get_store())
-
-
-@account_read
-def audit_head():
-    return audit.head(get_store())
-
-
-@account_read
-def linked_approvals():
-    return four_eyes.linked_approvals(get_store())
-
 
 
 def claims_for_role(claims, role: str):
