@@ -16,7 +16,7 @@ from register.access.permissions import Permission
 from register.feedback.items import MAX_TEXT, STATES, VALIDATION_METHODS
 from register.governance.feedback_labels import OUTSIDE_REGISTER
 from ui.features import feedback as fb
-from ui.framework import data
+from ui.features import responses
 from ui.framework.auth import can, current_actor
 from ui.framework.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
 from ui.framework.errors import show_error
@@ -35,7 +35,7 @@ LIST_COLUMNS = ("feedback_id", "state", "response_id", "claim_id", "severity", "
 
 def claim_ids(response_id: str) -> list[str] | None:
     """The claim ids of the current revision, or None when there is no such response."""
-    detail = data.response_detail(response_id)
+    detail = responses.response_detail(response_id)
     return None if detail is None else [str(c) for c in detail["claims"]["claim_id"]]
 
 

@@ -86,7 +86,7 @@ def editor(versions: pd.DataFrame) -> None:
     base_version = st.selectbox("Start from version", choices, index=choices.index(active), key="pe_base",
                                 format_func=lambda v: f"v{v} · {scoring.profile_meta(v)['name']} "
                                                       f"({scoring.profile_meta(v)['status']})")
-    base = data.get_profile(int(base_version))
+    base = data.version_profile(int(base_version))
     p = f"pe{base_version}_"
     weights_in = {}
     st.markdown("**Weights** (must sum to 1)")
@@ -185,7 +185,7 @@ def show_version(versions: pd.DataFrame) -> None:
     st.subheader("A version and its elicitation record")
     choices = list(versions.profile_version)
     version = st.selectbox("Version", choices, index=len(choices) - 1, key="pv_version")
-    profile, meta = data.get_profile(int(version)), scoring.profile_meta(int(version))
+    profile, meta = data.version_profile(int(version)), scoring.profile_meta(int(version))
     text = f"v{version} · {meta['name']} · {meta['status']} · created by {meta['created_by']}" + (
         f" · published by {meta['published_by']}: {meta['reason']}" if meta["published_by"] else "")
     st.caption(escape_markdown(text))
@@ -248,7 +248,7 @@ def diff_section(versions: pd.DataFrame) -> None:
     c1, c2 = st.columns(2)
     a = c1.selectbox("Version A", choices, index=0, key="pd_a")
     b = c2.selectbox("Version B", choices, index=len(choices) - 1, key="pd_b")
-    pa, pb = data.get_profile(int(a)), data.get_profile(int(b))
+    pa, pb = data.version_profile(int(a)), data.version_profile(int(b))
     rows = profile_diff(pa, pb)
     if not rows:
         st.info(f"Versions {a} and {b} have the same parameters.")
@@ -296,7 +296,7 @@ def publish_section(versions: pd.DataFrame) -> None:
         return
     version = int(st.selectbox("Draft", drafts, index=len(drafts) - 1, key="pp_version"))
     meta = scoring.profile_meta(version)
-    draft = data.get_profile(version)
+    draft = data.version_profile(version)
     actor = current_actor()
     st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
     show_records(version)

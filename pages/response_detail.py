@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from hri_core.explain import explain
-from register.access.sources import RESTRICTED_NOTE
+from register.access.sources import RESTRICTED_NOTE, mask_restricted_claims
 from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
-from ui.features import figures
+from ui.features import figures, responses
 from ui.features.authority import failed_reasons
 from ui.features.highlight import answer_html, highlight_pieces, legend_html, worst_label
 from ui.framework import data
@@ -121,18 +121,18 @@ def main() -> None:
     if not rid:
         st.info("Select a response on the Responses or Review queue page, or type its id above.")
         return
-    detail = data.response_detail(rid)
+    detail = responses.response_detail(rid)
     if detail is None:
         show_error(NotFound(f"response {rid!r} does not exist"))
         return
     try:
-        repro = data.reproduction(rid, tuple(detail["keys"].items()))
+        repro = responses.reproduction(rid, tuple(detail["keys"].items()))
     except NotFound as error:
         show_error(error)
         return
     result, response = repro.recomputed, detail["response"]
-    profile = data.get_profile(result.profile_version)
-    decisions = data.decisions_for(rid)
+    profile = data.version_profile(result.profile_version)
+    decisions = responses.decisions_for(rid)
     this_revision = decisions[decisions["revision"] == response["revision"]] if not decisions.empty else decisions
     header(result, response, None if this_revision.empty else this_revision.iloc[-1].to_dict(), detail["score"])
     if repro.matches:
@@ -153,7 +153,8 @@ def main() -> None:
     render_answer(response.get("answer") or "", claims, worst)
 
     st.subheader("Claims")
-    claims = data.claims_for_role(claims, current_actor().role)  # restricted sources: span withheld
+    # restricted sources: span withheld (never cached)
+    claims = mask_restricted_claims(data.get_store(), claims, current_actor().role)
     if (claims["source_access"] == RESTRICTED_NOTE).any():
         st.caption(":material/lock: Some claims rest on a restricted source: you see that the source exists, "
                    "not what it says.")

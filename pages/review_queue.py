@@ -12,6 +12,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.console import review
 from register.console.review import DECISIONS
+from ui.features import responses
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
@@ -64,7 +65,7 @@ def main() -> None:
     f = page_frame()
     st.title("Review queue")
     page = st.session_state.get("queue_page", 1)
-    frame, total = data.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
+    frame, total = responses.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
     if not total:
         empty_state("The review queue is empty for these filters: nothing needs a human decision.")
         return

@@ -56,17 +56,17 @@ def test_logins_and_failed_logins_keep_the_data_caches_warm(seeded_db, calls):
 
 
 def test_an_account_write_reads_the_audit_trail_and_annotators_afresh_a_data_write_everything(seeded_db, calls):
-    from ui.features import labels
+    from ui.features import audit_trail, labels
     from ui.framework import data
 
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
     assert calls == {"filter_options": 1, "audit_head": 1, "list_users": 1}
     ensure_account("new-annotator", "annotator")
     data.after_account_write()
     assert "new-annotator" in labels.possible_annotators()
-    data.filter_options(), data.audit_head()
+    data.filter_options(), audit_trail.head()
     assert calls == {"filter_options": 1, "audit_head": 2, "list_users": 2}
     data.after_write()
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
     assert calls == {"filter_options": 2, "audit_head": 3, "list_users": 3}

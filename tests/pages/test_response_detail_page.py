@@ -1,5 +1,5 @@
 """The Response detail page through AppTest: its recomputation is cached like every read
-(``ui.framework.data.reproduction``, issue 14) -- a rerun does not recompute it, and a write to the record
+(``ui.features.responses.reproduction``, issue 14) -- a rerun does not recompute it, and a write to the record
 (``after_write``) does, so a changed stored score is never hidden behind a cached "matches" -- and its Authority lines
 say each reason once."""
 

@@ -4,7 +4,7 @@ Every cached read of the console starts cold when its process starts, and the Ov
 page: at 10 million answers its reads take one to two seconds on a cold DuckDB. The login page (``app.py``,
 nobody logged in) calls ``ensure_overview_warm``: the first call in a process starts one background thread
 that fills the very cache entries the Overview asks for when no filter is chosen -- the active profile, the
-filter options, the page's figures (``ui.framework.data.overview`` with ``ui.framework.data.overview_arguments``,
+filter options, the page's figures (``ui.features.overview.overview`` with ``ui.features.overview.overview_arguments``,
 the function the page itself uses), the Authority figures and the validated-feedback tile for its default window --
 while the visitor types a password. A login that comes first waits for the thread's result rather than running the
 query twice (Streamlit computes one cache entry once, under a lock per entry); a write that clears the caches
@@ -32,7 +32,7 @@ from register.console.queries.filters import Filters
 from register.db.store import database_path_from_env
 from register.demo import is_empty
 from register.settings import settings
-from ui.features import authority, feedback, figures
+from ui.features import authority, feedback, figures, overview
 from ui.framework import data
 
 __all__ = ["build_overview_figures", "ensure_overview_warm", "warm_overview"]
@@ -47,8 +47,8 @@ def warm_overview() -> bool:
     profile = data.profile()
     data.filter_options()
     no_filter = Filters()
-    weights, band_names, bins = data.overview_arguments(profile)
-    found = data.overview(no_filter, weights, band_names, bins)
+    weights, band_names, bins = overview.overview_arguments(profile)
+    found = overview.overview(no_filter, weights, band_names, bins)
     sources = authority.overview(no_filter)
     feedback.scope_scores((), (), feedback.DEFAULT_WINDOW, feedback.window_end(feedback.today()), profile.decay_lambda)
     build_overview_figures(found, band_names, profile.bands, sources)
@@ -56,7 +56,7 @@ def warm_overview() -> bool:
 
 
 def build_overview_figures(found: dict, band_names: tuple[str, ...], bands, sources: dict) -> list[go.Figure]:
-    """The Overview's charts built from its figures (``found``: ``ui.framework.data.overview``; ``sources``: the
+    """The Overview's charts built from its figures (``found``: ``ui.features.overview.overview``; ``sources``: the
     Authority figures), and dropped: Plotly loads the code that checks each kind of trace and each layout property the
     first time a figure uses it, which the first Overview after a restart would otherwise pay (0.15 CPU-s in a process
     that drew no chart yet; after the login page's empty chart about 0.05 of the first Overview's 0.39 CPU-s)."""

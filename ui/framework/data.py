@@ -19,25 +19,16 @@ import sys
 import threading
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import streamlit as st
 
-from hri_core.calibration import score_bins
 from register import SYSTEM, Store
-from register.access import four_eyes
-from register.access.sources import mask_restricted_claims
-from register.console import exports, review
-from register.console.exports import CsvExport
-from register.console.queries import detail, explorer
 from register.console.queries import overview as overview_queries
-from register.console.queries.filters import Filters
-from register.db import audit
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
 from register.labels import rubrics
-from register.scoring import profiles, reproduce
+from register.scoring import profiles
 from register.settings import settings
 
 Scope = Literal["record", "account"]
@@ -196,81 +187,8 @@ def _current(read: Callable) -> Callable:
     return found if callable(found) and not hasattr(found, "cached_read") else read
 
 
-# --- the reads of the pages ------------------------------------------------------------------------------
+# --- reads every area uses ------------------------------------------------------------------------------
 
 profile = cached(profiles.active_profile)
 version_profile = cached(profiles.get_profile)  # its bands, band actions and weights: what scores under it show with
-get_profile = version_profile
 filter_options = cached(overview_queries.filter_options)
-
-
-@cached
-def overview(store: Store, f: Filters, weights: tuple[tuple[str, float], ...], bands: tuple[str, ...],
-             bins: tuple[float, ...]) -> dict:
-    """Every figure of the overview page (KPIs and the five charts' data) from one query. The weights come as
-    (dimension, weight) pairs in the profile's order (``overview_arguments``), one cache key for the page and the
-    warm-up; the query takes them as a mapping."""
-    return overview_queries.overview(store, f, dict(weights), bands, bins=bins)
-
-
-def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
-    """What ``overview`` takes besides the filters, under ``profile``: its weights, its band names, and the
-    histogram's bins (which never straddle a band bound and are read like bands, as the calibration page bins).
-    One function for the page and the warm-up (``ui.features.warmup``), so both ask the cache for the same entry."""
-    weights = tuple((d.value, w) for d, w in profile.weights.items())
-    return weights, tuple(b.name for b in profile.bands), score_bins([b.upper for b in profile.bands])
-
-
-responses_page = cached(explorer.responses_page)
-
-
-def write_responses_export(path: Path, f: Filters, search: str | None, authority: str | None, *,
-                           frame_up_to: int = 0) -> CsvExport:
-    """The Responses page's export written by DuckDB to the CSV file ``path`` (not cached: it writes a file; the
-    page keeps the file, never the rows)."""
-    return exports.write_csv(get_store(), f, path, search=search, authority=authority, frame_up_to=frame_up_to)
-
-
-response_detail = cached(detail.response_detail)
-review_queue = cached(review.review_queue)
-decisions_for = cached(review.decisions_for)
-
-
-@cached(resource=True, max_entries=256)
-def reproduction(store: Store, response_id: str,
-                 keys: tuple[tuple[int, int], ...] | None = None) -> reproduce.Reproduction:
-    """The response's current score recomputed from its stored labels and profile (``reproduce.reproduce``).
-
-    ``keys``: its revisions' keys as (revision, key) pairs when the page has them (``response_detail``'s
-    ``keys``; pairs, not the mapping the register takes, to be a cache key): the id is then not looked up again
-    (a scan of every id's hash, 15-40 ms at 10M answers).
-    A resource, not ``st.cache_data``: the reproduction holds the stored response, a model ``st.cache_data``
-    cannot pickle (see ``load_response``); it is frozen and the page only reads it, so every session may share it.
-    Cleared by ``after_write`` like every cached read; at most 256 kept. Uncached it was most of a warm detail
-    page's server time (0.1-0.2 s of 0.25-0.3 s at 10M answers, on every rerun)."""
-    return reproduce.reproduce(store, response_id, keys=None if keys is None else dict(keys))
-
-
-def load_response(response_id: str, revision: int | None = None):
-    """The stored response as an ``hri_core.Response`` (not cached: stored records are read back under
-    ``NO_TEXT_LIMITS``, a model subclass ``st.cache_data`` cannot pickle; two small indexed queries)."""
-    return reproduce.load_response(get_store(), response_id, revision)
-
-
-audit_events = cached(audit.search_events, scope="account")
-audit_options = cached(audit.event_options, scope="account")
-audit_chain = cached(audit.verify_chain, scope="account")
-audit_head = cached(audit.head, scope="account")
-linked_approvals = cached(four_eyes.linked_approvals, scope="account")
-
-
-def audit_csv_writer(f) -> Callable[[Path], CsvExport]:
-    """Writes the audit events matching ``f`` (newest first, at most 100,000) to a CSV file by DuckDB's COPY;
-    the store is taken now, as a download runs the writer on a thread of its own."""
-    store = get_store()
-    return lambda path: audit.write_events_csv(store, f, path)
-
-
-def claims_for_role(claims, role: str):
-    """The claims with the spans of sources this role may not read withheld (never cached)."""
-    return mask_restricted_claims(get_store(), claims, role)
