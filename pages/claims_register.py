@@ -11,6 +11,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.governance import registers
 from register.governance.rows import CLAIM_COLUMNS
 from register.governance.transfer import export_claims
 from register.governance.vocabulary import CLAIM_TYPES, STATUSES
@@ -66,7 +67,7 @@ def add_form(actor) -> None:
         submitted = st.form_submit_button("Add claim")
     if submitted:
         try:
-            key = gov.add_row("claims", actor, {
+            key = data.write(registers.add_row, actor, "claims", {
                 "statement": statement, "claim_type": claim_type, "source_ids": sources, "verification_status": status,
                 "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes})
         except RegisterError as error:

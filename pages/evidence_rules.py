@@ -12,8 +12,10 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.governance import evidence
 from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, STATUSES
 from ui.features import governance as gov
+from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import toast_then_rerun
 from ui.framework.errors import show_error
@@ -69,7 +71,7 @@ def editor(actor, version: int | None) -> None:
     reason = st.text_input("Why change the rules? (required; recorded with the new version)", key="rules_reason")
     if st.button("Save as new rule version", type="primary"):
         try:
-            new = gov.save_rules(actor, edited.to_dict("records"), reason)
+            new = data.write(evidence.save_rules, actor, edited.to_dict("records"), reason)
         except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return

@@ -10,6 +10,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
+from register.governance import registers
 from register.governance.rows import SOURCE_COLUMNS
 from register.governance.transfer import export_sources
 from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
@@ -74,7 +75,7 @@ def add_form(actor) -> None:
         submitted = st.form_submit_button("Add source")
     if submitted:
         try:
-            key = gov.add_row("sources", actor, {
+            key = data.write(registers.add_row, actor, "sources", {
                 "source_id": source_id, "title": title, "ref": ref, "source_type": source_type, "publisher": publisher,
                 "authority_tier": tier, "access_date": access_date, "valid_until": valid_until,
                 "restricted_to": restricted})
@@ -92,7 +93,7 @@ def main() -> None:
     st.title("Source register")
     st.caption("Every source a claim rests on, classified by type (peer-reviewed publication, official framework, "
                "vendor documentation, repository, original proposal, ...). Mutable sources carry access dates.")
-    frame = gov.sources(actor.role)
+    frame = gov.sources(role=actor.role)
     stats = st.columns(3)
     stats[0].metric("Sources", f"{len(frame):,}")
     stats[1].metric("Mutable without access date",
@@ -114,7 +115,7 @@ def main() -> None:
     with io_tab:
         gov.import_export("sources", actor, export_sources(data.get_store(), role=actor.role))
     with deleted:
-        gov.deleted_rows("sources", gov.sources(actor.role, include_deleted=True), "source_id", "title", actor)
+        gov.deleted_rows("sources", gov.sources(role=actor.role, include_deleted=True), "source_id", "title", actor)
 
 
 run_page(main)

@@ -22,40 +22,13 @@ from ui.framework.errors import show_error
 
 # --- cached reads ---------------------------------------------------------------------------------------
 
-
-@st.cache_data(show_spinner=False)
-def sources(role: str | None = None, include_deleted: bool = False) -> pd.DataFrame:
-    return registers.list_sources(data.get_store(), role=role, include_deleted=include_deleted)
-
-
-@st.cache_data(show_spinner=False)
-def claims(include_deleted: bool = False) -> pd.DataFrame:
-    return registers.list_claims(data.get_store(), include_deleted=include_deleted)
-
-
-@st.cache_data(show_spinner=False)
-def evaluation() -> pd.DataFrame:
-    return evidence.evaluate_rules(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def rules(version: int | None = None) -> pd.DataFrame:
-    return evidence.list_rules(data.get_store(), version)
-
-
-@st.cache_data(show_spinner=False)
-def rule_versions() -> pd.DataFrame:
-    return evidence.rule_versions(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def checklist_history() -> pd.DataFrame:
-    return checklist.history(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def run_detail(run_id: int) -> dict:
-    return checklist.run_detail(data.get_store(), run_id)
+sources = data.cached(registers.list_sources)
+claims = data.cached(registers.list_claims)
+evaluation = data.cached(evidence.evaluate_rules)
+rules = data.cached(evidence.list_rules)
+rule_versions = data.cached(evidence.rule_versions)
+checklist_history = data.cached(checklist.history)
+run_detail = data.cached(checklist.run_detail)
 
 
 def report_files(run_id: int) -> tuple[Callable[[], bytes], Callable[[], str]]:
@@ -110,55 +83,7 @@ def editor_changes(loaded: pd.DataFrame, state: dict, key_col: str, columns: tup
 
 
 def save(kind: str, actor, changes: registers.RowChanges) -> dict:
-    fn = registers.save_sources if kind == "sources" else registers.save_claims
-    try:
-        return fn(data.get_store(), actor, changes)
-    finally:
-        data.after_write()
-
-
-def add_row(kind: str, actor, values: dict) -> str:
-    """Add one source or claim from a form; returns its (readable) key."""
-    try:
-        return registers.add_row(data.get_store(), actor, kind, values)
-    finally:
-        data.after_write()
-
-
-def restore(kind: str, actor, key: str) -> None:
-    try:
-        registers.restore(data.get_store(), actor, kind, key)
-    finally:
-        data.after_write()
-
-
-def import_file(kind: str, actor, filename: str, content: bytes) -> transfer.ImportResult:
-    frame = transfer.read_upload(filename, content)
-    try:
-        return transfer.import_register(data.get_store(), actor, kind, frame)
-    finally:
-        data.after_write()
-
-
-def save_rules(actor, rows: list[dict], reason: str) -> int:
-    try:
-        return evidence.save_rules(data.get_store(), actor, rows, reason)
-    finally:
-        data.after_write()
-
-
-def record_run(actor) -> int:
-    try:
-        return checklist.record_run(data.get_store(), actor)
-    finally:
-        data.after_write()
-
-
-def sign(actor, run_id: int, decisions: dict) -> int:
-    try:
-        return checklist.sign(data.get_store(), actor, run_id, decisions)
-    finally:
-        data.after_write()
+    return data.write(registers.save_sources if kind == "sources" else registers.save_claims, actor, changes)
 
 
 # --- the register editor shared by the sources and claims pages ------------------------------------------
@@ -256,7 +181,8 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
                               key=f"{kind}_upload")
     if upload is not None and st.button("Import", key=f"{kind}_import"):
         try:
-            result = import_file(kind, actor, upload.name, upload.getvalue())
+            result = data.write(transfer.import_register, actor, kind, transfer.read_upload(upload.name,
+                                                                                       upload.getvalue()))
         except RegisterError as error:
             show_error(error)
             return
@@ -281,7 +207,7 @@ def deleted_rows(kind: str, frame: pd.DataFrame, key_col: str, label_col: str, a
         left.text(f"{key}: {str(label or '')[:100]}")
         if right.button("Restore", key=f"{kind}_restore_{key}"):
             try:
-                restore(kind, actor, key)
+                data.write(registers.restore, actor, kind, key)
             except RegisterError as error:
                 show_error(error)
                 return
