@@ -14,7 +14,9 @@ from hri_core.vocabulary import CATEGORIES
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
 from register.governance.vocabulary import SOURCE_TYPES
+from register.scoring import authority_rules
 from ui.features import authority as au
+from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import toast_then_rerun
 from ui.framework.errors import show_error
@@ -52,7 +54,7 @@ def use_case_editor(actor, editable: bool) -> None:
                "undecided.")
     current = au.use_cases().reset_index(drop=True)
     current["requester_roles"] = current["requester_roles"].map(lambda v: list(v) if v is not None else [])
-    known = au.known_use_cases()
+    known = [u for u in data.filter_options()["use_cases"] if u]  # the use cases the answers name
     missing = [u for u in known if u not in set(current["use_case"])]
     if missing:
         st.caption("Use cases of the answers not listed yet: " + ", ".join(escape_markdown(u) for u in missing))
@@ -70,7 +72,7 @@ def use_case_editor(actor, editable: bool) -> None:
                            key="use_cases_reason")
     if st.button("Save use cases as a new version", type="primary", key="use_cases_save"):
         try:
-            version = au.save_use_cases(actor, edited.to_dict("records"), reason)
+            version = data.write(authority_rules.save_use_cases, actor, edited.to_dict("records"), reason)
         except RegisterError as error:
             show_error(error)
             return
@@ -104,7 +106,8 @@ def rules_editor(actor, editable: bool) -> None:
                            key="authority_rules_reason")
     if st.button("Save authority rules as a new version", type="primary", key="authority_rules_save"):
         try:
-            version = au.save_rules(actor, au.rules_json(edited.to_dict("records"), inclusive, rules.name), reason)
+            version = data.write(authority_rules.save_authority_rules, actor,
+                                 au.rules_json(edited.to_dict("records"), inclusive, rules.name), reason)
         except RegisterError as error:
             show_error(error)
             return

@@ -1,5 +1,5 @@
-"""UI helpers of CLAIM's Authority step: cached reads of the checks and the two rule tables, their writes
-(which clear the read caches), the rows of the rule editors, and the overview's figure.
+"""UI helpers of CLAIM's Authority step: cached reads of the checks and the two rule tables, the rows of the
+rule editors, and the overview's figure (the tables' writes go through ``ui.framework.data.write``).
 
 No business rules: the checks live in ``register.scoring.authority``, the tables in
 ``register.scoring.authority_rules``, the console's queries in ``register.console.queries``.
@@ -11,13 +11,9 @@ from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from hri_core.authority import AuthorityRules
-from register import Actor
 from register.console.queries import authority as authority_queries
-from register.console.queries import overview as overview_queries
-from register.console.queries.filters import Filters
 from register.scoring import authority, authority_rules
 from ui.features.figures import empty_figure
 from ui.framework import data
@@ -44,56 +40,12 @@ def failed_reasons(claim: Any) -> str:
 
 # --- cached reads ---------------------------------------------------------------------------------------
 
-
-@st.cache_data(show_spinner=False)
-def overview(f: Filters) -> dict:
-    return authority_queries.authority_overview(data.get_store(), f)
-
-
-@st.cache_data(show_spinner=False)
-def findings() -> pd.DataFrame:
-    return authority.findings(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def rules() -> AuthorityRules:
-    return authority_rules.authority_rules(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def rule_versions() -> pd.DataFrame:
-    return authority_rules.authority_rule_versions(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def use_cases(version: int | None = None) -> pd.DataFrame:
-    return authority_rules.list_use_cases(data.get_store(), version)
-
-
-@st.cache_data(show_spinner=False)
-def use_case_versions() -> pd.DataFrame:
-    return authority_rules.use_case_versions(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def known_use_cases() -> list[str]:
-    """The use cases the answers name, for the editor's hints."""
-    return [v for v in overview_queries.filter_options(data.get_store())["use_cases"] if v]
-
-
-# --- writes ---------------------------------------------------------------------------------------------
-
-
-def save_use_cases(actor: Actor, rows: list[dict], reason: str) -> int:
-    version = authority_rules.save_use_cases(data.get_store(), actor, rows, reason)
-    data.after_write()
-    return version
-
-
-def save_rules(actor: Actor, rules_json: dict, reason: str) -> int:
-    version = authority_rules.save_authority_rules(data.get_store(), actor, rules_json, reason)
-    data.after_write()
-    return version
+overview = data.cached(authority_queries.authority_overview)
+findings = data.cached(authority.findings)
+rules = data.cached(authority_rules.authority_rules)
+rule_versions = data.cached(authority_rules.authority_rule_versions)
+use_cases = data.cached(authority_rules.list_use_cases)
+use_case_versions = data.cached(authority_rules.use_case_versions)
 
 
 # --- the rule editor's rows -----------------------------------------------------------------------------
