@@ -38,7 +38,7 @@ def main() -> None:
         return
     names = {ALL: ALL, **{int(b): f"#{b} {t}" for b, t in zip(batches["batch_id"], batches["title"], strict=True)}}
     pick = st.selectbox("Batch", list(names), format_func=names.get, key="agr_batch")
-    report = ui.agreement_report(actor, None if pick == ALL else int(pick), None)
+    report = ui.agreement_report(actor, batch_id=None if pick == ALL else int(pick), rubric_version=None)
     overall = report.overall
     if not overall.get("ratings"):
         empty_state("No annotation in this selection yet.")

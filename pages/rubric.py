@@ -11,7 +11,9 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.labels import rubrics
 from ui.features import labels as ui
+from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import toast_then_rerun
 from ui.framework.errors import show_error
@@ -63,7 +65,7 @@ def main() -> None:
                              f"{escape_markdown(error.msg)}", icon=":material/error:")
                     return
                 try:
-                    published = ui.publish_rubric(current_actor(), body, reason)
+                    published = data.write(rubrics.publish_rubric, current_actor(), body, reason)
                 except RegisterError as error:
                     show_error(error)
                     return
