@@ -1,7 +1,7 @@
 """Data, figures and the overview tile of validated feedback (the Feedback page and the overview's s_H).
 
-Reads are cached like ``ui.framework.data``'s; writes call ``register.feedback`` with the acting user and clear the
-caches. ``scope_trend_figure`` and ``window_end`` are pure (tested without Streamlit); ``scope_tile``
+Reads are cached like ``ui.framework.data``'s; the page writes through ``ui.framework.data.write`` with the acting
+user. ``scope_trend_figure`` and ``window_end`` are pure (tested without Streamlit); ``scope_tile``
 renders the overview's s_H tile and trend for the shared filters.
 """
 
@@ -18,8 +18,8 @@ from ui.features.figures import empty_figure
 from ui.framework import data
 from ui.framework.text import code_span, escape_html, escape_markdown
 
-__all__ = ["WINDOWS", "feedback_list", "outside_register", "reject", "report", "resolve", "scope_scores",
-           "scope_tile", "scope_trend", "scope_trend_figure", "today", "validate", "window_end"]
+__all__ = ["WINDOWS", "feedback_list", "outside_register", "scope_scores", "scope_tile", "scope_trend",
+           "scope_trend_figure", "today", "window_end"]
 
 WINDOWS = (7, 30, 90)  # evaluation windows offered, days
 DEFAULT_WINDOW = 30  # the overview tile's window until one is chosen
@@ -29,54 +29,10 @@ _SCOPE_NONE = "—"      # a response without a use case or model
 
 # --- reads ----------------------------------------------------------------------------------------
 
-@st.cache_data(show_spinner=False)
-def feedback_list(states: tuple[str, ...] = ()) -> pd.DataFrame:
-    return items.list_feedback(data.get_store(), states=states)
-
-
-@st.cache_data(show_spinner=False)
-def outside_register() -> pd.DataFrame:
-    return items.outside_register(data.get_store(), limit=1_000)
-
-
-@st.cache_data(show_spinner=False)
-def scope_scores(use_cases: tuple[str, ...], models: tuple[str, ...], window_days: int, as_of: datetime,
-                 decay_lambda: float) -> pd.DataFrame:
-    return scope.scope_feedback(data.get_store(), window_days=window_days, decay_lambda=decay_lambda, as_of=as_of,
-                                use_cases=use_cases, models=models)
-
-
-@st.cache_data(show_spinner=False)
-def scope_trend(use_cases: tuple[str, ...], models: tuple[str, ...], window_days: int, as_of: datetime,
-                decay_lambda: float) -> pd.DataFrame:
-    return scope.scope_feedback_trend(data.get_store(), window_days=window_days, decay_lambda=decay_lambda,
-                                      as_of=as_of, points=TREND_POINTS, use_cases=use_cases, models=models)
-
-
-# --- writes ---------------------------------------------------------------------------------------
-
-def _write(fn, *args, **kwargs):
-    try:
-        return fn(data.get_store(), *args, **kwargs)
-    finally:
-        data.after_write()
-
-
-def report(actor, response_id: str, text: str, severity: float, claim_id: str | None) -> int:
-    return _write(items.report_feedback, actor, response_id, text, severity, claim_id=claim_id)
-
-
-def validate(actor, feedback_id: int, method: str, severity: float, claim_id: str | None, note: str | None) -> int:
-    return _write(items.validate_feedback, actor, feedback_id, method, severity=severity, claim_id=claim_id,
-                  note=note)
-
-
-def reject(actor, feedback_id: int, reason: str) -> None:
-    _write(items.reject_feedback, actor, feedback_id, reason)
-
-
-def resolve(actor, feedback_id: int, resolution: str) -> int | None:
-    return _write(items.resolve_feedback, actor, feedback_id, resolution)
+feedback_list = data.cached(items.list_feedback)
+outside_register = data.cached(items.outside_register)
+scope_scores = data.cached(scope.scope_feedback)
+scope_trend = data.cached(scope.scope_feedback_trend)
 
 
 # --- pure helpers ---------------------------------------------------------------------------------
@@ -131,7 +87,8 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
                                     key="overview_sh_window") or DEFAULT_WINDOW
     day = right.date_input("As of", value=today(), key="overview_sh_as_of")
     as_of = window_end(day)
-    frame = scope_scores(use_cases, models, int(window), as_of, profile.decay_lambda)
+    frame = scope_scores(window_days=int(window), decay_lambda=profile.decay_lambda, as_of=as_of, use_cases=use_cases,
+                         models=models)
     if frame.empty:
         st.caption("No scopes for these filters.")
         return
@@ -154,5 +111,6 @@ def scope_tile(use_cases: tuple[str, ...], models: tuple[str, ...], profile, plo
                       column_config={"use_case": "Use case", "model": "Model", "events": "Validated events",
                                      "n_reviewed": "Reviewed responses",
                                      "s_h": st.column_config.NumberColumn("s_H", format="%.3f")})
-    trend = scope_trend(use_cases, models, int(window), as_of, profile.decay_lambda)
+    trend = scope_trend(window_days=int(window), decay_lambda=profile.decay_lambda, points=TREND_POINTS, as_of=as_of,
+                        use_cases=use_cases, models=models)
     st.plotly_chart(scope_trend_figure(trend, int(window)), config=plot_config, key="overview_sh_trend")

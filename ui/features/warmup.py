@@ -50,7 +50,8 @@ def warm_overview() -> bool:
     weights, band_names, bins = overview.overview_arguments(profile)
     found = overview.overview(no_filter, weights, band_names, bins)
     sources = authority.overview(no_filter)
-    feedback.scope_scores((), (), feedback.DEFAULT_WINDOW, feedback.window_end(feedback.today()), profile.decay_lambda)
+    feedback.scope_scores(window_days=feedback.DEFAULT_WINDOW, decay_lambda=profile.decay_lambda,
+                          as_of=feedback.window_end(feedback.today()), use_cases=(), models=())
     build_overview_figures(found, band_names, profile.bands, sources)
     return True
 
