@@ -11,10 +11,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from register.console import rag
-from register.console.queries.filters import Filters
 from ui.features.figures import band_colors, empty_figure
 from ui.framework import data
 from ui.framework.text import escape_html
@@ -62,29 +60,11 @@ def metric_label(name: str) -> str:
 
 # --- cached reads ------------------------------------------------------------------------------------
 
-@st.cache_data(show_spinner=False)
-def summary(f: Filters) -> dict:
-    return rag.summary(data.get_store(), f)
-
-
-@st.cache_data(show_spinner=False)
-def metrics_by(f: Filters, by: str) -> pd.DataFrame:
-    return rag.metrics_by(data.get_store(), f, by)
-
-
-@st.cache_data(show_spinner=False)
-def trend(f: Filters, metric: str, framework: str) -> pd.DataFrame:
-    return rag.trend(data.get_store(), f, metric, framework)
-
-
-@st.cache_data(show_spinner=False)
-def by_category(f: Filters) -> pd.DataFrame:
-    return rag.by_category(data.get_store(), f)
-
-
-@st.cache_data(show_spinner=False)
-def hri_vs_hallucination(f: Filters) -> pd.DataFrame:
-    return rag.hri_vs_hallucination(data.get_store(), f)
+summary = data.cached(rag.summary)
+metrics_by = data.cached(rag.metrics_by)
+trend = data.cached(rag.trend)
+by_category = data.cached(rag.by_category)
+hri_vs_hallucination = data.cached(rag.hri_vs_hallucination)
 
 
 # --- tables ------------------------------------------------------------------------------------------
