@@ -46,7 +46,7 @@ def upload_section() -> None:
         if upload is not None and st.button("Import outcomes", key="cal_import",
                                             disabled=not can(Permission.IMPORT)):
             try:
-                report = scoring.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name,
+                report = data.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name,
                                        kind=kind)
             except (RegisterError, HRIError) as error:
                 show_error(error)
@@ -74,12 +74,12 @@ def audit_sample_section() -> None:
                                  key="cal_sample_size")
         if right.button("Draw a sample", key="cal_draw", disabled=not reviewer):
             try:
-                sample_id = scoring.write(reg.draw_audit_sample, current_actor(), int(size))
+                sample_id = data.write(reg.draw_audit_sample, current_actor(), int(size))
             except RegisterError as error:
                 show_error(error)
             else:
                 st.success(f"Audit sample #{sample_id} drawn.", icon=":material/casino:")
-        open_items = scoring.audit_sample_items(True)
+        open_items = scoring.audit_sample_items(undecided_only=True)
         if open_items.empty:
             st.caption("No sampled answer is waiting for a decision.")
             return
@@ -179,7 +179,7 @@ def main() -> None:
     if st.button("Create a draft profile with the suggested bands", key="cal_save", type="primary",
                  disabled=not can(Permission.PROFILE_EDIT)):
         try:
-            version, record = scoring.write(reg.save_band_suggestion, current_actor(), pairs, cost_miss, cost_review)
+            version, record = data.write(reg.save_band_suggestion, current_actor(), pairs, cost_miss, cost_review)
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:

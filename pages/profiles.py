@@ -17,7 +17,8 @@ from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommende
 from hri_core.profile import ACTIONS
 from register import RegisterError
 from register.access.permissions import Permission
-from register.scoring.mitigation import activate_policy, create_policy_draft
+from register.scoring import profiles as reg_profiles
+from register.scoring.mitigation import activate_policy, create_policy_draft, list_policies
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
 from register.scoring.version_views import beyond_limit, keep, keep_view
 from ui.features import scoring
@@ -148,7 +149,8 @@ def editor(versions: pd.DataFrame) -> None:
     if save_col.button("Save as draft", key="pe_save", type="primary",
                        disabled=candidate is None or not can(Permission.PROFILE_EDIT)):
         try:
-            version = scoring.create_draft(current_actor(), mapping, based_on=int(base_version), name=name or None)
+            version = data.write(reg_profiles.create_draft, current_actor(), mapping, based_on=int(base_version),
+                                 name=name or None)
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:
@@ -232,7 +234,7 @@ def read_model_section(version: int) -> None:
             bar.progress(done / total, text=message)
 
         try:
-            dropped = scoring.write(keep_view, current_actor(), version, progress=progress)
+            dropped = data.write(keep_view, current_actor(), version, progress=progress)
         except RegisterError as error:
             bar.empty()
             show_error(error)
@@ -271,7 +273,7 @@ def review_floors_offer() -> None:
         st.session_state["rf_impact"] = scoring.preview(recommended_profile())
     if right.button("Save them as a draft", key="rf_save", disabled=not can(Permission.PROFILE_EDIT)):
         try:
-            version = scoring.write(ensure_review_floors_profile, current_actor())
+            version = data.write(ensure_review_floors_profile, current_actor())
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:
@@ -318,7 +320,8 @@ def publish_section(versions: pd.DataFrame) -> None:
             bar.progress(step / total, text=message)
 
         try:
-            summary = scoring.publish(actor, version, reason, progress=progress)
+            # a refused attempt writes its audit event too: data.write clears the caches either way
+            summary = data.write(reg_profiles.publish, actor, version, reason, progress=progress)
         except (RegisterError, HRIError) as error:
             bar.empty()
             show_error(error)
@@ -335,7 +338,7 @@ def mitigation_section() -> None:
     st.caption("Turns each scored answer's claim verdicts, stakes and query ambiguity into answer, revise, ask, "
                "abstain or escalate (seed 004's decision table is version 1). Stored with every score; the next "
                "score run decides under the active version.")
-    versions = scoring.mitigation_policies()
+    versions = pd.DataFrame(list_policies(data.get_store()))  # every stored version, read fresh
     st.dataframe(versions, hide_index=True, key="mp_table",
                  column_order=("policy_version", "name", "status", "based_on", "created_by", "created_at",
                                "published_by", "published_at", "reason"))
@@ -365,7 +368,7 @@ def mitigation_section() -> None:
                      "nothing was saved.")
         if overrides is not None:
             try:
-                made = scoring.write(create_policy_draft, current_actor(), overrides, based_on=version)
+                made = data.write(create_policy_draft, current_actor(), overrides, based_on=version)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:
@@ -378,7 +381,7 @@ def mitigation_section() -> None:
             go = st.form_submit_button("Publish", type="primary")
         if go:
             try:
-                scoring.write(activate_policy, current_actor(), int(draft), reason)
+                data.write(activate_policy, current_actor(), int(draft), reason)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:

@@ -1,7 +1,7 @@
-"""Data helpers of the scoring pages (profiles, elicitation, calibration): cached reads and writes.
+"""Data helpers of the scoring pages (profiles, elicitation, calibration): cached reads and the impact preview.
 
-Reads are cached like ``ui.framework.data``'s; every write goes through a register service function with the
-acting user and then clears the caches (``ui.framework.data.after_write``). Also holds the profile editor's
+Reads are cached like ``ui.framework.data``'s; the pages write through a register service function with the acting
+user (``ui.framework.data.write``, which clears the caches). Also holds the profile editor's
 small pure helpers (turning widget values into a profile mapping, normalising weights) so that the
 page stays thin and the helpers are testable without Streamlit.
 """
@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import ScoringProfile, recommended_profile
+from register import Store
 from register.scoring import calibration as reg_calibration
 from register.scoring import elicitation as reg_elicitation
 from register.scoring import mitigation as reg_mitigation
@@ -24,40 +25,22 @@ from register.scoring.impact import ImpactPreview, impact_preview
 from ui.framework import data
 
 
-@st.cache_data(show_spinner=False)
-def profiles_table() -> pd.DataFrame:
-    return pd.DataFrame(reg_profiles.list_profiles(data.get_store()))
+@data.cached
+def profiles_table(store: Store) -> pd.DataFrame:
+    """Every profile version (status and provenance) as a table."""
+    return pd.DataFrame(reg_profiles.list_profiles(store))
 
 
-@st.cache_data(show_spinner=False)
-def profile_meta(version: int) -> dict:
-    return reg_profiles.profile_meta(data.get_store(), version)
+profile_meta = data.cached(reg_profiles.profile_meta)
+elicitations_for = data.cached(reg_elicitation.elicitations_for)
+outcome_pairs = data.cached(reg_calibration.outcome_pairs)
+audit_sample_items = data.cached(reg_calibration.audit_sample_items)
 
 
-@st.cache_data(show_spinner=False)
-def elicitations_for(version: int) -> list[dict]:
-    return reg_elicitation.elicitations_for(data.get_store(), version)
-
-
-@st.cache_data(show_spinner=False)
-def outcome_pairs(sources: tuple[str, ...]) -> pd.DataFrame:
-    return reg_calibration.outcome_pairs(data.get_store(), sources)
-
-
-@st.cache_data(show_spinner=False)
-def audit_sample_items(undecided_only: bool) -> pd.DataFrame:
-    return reg_calibration.audit_sample_items(data.get_store(), undecided_only=undecided_only)
-
-
-def mitigation_policies() -> pd.DataFrame:
-    """Every stored mitigation policy version (status and provenance)."""
-    return pd.DataFrame(reg_mitigation.list_policies(data.get_store()))
-
-
-@st.cache_data(show_spinner=False)
-def mitigation_policy(version: int) -> dict:
+@data.cached
+def mitigation_policy(store: Store, version: int) -> dict:
     """One stored mitigation policy's parameters as JSON-ready data."""
-    return reg_mitigation.get_policy(data.get_store(), version).model_dump(mode="json")
+    return reg_mitigation.get_policy(store, version).model_dump(mode="json")
 
 
 def readings_frame(policy: dict) -> pd.DataFrame:
@@ -84,39 +67,6 @@ def preview(profile: ScoringProfile) -> ImpactPreview:
         return impact_preview(data.get_store(), profile, progress=told)
     finally:
         bar.empty()
-
-
-def create_draft(actor, overrides: dict, *, based_on: int, name: str | None) -> int:
-    version = reg_profiles.create_draft(data.get_store(), actor, overrides, based_on=based_on, name=name)
-    data.after_write()
-    return version
-
-
-def publish(actor, version: int, reason: str, progress=None):
-    try:
-        return reg_profiles.publish(data.get_store(), actor, version, reason, progress=progress)
-    finally:
-        data.after_write()  # a refused attempt writes its audit event too
-
-
-def save_ahp(actor, experts, *, name: str | None) -> tuple[int, int]:
-    try:
-        return reg_elicitation.save_ahp(data.get_store(), actor, experts, name=name)
-    finally:
-        data.after_write()
-
-
-def write(fn, *args, **kwargs):
-    """Call a register write function with the store first, then clear the caches."""
-    try:
-        return fn(data.get_store(), *args, **kwargs)
-    finally:
-        data.after_write()
-
-
-def read(fn, *args, **kwargs):
-    """Call a register read function with the store first (uncached: state that changes per click)."""
-    return fn(data.get_store(), *args, **kwargs)
 
 
 # --- pure editor helpers -------------------------------------------------------------------------
