@@ -14,8 +14,10 @@ import streamlit as st
 
 from hri_core.vocabulary import LABELS
 from register import Actor, RegisterError
+from register.verify import proposals
 from ui.features import verification
 from ui.features.answer_view import show_answer
+from ui.framework import data
 from ui.framework.components import keep_message, show_kept_messages
 from ui.framework.errors import show_error
 from ui.framework.text import code_span, escape_markdown
@@ -93,7 +95,7 @@ def _decision_form(actor: Actor, item: dict) -> None:
         return
     if decisions:
         try:
-            result = verification.decide(actor, decisions)
+            result = data.write(proposals.decide_proposals, actor, decisions)
         except RegisterError as error:
             show_error(error)
             return

@@ -1,12 +1,12 @@
-"""Reads and writes of the Claim verification page: machine proposals, their counts and the judge policy."""
+"""Reads and writes of the Claim verification page: machine proposals, their counts and the judge policy (a
+decision on proposals is written with ``ui.framework.data.write``)."""
 
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from hri_core.vocabulary import LABELS
-from register.db.store import Actor
+from register.db.store import Actor, Store
 from register.verify import policy, proposals, stored, testsets
 from register.verify.agreement import judge_agreement
 from register.verify.judge_cli import PROFILE_DIR, load_profile
@@ -20,37 +20,29 @@ PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "lab
                     "span", "evidence_index", "run_id")
 
 
-@st.cache_data(show_spinner=False)
-def proposal_frame(status: str) -> pd.DataFrame:
+@data.cached
+def proposal_frame(store: Store, status: str) -> pd.DataFrame:
     """Proposals of one status as a frame (the page's table)."""
-    rows = proposals.list_proposals(data.get_store(), status=status)
+    rows = proposals.list_proposals(store, status=status)
     frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(PROPOSAL_COLUMNS))
     return frame
 
 
-@st.cache_data(show_spinner=False)
-def proposal_responses(actor: Actor) -> pd.DataFrame:
+@data.cached
+def proposal_responses(store: Store, actor: Actor) -> pd.DataFrame:
     """The responses with proposals waiting for a person (``register.verify.proposals.proposal_responses``)."""
-    return pd.DataFrame(proposals.proposal_responses(data.get_store(), actor),
+    return pd.DataFrame(proposals.proposal_responses(store, actor),
                         columns=["response_id", "proposals", "abstained", "unlinked", "run_id"])
 
 
-@st.cache_data(show_spinner=False)
-def proposal_item(actor: Actor, response_id: str) -> dict:
-    """One response and its waiting proposals with their provenance (``proposals.proposal_item``)."""
-    return proposals.proposal_item(data.get_store(), actor, response_id)
+proposal_item = data.cached(proposals.proposal_item)  # one response and its waiting proposals, with provenance
+counts = data.cached(proposals.proposal_counts)  # proposals by status
 
 
-@st.cache_data(show_spinner=False)
-def counts() -> dict[str, int]:
-    """Proposals by status."""
-    return proposals.proposal_counts(data.get_store())
-
-
-@st.cache_data(show_spinner=False)
-def active_policy_version() -> int | None:
+@data.cached
+def active_policy_version(store: Store) -> int | None:
     """The active judge policy's version, or None (off)."""
-    active = policy.active_policy(data.get_store())
+    active = policy.active_policy(store)
     return active.version if active else None
 
 
@@ -76,17 +68,10 @@ def decisions_from(choices: dict[int, tuple[str | None, str | None]],
     return made, problems
 
 
-def decide(actor: Actor, decisions: list[proposals.Decision]) -> dict:
-    """Record decisions (a write: clears the cached reads)."""
-    result = proposals.decide_proposals(data.get_store(), actor, decisions)
-    data.after_write()
-    return result
-
-
-@st.cache_data(show_spinner=False)
-def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+@data.cached
+def agreement_frames(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each judge against the people's decisions: a summary row per profile, and the threshold curves."""
-    entries = judge_agreement(data.get_store())
+    entries = judge_agreement(store)
     summary = pd.DataFrame([{"judge_profile": e["judge_profile"], "backend": e["backend"], "decided": e["decided"],
                              "kappa": e["kappa"], "false_clearance": e["false_clearance"]["value"],
                              "false_cleared": f"{e['false_clearance']['count']}/{e['false_clearance']['total']}"}
@@ -98,18 +83,15 @@ def agreement_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, curve
 
 
-@st.cache_data(show_spinner=False)
-def critical_report() -> pd.DataFrame:
+@data.cached
+def critical_report(store: Store) -> pd.DataFrame:
     """Hallucination on the critical questions of each test-set run, per model and time."""
-    rows = testsets.critical_report(data.get_store())
+    rows = testsets.critical_report(store)
     return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
                                        "hallucinated", "needs_review", "unanswered", "hallucination_rate"])
 
 
-@st.cache_data(show_spinner=False)
-def verifiable(with_claims: bool) -> pd.DataFrame:
-    """Current answers a verification can take (``register.verify.stored.candidates``)."""
-    return stored.candidates(data.get_store(), with_claims=with_claims)
+verifiable = data.cached(stored.candidates)  # current answers a verification can take
 
 
 def judge_profiles() -> list[str]:
