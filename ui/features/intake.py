@@ -47,13 +47,10 @@ def import_upload(actor, name: str, content: bytes, progress: ProgressFn | None 
     if not safe or safe.startswith("."):
         raise ImportRejected(f"{name!r} is not a file name that can be imported (it needs a name and an "
                              "extension such as .jsonl, .csv or .parquet)")
-    try:
-        with tempfile.TemporaryDirectory(prefix="hri-upload-") as folder:
-            path = Path(folder) / safe
-            path.write_bytes(content)
-            return import_path(data.get_store(), actor, path, progress=progress)
-    finally:
-        data.after_write()
+    with tempfile.TemporaryDirectory(prefix="hri-upload-") as folder:
+        path = Path(folder) / safe
+        path.write_bytes(content)
+        return data.write(import_path, actor, path, progress=progress)
 
 
 def report_frame(report: ImportReport) -> pd.DataFrame:
@@ -107,14 +104,10 @@ def grid_actions(frame: pd.DataFrame, state: dict) -> list[GridAction]:
 
 def apply_action(actor, action: GridAction) -> ImportReport | None:
     """Carry out one grid action through the register (which checks the permission); the caches are cleared."""
-    store = data.get_store()
-    try:
-        if action.action == REIMPORT:
-            return reimport_quarantined(store, actor, action.quarantine_id, action.raw)
-        discard_quarantined(store, actor, action.quarantine_id, action.reason)
-        return None
-    finally:
-        data.after_write()
+    if action.action == REIMPORT:
+        return data.write(reimport_quarantined, actor, action.quarantine_id, action.raw)
+    data.write(discard_quarantined, actor, action.quarantine_id, action.reason)
+    return None
 
 
 # --- the inbox ---------------------------------------------------------------------------------------
