@@ -115,18 +115,17 @@ def _start(username: str, role: str, display_name: str, method: str, must_change
                                      "method": method, "last_seen": time.time(), "must_change": must_change}
 
 
-def _end(store, action: str, **details) -> None:
+def _end(action: str, **details) -> None:
     state = st.session_state.pop(SESSION_KEY, None)
     if state is not None:
-        identity.record_session_event(store, Actor(state["username"], state["role"]), action,
-                                      method=state["method"], **details)
-        data.after_account_write()
+        data.account_write(identity.record_session_event, Actor(state["username"], state["role"]), action,
+                           method=state["method"], **details)
 
 
 def logout() -> None:
     """End the session (audited); an SSO session also ends at Streamlit's identity cookie."""
     state = session()
-    _end(data.get_store(), "logout")
+    _end("logout")
     if state is not None and state["method"] == "oidc":
         st.logout()  # redirects the browser through the provider's logout; nothing more to draw
         st.stop()
@@ -149,7 +148,7 @@ def _bootstrap_if_no_account(store) -> None:
         st.session_state["hri_bootstrapped"] = True
 
 
-def login_page(store, cfg: Settings) -> None:
+def login_page(cfg: Settings) -> None:
     """What a visitor who is not logged in sees (then the page stops)."""
     st.title("HRI console — log in")
     if st.session_state.get("hri_bootstrapped"):
@@ -169,13 +168,11 @@ def login_page(store, cfg: Settings) -> None:
         submitted = st.form_submit_button("Log in", type="primary")
     if submitted:
         try:
-            user = identity.authenticate(store, username, password)
+            user = data.account_write(identity.authenticate, username, password)  # a failure is audited too
         except identity.LoginFailed as error:
-            data.after_account_write()
             show_error(error)
         else:
             _start(user.username, user.role, user.display_name, "local", user.must_change_password)
-            data.after_account_write()
             st.rerun()
     if cfg.demo_mode:
         st.divider()
@@ -185,19 +182,17 @@ def login_page(store, cfg: Settings) -> None:
             if col.button(f"Continue as demo {role}", key=f"login_demo_{role}"):
                 actor = DEMO_ACTORS[role]
                 try:
-                    user = identity.sign_in_external(store, actor.name, actor.role, kind="demo",
-                                                     display_name=f"Demo {role}")
+                    user = data.account_write(identity.sign_in_external, actor.name, actor.role, kind="demo",
+                                              display_name=f"Demo {role}")
                 except RegisterError as error:
-                    data.after_account_write()
                     show_error(error)
                     return
                 _start(user.username, user.role, user.display_name, "demo")
-                data.after_account_write()
                 st.rerun()
     preload_chart_library()  # the browser loads the chart and table libraries while the password is typed
 
 
-def password_change_page(store) -> None:
+def password_change_page() -> None:
     state = session()
     st.title("Choose a new password")
     st.info("You logged in with a one-time password. Choose your own password to continue "
@@ -215,12 +210,11 @@ def password_change_page(store) -> None:
             st.error("The two new passwords differ.")
             return
         try:
-            identity.change_own_password(store, Actor(state["username"], state["role"]), old, new)
+            data.account_write(identity.change_own_password, Actor(state["username"], state["role"]), old, new)
         except RegisterError as error:
             show_error(error)
             return
         state["must_change"] = False
-        data.after_account_write()
         st.rerun()
 
 
@@ -229,7 +223,7 @@ def _refresh_account(store, state: dict) -> bool:
     a new role applies now."""
     user = identity.get_user(store, state["username"])
     if user is None or user.disabled or (user.kind == "demo" and not settings().demo_mode):
-        _end(store, "session.revoked", reason="account disabled or removed")
+        _end("session.revoked", reason="account disabled or removed")
         st.session_state["hri_auth_note"] = "Your session ended: the account is disabled."
         return False
     state["role"], state["display_name"] = user.role, user.display_name
@@ -246,7 +240,7 @@ def require_login() -> Actor:
     state = session()
     if state is not None and time.time() - state["last_seen"] > cfg.session_minutes * 60:
         method = state["method"]
-        _end(store, "session.expired", idle_minutes=cfg.session_minutes)
+        _end("session.expired", idle_minutes=cfg.session_minutes)
         st.session_state["hri_auth_note"] = (f"Your session expired after {cfg.session_minutes:g} minutes without "
                                              "activity. Please log in again.")
         if method == "oidc" and _sso_logged_in():
@@ -265,12 +259,11 @@ def require_login() -> Actor:
             st.stop()
         if st.session_state.get("hri_sso_refused") != name:
             try:
-                user = identity.sign_in_external(store, name, role, kind="oidc",
-                                                 display_name=str(st.user.get("name") or name))
+                user = data.account_write(identity.sign_in_external, name, role, kind="oidc",
+                                          display_name=str(st.user.get("name") or name))
             except RegisterError:
                 st.session_state["hri_sso_refused"] = name  # refused once (audited): not again on every rerun
             else:
-                data.after_account_write()
                 _start(user.username, user.role, user.display_name, "oidc")
         if session() is None:
             st.title("HRI console")
@@ -283,10 +276,10 @@ def require_login() -> Actor:
         state = session()
     if state is None:
         _bootstrap_if_no_account(store)
-        login_page(store, cfg)
+        login_page(cfg)
         st.stop()
     if state.get("must_change"):
-        password_change_page(store)
+        password_change_page()
         st.stop()
     state["last_seen"] = time.time()
     return Actor(state["username"], state["role"])
