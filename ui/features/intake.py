@@ -120,8 +120,10 @@ def _release(watcher: inbox_mod.InboxWatcher | None) -> None:
 
 @st.cache_resource(show_spinner=False, on_release=_release)
 def _watcher(database: str, folder: str, poll_seconds: float) -> inbox_mod.InboxWatcher:
-    # one per process and (database, folder, interval): Streamlit computes a resource once however many
-    # sessions ask at the same moment, and start_watcher holds its own lock besides
+    """The inbox watcher: a thread, not a read (hence not ``data.cached``), whose imports clear the caches.
+
+    One per process and (database, folder, interval): Streamlit computes a resource once however many sessions ask
+    at the same moment, and ``start_watcher`` holds its own lock besides; a released resource stops its thread."""
     return inbox_mod.start_watcher(data.get_store(), Path(folder), poll_seconds=poll_seconds,
                                    on_import=lambda _result: data.after_write())
 

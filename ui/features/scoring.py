@@ -50,7 +50,8 @@ def readings_frame(policy: dict) -> pd.DataFrame:
 
 
 def review_floors_version() -> int | None:
-    """The stored version of Table IV's review floors (``hri_core.recommended_profile``), if any (uncached)."""
+    """The stored version of Table IV's review floors (``hri_core.recommended_profile``), if any (uncached). The
+    register has no function for this lookup by fingerprint, so it is a query here, not a ``data.cached`` read."""
     return data.get_store().scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
                                    [recommended_profile().fingerprint()])
 
