@@ -6,6 +6,8 @@ named. Edit in the grid, add one by form, import / export CSV or Excel, restore 
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from register import RegisterError
@@ -22,6 +24,7 @@ from ui.framework.errors import show_form_error
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
+from ui.framework.versioned_table import RowVersions, reload, versioned_table_editor
 
 
 def column_config() -> dict:
@@ -83,7 +86,7 @@ def add_form(actor) -> None:
             show_form_error(error, FORM_LABELS)
             return
         empty_form_on_next_run("add_source", EMPTY_FORM)
-        st.session_state.pop("sources_snapshot", None)
+        reload("sources")  # the grid shows the new source
         toast_then_rerun(f"Source {code_span(key)} added")
 
 
@@ -104,12 +107,12 @@ def main() -> None:
         st.info(escape_markdown(f"Fix source {focus}: see its row below."), icon=":material/my_location:")
     edit, add, io_tab, deleted = st.tabs(["Edit", "Add one source", "Import / export", "Deleted"])
     with edit:
-        gov.register_editor(
-            "sources", frame, key_col="source_id", columns=SOURCE_COLUMNS, column_config=column_config(),
-            column_order=SOURCE_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="source",
-            editable=can(Permission.REGISTER_EDIT))
-        st.subheader("Recent changes")
-        gov.recent_changes("source")
+        versioned_table_editor(
+            "sources", frame, RowVersions(save=partial(data.write, registers.save_sources, actor), key_col="source_id",
+                                          columns=SOURCE_COLUMNS, audit_entity="source"),
+            column_config=column_config(), column_order=SOURCE_COLUMNS + ("row_version", "updated_by"),
+            read_only=None if can(Permission.REGISTER_EDIT) else
+            f"Read only: your role ({actor.role}) may not edit the register.")
     with add:
         add_form(actor)
     with io_tab:

@@ -1,24 +1,22 @@
-"""UI helpers of the governance pages: cached reads of the registers, rules and checklist runs, the
-translation of a data editor's edit state into a ``register.governance.registers.RowChanges``, and
-writes that clear the read caches. No business rules: those live in ``register.governance``
-(``registers``, ``transfer``, ``evidence``, ``checklist``).
+"""UI helpers of the governance pages: cached reads of the registers, rules and checklist runs, the release
+report's files, and the register pages' import / export and deleted rows (their grid is
+``ui.framework.versioned_table``). No business rules: those live in ``register.governance`` (``registers``,
+``transfer``, ``evidence``, ``checklist``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register.db.audit import EventFilter, search_events
 from register.governance import checklist, evidence, registers, report, transfer
 from ui.framework import data, exports
 from ui.framework.errors import show_error
+from ui.framework.versioned_table import reload
 
 # --- cached reads ---------------------------------------------------------------------------------------
 
@@ -38,129 +36,7 @@ def report_files(run_id: int) -> tuple[Callable[[], bytes], Callable[[], str]]:
     return partial(report.report_pdf, store, run_id), partial(report.report_markdown, store, run_id)
 
 
-def audit_for(entity_type: str, limit: int = 20) -> pd.DataFrame:
-    """The latest audit events of one entity type (what the save just recorded), newest first."""
-    return search_events(data.get_store(), EventFilter(entity_type=entity_type), limit=limit)[0]
-
-
-# --- editor state -> changes ----------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    if value is pd.NA:  # a missing value of a nullable (boolean) column
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if hasattr(value, "tolist") and not isinstance(value, str):
-        return value.tolist()
-    return value
-
-
-def editor_changes(loaded: pd.DataFrame, state: dict, key_col: str, columns: tuple[str, ...]) -> registers.RowChanges:
-    """A data editor's ``{"edited_rows", "added_rows", "deleted_rows"}`` against the frame it was loaded
-    with (positions index ``loaded``); updates carry the row version read at load time."""
-    changes = registers.RowChanges()
-    deleted = set(int(i) for i in state.get("deleted_rows", []))
-    for pos, edits in (state.get("edited_rows") or {}).items():
-        pos = int(pos)
-        if pos in deleted or not edits:
-            continue
-        row = loaded.iloc[pos]
-        values = {c: _plain(row[c]) for c in columns}
-        values.update(edits)
-        changes.updates.append({"key": row[key_col], "row_version": int(row["row_version"]), "values": values,
-                                "row": pos + 1})
-    for n, added in enumerate(state.get("added_rows") or [], start=len(loaded) + 1):
-        if any(v not in (None, "", []) for v in added.values()):
-            changes.inserts.append({"values": dict(added), "row": n})
-    for pos in sorted(deleted):
-        row = loaded.iloc[pos]
-        changes.deletes.append({"key": row[key_col], "row_version": int(row["row_version"])})
-    return changes
-
-
-# --- writes (each clears the caches) --------------------------------------------------------------------
-
-
-def save(kind: str, actor, changes: registers.RowChanges) -> dict:
-    return data.write(registers.save_sources if kind == "sources" else registers.save_claims, actor, changes)
-
-
-# --- the register editor shared by the sources and claims pages ------------------------------------------
-
-
-def _change_summary(before: Any, after: Any) -> str:
-    b = json.loads(before) if isinstance(before, str) and before else (before or {})
-    a = json.loads(after) if isinstance(after, str) and after else (after or {})
-    if not isinstance(a, dict):
-        return ""
-    if not b:
-        return "created" if "deleted" not in a else ""
-    if not isinstance(b, dict):
-        return ""
-    parts = [f"{k}: {b.get(k)!r} → {a.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-    return "; ".join(parts)[:300]
-
-
-def recent_changes(entity_type: str, limit: int = 10) -> None:
-    """The latest audited changes of this register, as a data frame (text shown literally: ``st.table``
-    would render the names, keys and values as markdown)."""
-    events = audit_for(entity_type, limit)
-    if events.empty:
-        st.caption("No changes recorded yet.")
-        return
-    st.dataframe(hide_index=True, key=f"{entity_type}_recent_changes", data=pd.DataFrame({
-        "when (UTC)": events["occurred_at"].dt.strftime("%Y-%m-%d %H:%M:%S"),
-        "who": events["actor_name"] + " (" + events["actor_role"] + ")",
-        "action": events["action"], "row": events["entity_id"],
-        "change": [_change_summary(b, a) for b, a in zip(events["before"], events["after"], strict=True)],
-    }))
-
-
-def register_editor(kind: str, frame: pd.DataFrame, *, key_col: str, columns: tuple[str, ...],
-                    column_config: dict, column_order: tuple[str, ...], actor, entity_type: str,
-                    editable: bool = True) -> None:
-    """An editable grid over a snapshot of the register taken at load time: saving sends the edits with
-    the row versions of that snapshot, so a row changed meanwhile is refused instead of overwritten."""
-    if not editable:
-        st.dataframe(frame, hide_index=True, column_config=column_config, column_order=column_order, width="stretch")
-        st.caption(f"Read only: your role ({actor.role}) may not edit the register.")
-        return
-    gen_key, snap_key = f"{kind}_editor_gen", f"{kind}_snapshot"
-    gen = st.session_state.setdefault(gen_key, 0)
-    if snap_key not in st.session_state:
-        st.session_state[snap_key] = frame.reset_index(drop=True)
-    loaded = st.session_state[snap_key]
-    st.data_editor(loaded, key=f"{kind}_editor_{gen}", num_rows="dynamic", hide_index=True,
-                   column_config=column_config, column_order=column_order, width="stretch")
-    left, right, _ = st.columns([1, 1, 4])
-    save_clicked = left.button("Save changes", type="primary", key=f"{kind}_save")
-    if right.button("Reload", key=f"{kind}_reload"):
-        _reset(kind)
-        st.rerun()
-    if save_clicked:
-        state = st.session_state.get(f"{kind}_editor_{gen}") or {}
-        changes = editor_changes(loaded, state, key_col, columns)
-        if not changes:
-            st.info("Nothing to save: edit a cell, add or delete a row first.")
-            return
-        try:
-            counts = save(kind, actor, changes)
-        except RegisterError as error:  # ValidationFailed too: show_error lists every refused row
-            show_error(error)
-            return
-        _reset(kind)
-        st.session_state[f"{kind}_saved"] = counts
-        st.rerun()
-    saved = st.session_state.pop(f"{kind}_saved", None)
-    if saved:
-        st.success(f"Saved: {saved['updated']} updated, {saved['inserted']} added, {saved['deleted']} deleted "
-                   "(each recorded in the audit trail below).", icon=":material/check:")
-
-
-def _reset(kind: str) -> None:
-    st.session_state.pop(f"{kind}_snapshot", None)
-    st.session_state[f"{kind}_editor_gen"] = st.session_state.get(f"{kind}_editor_gen", 0) + 1
+# --- the register pages' import, export and deleted rows --------------------------------------------------
 
 
 def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
@@ -186,7 +62,7 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
         except RegisterError as error:
             show_error(error)
             return
-        _reset(kind)
+        reload(kind)
         st.success(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, "
                    f"{result.unchanged} unchanged, "
                    f"{result.rejected_rows} rejected" + (f"; {result.sources_created} new sources"
@@ -211,5 +87,5 @@ def deleted_rows(kind: str, frame: pd.DataFrame, key_col: str, label_col: str, a
             except RegisterError as error:
                 show_error(error)
                 return
-            _reset(kind)
+            reload(kind)
             st.rerun()
