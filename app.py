@@ -1,8 +1,8 @@
 """HRI governance console: entry point (``streamlit run app.py``).
 
 Runs the selected page. Pages live in ``pages/``, one per file, and stay thin; each runs its ``main``
-through ``ui.page.run_page`` (one error path) and starts with ``ui.shell.page_frame()``: first-start
-demo seeding, the login gate and the shared filters.
+through ``ui.framework.page.run_page`` (one error path) and starts with ``ui.framework.shell.page_frame()``:
+first-start demo seeding, the login gate and the shared filters.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import auth, collector, intake, warmup
-from ui.page import run_page, show_error_details
+from ui.features import intake, warmup
+from ui.framework import auth, collector
+from ui.framework.page import run_page, show_error_details
 
 # the server log (the terminal of `make run`): incidents of unexpected errors, with their tracebacks
 logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-# An error that escapes ui.page.run_page (module code, a widget callback) shows no detail: its traceback
+# An error that escapes ui.framework.page.run_page (module code, a widget callback) shows no detail: its traceback
 # stays in the server log (HRI_DEBUG=1 shows it, for development)
 show_error_details()
 
@@ -79,7 +80,8 @@ def main() -> None:
         st.navigation(PAGES, position="hidden").run()
         return
     # expanded: with more than ten pages Streamlit would hide the rest behind "View more"
-    st.navigation(auth.visible_pages(PAGES), expanded=True).run()  # pages render the sidebar (ui.shell.page_frame)
+    # pages render the sidebar (ui.framework.shell.page_frame)
+    st.navigation(auth.visible_pages(PAGES), expanded=True).run()
 
 
 run_page(main)

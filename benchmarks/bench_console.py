@@ -15,7 +15,7 @@ filter reads the older version's scores: the version before the active one (a ke
 over everything, ``register.scoring.version_views``) and, when the database has one, the oldest version that is
 not kept (its score rows joined).
 
-Then times each query function the pages call (and ``queries.overview``, the same overview figures
+Then times each query function the pages call (and ``queries.overview.overview``, the same overview figures
 in one statement), median of ``--repeat`` runs (no cache: the figures
 are what a cache miss costs), and prints a table of per-function medians and per-page totals
 against the targets: overview and responses pages < 1 s, detail < 0.3 s, filter change < 0.5 s (the
@@ -44,7 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hri_core.synthetic import generate_responses  # noqa: E402
 from register import SYSTEM, Store  # noqa: E402
-from register.console import queries, review  # noqa: E402
+from register.console import review  # noqa: E402
+from register.console.queries import authority, detail, explorer, overview  # noqa: E402
+from register.console.queries.filters import Filters  # noqa: E402
 from register.feedback import scope  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
 from register.scoring import version_views  # noqa: E402
@@ -129,7 +131,7 @@ def main() -> None:
         print(f"reusing {db}: {existing:,} current responses")
     else:
         build(store, args.responses, work, args.chunk_size)
-    if not args.one_profile and len(queries.filter_options(store)["profile_versions"]) < 2:
+    if not args.one_profile and len(overview.filter_options(store)["profile_versions"]) < 2:
         add_second_profile(store)
     responses, claims = store.query_one("SELECT count(*), sum(claim_count) FROM responses WHERE is_current")
     scores = store.scalar("SELECT count(*) FROM scores")
@@ -138,28 +140,28 @@ def main() -> None:
 
     profile = active_profile(store)
     bands = tuple(b.name for b in profile.bands)
-    everything = queries.Filters()
-    options = queries.filter_options(store)
-    one_use_case = queries.Filters(use_cases=(options["use_cases"][0],))
+    everything = Filters()
+    options = overview.filter_options(store)
+    one_use_case = Filters(use_cases=(options["use_cases"][0],))
     # the version before the active one (kept as a read model of its own when publishing ran over everything:
     # register.scoring.version_views), and the oldest version that is not kept (its score rows joined), if any
     older = [v for v in options["profile_versions"] if v != profile.version]
     kept = version_views.kept(store)
-    one_version = queries.Filters(profile_version=older[-1])
+    one_version = Filters(profile_version=older[-1])
     not_kept = [v for v in older if v not in kept]
-    joined_version = queries.Filters(profile_version=not_kept[0]) if not_kept else None
+    joined_version = Filters(profile_version=not_kept[0]) if not_kept else None
     print(f"profile versions: active {profile.version}; kept views of {kept or 'none'}; "
           f"timed: v{one_version.profile_version} ({'kept' if one_version.profile_version in kept else 'joined'})"
           + (f" and v{joined_version.profile_version} (joined)" if joined_version else ""))
-    first_page, _ = queries.responses_page(store, everything, limit=1)
+    first_page, _ = explorer.responses_page(store, everything, limit=1)
     detail_id = first_page.response_id[0]
 
-    def charts(f: queries.Filters) -> None:
-        queries.band_mix_by_week(store, f)
-        queries.score_histogram(store, f)
-        queries.dimension_contributions(store, f, profile.weights)
-        queries.high_share_by(store, f, "use_case", bands)
-        queries.high_share_by(store, f, "model", bands)
+    def charts(f: Filters) -> None:
+        overview.band_mix_by_week(store, f)
+        overview.score_histogram(store, f)
+        overview.dimension_contributions(store, f, profile.weights)
+        overview.high_share_by(store, f, "use_case", bands)
+        overview.high_share_by(store, f, "model", bands)
 
     # the floor, in the same run: one scan of the current scores (the least any view of every response reads)
     floor, _, floor_cpu = timed(lambda: store.query("SELECT count(*), avg(score) FROM scores WHERE is_current"),
@@ -168,65 +170,65 @@ def main() -> None:
 
     pages: dict[str, list[tuple[str, Callable[[], object]]]] = {
         "overview page": [
-            ("filter_options", lambda: queries.filter_options(store)),
-            ("kpis", lambda: queries.kpis(store, everything)),
-            ("band_mix_by_week", lambda: queries.band_mix_by_week(store, everything)),
-            ("score_histogram", lambda: queries.score_histogram(store, everything)),
-            ("dimension_contributions", lambda: queries.dimension_contributions(store, everything, profile.weights)),
-            ("high_share_by use_case", lambda: queries.high_share_by(store, everything, "use_case", bands)),
-            ("high_share_by model", lambda: queries.high_share_by(store, everything, "model", bands)),
+            ("filter_options", lambda: overview.filter_options(store)),
+            ("kpis", lambda: overview.kpis(store, everything)),
+            ("band_mix_by_week", lambda: overview.band_mix_by_week(store, everything)),
+            ("score_histogram", lambda: overview.score_histogram(store, everything)),
+            ("dimension_contributions", lambda: overview.dimension_contributions(store, everything, profile.weights)),
+            ("high_share_by use_case", lambda: overview.high_share_by(store, everything, "use_case", bands)),
+            ("high_share_by model", lambda: overview.high_share_by(store, everything, "model", bands)),
         ],
         "overview page, one pass": [
-            ("filter_options", lambda: queries.filter_options(store)),
+            ("filter_options", lambda: overview.filter_options(store)),
             ("overview (kpis + 5 figures, one join)",
-             lambda: queries.overview(store, everything, profile.weights, bands)),
+             lambda: overview.overview(store, everything, profile.weights, bands)),
             # the rest of what the page reads: the validated-feedback tile and the Authority figures
             ("feedback scope tile (30 days)", lambda: scope.scope_feedback(
                 store, window_days=30, decay_lambda=profile.decay_lambda, as_of=datetime.now(UTC))),
-            ("authority_overview", lambda: queries.authority_overview(store, everything)),
+            ("authority_overview", lambda: authority.authority_overview(store, everything)),
         ],
         "responses page": [
-            ("responses_page (first page)", lambda: queries.responses_page(store, everything)),
+            ("responses_page (first page)", lambda: explorer.responses_page(store, everything)),
         ],
         "responses page + search": [
             (f"responses_page search={args.search!r}",
-             lambda: queries.responses_page(store, everything, search=args.search)),
+             lambda: explorer.responses_page(store, everything, search=args.search)),
         ],
         "detail page": [
-            (f"response_detail {detail_id}", lambda: queries.response_detail(store, detail_id)),
+            (f"response_detail {detail_id}", lambda: detail.response_detail(store, detail_id)),
         ],
         "review queue page": [
             ("review_queue (first page)", lambda: review.review_queue(store, everything)),
         ],
         "filter change": [
-            (f"kpis use_case={one_use_case.use_cases[0]}", lambda: queries.kpis(store, one_use_case)),
+            (f"kpis use_case={one_use_case.use_cases[0]}", lambda: overview.kpis(store, one_use_case)),
             ("charts (5 queries) same filter", lambda: charts(one_use_case)),
         ],
         # what the overview page reads after that filter change: its figures in one pass, the feedback tile and
         # the Authority figures under the filter (which join the filtered responses' claims)
         "filter change, the overview page": [
             (f"overview use_case={one_use_case.use_cases[0]}",
-             lambda: queries.overview(store, one_use_case, profile.weights, bands)),
+             lambda: overview.overview(store, one_use_case, profile.weights, bands)),
             ("feedback scope tile (30 days) same filter", lambda: scope.scope_feedback(
                 store, window_days=30, decay_lambda=profile.decay_lambda, as_of=datetime.now(UTC),
                 use_cases=one_use_case.use_cases)),
-            ("authority_overview same filter", lambda: queries.authority_overview(store, one_use_case)),
+            ("authority_overview same filter", lambda: authority.authority_overview(store, one_use_case)),
         ],
         "filter change: profile version": [
-            (f"kpis profile_version={one_version.profile_version}", lambda: queries.kpis(store, one_version)),
+            (f"kpis profile_version={one_version.profile_version}", lambda: overview.kpis(store, one_version)),
             ("charts (5 queries) same filter", lambda: charts(one_version)),
         ],
         "filter change: profile version, the overview page": [
             (f"overview profile_version={one_version.profile_version}",
-             lambda: queries.overview(store, one_version, profile.weights, bands)),
-            ("authority_overview same filter", lambda: queries.authority_overview(store, one_version)),
+             lambda: overview.overview(store, one_version, profile.weights, bands)),
+            ("authority_overview same filter", lambda: authority.authority_overview(store, one_version)),
         ],
     }
     if joined_version is not None:
         pages["filter change: a version not kept, the overview page"] = [
             (f"overview profile_version={joined_version.profile_version}",
-             lambda: queries.overview(store, joined_version, profile.weights, bands)),
-            ("authority_overview same filter", lambda: queries.authority_overview(store, joined_version)),
+             lambda: overview.overview(store, joined_version, profile.weights, bands)),
+            ("authority_overview same filter", lambda: authority.authority_overview(store, joined_version)),
         ]
     print(f"\nmedian of {args.repeat} runs, seconds; cpu = process CPU seconds over all threads (median), "
           f"{os.cpu_count()} cores, load average before: {os.getloadavg()[0]:.2f}\n")

@@ -5,11 +5,11 @@
 Builds (or reuses, with ``--db``) a register of N synthetic responses the way ``bench_console.py`` does
 (the real importer and scorer), then times, each step in a fresh process so that its peak memory is its own:
 
-- ``query -> frame``: ``queries.export_rows``, the export view as a DataFrame (the floor: both old paths
+- ``query -> frame``: ``queries.explorer.export_rows``, the export view as a DataFrame (the floor: both old paths
   start from it);
-- ``old CSV``: the frame, then ``ui.exports.to_csv_bytes`` -- what every rerun of the page did after
+- ``old CSV``: the frame, then ``ui.framework.exports.to_csv_bytes`` -- what every rerun of the page did after
   "Prepare export", together with ``old Excel``;
-- ``old Excel``: the frame, then ``ui.exports.to_excel_bytes``;
+- ``old Excel``: the frame, then ``ui.framework.exports.to_excel_bytes``;
 - ``COPY CSV``: ``register.console.exports.write_csv``, DuckDB's COPY of the same view to a file, done once;
 - ``COPY CSV + Excel``: the same, plus the Excel file, at ``--excel-rows`` rows (the page's limit,
   ``HRI_EXCEL_MAX_ROWS``).
@@ -37,10 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_console import build  # noqa: E402
 
 from register import SYSTEM, Store  # noqa: E402
-from register.console import queries  # noqa: E402
 from register.console.exports import write_csv  # noqa: E402
+from register.console.queries import explorer  # noqa: E402
+from register.console.queries.filters import Filters  # noqa: E402
 from register.scoring.profiles import ensure_default_profile  # noqa: E402
-from ui.exports import to_csv_bytes, to_excel_bytes, write_excel  # noqa: E402
+from ui.framework.exports import to_csv_bytes, to_excel_bytes, write_excel  # noqa: E402
 
 STEPS = ("query -> frame", "old CSV", "old Excel", "COPY CSV", "COPY CSV + Excel")
 
@@ -52,17 +53,17 @@ def _maxrss_mb() -> float:
 def run_step(db: Path, step: str, excel_rows: int) -> dict:
     """One step in this process: its wall and CPU time, output size and peak-RSS growth."""
     store = Store(db)
-    f = queries.Filters()
+    f = Filters()
     folder = Path(tempfile.mkdtemp(prefix="hri-bench-export-"))
     base = _maxrss_mb()  # the process with the database open: what the step adds is its own
     start, start_cpu = time.perf_counter(), time.process_time()
     if step == "query -> frame":
-        size = len(queries.export_rows(store, f))
+        size = len(explorer.export_rows(store, f))
         unit = "rows"
     elif step == "old CSV":
-        size, unit = len(to_csv_bytes(queries.export_rows(store, f))), "bytes"
+        size, unit = len(to_csv_bytes(explorer.export_rows(store, f))), "bytes"
     elif step == "old Excel":
-        size, unit = len(to_excel_bytes(queries.export_rows(store, f))), "bytes"
+        size, unit = len(to_excel_bytes(explorer.export_rows(store, f))), "bytes"
     elif step == "COPY CSV":
         written = write_csv(store, f, folder / "export.csv")
         size, unit = written.path.stat().st_size, "bytes"

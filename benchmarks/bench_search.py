@@ -5,7 +5,7 @@
 On an existing register (``python -m register --db PATH demo --synthetic N --bulk`` builds one; the index is
 caught up first if it is behind, and that catch-up is timed), times for each search text:
 
-* **index**: the responses page with the search (``queries.responses_page``: the index lookup, the matches'
+* **index**: the responses page with the search (``queries.explorer.responses_page``: the index lookup, the matches'
   scores, the page's fifty rows and the total), as the Responses page runs it;
 * **in one use case**: the same page under a use-case filter (``--use-case``; by default the largest), where the
   filter and the matches meet;
@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_impact import timed  # noqa: E402
 
 from register import SYSTEM, Store  # noqa: E402
-from register.console import queries  # noqa: E402
+from register.console.queries import explorer  # noqa: E402
+from register.console.queries.filters import Filters  # noqa: E402
 from register.db.sql import Params  # noqa: E402
 from register.ingest import search_index  # noqa: E402
 
@@ -82,12 +83,12 @@ def main() -> None:
     print(f"\n| search | matches | index: page + total (wall / CPU) | x floor | in {use_case}: matches, page + total "
           "(wall / CPU) | x floor | scan (wall / CPU) | x floor |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    everything, one_use_case = queries.Filters(), queries.Filters(use_cases=(use_case,))
+    everything, one_use_case = Filters(), Filters(use_cases=(use_case,))
     for text in args.search:
-        wall, cpu, result = timed(args.repeat, lambda t=text: queries.responses_page(store, everything, search=t))
+        wall, cpu, result = timed(args.repeat, lambda t=text: explorer.responses_page(store, everything, search=t))
         matches = result[1]  # type: ignore[index]
-        u_wall, u_cpu, u_result = timed(args.repeat, lambda t=text: queries.responses_page(store, one_use_case,
-                                                                                           search=t))
+        u_wall, u_cpu, u_result = timed(args.repeat, lambda t=text: explorer.responses_page(store, one_use_case,
+                                                                                            search=t))
         in_use_case = f"{u_result[1]:,}, {u_wall:.3f} s / {u_cpu:.2f}"  # type: ignore[index]
         if args.no_scan:
             scan = "-"

@@ -12,17 +12,18 @@ import streamlit as st
 from hri_core.vocabulary import CATEGORIES
 from register import RegisterError
 from register.access.permissions import Permission
+from register.labels import adjudication, batches
 from register.labels.adjudication import RULES
 from register.labels.batches import Selection
 from register.labels.workbench import ANNOTATOR_LABELS
-from ui import data
-from ui import labels as ui
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import labels as ui
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 RULE_LABELS = {"majority": "Majority vote", "expert": "Expert adjudication", "escalation": "Escalation rule"}
 RULE_HELP = ("Majority: the reading a strict majority of the annotators gave. Expert: your reading below. "
@@ -70,9 +71,9 @@ def _decision_form(actor, row) -> None:
             st.error("**Not recorded** — choose a rule.", icon=":material/error:")
             return
         try:
-            report = ui.adjudicate(actor, batch_id, response_id, unit_id, rule=rule, reason=reason, labels=chosen,
-                                   criticality=int(criticality), keep=keep,
-                                   category=None if category == NO_CATEGORY else category)
+            report = data.write(adjudication.adjudicate, actor, batch_id, response_id, unit_id, rule=rule,
+                                reason=reason, labels=chosen, criticality=int(criticality), keep=keep,
+                                category=None if category == NO_CATEGORY else category)
         except RegisterError as error:
             show_error(error)
             return
@@ -112,7 +113,7 @@ def _draw_batch(actor) -> None:
         selection = Selection(use_cases=tuple(use_cases), models=tuple(models), bands=tuple(bands),
                               sample=int(sample) or None, seed=int(seed))
         try:
-            batch_id = ui.create_batch(actor, title, selection, chosen)
+            batch_id = data.write(batches.create_batch, actor, title, selection, chosen)
         except RegisterError as error:
             show_error(error)
             return
@@ -133,7 +134,7 @@ def _batches(actor) -> None:
         if st.button("Apply the resolved labels of this batch", help="Responses whose claims are all agreed or "
                      "adjudicated become a new revision, rescored.", key="adj_apply"):
             try:
-                report = ui.apply_resolved(actor, int(pick))
+                report = data.write(adjudication.apply_resolved, actor, int(pick))
             except RegisterError as error:
                 show_error(error)
                 return

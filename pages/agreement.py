@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import labels as ui
-from ui.auth import current_actor
-from ui.components import empty_state
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import labels as ui
+from ui.framework.auth import current_actor
+from ui.framework.components import empty_state
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 ALL = "All batches"
 
@@ -38,7 +38,7 @@ def main() -> None:
         return
     names = {ALL: ALL, **{int(b): f"#{b} {t}" for b, t in zip(batches["batch_id"], batches["title"], strict=True)}}
     pick = st.selectbox("Batch", list(names), format_func=names.get, key="agr_batch")
-    report = ui.agreement_report(actor, None if pick == ALL else int(pick), None)
+    report = ui.agreement_report(actor, batch_id=None if pick == ALL else int(pick), rubric_version=None)
     overall = report.overall
     if not overall.get("ratings"):
         empty_state("No annotation in this selection yet.")

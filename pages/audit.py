@@ -13,25 +13,25 @@ import streamlit as st
 
 from register.access.permissions import Permission
 from register.db.audit import EventFilter
-from ui import data
-from ui.auth import can, current_actor
-from ui.exports import written_bytes
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import audit_trail
+from ui.framework.auth import can, current_actor
+from ui.framework.exports import written_bytes
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 LIMIT = 500
 
 
 def chain_status() -> None:
-    report = data.audit_chain()
+    report = audit_trail.chain()
     if report.ok:
         st.success(f"The audit chain verifies: {report.events:,} events, each linked to the previous one's hash.",
                    icon=":material/verified:")
     else:
         st.error(f"The audit chain does NOT verify: first broken event {report.first_bad_seq} — "
                  f"{escape_markdown(report.reason or '')}", icon=":material/gpp_bad:")
-    head = data.audit_head()
+    head = audit_trail.head()
     st.caption(f"Head: event {head.seq:,}, hash {head.hash[:16]}... Deleting the newest events is caught only "
                "against an anchor kept outside the database (`python -m register audit anchor --out FILE`, "
                "later `audit verify --anchor FILE`); every checklist sign-off records one.")
@@ -39,7 +39,7 @@ def chain_status() -> None:
 
 def linked_approvals() -> None:
     """Approvals whose two accounts were created by the same person (four eyes by name only)."""
-    frame = data.linked_approvals()
+    frame = audit_trail.linked_approvals()
     if frame.empty:
         return
     st.warning(f"{len(frame):,} approval(s) were given by an account linked to the author's: one created "
@@ -78,15 +78,15 @@ def main() -> None:
         return
     chain_status()
     linked_approvals()
-    f = read_filter(data.audit_options())
-    frame, total = data.audit_events(f, LIMIT, 0)
+    f = read_filter(audit_trail.options())
+    frame, total = audit_trail.events(f, limit=LIMIT, offset=0)
     st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"
                                                if total > LIMIT else ""))
     st.dataframe(frame, hide_index=True, key="audit_table", column_config={
         "occurred_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm:ss"),
         "hash": st.column_config.TextColumn("Hash", width="small")})
     # written by DuckDB when the button is clicked: a rerun of the page builds no export
-    writer = data.audit_csv_writer(f)
+    writer = audit_trail.csv_writer(f)
     st.download_button("Download CSV", lambda: written_bytes(writer), "hri-audit.csv", "text/csv", key="audit_csv",
                        on_click="ignore")
 

@@ -8,19 +8,21 @@ source types) each claim category requires. Saving writes a new version; the new
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from hri_core.vocabulary import CATEGORIES
-from register import RegisterError
 from register.access.permissions import ROLES, Permission
 from register.governance.vocabulary import SOURCE_TYPES
-from ui import authority as au
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from register.scoring import authority_rules
+from ui.features import authority as au
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
+from ui.framework.versioned_table import TableVersions, versioned_table_editor
 
 UNCATEGORISED = au.UNCATEGORISED
 
@@ -52,7 +54,7 @@ def use_case_editor(actor, editable: bool) -> None:
                "undecided.")
     current = au.use_cases().reset_index(drop=True)
     current["requester_roles"] = current["requester_roles"].map(lambda v: list(v) if v is not None else [])
-    known = au.known_use_cases()
+    known = [u for u in data.filter_options()["use_cases"] if u]  # the use cases the answers name
     missing = [u for u in known if u not in set(current["use_case"])]
     if missing:
         st.caption("Use cases of the answers not listed yet: " + ", ".join(escape_markdown(u) for u in missing))
@@ -60,22 +62,13 @@ def use_case_editor(actor, editable: bool) -> None:
         st.dataframe(current, hide_index=True)
         return
     cc = st.column_config
-    gen = st.session_state.setdefault("use_cases_gen", 0)
-    edited = st.data_editor(current, key=f"use_cases_editor_{gen}", hide_index=True, num_rows="dynamic",
-                            width="stretch", column_config={
-                                "use_case": cc.TextColumn("Use case", required=True),
-                                "requester_roles": cc.MultiselectColumn("Requester roles", options=ROLES),
-                                "note": cc.TextColumn("Note", width="large")})
-    reason = st.text_input("Why change the use cases? (required; recorded with the new version)",
-                           key="use_cases_reason")
-    if st.button("Save use cases as a new version", type="primary", key="use_cases_save"):
-        try:
-            version = au.save_use_cases(actor, edited.to_dict("records"), reason)
-        except RegisterError as error:
-            show_error(error)
-            return
-        st.session_state["use_cases_gen"] = gen + 1
-        toast_then_rerun(f"Use cases version {version} is now in force")
+    versioned_table_editor("use_cases", current, TableVersions(
+        save=partial(data.write, authority_rules.save_use_cases, actor),
+        reason="Why change the use cases? (required; recorded with the new version)",
+        button="Save use cases as a new version", saved=lambda version: f"Use cases version {version} is now in force"),
+        column_config={"use_case": cc.TextColumn("Use case", required=True),
+                       "requester_roles": cc.MultiselectColumn("Requester roles", options=ROLES),
+                       "note": cc.TextColumn("Note", width="large")})
 
 
 def rules_editor(actor, editable: bool) -> None:
@@ -89,27 +82,25 @@ def rules_editor(actor, editable: bool) -> None:
         st.dataframe(rows, hide_index=True)
         st.caption(f"valid_until read as {'inclusive' if rules.valid_until_inclusive else 'exclusive'} (UTC)")
         return
+
+    def save(edited: list[dict], reason: str, *, inclusive: bool) -> int:
+        return data.write(authority_rules.save_authority_rules, actor, au.rules_json(edited, inclusive, rules.name),
+                          reason)
+
+    def inclusive(generation: int) -> dict:
+        return {"inclusive": st.toggle("A source is current through its valid-until date (inclusive, UTC)",
+                                       value=rules.valid_until_inclusive, key=f"authority_inclusive_{generation}")}
+
     cc = st.column_config
-    gen = st.session_state.setdefault("authority_rules_gen", 0)
-    edited = st.data_editor(rows, key=f"authority_rules_editor_{gen}", hide_index=True, num_rows="dynamic",
-                            width="stretch", column_config={
-                                "category": cc.SelectboxColumn("Claim category", options=[*CATEGORIES, UNCATEGORISED],
-                                                               required=True),
-                                "max_tier": cc.NumberColumn("Largest tier", min_value=1, step=1),
-                                "source_types": cc.MultiselectColumn("Acceptable source types", options=SOURCE_TYPES),
-                                "note": cc.TextColumn("Why", width="large")})
-    inclusive = st.toggle("A source is current through its valid-until date (inclusive, UTC)",
-                          value=rules.valid_until_inclusive, key=f"authority_inclusive_{gen}")
-    reason = st.text_input("Why change the authority rules? (required; recorded with the new version)",
-                           key="authority_rules_reason")
-    if st.button("Save authority rules as a new version", type="primary", key="authority_rules_save"):
-        try:
-            version = au.save_rules(actor, au.rules_json(edited.to_dict("records"), inclusive, rules.name), reason)
-        except RegisterError as error:
-            show_error(error)
-            return
-        st.session_state["authority_rules_gen"] = gen + 1
-        toast_then_rerun(f"Authority rules version {version} are now in force")
+    versioned_table_editor("authority_rules", rows, TableVersions(
+        save=save, reason="Why change the authority rules? (required; recorded with the new version)",
+        button="Save authority rules as a new version",
+        saved=lambda version: f"Authority rules version {version} are now in force", options=inclusive),
+        column_config={"category": cc.SelectboxColumn("Claim category", options=[*CATEGORIES, UNCATEGORISED],
+                                                      required=True),
+                       "max_tier": cc.NumberColumn("Largest tier", min_value=1, step=1),
+                       "source_types": cc.MultiselectColumn("Acceptable source types", options=SOURCE_TYPES),
+                       "note": cc.TextColumn("Why", width="large")})
 
 
 def main() -> None:

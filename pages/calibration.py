@@ -16,15 +16,17 @@ import streamlit as st
 from hri_core import HRIError, calibration
 from register import RegisterError
 from register.access.permissions import Permission
+from register.console import review
 from register.scoring import calibration as reg
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.components import has_kept_messages, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.figures_scoring import calibration_figure, pr_figure, roc_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span
+from ui.features import scoring
+from ui.features.figures_scoring import calibration_figure, pr_figure, roc_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import has_kept_messages, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span
 
 SOURCE_LABELS = {"review": "Review decisions and audit findings", "feedback": "Validated feedback",
                  "import": "Imported outcomes (CSV)"}
@@ -44,7 +46,7 @@ def upload_section() -> None:
         if upload is not None and st.button("Import outcomes", key="cal_import",
                                             disabled=not can(Permission.IMPORT)):
             try:
-                report = scoring.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name,
+                report = data.write(reg.import_outcomes_csv, current_actor(), upload.getvalue(), upload.name,
                                        kind=kind)
             except (RegisterError, HRIError) as error:
                 show_error(error)
@@ -72,12 +74,12 @@ def audit_sample_section() -> None:
                                  key="cal_sample_size")
         if right.button("Draw a sample", key="cal_draw", disabled=not reviewer):
             try:
-                sample_id = scoring.write(reg.draw_audit_sample, current_actor(), int(size))
+                sample_id = data.write(reg.draw_audit_sample, current_actor(), int(size))
             except RegisterError as error:
                 show_error(error)
             else:
                 st.success(f"Audit sample #{sample_id} drawn.", icon=":material/casino:")
-        open_items = scoring.audit_sample_items(True)
+        open_items = scoring.audit_sample_items(undecided_only=True)
         if open_items.empty:
             st.caption("No sampled answer is waiting for a decision.")
             return
@@ -98,7 +100,7 @@ def audit_sample_section() -> None:
                 st.error("**Decision not recorded** — choose a decision.", icon=":material/error:")
                 return
             try:
-                data.record_decision(current_actor(), str(pick), int(row["revision"]), decision, reason)
+                data.write(review.record_decision, current_actor(), str(pick), int(row["revision"]), decision, reason)
             except RegisterError as error:
                 show_error(error)
             else:
@@ -177,7 +179,7 @@ def main() -> None:
     if st.button("Create a draft profile with the suggested bands", key="cal_save", type="primary",
                  disabled=not can(Permission.PROFILE_EDIT)):
         try:
-            version, record = scoring.write(reg.save_band_suggestion, current_actor(), pairs, cost_miss, cost_review)
+            version, record = data.write(reg.save_band_suggestion, current_actor(), pairs, cost_miss, cost_review)
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:

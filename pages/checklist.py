@@ -12,15 +12,17 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.governance import checklist
 from register.governance.checklist import DECISIONS
 from register.governance.checks import CHECKS
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import governance as gov
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
              "response": "pages/response_detail.py"}
@@ -59,7 +61,7 @@ def sign_form(actor, run: dict) -> None:
         submitted = st.form_submit_button("Sign", type="primary")
     if submitted:
         try:
-            gov.sign(actor, run["run_id"], decisions)
+            data.write(checklist.sign, actor, run["run_id"], decisions)
         except RegisterError as error:  # ValidationFailed too: show_error lists every row
             show_error(error)
             return
@@ -72,7 +74,7 @@ def main() -> None:
     st.title("Pre-submission checklist")
     if can(Permission.CHECKLIST_RUN) and st.button("Run the checklist now", type="primary"):
         try:
-            st.session_state["checklist_run"] = gov.record_run(actor)
+            st.session_state["checklist_run"] = data.write(checklist.record_run, actor)
         except RegisterError as error:
             show_error(error)
     history = gov.checklist_history()

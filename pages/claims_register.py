@@ -7,21 +7,25 @@ audited. Delete is soft (restore below). Import and export as CSV or Excel.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.governance import registers
 from register.governance.rows import CLAIM_COLUMNS
 from register.governance.transfer import export_claims
 from register.governance.vocabulary import CLAIM_TYPES, STATUSES
-from ui import data
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
-from ui.errors import show_form_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import governance as gov
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
+from ui.framework.errors import show_form_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
+from ui.framework.versioned_table import RowVersions, reload, versioned_table_editor
 
 
 def column_config(source_ids: list[str]) -> dict:
@@ -66,14 +70,14 @@ def add_form(actor) -> None:
         submitted = st.form_submit_button("Add claim")
     if submitted:
         try:
-            key = gov.add_row("claims", actor, {
+            key = data.write(registers.add_row, actor, "claims", {
                 "statement": statement, "claim_type": claim_type, "source_ids": sources, "verification_status": status,
                 "reviewer": reviewer, "reviewed_on": reviewed_on, "notes": notes})
         except RegisterError as error:
             show_form_error(error, FORM_LABELS)
             return
         empty_form_on_next_run("add_claim", EMPTY_FORM)
-        st.session_state.pop("claims_snapshot", None)
+        reload("claims")  # the grid shows the new claim
         toast_then_rerun(f"Claim {code_span(key)} added")
 
 
@@ -102,12 +106,12 @@ def main() -> None:
     source_ids = gov.sources()["source_id"].tolist()
     edit, add, io_tab, deleted = st.tabs(["Edit", "Add one claim", "Import / export", "Deleted"])
     with edit:
-        gov.register_editor(
-            "claims", frame, key_col="claim_key", columns=CLAIM_COLUMNS, column_config=column_config(source_ids),
-            column_order=CLAIM_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="register_claim",
-            editable=can(Permission.REGISTER_EDIT))
-        st.subheader("Recent changes")
-        gov.recent_changes("register_claim")
+        versioned_table_editor(
+            "claims", frame, RowVersions(save=partial(data.write, registers.save_claims, actor), key_col="claim_key",
+                                         columns=CLAIM_COLUMNS, audit_entity="register_claim"),
+            column_config=column_config(source_ids), column_order=CLAIM_COLUMNS + ("row_version", "updated_by"),
+            read_only=None if can(Permission.REGISTER_EDIT) else
+            f"Read only: your role ({actor.role}) may not edit the register.")
     with add:
         add_form(actor)
     with io_tab:

@@ -17,14 +17,14 @@ from hri_core.ahp import DIMENSION_LETTERS
 from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring import elicitation as reg
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.errors import show_error
-from ui.figures import dimension_label
-from ui.figures_scoring import delphi_spread_figure, weights_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features.figures import dimension_label
+from ui.features.figures_scoring import delphi_spread_figure, weights_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 PAIRS = [(a, b) for i, a in enumerate(DIMENSION_LETTERS) for b in DIMENSION_LETTERS[i + 1:]]
 INTENSITY = {1: "equal", 2: "equal to moderate", 3: "moderately", 4: "moderately to strongly", 5: "strongly",
@@ -91,7 +91,7 @@ def ahp_tab() -> None:
     if st.button("Create draft profile from these weights", key="ahp_save", type="primary",
                  disabled=not combined.acceptable or not can(Permission.PROFILE_EDIT)):
         try:
-            version, record = scoring.save_ahp(current_actor(), experts, name=name or None)
+            version, record = data.write(reg.save_ahp, current_actor(), experts, name=name or None)
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:
@@ -118,13 +118,13 @@ def delphi_tab() -> None:
             opened = st.form_submit_button("Open session", disabled=not can(Permission.PROFILE_EDIT))
         if opened:
             try:
-                sid = scoring.write(reg.open_session, actor, title, experts.splitlines(), threshold)
+                sid = data.write(reg.open_session, actor, title, experts.splitlines(), threshold)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:
                 st.session_state["dl_session"] = sid
                 st.rerun()
-    sessions = scoring.read(reg.list_sessions)
+    sessions = reg.list_sessions(data.get_store())  # uncached: a session changes per click
     if not sessions:
         st.info("No Delphi session yet.")
         return
@@ -134,7 +134,7 @@ def delphi_tab() -> None:
     sid = st.selectbox("Session", ids, key="dl_session",
                        format_func=lambda i: next(f"#{s['session_id']} {s['title']} ({s['status']})"
                                                   for s in sessions if s["session_id"] == i))
-    session = scoring.read(reg.delphi_session, sid)
+    session = reg.delphi_session(data.get_store(), sid)
     st.caption(escape_markdown(
         f"Facilitator {session['facilitator']} · experts {', '.join(session['experts'])} · "
         f"threshold IQR < {session['iqr_threshold']:g}"
@@ -145,7 +145,7 @@ def delphi_tab() -> None:
         st.caption(f"Submitted so far: {escape_markdown(', '.join(current['submitted'])) or 'nobody'} (weights stay "
                    "hidden until the facilitator closes the round)")
     if session["status"] == "open" and current["status"] == "open" and actor.name in session["experts"]:
-        own = scoring.read(reg.round_submissions, actor, sid, current["round"])
+        own = reg.round_submissions(data.get_store(), actor, sid, current["round"])
         previous = own[0]["weights"] if own else {}
         with st.form("delphi_submit", enter_to_submit=False):
             st.markdown(f"**Your weights for round {current['round']}** (normalised on submit)")
@@ -157,7 +157,7 @@ def delphi_tab() -> None:
             sent = st.form_submit_button("Submit my weights")
         if sent:
             try:
-                scoring.write(reg.submit_weights, actor, sid, weights, rationale)
+                data.write(reg.submit_weights, actor, sid, weights, rationale)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:
@@ -167,14 +167,14 @@ def delphi_tab() -> None:
         accept = c3.checkbox("Accept without convergence", key="dl_accept")
         try:
             if current["status"] == "open" and c1.button("Close round", key="dl_close"):
-                scoring.write(reg.close_round, actor, sid)
+                data.write(reg.close_round, actor, sid)
                 st.rerun()
             if current["status"] == "closed" and c1.button("Open next round", key="dl_next"):
-                scoring.write(reg.open_next_round, actor, sid)
+                data.write(reg.open_next_round, actor, sid)
                 st.rerun()
             if current["status"] == "closed" and c2.button("Finalise into a draft profile", key="dl_final",
                                                            type="primary"):
-                version, _ = scoring.write(reg.finalise_delphi, actor, sid, accept_unconverged=accept)
+                version, _ = data.write(reg.finalise_delphi, actor, sid, accept_unconverged=accept)
                 st.success(f"Draft version {version} created from the medians.", icon=":material/save:")
         except (RegisterError, HRIError) as error:
             show_error(error)
@@ -189,7 +189,7 @@ def delphi_tab() -> None:
         left.dataframe(spread, hide_index=True, key=f"dl_spread_{rnd['round']}")
         right.dataframe(distances, hide_index=True, key=f"dl_dist_{rnd['round']}")
         st.plotly_chart(delphi_spread_figure(summary), key=f"dl_fig_{rnd['round']}")
-        for sub in scoring.read(reg.round_submissions, actor, sid, rnd["round"]):
+        for sub in reg.round_submissions(data.get_store(), actor, sid, rnd["round"]):
             if sub["rationale"]:
                 st.markdown(f"*{escape_markdown(sub['expert'])}*: {escape_markdown(sub['rationale'])}")
 

@@ -7,19 +7,21 @@ is evaluated against the version in force.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
-from register import RegisterError
 from register.access.permissions import Permission
+from register.governance import evidence
 from register.governance.vocabulary import CLAIM_TYPES, HANDLINGS, SOURCE_TYPES, STATUSES
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import governance as gov
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
+from ui.framework.versioned_table import TableVersions, versioned_table_editor
 
 
 def violations(evaluation: pd.DataFrame) -> None:
@@ -48,33 +50,25 @@ def editor(actor, version: int | None) -> None:
     for col in ("needs_access_date", "preprint_only_without_peer_review"):
         current[col] = current[col].map(lambda v: v is True or v == True)  # noqa: E712 - numpy bools
     cc = st.column_config
-    gen = st.session_state.setdefault("rules_gen", 0)
-    edited = st.data_editor(current, key=f"rules_editor_{gen}", hide_index=True, num_rows="dynamic", width="stretch",
-                            column_config={
-                                "claim_type": cc.SelectboxColumn("Claim type", options=CLAIM_TYPES, required=True),
-                                "acceptable_source_types": cc.MultiselectColumn("Acceptable source types",
-                                                                                options=SOURCE_TYPES),
-                                "handling": cc.MultiselectColumn("Required handling if missing", options=HANDLINGS),
-                                "guidance": cc.TextColumn("Guidance (the rule's wording)", width="large"),
-                                "handled_statuses": cc.MultiselectColumn(
-                                    "Statuses showing the handling", options=STATUSES,
-                                    help="A claim without acceptable evidence complies when marked with one of these"),
-                                "needs_access_date": cc.CheckboxColumn("Source needs access date"),
-                                "preprint_only_without_peer_review": cc.CheckboxColumn(
-                                    "Preprint only without peer review",
-                                    help="A preprint counts only for a claim that says no peer-reviewed source exists"),
-                                "refused_statuses": cc.MultiselectColumn(
-                                    "Statuses refused", options=STATUSES,
-                                    help="e.g. the paper's own contribution may not be marked verified")})
-    reason = st.text_input("Why change the rules? (required; recorded with the new version)", key="rules_reason")
-    if st.button("Save as new rule version", type="primary"):
-        try:
-            new = gov.save_rules(actor, edited.to_dict("records"), reason)
-        except RegisterError as error:  # ValidationFailed too: show_error lists every row
-            show_error(error)
-            return
-        st.session_state["rules_gen"] = gen + 1
-        toast_then_rerun(f"Rule version {new} is now in force")
+    versioned_table_editor("rules", current, TableVersions(
+        save=partial(data.write, evidence.save_rules, actor),
+        reason="Why change the rules? (required; recorded with the new version)",
+        button="Save as new rule version", saved=lambda version: f"Rule version {version} is now in force"),
+        column_config={
+            "claim_type": cc.SelectboxColumn("Claim type", options=CLAIM_TYPES, required=True),
+            "acceptable_source_types": cc.MultiselectColumn("Acceptable source types", options=SOURCE_TYPES),
+            "handling": cc.MultiselectColumn("Required handling if missing", options=HANDLINGS),
+            "guidance": cc.TextColumn("Guidance (the rule's wording)", width="large"),
+            "handled_statuses": cc.MultiselectColumn(
+                "Statuses showing the handling", options=STATUSES,
+                help="A claim without acceptable evidence complies when marked with one of these"),
+            "needs_access_date": cc.CheckboxColumn("Source needs access date"),
+            "preprint_only_without_peer_review": cc.CheckboxColumn(
+                "Preprint only without peer review",
+                help="A preprint counts only for a claim that says no peer-reviewed source exists"),
+            "refused_statuses": cc.MultiselectColumn(
+                "Statuses refused", options=STATUSES,
+                help="e.g. the paper's own contribution may not be marked verified")})
 
 
 def main() -> None:

@@ -13,16 +13,18 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.feedback import items
 from register.feedback.items import MAX_TEXT, STATES, VALIDATION_METHODS
 from register.governance.feedback_labels import OUTSIDE_REGISTER
-from ui import data
-from ui import feedback as fb
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span
+from ui.features import feedback as fb
+from ui.features import responses
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span
 
 WHOLE_ANSWER = "(the answer as a whole)"
 STATE_LABELS = {"reported": "Reported", "validated": "Validated", "rejected": "Rejected", "resolved": "Resolved"}
@@ -35,7 +37,7 @@ LIST_COLUMNS = ("feedback_id", "state", "response_id", "claim_id", "severity", "
 
 def claim_ids(response_id: str) -> list[str] | None:
     """The claim ids of the current revision, or None when there is no such response."""
-    detail = data.response_detail(response_id)
+    detail = responses.response_detail(response_id)
     return None if detail is None else [str(c) for c in detail["claims"]["claim_id"]]
 
 
@@ -62,7 +64,8 @@ def report_section() -> None:
         submitted = st.form_submit_button("Report", type="primary", disabled=not can(Permission.FEEDBACK_SUBMIT))
     if submitted:
         try:
-            feedback_id = fb.report(current_actor(), typed, text, severity, None if claim == WHOLE_ANSWER else claim)
+            feedback_id = data.write(items.report_feedback, current_actor(), typed, text, severity,
+                                     claim_id=None if claim == WHOLE_ANSWER else claim)
         except RegisterError as error:
             show_error(error)
             return
@@ -106,12 +109,13 @@ def validate_section(reported: pd.DataFrame) -> None:
         rejected = st.form_submit_button("Reject")
     try:
         if validated:
-            revision = fb.validate(current_actor(), int(item["feedback_id"]), method, severity, claim, note or None)
+            revision = data.write(items.validate_feedback, current_actor(), int(item["feedback_id"]), method,
+                                  severity=severity, claim_id=claim, note=note or None)
             keep_message("feedback", "success", f"Feedback #{item['feedback_id']} validated: revision {revision} "
                                                 f"of {code_span(item['response_id'])} carries it and was rescored.")
             st.rerun()
         if rejected:
-            fb.reject(current_actor(), int(item["feedback_id"]), reason)
+            data.write(items.reject_feedback, current_actor(), int(item["feedback_id"]), reason)
             keep_message("feedback", "success", f"Feedback #{item['feedback_id']} rejected.")
             st.rerun()
     except RegisterError as error:
@@ -131,7 +135,7 @@ def resolve_section(validated: pd.DataFrame) -> None:
         resolved = st.form_submit_button("Resolve", type="primary")
     if resolved:
         try:
-            revision = fb.resolve(current_actor(), int(item["feedback_id"]), resolution)
+            revision = data.write(items.resolve_feedback, current_actor(), int(item["feedback_id"]), resolution)
         except RegisterError as error:
             show_error(error)
             return
@@ -173,7 +177,7 @@ def main() -> None:
                                 "validated_severity": st.column_config.NumberColumn("q validated", format="%.2f")})
 
     st.subheader(f"Feedback labels {OUTSIDE_REGISTER}")
-    outside = fb.outside_register()
+    outside = fb.outside_register(limit=1_000)
     if outside.empty:
         st.caption("Every VALIDATED_NEGATIVE_FEEDBACK label of the current answers was validated here.")
     else:

@@ -15,13 +15,13 @@ from hri_core import HRIError
 from register import RegisterError
 from register.access.permissions import Permission
 from register.ingest.importer import ImportReport
-from ui import intake
-from ui.auth import can, current_actor
-from ui.components import keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import intake
+from ui.framework.auth import can, current_actor
+from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 STATUS_LABELS = {"open": "Open", "resolved": "Resolved", "discarded": "Discarded"}
 

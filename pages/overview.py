@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import NO_CLAIMS_STATE
-from ui import authority, data, figures
-from ui import feedback as feedback_ui
-from ui.components import empty_state
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import compact_count, escape_markdown
+from register.console.queries.filters import NO_CLAIMS_STATE
+from ui.features import authority, figures, overview
+from ui.features import feedback as feedback_ui
+from ui.framework import data
+from ui.framework.components import empty_state
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import compact_count, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -53,8 +54,8 @@ def main() -> None:
     st.caption(f"Scores under {scores_under}"
                f" · bands and weights from **{escape_markdown(profile.name)} v{profile.version}** (provisional "
                "design parameters)")
-    weights, band_names, bins = data.overview_arguments(profile)
-    figures_data = data.overview(f, weights, band_names, bins)  # every figure of the page in one query
+    weights, band_names, bins = overview.overview_arguments(profile)
+    figures_data = overview.overview(f, weights, band_names, bins)  # every figure of the page in one query
     k = figures_data["kpis"]
     if not k["responses"]:
         empty_state("No scored responses match these filters.")

@@ -17,17 +17,19 @@ from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommende
 from hri_core.profile import ACTIONS
 from register import RegisterError
 from register.access.permissions import Permission
-from register.scoring.mitigation import activate_policy, create_policy_draft
+from register.scoring import profiles as reg_profiles
+from register.scoring.mitigation import activate_policy, create_policy_draft, list_policies
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
 from register.scoring.version_views import beyond_limit, keep, keep_view
-from ui import data, scoring
-from ui.auth import can, current_actor
-from ui.errors import show_error
-from ui.figures import dimension_label
-from ui.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import scoring
+from ui.features.figures import dimension_label
+from ui.features.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 DIMS = [d.value for d in DIMENSIONS]
 
@@ -85,7 +87,7 @@ def editor(versions: pd.DataFrame) -> None:
     base_version = st.selectbox("Start from version", choices, index=choices.index(active), key="pe_base",
                                 format_func=lambda v: f"v{v} · {scoring.profile_meta(v)['name']} "
                                                       f"({scoring.profile_meta(v)['status']})")
-    base = data.get_profile(int(base_version))
+    base = data.version_profile(int(base_version))
     p = f"pe{base_version}_"
     weights_in = {}
     st.markdown("**Weights** (must sum to 1)")
@@ -147,7 +149,8 @@ def editor(versions: pd.DataFrame) -> None:
     if save_col.button("Save as draft", key="pe_save", type="primary",
                        disabled=candidate is None or not can(Permission.PROFILE_EDIT)):
         try:
-            version = scoring.create_draft(current_actor(), mapping, based_on=int(base_version), name=name or None)
+            version = data.write(reg_profiles.create_draft, current_actor(), mapping, based_on=int(base_version),
+                                 name=name or None)
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:
@@ -184,7 +187,7 @@ def show_version(versions: pd.DataFrame) -> None:
     st.subheader("A version and its elicitation record")
     choices = list(versions.profile_version)
     version = st.selectbox("Version", choices, index=len(choices) - 1, key="pv_version")
-    profile, meta = data.get_profile(int(version)), scoring.profile_meta(int(version))
+    profile, meta = data.version_profile(int(version)), scoring.profile_meta(int(version))
     text = f"v{version} · {meta['name']} · {meta['status']} · created by {meta['created_by']}" + (
         f" · published by {meta['published_by']}: {meta['reason']}" if meta["published_by"] else "")
     st.caption(escape_markdown(text))
@@ -231,7 +234,7 @@ def read_model_section(version: int) -> None:
             bar.progress(done / total, text=message)
 
         try:
-            dropped = scoring.write(keep_view, current_actor(), version, progress=progress)
+            dropped = data.write(keep_view, current_actor(), version, progress=progress)
         except RegisterError as error:
             bar.empty()
             show_error(error)
@@ -247,7 +250,7 @@ def diff_section(versions: pd.DataFrame) -> None:
     c1, c2 = st.columns(2)
     a = c1.selectbox("Version A", choices, index=0, key="pd_a")
     b = c2.selectbox("Version B", choices, index=len(choices) - 1, key="pd_b")
-    pa, pb = data.get_profile(int(a)), data.get_profile(int(b))
+    pa, pb = data.version_profile(int(a)), data.version_profile(int(b))
     rows = profile_diff(pa, pb)
     if not rows:
         st.info(f"Versions {a} and {b} have the same parameters.")
@@ -270,7 +273,7 @@ def review_floors_offer() -> None:
         st.session_state["rf_impact"] = scoring.preview(recommended_profile())
     if right.button("Save them as a draft", key="rf_save", disabled=not can(Permission.PROFILE_EDIT)):
         try:
-            version = scoring.write(ensure_review_floors_profile, current_actor())
+            version = data.write(ensure_review_floors_profile, current_actor())
         except (RegisterError, HRIError) as error:
             show_error(error)
         else:
@@ -295,7 +298,7 @@ def publish_section(versions: pd.DataFrame) -> None:
         return
     version = int(st.selectbox("Draft", drafts, index=len(drafts) - 1, key="pp_version"))
     meta = scoring.profile_meta(version)
-    draft = data.get_profile(version)
+    draft = data.version_profile(version)
     actor = current_actor()
     st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
     show_records(version)
@@ -317,7 +320,8 @@ def publish_section(versions: pd.DataFrame) -> None:
             bar.progress(step / total, text=message)
 
         try:
-            summary = scoring.publish(actor, version, reason, progress=progress)
+            # a refused attempt writes its audit event too: data.write clears the caches either way
+            summary = data.write(reg_profiles.publish, actor, version, reason, progress=progress)
         except (RegisterError, HRIError) as error:
             bar.empty()
             show_error(error)
@@ -334,7 +338,7 @@ def mitigation_section() -> None:
     st.caption("Turns each scored answer's claim verdicts, stakes and query ambiguity into answer, revise, ask, "
                "abstain or escalate (seed 004's decision table is version 1). Stored with every score; the next "
                "score run decides under the active version.")
-    versions = scoring.mitigation_policies()
+    versions = pd.DataFrame(list_policies(data.get_store()))  # every stored version, read fresh
     st.dataframe(versions, hide_index=True, key="mp_table",
                  column_order=("policy_version", "name", "status", "based_on", "created_by", "created_at",
                                "published_by", "published_at", "reason"))
@@ -364,7 +368,7 @@ def mitigation_section() -> None:
                      "nothing was saved.")
         if overrides is not None:
             try:
-                made = scoring.write(create_policy_draft, current_actor(), overrides, based_on=version)
+                made = data.write(create_policy_draft, current_actor(), overrides, based_on=version)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:
@@ -377,7 +381,7 @@ def mitigation_section() -> None:
             go = st.form_submit_button("Publish", type="primary")
         if go:
             try:
-                scoring.write(activate_policy, current_actor(), int(draft), reason)
+                data.write(activate_policy, current_actor(), int(draft), reason)
             except (RegisterError, HRIError) as error:
                 show_error(error)
             else:

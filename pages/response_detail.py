@@ -6,17 +6,18 @@ import pandas as pd
 import streamlit as st
 
 from hri_core.explain import explain
-from register.access.sources import RESTRICTED_NOTE
-from register.console.queries import NO_CLAIMS_STATE
+from register.access.sources import RESTRICTED_NOTE, mask_restricted_claims
+from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
-from ui import data, figures
-from ui.auth import current_actor
-from ui.authority import failed_reasons
-from ui.errors import show_error
-from ui.highlight import answer_html, highlight_pieces, legend_html, worst_label
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import figures, responses
+from ui.features.authority import failed_reasons
+from ui.features.highlight import answer_html, highlight_pieces, legend_html, worst_label
+from ui.framework import data
+from ui.framework.auth import current_actor
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
@@ -26,7 +27,7 @@ DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with c
 
 def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> None:
     """The answer with every claim marked in the colour of its worst label, its claim number after it, line
-    breaks kept, and a legend (``ui.highlight``; every character of the answer escaped)."""
+    breaks kept, and a legend (``ui.features.highlight``; every character of the answer escaped)."""
     pieces = highlight_pieces(answer, [{"text": t, "labels": [worst[c]]}
                                        for c, t in zip(claims["claim_id"], claims["text"], strict=True)])
     if not answer:
@@ -120,18 +121,18 @@ def main() -> None:
     if not rid:
         st.info("Select a response on the Responses or Review queue page, or type its id above.")
         return
-    detail = data.response_detail(rid)
+    detail = responses.response_detail(rid)
     if detail is None:
         show_error(NotFound(f"response {rid!r} does not exist"))
         return
     try:
-        repro = data.reproduction(rid, tuple(detail["keys"].items()))
+        repro = responses.reproduction(rid, tuple(detail["keys"].items()))
     except NotFound as error:
         show_error(error)
         return
     result, response = repro.recomputed, detail["response"]
-    profile = data.get_profile(result.profile_version)
-    decisions = data.decisions_for(rid)
+    profile = data.version_profile(result.profile_version)
+    decisions = responses.decisions_for(rid)
     this_revision = decisions[decisions["revision"] == response["revision"]] if not decisions.empty else decisions
     header(result, response, None if this_revision.empty else this_revision.iloc[-1].to_dict(), detail["score"])
     if repro.matches:
@@ -152,7 +153,8 @@ def main() -> None:
     render_answer(response.get("answer") or "", claims, worst)
 
     st.subheader("Claims")
-    claims = data.claims_for_role(claims, current_actor().role)  # restricted sources: span withheld
+    # restricted sources: span withheld (never cached)
+    claims = mask_restricted_claims(data.get_store(), claims, current_actor().role)
     if (claims["source_access"] == RESTRICTED_NOTE).any():
         st.caption(":material/lock: Some claims rest on a restricted source: you see that the source exists, "
                    "not what it says.")

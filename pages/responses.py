@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from register.console.queries import AUTHORITY_FILTERS, EXPORT_LIMIT, Filters
+from register.console import exports
+from register.console.queries.explorer import AUTHORITY_FILTERS, EXPORT_LIMIT
+from register.console.queries.filters import Filters
 from register.settings import settings
-from ui import data
-from ui.components import empty_state
-from ui.exports import XLSX_MIME, discard, file_reader, prepare_export
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from ui.features import responses
+from ui.framework import data
+from ui.framework.components import empty_state
+from ui.framework.exports import XLSX_MIME, discard, file_reader, prepare_export
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 PAGE_SIZE = 50
 SORTS = {"score": "HRI score", "created_at": "Created", "response_id": "Response id", "use_case": "Use case",
@@ -74,8 +77,8 @@ def main() -> None:
         st.session_state["responses_view"] = view
         st.session_state["responses_page"] = 1
     page = top[4].number_input("Page", min_value=1, step=1, key="responses_page")
-    frame, total = data.responses_page(f, search, sort_by, descending, PAGE_SIZE, PAGE_SIZE * (page - 1),
-                                       authority)
+    frame, total = responses.responses_page(f, search=search, sort_by=sort_by, descending=descending, limit=PAGE_SIZE,
+                                       offset=PAGE_SIZE * (page - 1), authority=authority)
     pages = max(1, -(-total // PAGE_SIZE))
     if total and page > pages:
         st.warning(f"There are only {pages} page(s) for this view; showing none. Go back to page {pages}.")
@@ -106,8 +109,9 @@ def export_buttons(f, search: str | None, authority: str | None, total: int) -> 
                                             f"also as Excel up to {limit:,} rows)"):
             with st.spinner("Preparing the export..."):
                 prepare_export(st.session_state, "responses_export", view, "hri-responses",
-                               lambda path: data.write_responses_export(path, f, search, authority,
-                                                                        frame_up_to=limit))
+                               # not cached: it writes a file; the page keeps the file, never the rows
+                               lambda path: exports.write_csv(data.get_store(), f, path, search=search,
+                                                              authority=authority, frame_up_to=limit))
     prepared = st.session_state.get("responses_export")
     if prepared is None or prepared.view != view:  # never offer an export of another view
         return

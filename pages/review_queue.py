@@ -10,14 +10,16 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.console import review
 from register.console.review import DECISIONS
-from ui import data
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import responses
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 PAGE_SIZE = 25
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
@@ -50,7 +52,7 @@ def decision_form(response_id: str, revision: int) -> None:
             st.error(f"**Decision not recorded** — {' and '.join(missing)}.", icon=":material/error:")
             return
         try:
-            data.record_decision(current_actor(), response_id, revision, decision, reason)
+            data.write(review.record_decision, current_actor(), response_id, revision, decision, reason)
         except RegisterError as error:
             show_error(error)
             return
@@ -63,7 +65,7 @@ def main() -> None:
     f = page_frame()
     st.title("Review queue")
     page = st.session_state.get("queue_page", 1)
-    frame, total = data.review_queue(f, PAGE_SIZE, PAGE_SIZE * (page - 1))
+    frame, total = responses.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
     if not total:
         empty_state("The review queue is empty for these filters: nothing needs a human decision.")
         return

@@ -11,13 +11,15 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
-from ui import labels as ui
-from ui.auth import can, current_actor
-from ui.components import toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import escape_markdown
+from register.labels import rubrics
+from ui.features import labels as ui
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import escape_markdown
 
 
 def main() -> None:
@@ -63,7 +65,7 @@ def main() -> None:
                              f"{escape_markdown(error.msg)}", icon=":material/error:")
                     return
                 try:
-                    published = ui.publish_rubric(current_actor(), body, reason)
+                    published = data.write(rubrics.publish_rubric, current_actor(), body, reason)
                 except RegisterError as error:
                     show_error(error)
                     return

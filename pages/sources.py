@@ -6,21 +6,25 @@ named. Edit in the grid, add one by form, import / export CSV or Excel, restore 
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import ROLES, Permission
+from register.governance import registers
 from register.governance.rows import SOURCE_COLUMNS
 from register.governance.transfer import export_sources
 from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
-from ui import data
-from ui import governance as gov
-from ui.auth import can, current_actor
-from ui.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
-from ui.errors import show_form_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import governance as gov
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import apply_form_values, empty_form_on_next_run, toast_then_rerun
+from ui.framework.errors import show_form_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
+from ui.framework.versioned_table import RowVersions, reload, versioned_table_editor
 
 
 def column_config() -> dict:
@@ -74,7 +78,7 @@ def add_form(actor) -> None:
         submitted = st.form_submit_button("Add source")
     if submitted:
         try:
-            key = gov.add_row("sources", actor, {
+            key = data.write(registers.add_row, actor, "sources", {
                 "source_id": source_id, "title": title, "ref": ref, "source_type": source_type, "publisher": publisher,
                 "authority_tier": tier, "access_date": access_date, "valid_until": valid_until,
                 "restricted_to": restricted})
@@ -82,7 +86,7 @@ def add_form(actor) -> None:
             show_form_error(error, FORM_LABELS)
             return
         empty_form_on_next_run("add_source", EMPTY_FORM)
-        st.session_state.pop("sources_snapshot", None)
+        reload("sources")  # the grid shows the new source
         toast_then_rerun(f"Source {code_span(key)} added")
 
 
@@ -92,7 +96,7 @@ def main() -> None:
     st.title("Source register")
     st.caption("Every source a claim rests on, classified by type (peer-reviewed publication, official framework, "
                "vendor documentation, repository, original proposal, ...). Mutable sources carry access dates.")
-    frame = gov.sources(actor.role)
+    frame = gov.sources(role=actor.role)
     stats = st.columns(3)
     stats[0].metric("Sources", f"{len(frame):,}")
     stats[1].metric("Mutable without access date",
@@ -103,18 +107,18 @@ def main() -> None:
         st.info(escape_markdown(f"Fix source {focus}: see its row below."), icon=":material/my_location:")
     edit, add, io_tab, deleted = st.tabs(["Edit", "Add one source", "Import / export", "Deleted"])
     with edit:
-        gov.register_editor(
-            "sources", frame, key_col="source_id", columns=SOURCE_COLUMNS, column_config=column_config(),
-            column_order=SOURCE_COLUMNS + ("row_version", "updated_by"), actor=actor, entity_type="source",
-            editable=can(Permission.REGISTER_EDIT))
-        st.subheader("Recent changes")
-        gov.recent_changes("source")
+        versioned_table_editor(
+            "sources", frame, RowVersions(save=partial(data.write, registers.save_sources, actor), key_col="source_id",
+                                          columns=SOURCE_COLUMNS, audit_entity="source"),
+            column_config=column_config(), column_order=SOURCE_COLUMNS + ("row_version", "updated_by"),
+            read_only=None if can(Permission.REGISTER_EDIT) else
+            f"Read only: your role ({actor.role}) may not edit the register.")
     with add:
         add_form(actor)
     with io_tab:
         gov.import_export("sources", actor, export_sources(data.get_store(), role=actor.role))
     with deleted:
-        gov.deleted_rows("sources", gov.sources(actor.role, include_deleted=True), "source_id", "title", actor)
+        gov.deleted_rows("sources", gov.sources(role=actor.role, include_deleted=True), "source_id", "title", actor)
 
 
 run_page(main)

@@ -15,13 +15,13 @@ import streamlit as st
 from register import RegisterError
 from register.access import identity
 from register.access.permissions import ROLES, Permission
-from ui import data
-from ui.auth import can, current_actor
-from ui.components import keep_message, show_kept_messages
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 
 def show_last_change() -> None:
@@ -59,16 +59,15 @@ def add_user_form(actor) -> None:
         role = cols[2].selectbox("Role", ROLES, key="user_add_role")
         submitted = st.form_submit_button("Add account", type="primary")
     if submitted:
-        store = data.get_store()
         try:  # the admin role needs a second admin: the account starts as a viewer with a request
-            password = identity.create_user(store, actor, username, "viewer" if role == "admin" else role, display)
+            password = data.account_write(identity.create_user, actor, username, "viewer" if role == "admin" else role,
+                                          display)
             if role == "admin":
-                identity.request_admin(store, actor, username.strip(), "requested when the account was added")
+                data.account_write(identity.request_admin, actor, username.strip(),
+                                   "requested when the account was added")
         except RegisterError as error:
-            data.after_account_write()
             show_error(error)
             return
-        data.after_account_write()
         st.session_state["users_otp"] = (username.strip(), password)
         st.rerun()
 
@@ -131,20 +130,17 @@ def confirm_role_change(actor) -> None:
 
 
 def apply_change(actor, username: str, action: str, version: int, *, role: str | None = None) -> None:
-    store = data.get_store()
-    try:
+    try:  # a refusal is audited too: data.account_write clears the account reads either way
         if action == "set role":
-            identity.set_role(store, actor, username, role, expected_version=version)
+            data.account_write(identity.set_role, actor, username, role, expected_version=version)
         elif action in ("disable", "enable"):
-            identity.set_disabled(store, actor, username, action == "disable", expected_version=version)
+            data.account_write(identity.set_disabled, actor, username, action == "disable", expected_version=version)
         else:
-            st.session_state["users_otp"] = (username, identity.reset_password(
-                store, actor, username, expected_version=version))
+            st.session_state["users_otp"] = (username, data.account_write(
+                identity.reset_password, actor, username, expected_version=version))
     except RegisterError as error:
-        data.after_account_write()  # a refusal is audited too
         show_error(error)
         return
-    data.after_account_write()
     done = f"role {role}" if action == "set role" else action
     keep_message("users", "success", f"{code_span(username)}: {done} done.")
     st.rerun()
@@ -164,12 +160,10 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
                                  (cols[2], "Cancel", identity.cancel_admin_request)):
             if col.button(label, key=f"grant_{label.lower()}_{grant['grant_id']}"):
                 try:
-                    call(store, actor, grant["grant_id"])
+                    data.account_write(call, actor, grant["grant_id"])
                 except RegisterError as error:
-                    data.after_account_write()
                     show_error(error)
                     return
-                data.after_account_write()
                 st.rerun()
     candidates = [u.username for u in users if u.role != "admin" and not u.disabled
                   and u.username not in {g["username"] for g in pending}]
@@ -182,12 +176,10 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
         submitted = st.form_submit_button("Request the admin role")
     if submitted:
         try:
-            identity.request_admin(store, actor, username, reason)
+            data.account_write(identity.request_admin, actor, username, reason)
         except RegisterError as error:
-            data.after_account_write()
             show_error(error)
             return
-        data.after_account_write()
         st.rerun()
 
 

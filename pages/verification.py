@@ -13,13 +13,15 @@ import streamlit as st
 from hri_core.vocabulary import LABELS
 from register import RegisterError
 from register.access.permissions import Permission
-from ui import verification
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from register.verify import proposals
+from ui.features import verification
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 
 def decision_form(row) -> None:
@@ -41,7 +43,7 @@ def decision_form(row) -> None:
         st.error(f"**Decision not recorded** — {escape_markdown(why)}.", icon=":material/error:")
         return
     try:
-        result = verification.decide(current_actor(), decisions)
+        result = data.write(proposals.decide_proposals, current_actor(), decisions)
     except RegisterError as error:
         show_error(error)
         return
@@ -101,7 +103,7 @@ def verify_section() -> None:
         with_claims = st.toggle("Also answers that already have claims", key="vs_with_claims",
                                 help="Their claims are replaced by the judge's in a new revision; the revision "
                                      "before stays, with its labels and score.")
-        frame = verification.verifiable(with_claims)
+        frame = verification.verifiable(with_claims=with_claims)
         if frame.empty:
             st.caption("No answer to verify: every current answer has claims (turn on the toggle to re-verify "
                        "them) or no answer text.")

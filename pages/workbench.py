@@ -1,5 +1,5 @@
 """Labelling workbench (annotators): one claim at a time or all of a response's claims in a grid, blind; and
-the judges' proposals, confirmed, corrected or rejected response by response (``ui.proposal_review``).
+the judges' proposals, confirmed, corrected or rejected response by response (``ui.features.proposal_review``).
 
 The annotator sees the question, the answer, the claim, the retrieved context and the sources, and their own
 labels; never another annotator's labels, the claim's current labels or the score (the register enforces it).
@@ -16,16 +16,18 @@ import streamlit as st
 from hri_core.vocabulary import CATEGORIES, DIMENSIONS
 from register import RegisterError
 from register.access.permissions import Permission
+from register.labels import workbench
 from register.labels.workbench import ANNOTATOR_LABELS
-from ui import labels as ui
-from ui import proposal_review
-from ui.answer_view import show_answer
-from ui.auth import can, current_actor
-from ui.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
-from ui.errors import show_error
-from ui.page import run_page
-from ui.shell import page_frame
-from ui.text import code_span, escape_markdown
+from ui.features import labels as ui
+from ui.features import proposal_review
+from ui.features.answer_view import show_answer
+from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
+from ui.framework.errors import show_error
+from ui.framework.page import run_page
+from ui.framework.shell import page_frame
+from ui.framework.text import code_span, escape_markdown
 
 NO_CATEGORY = "(no category)"
 WORK = {"batches": "My labelling batches (blind)", "proposals": "Judge proposals to confirm"}
@@ -98,9 +100,9 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
         saved = st.form_submit_button("Save and next", type="primary")
     if saved:
         try:
-            ui.save_annotation(actor, batch_id, item["response_id"], unit["unit_id"], labels=chosen,
-                               criticality=int(criticality), category=None if category == NO_CATEGORY else category,
-                               dimensions=dimensions or None, source_id=source or None, span=span, note=note)
+            data.write(workbench.save_annotation, actor, batch_id, item["response_id"], unit["unit_id"], labels=chosen,
+                       criticality=int(criticality), category=None if category == NO_CATEGORY else category,
+                       dimensions=dimensions or None, source_id=source or None, span=span, note=note)
         except RegisterError as error:
             show_error(error)
             return
@@ -146,7 +148,8 @@ def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:
             st.info("Nothing changed in the grid.", icon=":material/info:")
             return
         try:
-            refused = ui.save_annotations(actor, batch_id, item["response_id"], changes)
+            # ``{unit_id: why}`` refused; the other rows are saved (and the caches cleared) all the same
+            refused = data.write(workbench.save_annotations, actor, batch_id, item["response_id"], changes)
         except RegisterError as error:
             show_error(error)
             return
@@ -166,16 +169,17 @@ def _restructure(actor, batch_id: int, item: dict, units: list[dict]) -> None:
             target = st.selectbox("Claim to split", originals, key="wb_split_target")
             parts = st.text_area("Its parts, one claim per line", key="wb_split_parts")
             if st.form_submit_button("Split"):
-                _run(lambda: ui.split_claim(actor, batch_id, item["response_id"], target, parts.splitlines()))
+                _run(lambda: data.write(workbench.split_claim, actor, batch_id, item["response_id"], target,
+                                        parts.splitlines()))
         with merge_tab, st.form("wb_merge"):
             chosen = st.multiselect("Claims to merge", originals, key="wb_merge_ids")
             text = st.text_input("The merged claim", key="wb_merge_text")
             if st.form_submit_button("Merge"):
-                _run(lambda: ui.merge_claims(actor, batch_id, item["response_id"], chosen, text))
+                _run(lambda: data.write(workbench.merge_claims, actor, batch_id, item["response_id"], chosen, text))
         with add_tab, st.form("wb_add"):
             text = st.text_input("The claim the extraction missed", key="wb_add_text")
             if st.form_submit_button("Add"):
-                _run(lambda: ui.add_claim(actor, batch_id, item["response_id"], text))
+                _run(lambda: data.write(workbench.add_claim, actor, batch_id, item["response_id"], text))
 
 
 def _run(action) -> None:

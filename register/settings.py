@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     demo_synthetic: int = Field(2000, ge=0,
                                 description="synthetic responses added to the demo set on first start "
                                             "(by `make run` and by the console itself)")
-    actor: str | None = Field(None, min_length=1,  # unset: the login name (register.cli.cli_actor)
+    actor: str | None = Field(None, min_length=1,  # unset: the login name (register.cli.common.cli_actor)
                               description="the name recorded in the audit trail for command-line writes")
     session_minutes: float = Field(30.0, gt=0,
                                    description="idle minutes after which a login session ends")

@@ -24,7 +24,7 @@ def _isolated_environment(tmp_path, monkeypatch):
     for name in [name for name in os.environ if name.startswith("HRI_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
-    # no background warm-up of the overview (ui.warmup): its reads would race what a test counts and closes
+    # no background warm-up of the overview (ui.features.warmup): its reads would race what a test counts and closes
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
 
 
@@ -35,8 +35,8 @@ def _clear_streamlit_caches():
     _clear_caches()
     yield
     _clear_caches()
-    # the app freezes the objects alive at its first run (ui.collector, once per server process); a test process
-    # runs the app many times, and what one test froze must not outlive it
+    # the app freezes the objects alive at its first run (ui.framework.collector, once per server process); a test
+    # process runs the app many times, and what one test froze must not outlive it
     gc.unfreeze()
 
 

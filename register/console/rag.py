@@ -26,7 +26,7 @@ import pandas as pd
 
 from hri_core.ragmetrics import METRIC_GROUPS, METRICS
 from hri_core.vocabulary import CRITICAL_INFORMATION_CATEGORIES, Label
-from register.console.queries import _RESPONSE_COLUMNS, Filters, filtered_scores
+from register.console.queries.filters import RESPONSE_COLUMNS, Filters, filtered_scores
 from register.db.sql import Params
 from register.db.store import Store
 
@@ -56,7 +56,7 @@ def _rag_set(store: Store, f: Filters, p: Params) -> str:
     # only the responses that have RAG data go into the scored-set join (the register may hold millions)
     return f"""
     rag_r AS MATERIALIZED (
-        SELECT {_RESPONSE_COLUMNS} FROM responses
+        SELECT {RESPONSE_COLUMNS} FROM responses
         WHERE is_current AND response_id IN (SELECT response_id FROM rag_responses)),
     fr AS MATERIALIZED ({filtered_scores(store, f, p, responses='rag_r')}),
     latest AS (SELECT * FROM rag_responses

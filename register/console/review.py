@@ -1,7 +1,7 @@
 """The review queue and reviewers' decisions.
 
 Called by the review-queue and response-detail pages (through ``ui`` helpers) and by scripts. A
-response is queued when its selected score's action asks for a person (``queries.QUEUE_ACTIONS``:
+response is queued when its selected score's action asks for a person (``queries.queue.QUEUE_ACTIONS``:
 review or block), it has no claims, or the Authority checks propose a label for one of its SUPPORTED
 claims (``register.scoring.authority``), and nobody has decided on that revision yet. A decision binds
 to one revision, copies the score it was made on, and is written through ``Store.write`` with an
@@ -18,16 +18,10 @@ from datetime import datetime
 import pandas as pd
 
 from register.access.permissions import Permission, authorize
-from register.console.queries import (
-    NO_CLAIMS_STATE,
-    QUEUE_ACTIONS,
-    Filters,
-    _check_window,
-    age_days_expr,
-    filtered_scores,
-    flag_queued,
-)
-from register.console.queries import queue_stats as _queue_stats
+from register.console.queries.explorer import check_window
+from register.console.queries.filters import NO_CLAIMS_STATE, Filters, filtered_scores
+from register.console.queries.queue import QUEUE_ACTIONS, age_days_expr, flag_queued
+from register.console.queries.queue import queue_stats as _queue_stats
 from register.db.response_ids import revisions_select
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -52,7 +46,7 @@ QUEUE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "
 def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None = None) -> dict:
     """``{"size": int, "oldest_age_days": float | None}`` of the queue (all of it unless ``f``).
 
-    The same SQL as ``queries.kpis``' queue numbers, so the overview and the queue page agree.
+    The same SQL as ``queries.overview.kpis``' queue numbers, so the overview and the queue page agree.
     """
     return _queue_stats(store, f, now=now)
 
@@ -66,7 +60,7 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     "action <action>", and/or "authority: c1: stale source, proposed OUTDATED" when a SUPPORTED claim
     rests on a source that fails an Authority check).
     """
-    _check_window(limit, offset)
+    check_window(limit, offset)
     now = now or utc_now()
     p = Params()
     moment = "coalesce(created_at, imported_at)"

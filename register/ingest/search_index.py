@@ -430,8 +430,8 @@ def search_select(store: Store, search: str | None, p: Params) -> str | None:
 def lookup(store: Store, search: str | None, p: Params) -> Lookup | None:
     """``search_select``'s keys without the ``DISTINCT`` that keeps DuckDB's plan for ``IN`` (a key may be listed once
     per word, pair or run that holds the search), and whether they come from the index alone (``Lookup``): for
-    callers that read the matches otherwise than with ``IN`` (as a bitmap of keys, ``register.console.queries``), or
-    count the lookup's rows first."""
+    callers that read the matches otherwise than with ``IN`` (as a bitmap of keys,
+    ``register.console.queries.search``), or count the lookup's rows first."""
     return _lookup(store, search, p, distinct=False)
 
 

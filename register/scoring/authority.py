@@ -18,7 +18,7 @@ a claim's labels are never rewritten. A SUPPORTED claim that fails a check gets 
 check is undecided or the source is unknown), as ``hri_core.authority.check_claim`` proposes it (a
 parity test holds the two equal). A response whose SUPPORTED claim rests on a source that *failed* a
 check -- forbidden, stale or of insufficient authority -- joins the review queue
-(``register.console.queries.flag_queued``). An unknown source or an undecided check is flagged, shown,
+(``register.console.queries.queue.flag_queued``). An unknown source or an undecided check is flagged, shown,
 counted and listed by the CLI and the checklist, but queues nothing: the answer is not known to be wrong,
 the register is incomplete (the demo's answers cite web pages the source register does not list), and
 its keepers complete it (record the source, its tier, the use case's requesters).
@@ -143,7 +143,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
         if grouped_over is None or keys is not None or failing_only or key is not None:
             raise ValueError("over_every_current counts every current claim: grouped_over only, no narrower set")
         table_where = f"(label_mask & {p(LABEL_BIT[Label.SUPPORTED])}) <> 0" if supported_only else "true"
-        if use_cases:  # as the console's filter reads them (register.console.queries._group_conditions)
+        if use_cases:  # as the console's filter reads them (register.console.queries.filters.group_conditions)
             table_where += f" AND use_case IN {p.in_list(use_cases)}"
         if models:
             table_where += f" AND model IN {p.in_list(models)}"

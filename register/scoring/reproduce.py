@@ -81,7 +81,7 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None, *,
     """Recompute one stored score (the current one unless ``run_id`` is given).
 
     ``keys``: the response's revisions and their keys (``{revision: response_key}``, every revision), when the
-    caller has looked them up already (the detail page: ``register.console.queries.response_detail``); else
+    caller has looked them up already (the detail page: ``register.console.queries.detail.response_detail``); else
     they are looked up here. Each lookup scans the id hashes of every revision (15-40 ms at 10M answers)."""
     cols = ("run_id", "revision", "profile_version", "as_of", "hri_add", "hri", "score", "band", "action",
             "no_claims", "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",

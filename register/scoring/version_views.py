@@ -24,7 +24,7 @@ answers, where the current view takes 0.5 s. This module keeps the older view as
   then on it is kept exactly as above, and counts against ``keep()`` like the others.
 * ``check`` compares every kept view with the view computed from the score rows (every test's store at teardown).
 
-The console reads a kept view exactly as it reads the current one (``register.console.queries``).
+The console reads a kept view exactly as it reads the current one (``register.console.queries.filters.read_model``).
 """
 
 from __future__ import annotations

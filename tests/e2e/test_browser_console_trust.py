@@ -17,8 +17,8 @@ from hri_core import default_profile
 from register.console.review import DECISIONS
 from tests.helpers.browser import E2E_PASSWORD, browser_login, metrics, screenshot, submit_login_form, wait_metric
 from tests.helpers.cli import run_register
-from ui.figures import band_colors
-from ui.highlight import LABEL_COLORS
+from ui.features.figures import band_colors
+from ui.features.highlight import LABEL_COLORS
 
 pytestmark = pytest.mark.browser
 

@@ -34,7 +34,7 @@ def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> N
 def login(at, role: str, username: str | None = None) -> str:
     """Log an AppTest session in as a local account ``test-<role>`` (created if missing); returns its name.
 
-    Call before ``at.run()``. The login gate (ui.shell.page_frame) re-reads the account on every run,
+    Call before ``at.run()``. The login gate (ui.framework.shell.page_frame) re-reads the account on every run,
     so it lives in the app's database (HRI_DB).
     """
     username = username or f"test-{role}"

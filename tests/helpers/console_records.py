@@ -11,7 +11,7 @@ from pathlib import Path
 from hri_core import parse_response, score_response
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
-from register.console.queries import NO_CLAIMS_STATE, Filters
+from register.console.queries.filters import NO_CLAIMS_STATE, Filters
 from register.ingest.importer import import_path
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import rescore

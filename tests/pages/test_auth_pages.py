@@ -266,7 +266,7 @@ def test_audit_page_shows_a_broken_chain(seeded_db):
 def test_audit_csv_escapes_formulas():
     import pandas as pd
 
-    from ui.exports import to_csv_bytes
+    from ui.framework.exports import to_csv_bytes
 
     text = to_csv_bytes(pd.DataFrame({"actor_name": ["=HYPERLINK(\"http://x\")", "+1", "bob"]})).decode()
     assert "'=HYPERLINK" in text and "'+1" in text and "\nbob" in text

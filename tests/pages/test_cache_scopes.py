@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from register.console import queries
+from register.console.queries import overview as overview_queries
 from register.db import audit
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
@@ -18,10 +18,10 @@ APP = str(REPO_ROOT / "app.py")
 @pytest.fixture
 def calls(monkeypatch):
     """Counts of the register reads behind two cached reads: the data's filter options, the audit head."""
-    import ui.labels  # reads list_users through its own name: patched there, whenever it was imported
+    import ui.features.labels  # reads list_users through its own name: patched there, whenever it was imported
 
     counts = {"filter_options": 0, "audit_head": 0, "list_users": 0}
-    for module, name in ((queries, "filter_options"), (audit, "head"), (ui.labels, "list_users")):
+    for module, name in ((overview_queries, "filter_options"), (audit, "head"), (ui.features.labels, "list_users")):
         original = getattr(module, name)
         key = {"head": "audit_head"}.get(name, name)
 
@@ -56,16 +56,17 @@ def test_logins_and_failed_logins_keep_the_data_caches_warm(seeded_db, calls):
 
 
 def test_an_account_write_reads_the_audit_trail_and_annotators_afresh_a_data_write_everything(seeded_db, calls):
-    from ui import data, labels
+    from ui.features import audit_trail, labels
+    from ui.framework import data
 
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
     assert calls == {"filter_options": 1, "audit_head": 1, "list_users": 1}
     ensure_account("new-annotator", "annotator")
     data.after_account_write()
     assert "new-annotator" in labels.possible_annotators()
-    data.filter_options(), data.audit_head()
+    data.filter_options(), audit_trail.head()
     assert calls == {"filter_options": 1, "audit_head": 2, "list_users": 2}
     data.after_write()
-    data.filter_options(), data.audit_head(), labels.possible_annotators()
+    data.filter_options(), audit_trail.head(), labels.possible_annotators()
     assert calls == {"filter_options": 2, "audit_head": 3, "list_users": 3}

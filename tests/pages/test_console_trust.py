@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from register import SYSTEM, Actor
-from register.console.queries import NO_CLAIMS_STATE
+from register.console.queries.filters import NO_CLAIMS_STATE
 from register.governance import checklist
 from register.governance.checks import CHECKS
 from register.ingest.importer import import_path
@@ -21,7 +21,7 @@ from register.scoring.profiles import create_draft
 from tests.helpers.accounts import ensure_account, login
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
-from ui.text import code_span
+from ui.framework.text import code_span
 
 APP = str(REPO_ROOT / "app.py")
 HOSTILE = "![x](http://127.0.0.1:9/x.png)`y`[l](http://127.0.0.1:9/l)"

@@ -1,5 +1,5 @@
-"""The console's one error path: ``ui.errors.show_error`` renders every kind of error, ``ui.page.run_page``
-runs every page.
+"""The console's one error path: ``ui.framework.errors.show_error`` renders every kind of error,
+``ui.framework.page.run_page`` runs every page.
 
 Rendered shapes are checked on a tiny page script (AppTest) that raises what the test puts in its
 session state; the pages themselves are checked by reading their source (AST).
@@ -21,13 +21,13 @@ from hri_core.errors import ProfileError, RecordError
 from register import NotFound
 from register.errors import LoginFailed, Problem, ValidationFailed
 from tests.helpers.paths import REPO_ROOT
-from ui.page import run_page
-from ui.text import escape_markdown
+from ui.framework.page import run_page
+from ui.framework.text import escape_markdown
 
 RAISING_PAGE = """
 import streamlit as st
 
-from ui.page import run_page
+from ui.framework.page import run_page
 
 
 def main():
@@ -105,7 +105,7 @@ def test_refused_save_lists_every_row_as_a_table(production):
 
 def test_unexpected_error_shows_only_an_incident_id_and_logs_the_traceback(production, caplog):
     secret = f"{REPO_ROOT / 'register' / 'db' / 'store.py'} leaked a password"
-    caplog.set_level(logging.ERROR, logger="ui.errors")
+    caplog.set_level(logging.ERROR, logger="ui.framework.errors")
     at = _run_raising(KeyError(secret))
     assert not at.exception, at.exception
     assert len(at.error) == 1
@@ -124,14 +124,14 @@ def test_unexpected_error_shows_only_an_incident_id_and_logs_the_traceback(produ
 
 
 def test_each_incident_gets_its_own_id(production, caplog):
-    caplog.set_level(logging.ERROR, logger="ui.errors")
+    caplog.set_level(logging.ERROR, logger="ui.framework.errors")
     ids = {INCIDENT.fullmatch(_run_raising(RuntimeError("boom")).error[0].value).group(1) for _ in range(3)}
     assert len(ids) == 3
 
 
 def test_debug_mode_logs_the_incident_and_re_raises(monkeypatch, caplog):
     monkeypatch.setenv("HRI_DEBUG", "1")
-    caplog.set_level(logging.ERROR, logger="ui.errors")
+    caplog.set_level(logging.ERROR, logger="ui.framework.errors")
     at = _run_raising(RuntimeError("boom in development"))
     assert [e.value for e in at.exception] and "boom in development" in at.exception[0].value
     assert not [e for e in at.error if "Something went wrong" in e.value]
@@ -159,7 +159,7 @@ def test_a_bad_setting_on_a_page_names_the_variable(production, monkeypatch, see
 def test_st_stop_inside_main_still_stops_the_page(production):
     at = AppTest.from_string("""
 import streamlit as st
-from ui.page import run_page
+from ui.framework.page import run_page
 
 def main():
     st.text("before")
@@ -175,7 +175,7 @@ run_page(main)
 def test_st_rerun_inside_main_still_reruns_the_page(production):
     at = AppTest.from_string("""
 import streamlit as st
-from ui.page import run_page
+from ui.framework.page import run_page
 
 def main():
     st.session_state["runs"] = st.session_state.get("runs", 0) + 1
@@ -194,7 +194,7 @@ def test_st_switch_page_inside_main_still_switches(production, tmp_path):
     (tmp_path / "pages").mkdir()
     (tmp_path / "home.py").write_text("""
 import streamlit as st
-from ui.page import run_page
+from ui.framework.page import run_page
 
 def main():
     if st.button("go", key="go"):
@@ -239,7 +239,7 @@ def test_every_page_of_the_navigation_is_a_file_in_pages():
 def test_page_runs_its_main_through_run_page(page):
     tree = ast.parse(page.read_text(), filename=str(page))
     imports = {(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-    assert ("ui.page", "run_page") in imports
+    assert ("ui.framework.page", "run_page") in imports
     last = tree.body[-1]
     assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
     assert ast.unparse(last.value) == "run_page(main)"  # the page's last statement
@@ -254,28 +254,40 @@ def test_page_runs_its_main_through_run_page(page):
 # --- the ui package: no import cycle, no function-level imports -------------------------------------------
 
 
-UI_FILES = sorted((REPO_ROOT / "ui").glob("*.py"))
+UI_FILES = sorted((REPO_ROOT / "ui").rglob("*.py"))
+
+
+def _module(path) -> str:
+    """``ui/framework/data.py`` -> ``ui.framework.data``; a package's ``__init__.py`` -> the package."""
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+UI_MODULES = {_module(p) for p in UI_FILES}
 
 
 def _ui_imports(path) -> set[str]:
-    """The ui modules ``path`` imports (``from ui import data`` -> ui.data; ``from .figures`` -> ui.figures)."""
+    """The ui modules ``path`` imports (``from ui.framework import data`` -> ui.framework.data; ``from .figures``
+    in ui/features -> ui.features.figures)."""
+    package = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
-            module = ("ui." + (node.module or "")).rstrip(".") if node.level else (node.module or "")
-            if module == "ui":
-                found |= {f"ui.{a.name}" for a in node.names}
-            elif module.startswith("ui."):
-                found.add(module)
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(part for part in (base, node.module or "") if part)
+            if module == "ui" or module.startswith("ui."):
+                named = {f"{module}.{a.name}" for a in node.names} & UI_MODULES
+                found |= named or {module}
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("ui.")}
     return found
 
 
 def test_ui_modules_import_each_other_without_a_cycle():
-    graph = {f"ui.{p.stem}": _ui_imports(p) for p in UI_FILES}
-    assert graph["ui.errors"] <= {"ui.text"}  # the error helper is usable from every other ui module
-    assert graph["ui.text"] == set()
+    graph = {_module(p): _ui_imports(p) for p in UI_FILES}
+    # the error helper is usable from every other ui module
+    assert graph["ui.framework.errors"] <= {"ui.framework.text"}
+    assert graph["ui.framework.text"] == set()
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:
         return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))

@@ -12,10 +12,10 @@ from collections import Counter
 import pytest
 
 import register.console.exports
-import register.console.queries
+import register.console.queries.explorer
 import register.db.audit
 import register.governance.report
-import ui.exports
+import ui.framework.exports
 from tests.helpers.accounts import open_page
 from tests.helpers.paths import REPO_ROOT
 
@@ -35,13 +35,13 @@ def calls(monkeypatch, tmp_path):
 
         monkeypatch.setattr(module, name, wrapper)
 
-    counted(register.console.queries, "export_rows")
+    counted(register.console.queries.explorer, "export_rows")
     counted(register.console.exports, "write_csv")
     counted(register.db.audit, "write_events_csv")
     counted(register.governance.report, "report_pdf")
     counted(register.governance.report, "report_markdown")
     for name in ("to_csv_bytes", "to_excel_bytes", "write_excel"):
-        counted(ui.exports, name)
+        counted(ui.framework.exports, name)
     return counter
 
 
@@ -121,7 +121,7 @@ def test_an_export_cut_at_its_row_limit_says_so(seeded_db, calls, monkeypatch):
 def test_an_export_whose_files_are_gone_asks_to_prepare_again(seeded_db, calls):
     at = _responses_page()
     _prepare(at)
-    ui.exports.discard(at.session_state["responses_export"])  # as the sweep of stale folders would
+    ui.framework.exports.discard(at.session_state["responses_export"])  # as the sweep of stale folders would
     at.run()
     assert not at.exception, at.exception
     assert _downloads(at) == [] and any("prepare it again" in i.value for i in at.info)
@@ -143,11 +143,11 @@ def test_the_audit_download_is_written_by_duckdb_into_a_folder_removed_afterward
     from register.db.audit import EVENT_COLUMNS, EventFilter, write_events_csv
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    data = ui.exports.written_bytes(lambda path: write_events_csv(seeded_db, EventFilter(), path))
+    data = ui.framework.exports.written_bytes(lambda path: write_events_csv(seeded_db, EventFilter(), path))
     rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
     assert rows[0] == list(EVENT_COLUMNS)
     assert len(rows) - 1 == seeded_db.scalar("SELECT count(*) FROM audit_events")
-    assert not list(tmp_path.glob(ui.exports.EXPORT_DIR_PREFIX + "*"))
+    assert not list(tmp_path.glob(ui.framework.exports.EXPORT_DIR_PREFIX + "*"))
 
 
 def test_register_and_release_report_downloads_are_built_when_clicked_not_on_a_run(seeded_db, calls):

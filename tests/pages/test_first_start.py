@@ -1,4 +1,4 @@
-"""The console's own first start (``ui.data.seed_if_empty``) loads the demo set like ``make run`` does,
+"""The console's own first start (``ui.framework.data.seed_if_empty``) loads the demo set like ``make run`` does,
 with ``HRI_DEMO_SYNTHETIC`` synthetic responses."""
 
 from __future__ import annotations

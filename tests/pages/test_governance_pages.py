@@ -14,7 +14,7 @@ from register.governance.feedback_labels import validated_outside_register
 from tests.helpers.accounts import login
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 
@@ -207,7 +207,7 @@ def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
     rules = gov.list_rules(seeded_db)
     row = rules.index[rules["claim_type"] == "scientific/methodological"][0]
     accepted = list(rules.loc[row, "acceptable_source_types"]) + ["vendor documentation"]
-    at.session_state[f"rules_editor_{at.session_state['rules_gen']}"] = {
+    at.session_state[f"rules_editor_{at.session_state['rules_editor_gen']}"] = {
         "edited_rows": {int(row): {"acceptable_source_types": accepted}}, "added_rows": [], "deleted_rows": []}
     at.text_input(key="rules_reason").set_value("vendor white papers accepted for methods (test)")
     next(b for b in at.button if b.label == "Save as new rule version").click().run()

@@ -152,7 +152,7 @@ def test_the_running_console_imports_a_dropped_file_with_one_watcher_for_every_s
 
     import streamlit as st
 
-    from ui.intake import ensure_inbox_watcher
+    from ui.features.intake import ensure_inbox_watcher
 
     monkeypatch.setenv("HRI_INBOX_POLL_SECONDS", "0.1")
     _open(login_as), _open(login_as, "reviewer")  # two sessions of one server process, each running app.py

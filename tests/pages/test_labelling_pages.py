@@ -12,7 +12,7 @@ from register import Actor
 from register.labels import agreement, batches, workbench
 from tests.helpers.accounts import ensure_account, login
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 ANNA, BEN, RITA = Actor("test-annotator", "annotator"), Actor("ben", "annotator"), Actor("test-reviewer", "reviewer")

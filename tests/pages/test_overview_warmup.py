@@ -1,4 +1,4 @@
-"""The Overview's reads computed in the background while the first visitor logs in (``ui.warmup``, issue 14):
+"""The Overview's reads computed in the background while the first visitor logs in (``ui.features.warmup``, issue 14):
 the login page starts one thread per process, and the Overview that follows the login is served from what it
 cached -- the same cache entries, so not one of the page's reads runs again."""
 
@@ -10,16 +10,18 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from register.console import queries
+from register.console.queries import authority as authority_queries
+from register.console.queries import overview as overview_queries
 from register.feedback import scope
 from register.scoring import profiles
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
-from ui.text import compact_count
+from ui.framework.text import compact_count
 
 APP = str(REPO_ROOT / "app.py")
 # the register reads behind the Overview's cached reads (each module's own name, as ui/ calls it)
-_READS = ((queries, "overview"), (queries, "filter_options"), (queries, "authority_overview"),
+_READS = ((overview_queries, "overview"), (overview_queries, "filter_options"),
+          (authority_queries, "authority_overview"),
           (scope, "scope_feedback"), (profiles, "active_profile"))
 
 
@@ -58,7 +60,7 @@ def _log_in(at: AppTest) -> AppTest:
 
 def test_the_login_page_warms_the_overview_and_the_overview_after_login_reads_nothing_again(
         seeded_db, counted, monkeypatch):
-    from ui import warmup
+    from ui.features import warmup
 
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "1")
     ensure_account("test-reviewer", "reviewer")
@@ -89,7 +91,7 @@ def test_the_login_page_warms_the_overview_and_the_overview_after_login_reads_no
 
 
 def test_without_the_warm_up_the_overview_reads_its_data_on_the_first_visit(seeded_db, counted):
-    from ui import warmup
+    from ui.features import warmup
 
     ensure_account("test-reviewer", "reviewer")
     at = AppTest.from_file(APP, default_timeout=60).run()  # HRI_CONSOLE_WARMUP=0 (tests/conftest.py)
@@ -106,7 +108,7 @@ def test_an_empty_database_is_not_warmed(counted):
 
     from register import SYSTEM, Store
     from register.scoring.profiles import ensure_default_profile
-    from ui import warmup
+    from ui.features import warmup
 
     store = Store(os.environ["HRI_DB"])
     ensure_default_profile(store, SYSTEM)
@@ -116,21 +118,22 @@ def test_an_empty_database_is_not_warmed(counted):
 
 
 def test_a_failing_warm_up_is_logged_and_the_page_computes_its_data(seeded_db, monkeypatch, caplog):
-    from ui import warmup
+    from ui.features import warmup
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(queries, "overview", broken)
+    monkeypatch.setattr(overview_queries, "overview", broken)
     warmup._warm_quietly()
     assert "the overview's warm-up failed" in caplog.text and "disk on fire" in caplog.text
 
 
 def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seeded_db):
-    from ui import warmup
+    from ui.framework import browser_preload
 
-    """The browser's half of the warm-up (``ui.warmup.preload_chart_library``): a chart and a table on the login page,
-    so the browser fetches their libraries while the password is typed -- hidden, the chart without data."""
+    """The browser's half of the warm-up (``ui.framework.browser_preload.preload_chart_library``): a chart and a
+    table on the login page, so the browser fetches their libraries while the password is typed -- hidden, the chart
+    without data."""
     ensure_account("test-reviewer", "reviewer")
     at = AppTest.from_file(APP, default_timeout=60).run()  # the login page (warm-up of the reads off)
     assert not at.exception
@@ -143,7 +146,7 @@ def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seede
     config = json.loads(charts[0].proto.config)
     assert config["staticPlot"] is True and config["displayModeBar"] is False
     assert len(at.dataframe) == 1
-    assert any(f".st-key-{warmup.PRELOAD_KEY} {{display: none}}" in h.proto.body for h in at.get("html"))
+    assert any(f".st-key-{browser_preload.PRELOAD_KEY} {{display: none}}" in h.proto.body for h in at.get("html"))
     at = _log_in(at)
     assert not at.exception and at.metric
     assert all(json.loads(c.proto.spec)["layout"].get("height") != 10 for c in at.get("plotly_chart")), \
@@ -153,7 +156,7 @@ def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seede
 def test_the_warm_up_builds_the_overview_charts_from_what_it_read(seeded_db, monkeypatch):
     """Plotly loads the code that checks each kind of trace and layout property on a process's first figure of it:
     the warm-up builds the Overview's charts (and drops them) so that the first Overview does not pay for it."""
-    from ui import warmup
+    from ui.features import warmup
 
     built = []
     original = warmup.build_overview_figures

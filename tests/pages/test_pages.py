@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from register.console import queries
+from register.console.queries import search
 from register.db.sql import Params
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 
@@ -142,8 +142,8 @@ def test_responses_page_lists_and_searches(seeded_db):
         "WHERE r.is_current AND (r.question ILIKE ? OR r.answer ILIKE ? OR c.text ILIKE ?)",
         ["%ISO 27001 certification%"] * 3)[0]
     assert len(frame) == min(50, hits)
-    # a letter in nearly every answer: its matches are read as a bitmap (register.console.queries._matches)
-    assert queries._matches(seeded_db, "e", Params(), bitmap=True).prepare is not None
+    # a letter in nearly every answer: its matches are read as a bitmap (register.console.queries.search.search_matches)
+    assert search.search_matches(seeded_db, "e", Params(), bitmap=True).prepare is not None
     at.text_input(key="responses_search").set_value("E").run()
     assert not at.exception, at.exception
     hits = seeded_db.query_one(

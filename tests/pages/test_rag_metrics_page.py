@@ -15,7 +15,7 @@ from register.ingest.rag_files import RagOptions
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT, peer_data
 from tests.helpers.rag import checked_results, ragas_table, write_json, write_ragas
-from ui.rag_metrics import metric_label
+from ui.features.rag_metrics import metric_label
 
 APP = str(REPO_ROOT / "app.py")
 PAGE = "pages/rag_metrics.py"

@@ -1,6 +1,7 @@
-"""The Response detail page through AppTest: its recomputation is cached like every read (``ui.data.reproduction``,
-issue 14) -- a rerun does not recompute it, and a write to the record (``after_write``) does, so a changed stored
-score is never hidden behind a cached "matches" -- and its Authority lines say each reason once."""
+"""The Response detail page through AppTest: its recomputation is cached like every read
+(``ui.features.responses.reproduction``, issue 14) -- a rerun does not recompute it, and a write to the record
+(``after_write``) does, so a changed stored score is never hidden behind a cached "matches" -- and its Authority lines
+say each reason once."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from register.scoring import reproduce
 from tests.helpers.accounts import login
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 
@@ -23,7 +24,7 @@ def _detail(response_id: str) -> AppTest:
 
 
 def test_a_rerun_reuses_the_reproduction_and_a_write_recomputes_it(seeded_db, monkeypatch):
-    from ui import data
+    from ui.framework import data
 
     calls = []
     original = reproduce.reproduce

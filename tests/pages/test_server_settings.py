@@ -21,10 +21,10 @@ INCIDENT = re.compile(r"incident ([0-9A-F]{8})")
 SECRET = "/srv/hri-secret/var/hri.duckdb is open in another process (PID 4242)"
 
 ESCAPING_PAGE = f"""
-from ui.page import show_error_details
+from ui.framework.page import show_error_details
 
 show_error_details()
-raise RuntimeError({SECRET!r})  # outside ui.page.run_page: Streamlit's own handler shows it
+raise RuntimeError({SECRET!r})  # outside ui.framework.page.run_page: Streamlit's own handler shows it
 """
 
 
@@ -61,7 +61,7 @@ def _shown(at: AppTest) -> str:
 def test_a_locked_database_shows_a_visitor_an_incident_id_not_its_path_or_pid(production, locked_database,
                                                                               caplog):
     path, pid = locked_database
-    with caplog.at_level(logging.ERROR, logger="ui.errors"):
+    with caplog.at_level(logging.ERROR, logger="ui.framework.errors"):
         at = AppTest.from_file(APP, default_timeout=60).run()
     shown = _shown(at)
     assert not at.exception, at.exception

@@ -34,7 +34,7 @@ def test_the_audit_page_flags_a_publish_between_accounts_of_one_creator(seeded_d
     at = _open("pages/audit.py", "reviewer")
     assert not any("linked to the author" in w.value for w in at.warning)  # not published yet: nothing to flag
     profiles.activate(seeded_db, approver, version, "reviewed")
-    st.cache_data.clear()  # what the profiles page's publish does after its write (ui.data.after_write)
+    st.cache_data.clear()  # what the profiles page's publish does after its write (ui.framework.data.after_write)
     at.run()
     assert any("1 approval(s) were given by an account linked to the author's" in w.value for w in at.warning)
     flagged = next(d.value for d in at.dataframe if "link" in d.value.columns)

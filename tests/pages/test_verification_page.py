@@ -13,7 +13,7 @@ from register.verify.pipeline import read_inputs, verify
 from tests.helpers.accounts import login
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
 NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",

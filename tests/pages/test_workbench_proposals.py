@@ -11,7 +11,7 @@ from register.verify.proposals import list_proposals
 from tests.helpers.accounts import open_page
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
-from ui.text import escape_markdown
+from ui.framework.text import escape_markdown
 
 DEMO_QUESTIONS = REPO_ROOT / "data" / "verify" / "factcheck_questions.jsonl"
 SEED = Actor("seed", "annotator")

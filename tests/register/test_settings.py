@@ -217,7 +217,7 @@ def test_the_console_opens_its_database_under_its_own_memory_limit(clean_environ
     """The console's one process serves every user: its DuckDB buffers are bounded by HRI_CONSOLE_MEMORY_LIMIT
     (default 600MB: under 1 GB resident at 10M answers), the command line's by HRI_MEMORY_LIMIT."""
     from register import Store
-    from ui import data
+    from ui.framework import data
 
     monkeypatch.setenv("HRI_DB", str(tmp_path / "console.duckdb"))
     monkeypatch.setenv("HRI_MEMORY_LIMIT", "2GB")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hri_core.authority import authority_rules_from_dict, default_authority_rules
-from ui.authority import authority_figure, failed_reasons, rule_rows, rules_json
+from ui.features.authority import authority_figure, failed_reasons, rule_rows, rules_json
 
 
 def test_the_figure_puts_the_failures_first_coloured_and_escapes_nothing_unsafe():

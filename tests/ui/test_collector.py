@@ -1,5 +1,5 @@
-"""The server's garbage collector skips what startup loaded (``ui.collector``, issue 14): the objects alive at the
-first page run of the process are frozen once, and garbage made after it is collected as before."""
+"""The server's garbage collector skips what startup loaded (``ui.framework.collector``, issue 14): the objects
+alive at the first page run of the process are frozen once, and garbage made after it is collected as before."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers.paths import REPO_ROOT
-from ui.collector import freeze_startup_objects
+from ui.framework.collector import freeze_startup_objects
 
 
 class _Node:

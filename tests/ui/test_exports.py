@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from ui.exports import escape_formulas, to_csv_bytes, to_excel_bytes
+from ui.framework.exports import escape_formulas, to_csv_bytes, to_excel_bytes
 
 
 @pytest.fixture
@@ -74,12 +74,12 @@ def test_csv_round_trips_adversarial_text_through_pandas(hostile):
     assert back["question"].tolist() == expected["question"].tolist()
     assert back["answer"].tolist() == expected["answer"].tolist()
     assert back["score"].tolist() == hostile["score"].tolist()
-    # formula-escaped values keep their leading apostrophe (documented in ui/exports.py); the rest are exact
+    # formula-escaped values keep their leading apostrophe (documented in ui/framework/exports.py); the rest are exact
     assert back["question"].tolist()[ADVERSARIAL.index("=1+1")] == "'=1+1"
     assert back["question"].tolist()[0] == "What is the SLA?\r"
 
 
-# --- exports prepared once, as files (ui.exports.prepare_export) ------------------------------------------------
+# --- exports prepared once, as files (ui.framework.exports.prepare_export) --------------------------------------
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def _writer(frame, *, excel: bool):
 
 
 def test_prepare_export_keeps_files_not_rows_and_replaces_the_last(temp_root, frame):
-    from ui.exports import file_reader, prepare_export
+    from ui.framework.exports import file_reader, prepare_export
 
     state: dict = {}
     first = prepare_export(state, "k", ("view", 1), "out", _writer(frame, excel=True))
@@ -114,7 +114,7 @@ def test_prepare_export_keeps_files_not_rows_and_replaces_the_last(temp_root, fr
 
 
 def test_a_failed_export_leaves_no_folder_and_drops_the_last(temp_root, frame):
-    from ui.exports import prepare_export
+    from ui.framework.exports import prepare_export
 
     state: dict = {}
     first = prepare_export(state, "k", "v", "out", _writer(frame, excel=False))
@@ -131,7 +131,7 @@ def test_a_failed_export_leaves_no_folder_and_drops_the_last(temp_root, frame):
 def test_export_folders_left_by_ended_sessions_are_swept(temp_root, frame):
     import os
 
-    from ui.exports import EXPORT_DIR_PREFIX, STALE_SECONDS, prepare_export
+    from ui.framework.exports import EXPORT_DIR_PREFIX, STALE_SECONDS, prepare_export
 
     old, recent, other = (temp_root / f"{EXPORT_DIR_PREFIX}old", temp_root / f"{EXPORT_DIR_PREFIX}recent",
                           temp_root / "someone-elses")

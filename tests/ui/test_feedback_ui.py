@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime
 
 import pandas as pd
 
-from ui.feedback import scope_label, scope_trend_figure, window_end
-from ui.figures import NO_DATA_TEXT
+from ui.features.feedback import scope_label, scope_trend_figure, window_end
+from ui.features.figures import NO_DATA_TEXT
 
 
 def _trend() -> pd.DataFrame:

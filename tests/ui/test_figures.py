@@ -1,6 +1,6 @@
 """Figure builders tested as functions, on their traces and shapes (AppTest sees charts only as opaque
 elements). Band thresholds come from a non-default profile wherever it matters, to prove that no
-number is hard-coded in ui/figures.py."""
+number is hard-coded in ui/features/figures.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 from hri_core import default_profile, profile_from_dict
 from hri_core.calibration import score_bins
 from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension
-from ui import figures
-from ui.figures import (
+from ui.features import figures
+from ui.features.figures import (
     BAND_ANCHOR_COLORS,
     NO_DATA_TEXT,
     OTHER_COLOR,
@@ -370,5 +370,5 @@ def test_figures_module_is_pure():
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "math", "collections", "typing", "pandas", "plotly", "hri_core", "ui"}
     assert {node.module for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ui")} <= {"ui.text"}
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ui")} <= {"ui.framework.text"}
     assert not {"streamlit", "duckdb"} & imported

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from hri_core import calibration, default_profile
-from ui.figures import NO_DATA_TEXT, band_colors
-from ui.figures_scoring import (
+from ui.features.figures import NO_DATA_TEXT, band_colors
+from ui.features.figures_scoring import (
     calibration_figure,
     delphi_spread_figure,
     distribution_shift_figure,

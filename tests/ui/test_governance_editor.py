@@ -1,4 +1,4 @@
-"""``ui.governance.editor_changes``: a data editor's edit state (``edited_rows`` / ``added_rows`` /
+"""``ui.framework.versioned_table.editor_changes``: a data editor's edit state (``edited_rows`` / ``added_rows`` /
 ``deleted_rows``, positions into the snapshot the grid was loaded with) turned into the register's
 ``RowChanges``.
 
@@ -18,7 +18,7 @@ import pytest
 from register import Actor, StaleEdit
 from register import governance as gov
 from tests.helpers.actors import enrol
-from ui.governance import editor_changes
+from ui.framework.versioned_table import editor_changes
 
 CLAIMS = gov.CLAIM_COLUMNS
 SOURCES = gov.SOURCE_COLUMNS

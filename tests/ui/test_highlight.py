@@ -1,4 +1,4 @@
-"""Claim highlighting (ui/highlight.py): tolerant alignment of claims to the answer, segments, the HTML."""
+"""Claim highlighting (ui/features/highlight.py): tolerant alignment of claims to the answer, segments, the HTML."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from hri_core import Label, default_profile
 from tests.helpers.paths import REPO_ROOT
-from ui.highlight import (
+from ui.features.highlight import (
     LABEL_COLORS,
     OTHER_COLOR,
     align_claims,

@@ -1,11 +1,12 @@
-"""``ui.intake``'s pure helpers: which grid rows the user asked to re-import or discard, and the report table."""
+"""``ui.features.intake``'s pure helpers: which grid rows the user asked to re-import or discard, and the report
+table."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from register.ingest.reports import BatchReport, ImportReport
-from ui.intake import DISCARD, REIMPORT, GridAction, grid_actions, reasons_text, report_frame
+from ui.features.intake import DISCARD, REIMPORT, GridAction, grid_actions, reasons_text, report_frame
 
 
 def _grid() -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""``ui.components.keep_message``: a save's result survives the ``st.rerun()`` after it, shows once, in order,
+"""``ui.framework.components.keep_message``: a save's result survives the ``st.rerun()`` after it, shows once, in order,
 at its own place only."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 def _app():
     import streamlit as st
 
-    from ui.components import has_kept_messages, keep_message, show_kept_messages
+    from ui.framework.components import has_kept_messages, keep_message, show_kept_messages
 
     st.caption(f"waiting: {has_kept_messages('here')}")
     show_kept_messages("here")
@@ -35,7 +35,7 @@ def test_messages_kept_before_a_rerun_show_once_after_it_in_order():
 
 
 def test_an_unknown_kind_is_refused():
-    from ui.components import keep_message
+    from ui.framework.components import keep_message
 
     with pytest.raises(ValueError, match="balloon"):
         keep_message("here", "balloon", "text")
@@ -44,7 +44,7 @@ def test_an_unknown_kind_is_refused():
 def _saving_app():
     import streamlit as st
 
-    from ui.components import show_kept_toasts, toast_then_rerun
+    from ui.framework.components import show_kept_toasts, toast_then_rerun
 
     show_kept_toasts()
     st.caption("page")

@@ -1,11 +1,11 @@
-"""``ui.verification.decisions_from``: a form's choices on judge proposals become decisions, and each choice
+"""``ui.features.verification.decisions_from``: a form's choices on judge proposals become decisions, and each choice
 that cannot be recorded is named by its proposal; undecided ones are left waiting."""
 
 from __future__ import annotations
 
 from hri_core.vocabulary import Label
 from register.verify.proposals import Decision
-from ui.verification import decisions_from
+from ui.features.verification import decisions_from
 
 
 def test_confirm_correct_and_reject_become_decisions_and_blank_ones_wait():

@@ -7,8 +7,8 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from ui.figures import NO_DATA_TEXT, band_colors
-from ui.rag_metrics import (
+from ui.features.figures import NO_DATA_TEXT, band_colors
+from ui.features.rag_metrics import (
     category_figure,
     group_bars_figure,
     metric_label,

@@ -8,7 +8,7 @@ import pytest
 
 from hri_core import default_profile, profile_from_dict
 from hri_core.errors import ProfileError
-from ui.scoring import bands_frame, bands_from_frame, floors_frame, floors_from_frame, normalised
+from ui.features.scoring import bands_frame, bands_from_frame, floors_frame, floors_from_frame, normalised
 
 
 def test_normalised_sums_to_one_exactly_at_six_decimals():

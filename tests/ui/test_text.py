@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ui.text import MARKDOWN_SPECIAL, WORD_JOINER, code_span, compact_count, escape_markdown
+from ui.framework.text import MARKDOWN_SPECIAL, WORD_JOINER, code_span, compact_count, escape_markdown
 
 PAYLOADS = [
     "![x](http://127.0.0.1:9/x.png)",

@@ -1,4 +1,4 @@
-"""Which rows of the labelling workbench's grid changed (``ui.labels.grid_changes``): the readings "Save the
+"""Which rows of the labelling workbench's grid changed (``ui.features.labels.grid_changes``): the readings "Save the
 grid" sends, with the grid's blanks (None, NaN, empty text or list) read as the register reads them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ui.labels import grid_changes
+from ui.features.labels import grid_changes
 
 ROWS = [{"unit_id": "c1", "state": "○ open", "text": "one", "labels": [], "criticality": 1, "category": None,
          "dimensions": [], "source_id": None, "span": "", "note": ""},

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from register.console.queries import (
-    AUTHORITY_FILTERS,
-    Filters,
-    authority_overview,
-    covers_every_current,
-    export_rows,
-    kpis,
-    queue_stats,
-    response_detail,
-    responses_page,
-)
+from register.console.queries.authority import authority_overview
+from register.console.queries.detail import response_detail
+from register.console.queries.explorer import AUTHORITY_FILTERS, export_rows, responses_page
+from register.console.queries.filters import Filters, covers_every_current
+from register.console.queries.overview import kpis
+from register.console.queries.queue import queue_stats
 from register.console.review import record_decision, review_queue
 from register.db.store import utc_now
 from tests.helpers.actors import REVIEWER, enrol
@@ -149,7 +144,7 @@ def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_no_cl
 
 def _listed_overview(store, f: Filters) -> dict:
     """The overview's figures counted from the listed per-claim checks (the reference for the counted ones)."""
-    from register.console.queries import filtered_scores
+    from register.console.queries.filters import filtered_scores
     from register.db.sql import Params
     from register.scoring.authority import claim_checks
 

@@ -1,7 +1,7 @@
 """The Responses export written by DuckDB's COPY (register/console/exports.py): the filtered view, bound
 filters, the header and values of the CSV the page built before, NULLs, and formulas neutralised in the file
 DuckDB writes. Expected rows come from the records (``tests.helpers.console_records``) or from the frame the
-old path exported (``export_rows`` through ``ui.exports.to_csv_bytes``)."""
+old path exported (``export_rows`` through ``ui.framework.exports.to_csv_bytes``)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 
 from register.console.exports import FORMULA_PREFIXES, write_csv
-from register.console.queries import EXPORT_COLUMNS, Filters, export_rows
+from register.console.queries.explorer import EXPORT_COLUMNS, export_rows
+from register.console.queries.filters import Filters
 from register.scoring.profiles import active_profile
 from tests.helpers.console_records import dataset, expected_rows, handmade_records, load, select
-from ui.exports import escape_formulas, to_csv_bytes
+from ui.framework.exports import escape_formulas, to_csv_bytes
 
 
 @pytest.fixture

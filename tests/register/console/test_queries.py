@@ -1,4 +1,4 @@
-"""The console's read queries (register/console/queries.py), checked against an independent recomputation.
+"""The console's read queries (register/console/queries/), checked against an independent recomputation.
 
 Every test loads records through the real importer (JSON Lines in tmp_path), rescored at a fixed
 as-of time, and computes what the page should show in plain Python from the records themselves,
@@ -19,28 +19,26 @@ import pytest
 from hri_core.calibration import calibration_table, score_bins
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
-from register.console import queries
-from register.console.queries import (
-    EXPORT_COLUMNS,
+from register.console.queries import search
+from register.console.queries.detail import response_detail
+from register.console.queries.explorer import EXPORT_COLUMNS, PAGE_COLUMNS, SORT_COLUMNS, export_rows, responses_page
+from register.console.queries.filters import (
     NO_CLAIMS_STATE,
-    PAGE_COLUMNS,
-    SORT_COLUMNS,
     Filters,
     as_current,
-    band_mix_by_week,
     covers_every_current,
-    dimension_contributions,
-    export_rows,
-    filter_options,
     filtered_scores,
+    scored_set,
+    version_runs,
+)
+from register.console.queries.overview import (
+    band_mix_by_week,
+    dimension_contributions,
+    filter_options,
     high_share_by,
     kpis,
     overview,
-    response_detail,
-    responses_page,
     score_histogram,
-    scored_set,
-    version_runs,
 )
 from register.db.sql import Params
 from register.db.store import Change, Transaction
@@ -431,16 +429,17 @@ def _cells(frame: pd.DataFrame) -> pd.DataFrame:
 def _matches_read_as(monkeypatch, store: Store, bitmap: bool) -> None:
     """Every search read from the index alone reads its matches on the Responses page as a bitmap of keys
     (``bitmap``), or none does; the export reads them as keys."""
-    monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9 if bitmap else 0)
+    monkeypatch.setattr(search, "BITMAP_SHARE", 10**9 if bitmap else 0)
     for text in ("notice", "%", "of the", "e"):
         with recorded_statements(monkeypatch) as statements:
-            assert (queries._matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
+            assert (search.search_matches(store, text, Params(), bitmap=True).prepare is not None) == bitmap, text
         # read as a bitmap, the text is split against the index once: the bitmap is built from the lookup that was
         # counted (read as keys after a count, it is split again for the keys' DISTINCT lookup)
         splits = [sql for sql in statements if "AS separators FROM search_index" in sql]
         assert len(splits) == (1 if bitmap else 2), text
-        assert queries._matches(store, text, Params()).prepare is None, text
-    assert queries._matches(store, "of the notice", Params(), bitmap=True).prepare is None  # texts decide: not counted
+        assert search.search_matches(store, text, Params()).prepare is None, text
+    # texts decide: not counted
+    assert search.search_matches(store, "of the notice", Params(), bitmap=True).prepare is None
 
 
 @pytest.mark.parametrize("bitmap", [False, True], ids=["matches as keys", "matches as a bitmap"])
@@ -530,9 +529,9 @@ def test_a_search_is_not_counted_while_the_index_is_far_behind(loaded, monkeypat
     """Counting a lookup's rows would scan the texts above the index's mark: with more than a catch-up slice of them
     the matches are read as keys, uncounted, and the page still lists exactly the matching responses."""
     store, rows = loaded
-    monkeypatch.setattr(queries, "BITMAP_SHARE", 10**9)
-    monkeypatch.setattr(queries, "SLICE_KEYS", 3)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None  # caught up: counted
+    monkeypatch.setattr(search, "BITMAP_SHARE", 10**9)
+    monkeypatch.setattr(search, "SLICE_KEYS", 3)
+    assert search.search_matches(store, "e", Params(), bitmap=True).prepare is not None  # caught up: counted
     top = store.scalar("SELECT max(response_key) FROM responses")
 
     def behind(tx: Transaction) -> Change:
@@ -542,11 +541,12 @@ def test_a_search_is_not_counted_while_the_index_is_far_behind(loaded, monkeypat
         return Change("search_index", None, None, {"indexed_through": top - 10})
 
     store.write(SYSTEM, "test.tamper", behind)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is None  # 10 revisions above the mark: keys
+    # 10 revisions above the mark: keys
+    assert search.search_matches(store, "e", Params(), bitmap=True).prepare is None
     frame, total = responses_page(store, Filters(), search="e", limit=1000)
     assert set(frame["response_id"]) == _search(rows, "e") and total == len(frame) > 10
     search_index.catch_up(store, SYSTEM)
-    assert queries._matches(store, "e", Params(), bitmap=True).prepare is not None
+    assert search.search_matches(store, "e", Params(), bitmap=True).prepare is not None
 
 
 @pytest.mark.parametrize("text", ["notice", "zeppelin clause"])
@@ -561,9 +561,9 @@ def test_matches_above_the_bitmap_bound_are_read_from_the_keys(loaded, text):
     assert (10 < len(want) < top) if text == "notice" else want == []
     for bound in (1, top // 2, top - 1, top, top + 5):
         looked_up = Params()
-        matches = queries._bitmap(search_index.lookup(store, text, looked_up), looked_up, bound)
+        matches = search._bitmap(search_index.lookup(store, text, looked_up), looked_up, bound)
         p = Params()
-        items, matched = queries._matched(matches, p)
+        items, matched = search._matched(matches, p)
         assert items == "" and matches.prepare is not None
         with store.cursor() as cur:
             cur.execute(*matches.prepare)

@@ -14,7 +14,7 @@ from hri_core.ragmetrics import METRIC_GROUPS, METRICS, aggregate_metrics, query
 from hri_core.vocabulary import CRITICAL_INFORMATION_CATEGORIES
 from register import SYSTEM, Store
 from register.console import rag
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from register.ingest.importer import import_path
 from register.ingest.rag_files import RagOptions
 from register.scoring.profiles import ensure_default_profile

@@ -12,7 +12,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from register import SYSTEM, Actor, NotFound, RegisterError, StaleEdit, Store
-from register.console.queries import Filters, kpis
+from register.console.queries.filters import Filters
+from register.console.queries.overview import kpis
 from register.console.review import DECISIONS, OUTCOMES, decisions_for, queue_stats, record_decision, review_queue
 from register.db.audit import EventFilter, search_events, verify_chain
 from register.errors import InvalidDecision

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from register import SYSTEM, Actor, Store
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from register.console.review import queue_stats, record_decision, review_queue
 from register.ingest.importer import import_path
 from register.scoring.profiles import ensure_default_profile

@@ -13,7 +13,7 @@ import pytest
 
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
-from register.console.queries import response_detail
+from register.console.queries.detail import response_detail
 from register.db import response_ids
 from register.db.store import Change, Transaction
 from register.ingest.importer import import_path

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from register import Actor, RegisterError, Store
-from register.cli import render_error
+from register.cli.common import render_error
 from register.db.audit import verify_chain
 from register.db.store import Change
 from register.errors import DatabaseError, DatabaseInUse, WriteConflict

@@ -14,7 +14,7 @@ from hri_core.rag_import import ragchecker_results
 from hri_core.ragmetrics import METRICS, query_metrics, ragchecker_metrics
 from register import SYSTEM, Store
 from register.console import rag
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from register.ingest.importer import import_path
 from register.ingest.rag_files import RagOptions, rag_kind
 from register.scoring.profiles import ensure_default_profile

@@ -13,7 +13,8 @@ import pytest
 
 from register import SYSTEM, Store
 from register.cli import main as cli_main
-from register.console.queries import Filters, export_rows, responses_page
+from register.console.queries.explorer import export_rows, responses_page
+from register.console.queries.filters import Filters
 from register.db.sql import Params
 from register.db.store import Change, Transaction
 from register.ingest import search_index

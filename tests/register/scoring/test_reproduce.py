@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from register import SYSTEM
-from register.console.queries import response_detail
+from register.console.queries.detail import response_detail
 from register.errors import NotFound
 from register.ingest.importer import import_path
 from register.scoring.profiles import activate, create_draft, get_profile

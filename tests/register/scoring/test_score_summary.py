@@ -13,14 +13,8 @@ import pandas as pd
 import pytest
 
 from register import SYSTEM, Store
-from register.console.queries import (
-    Filters,
-    band_mix_by_week,
-    dimension_contributions,
-    high_share_by,
-    kpis,
-    overview,
-)
+from register.console.queries.filters import Filters
+from register.console.queries.overview import band_mix_by_week, dimension_contributions, high_share_by, kpis, overview
 from register.ingest.importer import import_path
 from register.scoring import current_scores
 from register.scoring.profiles import active_profile

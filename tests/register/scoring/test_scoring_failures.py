@@ -19,7 +19,7 @@ import pytest
 from hri_core import Claim, Label, Response, default_profile, parse_response, score_response
 from hri_core.models import MAX_CRITICALITY
 from register import SYSTEM
-from register.console.queries import Filters
+from register.console.queries.filters import Filters
 from register.console.review import review_queue
 from register.db.store import Change, utc_now
 from register.ingest.importer import import_path

@@ -14,15 +14,9 @@ import pandas as pd
 import pytest
 
 from register import SYSTEM
-from register.console.queries import (
-    Filters,
-    covers_every_current,
-    filtered_scores,
-    kpis,
-    overview,
-    read_model,
-    responses_page,
-)
+from register.console.queries.explorer import responses_page
+from register.console.queries.filters import Filters, covers_every_current, filtered_scores, read_model
+from register.console.queries.overview import kpis, overview
 from register.db.sql import Params
 from register.errors import RegisterError
 from register.ingest.importer import import_path

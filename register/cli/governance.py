@@ -1,0 +1,132 @@
+"""``checklist run``, ``governance import|export`` and ``authority check``: the governance registers (sources
+and claims) and the checks run over them, the pre-submission checklist's CI gate and CLAIM's Authority step."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from register.cli.common import EXIT_FAILED, EXIT_OK, EXIT_QUARANTINED, cli_actor
+from register.db.store import Store
+
+
+def add_commands(sub) -> None:
+    chk = sub.add_parser("checklist", help="the pre-submission claim-verification checklist")
+    csub = chk.add_subparsers(dest="checklist_command", required=True)
+    crun = csub.add_parser("run", help="run the automated checks (the CI gate)")
+    crun.add_argument("--fail-on", choices=("violations", "never"), default="never",
+                      help="violations: exit 1 when any check fails or an imported row is rejected")
+    crun.add_argument("--claims", metavar="FILE",
+                      help="check this claims register file (CSV/Excel) instead of the database")
+    crun.add_argument("--sources", metavar="FILE", help="with --claims: the sources register file it refers to")
+    crun.add_argument("--record", action="store_true", help="store the run in the database (to sign it in the console)")
+    crun.add_argument("--json", action="store_true", help="print the results as JSON")
+    crun.set_defaults(func=cmd_checklist_run)
+
+    gov = sub.add_parser("governance", help="import or export the source and claims registers")
+    gsub = gov.add_subparsers(dest="governance_command", required=True)
+    for name in ("import", "export"):
+        g = gsub.add_parser(name, help=f"{name} a register file (.csv or .xlsx)")
+        g.add_argument("kind", choices=("sources", "claims"))
+        g.add_argument("file")
+        g.set_defaults(func=cmd_governance)
+
+    auth = sub.add_parser("authority", help="CLAIM's Authority step: are the answers' sources allowed, current, "
+                                            "authoritative?")
+    authsub = auth.add_subparsers(dest="authority_command", required=True)
+    acheck = authsub.add_parser("check", help="list every failed check; exit 2 when there is any")
+    acheck.add_argument("--json", action="store_true", help="findings as JSON")
+    acheck.set_defaults(func=cmd_authority_check)
+
+
+def cmd_checklist_run(store: Store, args) -> int:
+    """The CI gate: run the automated checks and print a readable summary."""
+    import tempfile
+
+    from register.governance.checklist import gate_summary, record_run
+    from register.governance.checks import run_checks
+    from register.governance.evidence import ensure_default_rules
+    from register.governance.transfer import import_register, read_upload
+
+    rejected: list[str] = []
+    if args.claims or args.sources:
+        with tempfile.TemporaryDirectory(prefix="hri-checklist-") as tmp:
+            temp = Store(Path(tmp) / "register.duckdb", audit_keyring=Path(tmp) / "register.audit-key")
+            try:
+                ensure_default_rules(temp, cli_actor())
+                for kind, path in (("sources", args.sources), ("claims", args.claims)):
+                    if path:
+                        frame = read_upload(Path(path).name, Path(path).read_bytes())
+                        result = import_register(temp, cli_actor(), kind, frame)
+                        rejected += [f"{path}: {p}" for p in result.rejected]
+                results = run_checks(temp)
+            finally:
+                temp.close()
+    else:
+        results = run_checks(store)
+        if args.record:
+            run_id = record_run(store, cli_actor(), results=results)
+            print(f"recorded as checklist run {run_id}", file=sys.stderr)
+    failed, text = gate_summary(results)
+    if args.json:
+        print(json.dumps({**results, "rejected_rows": rejected}, indent=2, default=str))
+    else:
+        print(text)
+        for line in rejected:
+            print(f"  rejected row: {line}")
+    if args.fail_on == "violations" and (failed or rejected):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_governance(store: Store, args) -> int:
+    from register.governance.transfer import (
+        export_claims,
+        export_sources,
+        formula_escaped,
+        import_register,
+        read_upload,
+    )
+
+    path = Path(args.file)
+    if args.governance_command == "import":
+        frame = read_upload(path.name, path.read_bytes())
+        result = import_register(store, cli_actor(), args.kind, frame)
+        print(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, {result.unchanged} unchanged, "
+              f"{result.rejected_rows} rejected" + (f", {result.sources_created} sources created"
+                                                   if result.sources_created else ""))
+        for problem in result.rejected:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_QUARANTINED if result.rejected else EXIT_OK
+    frame = export_sources(store) if args.kind == "sources" else export_claims(store)
+    frame = formula_escaped(frame)
+    if path.suffix.lower() == ".xlsx":
+        frame.to_excel(path, index=False)
+    else:
+        frame.to_csv(path, index=False, lineterminator="\r\n")  # RFC 4180: a bare CR in a value gets quoted
+    print(f"{len(frame)} rows written to {path}")
+    return EXIT_OK
+
+
+def cmd_authority_check(store: Store, args) -> int:
+    """Every failed or undecided Authority check of the current answers' sourced claims; exit 2 when any."""
+    from register.scoring.authority import findings
+
+    frame = findings(store)
+    rows = [{"response_id": r.response_id, "revision": int(r.revision), "claim_id": r.claim_id, "claim": r.claim,
+             "source_id": r.source_id, "check": r.check, "problem": r.problem, "reason": r.reason,
+             "proposed_label": None if r.proposed_label is None or r.proposed_label != r.proposed_label
+             else r.proposed_label} for r in frame.itertuples(index=False)]
+    if args.json:
+        print(json.dumps({"findings": rows, "count": len(rows)}, indent=2))
+    elif not rows:
+        print("authority check: every sourced claim's source is allowed, current and authoritative")
+    else:
+        proposed = sum(1 for r in rows if r["proposed_label"])
+        print(f"authority check: {len(rows)} finding(s), {proposed} with a proposed label")
+        for r in rows:
+            label = f" -> proposed {r['proposed_label']}" if r["proposed_label"] else ""
+            print(f"  {r['response_id']} rev {r['revision']} claim {r['claim_id']} on {r['source_id']}: "
+                  f"{r['check']}: {r['problem']} ({r['reason']}){label}")
+    return EXIT_QUARANTINED if rows else EXIT_OK
