@@ -1,5 +1,5 @@
-"""Settings declared once (``register.settings``): types, defaults, errors naming the variable, the README
-table, and that nothing else reads ``HRI_*`` variables from the environment."""
+"""Settings declared once (``register.settings``): types, defaults, errors naming the variable, the table in
+docs/configuration.md, and that nothing else reads ``HRI_*`` variables from the environment."""
 
 from __future__ import annotations
 
@@ -21,24 +21,24 @@ from tests.helpers.paths import REPO_ROOT
 ROOT = REPO_ROOT
 
 
-def _readme_table() -> dict[str, tuple[str, str]]:
-    """The README's Configuration table: variable -> (default, meaning)."""
-    section = ROOT.joinpath("README.md").read_text().split("## Configuration", 1)[1].split("\n## ", 1)[0]
+def _settings_table() -> dict[str, tuple[str, str]]:
+    """The Settings table of docs/configuration.md: variable -> (default, meaning)."""
+    section = ROOT.joinpath("docs", "configuration.md").read_text().split("## Settings", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([^`]+)` \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
-    assert rows, "no Configuration table in the README"
+    assert rows, "no Settings table in docs/configuration.md"
     return {name: (default, meaning) for name, default, meaning in rows}
 
 
-def test_every_declared_setting_is_in_the_readme_table_and_nothing_else():
-    table = _readme_table()
+def test_every_declared_setting_is_in_the_settings_table_and_nothing_else():
+    table = _settings_table()
     assert set(table) == set(declared())
     assert len(declared()) == len(Settings.model_fields)
     assert {"HRI_DB", "HRI_PORT", "HRI_DEMO_SYNTHETIC", "HRI_ACTOR", "HRI_SESSION_MINUTES", "HRI_DEMO_MODE",
             "HRI_ROLES_FILE", "HRI_IMPORT_MAX_MB", "HRI_DEBUG"} <= set(declared())
 
 
-def test_the_readme_states_the_declared_meaning():
-    table = _readme_table()
+def test_the_settings_table_states_the_declared_meaning():
+    table = _settings_table()
     assert {name: table[name][1] for name in declared()} == declared()
 
 
