@@ -9,8 +9,6 @@ of the defaults and validates the result, naming every problem at once.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any, Literal
 
@@ -26,6 +24,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, ProfileError
+from .fingerprint import fingerprint as json_fingerprint
 from .models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, problems_from_validation
 from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
 
@@ -262,8 +261,7 @@ class ScoringProfile(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON of the parameters (name and version excluded)."""
         payload = self.model_dump(mode="json", exclude={"name", "version"})
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return json_fingerprint(payload)
 
 
 def default_profile() -> ScoringProfile:
