@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from hri_core import fingerprint as fingerprints
 from register.db.export import CsvExport, copy_csv
 from register.db.keyring import KeyedAfter, Keyring, KeyringData
 from register.errors import AuditKeyError, InvalidAnchor
@@ -43,22 +44,23 @@ ANCHOR_FORMAT = "hri-audit-anchor/1"
 
 
 def canonical_json(value: Any) -> str | None:
-    """Stable JSON text (sorted keys, no spaces); ``None`` stays ``None``."""
+    """Stable JSON text (sorted keys, no spaces, text as UTF-8, a datetime/date/Decimal as its ``str``);
+    ``None`` stays ``None``."""
     if value is None:
         return None
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+    return fingerprints.canonical_json(value, ensure_ascii=False, other_types="str")
 
 
 def event_hash(prev_hash: str, seq: int, at: datetime, actor_name: str, actor_role: str, action: str,
                entity_type: str, entity_id: str | None, before: str | None, after: str | None) -> str:
     """SHA-256 over the previous hash and the event's canonical content: the unkeyed scheme of the events
     written before the trail was keyed (anyone can compute it: it proves nothing on its own)."""
-    content = json.dumps(
+    content = fingerprints.canonical_json(
         [seq, at.astimezone(UTC).isoformat(), actor_name, actor_role, action, entity_type,
          entity_id, before, after],
-        separators=(",", ":"), ensure_ascii=False,
+        ensure_ascii=False,
     )
-    return hashlib.sha256((prev_hash + "\n" + content).encode()).hexdigest()
+    return fingerprints.sha256_hex(prev_hash + "\n" + content)
 
 
 def event_mac(secret: bytes, key_id: str, prev_hash: str, seq: int, at: datetime, actor_name: str,
@@ -66,10 +68,10 @@ def event_mac(secret: bytes, key_id: str, prev_hash: str, seq: int, at: datetime
               after: str | None) -> str:
     """HMAC-SHA256 under ``secret`` over the previous hash and the event's canonical content, which
     includes the scheme and the key id (so an event cannot be passed off under another key)."""
-    content = json.dumps(
+    content = fingerprints.canonical_json(
         [HMAC_SCHEME, key_id, seq, at.astimezone(UTC).isoformat(), actor_name, actor_role, action,
          entity_type, entity_id, before, after],
-        separators=(",", ":"), ensure_ascii=False,
+        ensure_ascii=False,
     )
     return hmac.new(secret, (prev_hash + "\n" + content).encode(), hashlib.sha256).hexdigest()
 

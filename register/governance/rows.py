@@ -10,13 +10,13 @@ number (nothing is written when any is found).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
+from hri_core.fingerprint import sha256_hex
 from register.access.permissions import ROLES
 from register.errors import Problem
 from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES
@@ -111,11 +111,11 @@ def _tier(value: Any) -> int | None | str:
 def claim_key_for(statement: str) -> str:
     """The stable key of a claim imported without one: derived from its normalised statement."""
     norm = " ".join(statement.lower().split())
-    return "clm-" + hashlib.sha256(norm.encode()).hexdigest()[:12]
+    return "clm-" + sha256_hex(norm)[:12]
 
 
 def _source_key_for(ref: str) -> str:
-    return "src-" + hashlib.sha256(" ".join(ref.lower().split()).encode()).hexdigest()[:10]
+    return "src-" + sha256_hex(" ".join(ref.lower().split()))[:10]
 
 
 def normalise_source(values: dict) -> dict:

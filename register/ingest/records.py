@@ -10,7 +10,6 @@ being current.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,7 @@ from datetime import datetime
 import pyarrow as pa
 
 from hri_core import Response
+from hri_core import fingerprint as fingerprints
 from hri_core.vocabulary import dimension_mask, label_mask
 from register.db import response_ids
 from register.db.store import Transaction
@@ -31,12 +31,13 @@ def content_hash(response: Response) -> str:
 
 
 def canonical_json(dump: dict) -> str:
-    """The text ``content_hash`` hashes: the record's JSON dump with sorted keys and no spaces."""
-    return json.dumps(dump, sort_keys=True, separators=(",", ":"))
+    """The text ``content_hash`` hashes: the record's JSON dump with sorted keys and no spaces, non-ASCII text
+    escaped (``hri_core.fingerprint.canonical_json``'s defaults)."""
+    return fingerprints.canonical_json(dump)
 
 
 def _hash_of(dump: dict) -> str:
-    return hashlib.sha256(canonical_json(dump).encode()).hexdigest()
+    return fingerprints.fingerprint(dump)
 
 
 def _json_or_none(value: object) -> str | None:
