@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hri_core import fingerprint as fingerprints
-from register.db.export import CsvExport, copy_csv
+from register.db.export import EXPORT_LIMIT, CsvExport, copy_csv
 from register.db.keyring import KeyedAfter, Keyring, KeyringData
 from register.errors import AuditKeyError, InvalidAnchor
 
@@ -41,6 +41,7 @@ HMAC_SCHEME = "hmac-sha256/1"
 ROTATION_ACTION = "audit.key_rotated"   # signed with the old key; names the new one
 KEY_LOST_ACTION = "audit.key_lost"      # signed with a new keyring's first key; names the lost ones
 ANCHOR_FORMAT = "hri-audit-anchor/1"
+LISTED_EVENTS = 500  # the newest events a listing shows unless told otherwise (the audit page)
 
 
 def canonical_json(value: Any) -> str | None:
@@ -339,10 +340,10 @@ def _event_where(f: EventFilter) -> tuple[str, list[Any]]:
     return " AND ".join(conditions), params
 
 
-def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
+def search_events(store, f: EventFilter, *, limit: int = LISTED_EVENTS, offset: int = 0):
     """Events matching ``f``, newest first, as a DataFrame, and how many match in all."""
-    if not (0 < int(limit) <= 100_000) or int(offset) < 0:
-        raise ValueError("limit must be 1..100000 and offset >= 0")
+    if not (0 < int(limit) <= EXPORT_LIMIT) or int(offset) < 0:
+        raise ValueError(f"limit must be 1..{EXPORT_LIMIT} and offset >= 0")
     where, params = _event_where(f)
     frame = store.frame(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
                            "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
@@ -350,11 +351,11 @@ def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
     return frame, total
 
 
-def write_events_csv(store, f: EventFilter, path, *, limit: int = 100_000) -> CsvExport:
+def write_events_csv(store, f: EventFilter, path, *, limit: int = EXPORT_LIMIT) -> CsvExport:
     """The newest ``limit`` events matching ``f`` (``EVENT_COLUMNS``, newest first, as ``search_events`` lists
     them) written by DuckDB to the CSV file ``path`` (``register.db.export.copy_csv``: formulas escaped)."""
-    if not (0 < int(limit) <= 100_000):
-        raise ValueError("limit must be 1..100000")
+    if not (0 < int(limit) <= EXPORT_LIMIT):
+        raise ValueError(f"limit must be 1..{EXPORT_LIMIT}")
     where, params = _event_where(f)
     return copy_csv(store, f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
                            "ORDER BY seq DESC LIMIT ?", [*params, int(limit)], path)

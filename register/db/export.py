@@ -24,7 +24,12 @@ from register.db.sql import Params
 if TYPE_CHECKING:  # register.db.store imports register.db.audit, which exports through this module
     from register.db.store import Bindings, Cursor, Store
 
-__all__ = ["FORMULA_PREFIXES", "CsvExport", "copy_csv", "escape_formula", "escape_formulas", "escape_formulas_sql"]
+__all__ = ["EXPORT_LIMIT", "FORMULA_PREFIXES", "CsvExport", "copy_csv", "escape_formula", "escape_formulas",
+           "escape_formulas_sql"]
+
+# The most rows one export holds (the response explorer's, the audit trail's) and one listing of the audit trail
+# shows.
+EXPORT_LIMIT = 100_000
 
 # A cell starting with one of these is run as a formula by spreadsheet programs (the OWASP "CSV injection"
 # list): such cells get a leading apostrophe. The one escape of every spreadsheet export, in SQL

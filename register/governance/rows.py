@@ -19,7 +19,7 @@ import pandas as pd
 from hri_core.fingerprint import sha256_hex
 from register.access.permissions import ROLES
 from register.errors import Problem
-from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES
+from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES, WEAKEST_TIER
 
 __all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "claim_key_for", "is_blank", "list_value", "normalise_claim",
            "normalise_source", "text_value", "validate"]
@@ -182,8 +182,8 @@ def _schema(kind: str):
             "title": col(nullable=False),
             "source_type": col(vocab(SOURCE_TYPES), nullable=False),
             "authority_tier": col(pda.Check(
-                lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= 5)),
-                error="an integer from 1 (strongest) to 5")),
+                lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= WEAKEST_TIER)),
+                error=f"an integer from 1 (strongest) to {WEAKEST_TIER}")),
             "access_date": col(date_check),
             "valid_until": col(date_check),
             "restricted_to": col(pda.Check(lambda s: s.map(lambda v: all(r in ROLES for r in v)),
