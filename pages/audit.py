@@ -12,7 +12,7 @@ from datetime import UTC, datetime, time, timedelta
 import streamlit as st
 
 from register.access.permissions import Permission
-from register.db.audit import EventFilter
+from register.db.audit import LISTED_EVENTS, EventFilter
 from ui import data
 from ui.auth import can, current_actor
 from ui.exports import written_bytes
@@ -20,7 +20,7 @@ from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import escape_markdown
 
-LIMIT = 500
+LIMIT = LISTED_EVENTS
 
 
 def chain_status() -> None:

@@ -13,11 +13,10 @@ from register.console.queries.filters import NO_CLAIMS_STATE
 from ui import authority, data, figures
 from ui import feedback as feedback_ui
 from ui.components import empty_state
+from ui.figures import PLOT_CONFIG
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import compact_count, escape_markdown
-
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def render_kpis(k: dict, profile) -> None:

@@ -14,11 +14,11 @@ from hri_core.vocabulary import CRITICAL_INFORMATION_CATEGORIES
 from register.console.rag import METRIC_GROUPS
 from ui import data
 from ui import rag_metrics as ui
+from ui.figures import PLOT_CONFIG
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import code_span, escape_markdown
 
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 GROUP_TITLES = {"overall": "Overall", "retriever": "Retriever", "generator": "Generator"}
 
 

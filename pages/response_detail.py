@@ -13,12 +13,12 @@ from ui import data, figures
 from ui.auth import current_actor
 from ui.authority import failed_reasons
 from ui.errors import show_error
+from ui.figures import PLOT_CONFIG
 from ui.highlight import answer_html, highlight_pieces, legend_html, worst_label
 from ui.page import run_page
 from ui.shell import page_frame
 from ui.text import code_span, escape_markdown
 
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
                    "send_back": "Sent back", "escalate": "Escalated", "ask": "Asked for clarification",
                    "abstain": "Abstained"}
