@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from register.db.sql import Params
+from register.db.sql import Params, file_literal
 
 if TYPE_CHECKING:  # register.db.store imports register.db.audit, which exports through this module
     from register.db.store import Bindings, Cursor, Store
@@ -97,15 +97,13 @@ def copy_csv(store: Store, select: str, params: Bindings, path: str | Path, *, f
     choosing (COPY takes no parameter for it: it is quoted here).
     """
     path = Path(path)
-    if "\x00" in str(path):
-        raise ValueError("a file name cannot hold NUL")
-    target = str(path).replace("'", "''")
+    target = file_literal(path)
     with store.cursor() as cur:
         # the temporary table keeps the query's order (DuckDB preserves insertion order), so the file does
         cur.execute(f"CREATE OR REPLACE TEMP TABLE {_TABLE} AS {select}", params)
         try:
             p = Params()
-            rows = int(cur.execute(f"COPY ({_escaped_select(cur, p)}) TO '{target}' "
+            rows = int(cur.execute(f"COPY ({_escaped_select(cur, p)}) TO {target} "
                                    "(FORMAT csv, HEADER, DELIMITER ',', QUOTE '\"', NEW_LINE '\\r\\n')",
                                    p.values) or 0)
             frame = cur.frame(f"SELECT * FROM {_TABLE}") if frame_up_to > 0 and rows <= frame_up_to else None

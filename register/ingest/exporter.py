@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hri_core.readers import group_flat_rows
 from register.db.export import escape_formulas_sql
-from register.db.sql import Params
+from register.db.sql import Params, file_literal
 from register.db.store import Store
 from register.errors import RegisterError
 from register.ingest.items import QUARANTINE_KEY
@@ -58,10 +58,6 @@ EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("mitigation_policy_version", "s.mitigation_policy_version", "number"),
 )
 
-def _sql_literal(text: str) -> str:
-    """A string literal for the one place SQL cannot take a parameter: COPY's file name."""
-    return "'" + text.replace("'", "''") + "'"
-
 
 def export_format(path: str | Path, fmt: str | None = None) -> str:
     """The export format: as given, else from the file extension."""
@@ -99,7 +95,7 @@ def export_scores(store: Store, path: str | Path, *, fmt: str | None = None, bat
     p = Params()  # the formula prefixes of a CSV's text columns
     select = _select(fmt, p)
     with store.cursor() as cur:
-        count = cur.execute(f"COPY ({select}) TO {_sql_literal(str(path))} ({options})",
+        count = cur.execute(f"COPY ({select}) TO {file_literal(path)} ({options})",
                             {"batch": batch_id, **p.values})
     return count or 0
 
