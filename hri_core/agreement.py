@@ -29,6 +29,19 @@ with the squared difference ``d2_ck`` of the level of measurement::
 Alpha is undefined (``None`` with a ``note``, never NaN) when there are no pairable values or when
 the expected disagreement ``D_e`` is 0 (every pairable value is the same).
 
+Why this is not a wrapper around the PyPI ``krippendorff`` package (0.9.0): where the package computes an
+alpha it is this one to about 1e-16 (``tests/hri_core/test_agreement_package.py``; it stays the tests'
+independent implementation), but it lacks three things this module needs:
+
+* ``D_o`` and ``D_e``: ``krippendorff.alpha`` returns alpha only, while ``AlphaResult`` reports both
+  disagreements; getting them means building the coincidence and difference matrices the package builds
+  inside, so calling it would compute alpha twice, with two implementations of each difference;
+* weighted units: a bootstrap resample weighs each unit by how often it was drawn; the package takes unit
+  rows only, so 1,000 resamples would each copy the drawn rows (``np.repeat``) before counting them again;
+* undefined alpha: the package raises ``ValueError`` when one value or no pairable unit is left, and
+  returns NaN with a ``RuntimeWarning`` when a resample draws only one of several values; here those are
+  ``None`` with a ``note`` and resamples counted as ``undefined``.
+
 Cohen's kappa for two raters over the units both rated, values as categories (unweighted, also for
 numbers: 2 and 2.0 are one category)::
 

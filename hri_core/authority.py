@@ -36,8 +36,6 @@ policy reads ("not allowed", "stale", "insufficient authority", "access unknown"
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
@@ -45,6 +43,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import HRIError
+from .fingerprint import fingerprint as json_fingerprint
 from .models import Claim, Response, ensure_utc, problems_from_validation
 from .vocabulary import CATEGORIES, Label
 
@@ -134,7 +133,7 @@ class AuthorityRules(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON of the table (name and version excluded)."""
         payload = self.model_dump(mode="json", exclude={"name", "version"})
-        return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        return json_fingerprint(payload)
 
 
 # Provisional design parameters (tiers 1 strongest .. 5, as the source register records them): the

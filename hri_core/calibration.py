@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .errors import FieldProblem, HRIError
-from .profile import ScoringProfile, default_profile
+from .profile import REVIEW_ACTIONS, SCORE_DECIMALS, ScoringProfile, default_profile
 
 __all__ = [
     "CalibrationBin",
@@ -43,9 +43,7 @@ __all__ = [
     "suggest_bands",
 ]
 
-SCORE_DECIMALS = 9  # as ScoringProfile.band_for: 20.000000000000004 is 20
 MAX_REPORTED_PROBLEMS = 20
-REVIEW_ACTIONS = ("review", "block")
 
 
 # --- results ------------------------------------------------------------------------------------

@@ -72,8 +72,6 @@ at Inference, high stakes, source failed Authority as stale".
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
@@ -81,6 +79,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import FieldProblem, HRIError
+from .fingerprint import fingerprint as json_fingerprint
 from .models import Response, problems_from_validation
 from .vocabulary import LABELS, Label
 
@@ -175,7 +174,7 @@ class MitigationPolicy(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON of the parameters (name and version excluded)."""
         payload = self.model_dump(mode="json", exclude={"name", "version"})
-        return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        return json_fingerprint(payload)
 
 
 def default_mitigation_policy() -> MitigationPolicy:

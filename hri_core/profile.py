@@ -9,9 +9,8 @@ of the defaults and validates the result, naming every problem at once.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import (
@@ -26,6 +25,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, ProfileError
+from .fingerprint import fingerprint as json_fingerprint
 from .models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, problems_from_validation
 from .vocabulary import DIMENSIONS, LABELS, Dimension, Label
 
@@ -33,6 +33,11 @@ WEIGHT_SUM_TOLERANCE = 1e-9
 ACTIONS = ("release", "caution", "review", "block")  # in increasing severity
 Action = Literal["release", "caution", "review", "block"]
 ACTION_SEVERITY: dict[str, int] = {action: rank for rank, action in enumerate(ACTIONS)}
+RELEASED_ACTIONS = ("release", "caution")  # the answer goes out without a person looking at it
+REVIEW_ACTIONS = ("review", "block")  # a person looks first: the review queue
+# A score is compared with the band bounds rounded to this many decimals (20.000000000000004 is 20, Low):
+# ``band_for`` here and every band or bin computed from scores elsewhere (SQL, figures, calibration).
+SCORE_DECIMALS = 9
 
 # What a CONTRADICTED claim contradicted by the retrieved context hits when it names no dimensions
 # (paper Table III: "(F), and (C) if contradicted by context").
@@ -103,7 +108,7 @@ class Band(BaseModel):
 
     name: str = Field(min_length=1)
     upper: float = Field(ge=0.0, le=100.0)
-    action: Literal["release", "caution", "review", "block"]
+    action: Action
 
 
 def _default_contributions() -> dict[Label, float]:
@@ -172,7 +177,7 @@ class ScoringProfile(BaseModel):
     bands: tuple[Band, ...] = Field(default_factory=_default_bands)
     feedback_half_life_days: float = Field(default=30.0, gt=0.0)
     # A response with no claims cannot be judged: it is flagged and routed here, never silently released.
-    no_claims_action: Literal["release", "caution", "review", "block"] = "review"
+    no_claims_action: Action = "review"
     # Default dimensions of the CONTRADICTED label on a claim with contradicted_by = "context" (and no
     # explicit dimensions). Set it to default_dimensions' CONTRADICTED value to turn the rule off.
     # Left out of dumps at its default, so profiles stored before it existed keep their fingerprint.
@@ -249,11 +254,7 @@ class ScoringProfile(BaseModel):
 
     def band_for(self, score: float) -> Band:
         """Band of a 0-100 score. Bounds are inclusive and compared at 9 decimals (20.000000000000004 is Low)."""
-        rounded = round(score, 9)
-        for band in self.bands:
-            if rounded <= band.upper:
-                return band
-        return self.bands[-1]
+        return band_of(score, self.bands)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (the format of profile files and of the register's profile rows)."""
@@ -262,8 +263,17 @@ class ScoringProfile(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON of the parameters (name and version excluded)."""
         payload = self.model_dump(mode="json", exclude={"name", "version"})
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return json_fingerprint(payload)
+
+
+def band_of(score: float, bands: Sequence[Band]) -> Band:
+    """The band of a 0-100 score among ``bands`` (uppers ascending, as a profile's): the first whose inclusive
+    upper bound the score rounded to ``SCORE_DECIMALS`` does not exceed; the last one beyond them all."""
+    rounded = round(score, SCORE_DECIMALS)
+    for band in bands:
+        if rounded <= band.upper:
+            return band
+    return bands[-1]
 
 
 def default_profile() -> ScoringProfile:

@@ -72,6 +72,7 @@ from numpy.typing import NDArray
 
 from .errors import FieldProblem, HRIError
 from .models import Response
+from .vocabulary import ENTAILMENT_LABELS
 
 __all__ = [
     "CHECKS",
@@ -91,7 +92,7 @@ __all__ = [
     "to_bool",
 ]
 
-LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
+LABELS: tuple[str, ...] = ENTAILMENT_LABELS  # RAGChecker's verdicts
 CHECKS: tuple[str, ...] = ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
 
 # Group and metric names and order exactly as in RAGChecker's ``metrics`` object.

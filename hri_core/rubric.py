@@ -27,13 +27,12 @@ repository root); the register reads it (this package does no I/O) and validates
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import FieldProblem, HRIError
+from .fingerprint import fingerprint as json_fingerprint
 from .models import Category, Response, problems_from_validation
 from .profile import ScoringProfile
 from .vocabulary import CATEGORIES, LABELS, Dimension, Label
@@ -155,7 +154,7 @@ class Rubric(BaseModel):
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON (name and version excluded): what a checklist sign-off binds to."""
         payload = self.model_dump(mode="json", exclude={"name", "version"})
-        return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        return json_fingerprint(payload)
 
 
 def rubric_from_dict(data: Any) -> Rubric:

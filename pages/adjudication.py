@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hri_core.models import MAX_CRITICALITY
 from hri_core.vocabulary import CATEGORIES
 from register import RegisterError
 from register.access.permissions import Permission
 from register.labels import adjudication, batches
 from register.labels.adjudication import RULES
-from register.labels.batches import Selection
+from register.labels.batches import MAX_BATCH_RESPONSES, Selection
 from register.labels.workbench import ANNOTATOR_LABELS
 from ui.features import labels as ui
+from ui.features.labels import NO_CATEGORY
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import empty_state, keep_message, show_kept_messages
@@ -29,7 +31,6 @@ RULE_LABELS = {"majority": "Majority vote", "expert": "Expert adjudication", "es
 RULE_HELP = ("Majority: the reading a strict majority of the annotators gave. Expert: your reading below. "
              "Escalation: the most cautious reading (every annotator's labels, SUPPORTED dropped when another label "
              "is there; the highest criticality and its category).")
-NO_CATEGORY = "(no category)"
 
 
 def _show_result(report, response_id: str) -> None:
@@ -63,7 +64,8 @@ def _decision_form(actor, row) -> None:
         keep = st.checkbox("The claim stands in the answer", value=True, key=f"{key}_keep")
         chosen = st.multiselect("Labels", ANNOTATOR_LABELS, key=f"{key}_labels")
         left, right = st.columns(2)
-        criticality = left.number_input("Criticality", min_value=1, max_value=1000, value=1, key=f"{key}_crit")
+        criticality = left.number_input("Criticality", min_value=1, max_value=MAX_CRITICALITY, value=1,
+                                        key=f"{key}_crit")
         category = right.selectbox("Category", [NO_CATEGORY, *CATEGORIES], key=f"{key}_cat")
         submitted = st.form_submit_button("Record adjudication", type="primary")
     if submitted:
@@ -104,7 +106,8 @@ def _draw_batch(actor) -> None:
         use_cases = left.multiselect("Use cases", options["use_cases"], key="adj_uc")
         models = right.multiselect("Models", options["models"], key="adj_model")
         bands = left.multiselect("Bands", options["bands"], key="adj_bands")
-        sample = right.number_input("Random sample of (0: every match, up to 500)", min_value=0, max_value=500,
+        sample = right.number_input(f"Random sample of (0: every match, up to {MAX_BATCH_RESPONSES})", min_value=0,
+                                    max_value=MAX_BATCH_RESPONSES,
                                     value=20, key="adj_sample")
         seed = left.number_input("Sample seed", min_value=0, value=0, key="adj_seed")
         chosen = right.multiselect("Annotators (two or more)", annotators, key="adj_annotators")

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, time, timedelta
 import streamlit as st
 
 from register.access.permissions import Permission
-from register.db.audit import EventFilter
+from register.db.audit import LISTED_EVENTS, EventFilter
 from ui.features import audit_trail
 from ui.framework.auth import can, current_actor
 from ui.framework.exports import written_bytes
@@ -20,7 +20,7 @@ from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import escape_markdown
 
-LIMIT = 500
+LIMIT = LISTED_EVENTS
 
 
 def chain_status() -> None:

@@ -12,13 +12,12 @@ import streamlit as st
 from register.console.queries.filters import NO_CLAIMS_STATE
 from ui.features import authority, figures, overview
 from ui.features import feedback as feedback_ui
+from ui.features.figures import PLOT_CONFIG
 from ui.framework import data
 from ui.framework.components import empty_state
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import compact_count, escape_markdown
-
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def render_kpis(k: dict, profile) -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommended_profile
-from hri_core.profile import ACTIONS
+from hri_core.profile import ACTIONS, WEIGHT_SUM_TOLERANCE
 from register import RegisterError
 from register.access.permissions import Permission
 from register.scoring import profiles as reg_profiles
@@ -102,7 +102,7 @@ def editor(versions: pd.DataFrame) -> None:
     sum_col, button_col = st.columns([1, 3])
     sum_col.metric("Weight sum", f"{total:.4f}")
     button_col.button("Normalise weights to sum 1", on_click=_normalise, args=(p,), key=f"{p}normalise")
-    if abs(total - 1.0) > 1e-9:
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         button_col.caption(f"The weights sum to {total:.4f}, not 1: normalise them or adjust by hand.")
 
     with st.expander("Contributions and default dimensions per label", expanded=False):

@@ -13,12 +13,12 @@ import streamlit as st
 from hri_core.vocabulary import CRITICAL_INFORMATION_CATEGORIES
 from register.console.rag import METRIC_GROUPS
 from ui.features import rag_metrics as ui
+from ui.features.figures import PLOT_CONFIG
 from ui.framework import data
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
 
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 GROUP_TITLES = {"overall": "Overall", "retriever": "Retriever", "generator": "Generator"}
 
 

@@ -11,6 +11,7 @@ from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
 from ui.features import figures, responses
 from ui.features.authority import failed_reasons
+from ui.features.figures import PLOT_CONFIG
 from ui.features.highlight import answer_html, highlight_pieces, legend_html, worst_label
 from ui.framework import data
 from ui.framework.auth import current_actor
@@ -19,7 +20,6 @@ from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
 
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with caution", "block": "Block",
                    "send_back": "Sent back", "escalate": "Escalated", "ask": "Asked for clarification",
                    "abstain": "Abstained"}

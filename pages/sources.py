@@ -15,7 +15,7 @@ from register.access.permissions import ROLES, Permission
 from register.governance import registers
 from register.governance.rows import SOURCE_COLUMNS
 from register.governance.transfer import export_sources
-from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES
+from register.governance.vocabulary import MUTABLE_SOURCE_TYPES, SOURCE_TYPES, WEAKEST_TIER
 from ui.features import governance as gov
 from ui.framework import data
 from ui.framework.auth import can, current_actor
@@ -34,8 +34,8 @@ def column_config() -> dict:
         "title": cc.TextColumn("Title", required=True, width="large"),
         "ref": cc.TextColumn("URL or reference", width="medium"),
         "source_type": cc.SelectboxColumn("Source type", options=SOURCE_TYPES, required=True),
-        "authority_tier": cc.NumberColumn("Authority tier", min_value=1, max_value=5, step=1,
-                                          help="1 strongest (primary, peer reviewed) to 5 weakest"),
+        "authority_tier": cc.NumberColumn("Authority tier", min_value=1, max_value=WEAKEST_TIER, step=1,
+                                          help=f"1 strongest (primary, peer reviewed) to {WEAKEST_TIER} weakest"),
         "publisher": cc.TextColumn("Publisher"),
         "access_date": cc.DateColumn("Access date", format="YYYY-MM-DD",
                                      help="Required for " + ", ".join(MUTABLE_SOURCE_TYPES)),
@@ -69,7 +69,7 @@ def add_form(actor) -> None:
         ref = left.text_input(FORM_LABELS["ref"], key="src_ref")
         source_type = right.selectbox(FORM_LABELS["source_type"], SOURCE_TYPES, key="src_type")
         publisher = left.text_input(FORM_LABELS["publisher"], key="src_publisher")
-        tier = right.number_input("Authority tier (1 strongest)", min_value=1, max_value=5, value=3,
+        tier = right.number_input("Authority tier (1 strongest)", min_value=1, max_value=WEAKEST_TIER, value=3,
                                   key="src_tier")
         access_date = left.date_input(FORM_LABELS["access_date"], value=None, key="src_access",
                                       help="Required for " + ", ".join(MUTABLE_SOURCE_TYPES))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hri_core.models import MAX_CRITICALITY
 from hri_core.vocabulary import CATEGORIES, DIMENSIONS
 from register import RegisterError
 from register.access.permissions import Permission
@@ -21,6 +22,7 @@ from register.labels.workbench import ANNOTATOR_LABELS
 from ui.features import labels as ui
 from ui.features import proposal_review
 from ui.features.answer_view import show_answer
+from ui.features.labels import NO_CATEGORY
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
@@ -29,7 +31,6 @@ from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
 
-NO_CATEGORY = "(no category)"
 WORK = {"batches": "My labelling batches (blind)", "proposals": "Judge proposals to confirm"}
 
 
@@ -82,7 +83,7 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
         chosen = st.multiselect("Labels (one or more)", ANNOTATOR_LABELS, default=list(unit["labels"] or []),
                                 key=f"{key}_labels")
         left, right = st.columns(2)
-        criticality = left.number_input("Criticality (v_i)", min_value=1, max_value=1000, step=1,
+        criticality = left.number_input("Criticality (v_i)", min_value=1, max_value=MAX_CRITICALITY, step=1,
                                         value=int(unit["criticality"] or 1), key=f"{key}_crit")
         categories = [NO_CATEGORY, *CATEGORIES]
         category = right.selectbox("Category", categories, key=f"{key}_cat",
@@ -129,7 +130,8 @@ def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:
         "text": st.column_config.TextColumn("Text", disabled=True, width=300),
         "labels": st.column_config.MultiselectColumn("Labels", options=list(ANNOTATOR_LABELS), required=True,
                                                      width=200),
-        "criticality": st.column_config.NumberColumn("Criticality (v_i)", min_value=1, max_value=1000, step=1,
+        "criticality": st.column_config.NumberColumn("Criticality (v_i)", min_value=1, max_value=MAX_CRITICALITY,
+                                                     step=1,
                                                      required=True, width=110),
         "category": st.column_config.SelectboxColumn("Category", options=list(CATEGORIES)),
         "dimensions": st.column_config.MultiselectColumn("Dimensions", options=[d.value for d in DIMENSIONS],

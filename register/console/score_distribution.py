@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hri_core.profile import SCORE_DECIMALS
 from register.db.sql import Params
 from register.db.store import Store
 
@@ -79,7 +80,7 @@ def interpolate(store: Store, lo: float, hi: float, d: float) -> float:
 
 def _bin_of(p: Params, bounds: Sequence[float], x: str) -> str:
     """The index of the bin of ``x``: the first upper bound it does not exceed at 9 decimals (as band bounds)."""
-    case = " ".join(f"WHEN round({x}, 9) <= {p(u)} THEN {i}" for i, u in enumerate(bounds[:-1]))
+    case = " ".join(f"WHEN round({x}, {SCORE_DECIMALS}) <= {p(u)} THEN {i}" for i, u in enumerate(bounds[:-1]))
     return f"CASE {case} ELSE {len(bounds) - 1} END" if case else "0"
 
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from register.db.export import CsvExport, copy_csv
+from hri_core import fingerprint as fingerprints
+from register.db.export import EXPORT_LIMIT, CsvExport, copy_csv
 from register.db.keyring import KeyedAfter, Keyring, KeyringData
 from register.errors import AuditKeyError, InvalidAnchor
 
@@ -40,25 +41,27 @@ HMAC_SCHEME = "hmac-sha256/1"
 ROTATION_ACTION = "audit.key_rotated"   # signed with the old key; names the new one
 KEY_LOST_ACTION = "audit.key_lost"      # signed with a new keyring's first key; names the lost ones
 ANCHOR_FORMAT = "hri-audit-anchor/1"
+LISTED_EVENTS = 500  # the newest events a listing shows unless told otherwise (the audit page)
 
 
 def canonical_json(value: Any) -> str | None:
-    """Stable JSON text (sorted keys, no spaces); ``None`` stays ``None``."""
+    """Stable JSON text (sorted keys, no spaces, text as UTF-8, a datetime/date/Decimal as its ``str``);
+    ``None`` stays ``None``."""
     if value is None:
         return None
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+    return fingerprints.canonical_json(value, ensure_ascii=False, other_types="str")
 
 
 def event_hash(prev_hash: str, seq: int, at: datetime, actor_name: str, actor_role: str, action: str,
                entity_type: str, entity_id: str | None, before: str | None, after: str | None) -> str:
     """SHA-256 over the previous hash and the event's canonical content: the unkeyed scheme of the events
     written before the trail was keyed (anyone can compute it: it proves nothing on its own)."""
-    content = json.dumps(
+    content = fingerprints.canonical_json(
         [seq, at.astimezone(UTC).isoformat(), actor_name, actor_role, action, entity_type,
          entity_id, before, after],
-        separators=(",", ":"), ensure_ascii=False,
+        ensure_ascii=False,
     )
-    return hashlib.sha256((prev_hash + "\n" + content).encode()).hexdigest()
+    return fingerprints.sha256_hex(prev_hash + "\n" + content)
 
 
 def event_mac(secret: bytes, key_id: str, prev_hash: str, seq: int, at: datetime, actor_name: str,
@@ -66,10 +69,10 @@ def event_mac(secret: bytes, key_id: str, prev_hash: str, seq: int, at: datetime
               after: str | None) -> str:
     """HMAC-SHA256 under ``secret`` over the previous hash and the event's canonical content, which
     includes the scheme and the key id (so an event cannot be passed off under another key)."""
-    content = json.dumps(
+    content = fingerprints.canonical_json(
         [HMAC_SCHEME, key_id, seq, at.astimezone(UTC).isoformat(), actor_name, actor_role, action,
          entity_type, entity_id, before, after],
-        separators=(",", ":"), ensure_ascii=False,
+        ensure_ascii=False,
     )
     return hmac.new(secret, (prev_hash + "\n" + content).encode(), hashlib.sha256).hexdigest()
 
@@ -337,10 +340,10 @@ def _event_where(f: EventFilter) -> tuple[str, list[Any]]:
     return " AND ".join(conditions), params
 
 
-def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
+def search_events(store, f: EventFilter, *, limit: int = LISTED_EVENTS, offset: int = 0):
     """Events matching ``f``, newest first, as a DataFrame, and how many match in all."""
-    if not (0 < int(limit) <= 100_000) or int(offset) < 0:
-        raise ValueError("limit must be 1..100000 and offset >= 0")
+    if not (0 < int(limit) <= EXPORT_LIMIT) or int(offset) < 0:
+        raise ValueError(f"limit must be 1..{EXPORT_LIMIT} and offset >= 0")
     where, params = _event_where(f)
     frame = store.frame(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
                            "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
@@ -348,11 +351,11 @@ def search_events(store, f: EventFilter, *, limit: int = 500, offset: int = 0):
     return frame, total
 
 
-def write_events_csv(store, f: EventFilter, path, *, limit: int = 100_000) -> CsvExport:
+def write_events_csv(store, f: EventFilter, path, *, limit: int = EXPORT_LIMIT) -> CsvExport:
     """The newest ``limit`` events matching ``f`` (``EVENT_COLUMNS``, newest first, as ``search_events`` lists
     them) written by DuckDB to the CSV file ``path`` (``register.db.export.copy_csv``: formulas escaped)."""
-    if not (0 < int(limit) <= 100_000):
-        raise ValueError("limit must be 1..100000")
+    if not (0 < int(limit) <= EXPORT_LIMIT):
+        raise ValueError(f"limit must be 1..{EXPORT_LIMIT}")
     where, params = _event_where(f)
     return copy_csv(store, f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
                            "ORDER BY seq DESC LIMIT ?", [*params, int(limit)], path)

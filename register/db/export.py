@@ -19,15 +19,22 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from register.db.sql import Params
+from register.db.sql import Params, file_literal
 
 if TYPE_CHECKING:  # register.db.store imports register.db.audit, which exports through this module
     from register.db.store import Bindings, Cursor, Store
 
-__all__ = ["FORMULA_PREFIXES", "CsvExport", "copy_csv"]
+__all__ = ["EXPORT_LIMIT", "FORMULA_PREFIXES", "CsvExport", "copy_csv", "escape_formula", "escape_formulas",
+           "escape_formulas_sql"]
+
+# The most rows one export holds (the response explorer's, the audit trail's) and one listing of the audit trail
+# shows.
+EXPORT_LIMIT = 100_000
 
 # A cell starting with one of these is run as a formula by spreadsheet programs (the OWASP "CSV injection"
-# list): such cells get a leading apostrophe.
+# list): such cells get a leading apostrophe. The one escape of every spreadsheet export, in SQL
+# (``escape_formulas_sql``: this module's CSV files, ``register.ingest.exporter``'s score exports) and in Python
+# (``escape_formula`` per cell, ``escape_formulas`` per frame: ``ui.exports``, the registers' exports).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 _TABLE = "export_rows"  # a TEMP table: private to the export's own cursor (a connection of its own)
@@ -44,6 +51,27 @@ class CsvExport:
     frame: pd.DataFrame | None = None
 
 
+def escape_formula(value: object) -> object:
+    """``value`` with a leading apostrophe when it is text starting with one of ``FORMULA_PREFIXES``; else as it is."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
+
+
+def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``frame`` whose text cells cannot start a formula: ``escape_formula`` on the cells of its object and
+    string columns (the other columns keep their values and dtype: a tz-aware time stays one)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(escape_formula)
+    return out
+
+
+def escape_formulas_sql(expr: str, p: Params) -> str:
+    """SQL: the text ``expr`` with a leading apostrophe when it starts with one of ``FORMULA_PREFIXES`` (bound in
+    ``p``); NULL stays NULL."""
+    return f"CASE WHEN left({expr}, 1) IN {p.in_list(FORMULA_PREFIXES)} THEN '''' || {expr} ELSE {expr} END"
+
+
 def _identifier(name: str) -> str:
     """A column name as a quoted SQL identifier (the names come from the register's own SELECT, quoted anyway)."""
     return '"' + name.replace('"', '""') + '"'
@@ -51,13 +79,11 @@ def _identifier(name: str) -> str:
 
 def _escaped_select(cur: Cursor, p: Params) -> str:
     """SELECT of every column of the export table in order, text columns formula-escaped (prefixes bound)."""
-    prefixes = p.in_list(FORMULA_PREFIXES)
     columns = []
     for name, kind, *_ in cur.query(f"DESCRIBE {_TABLE}"):
         column = _identifier(name)
         if kind in _TEXT_TYPES or kind.startswith("ENUM"):
-            column = (f"CASE WHEN left({column}, 1) IN {prefixes} THEN '''' || {column} ELSE {column} END "
-                      f"AS {column}")
+            column = f"{escape_formulas_sql(column, p)} AS {column}"
         columns.append(column)
     return f"SELECT {', '.join(columns)} FROM {_TABLE}"
 
@@ -71,15 +97,13 @@ def copy_csv(store: Store, select: str, params: Bindings, path: str | Path, *, f
     choosing (COPY takes no parameter for it: it is quoted here).
     """
     path = Path(path)
-    if "\x00" in str(path):
-        raise ValueError("a file name cannot hold NUL")
-    target = str(path).replace("'", "''")
+    target = file_literal(path)
     with store.cursor() as cur:
         # the temporary table keeps the query's order (DuckDB preserves insertion order), so the file does
         cur.execute(f"CREATE OR REPLACE TEMP TABLE {_TABLE} AS {select}", params)
         try:
             p = Params()
-            rows = int(cur.execute(f"COPY ({_escaped_select(cur, p)}) TO '{target}' "
+            rows = int(cur.execute(f"COPY ({_escaped_select(cur, p)}) TO {target} "
                                    "(FORMAT csv, HEADER, DELIMITER ',', QUOTE '\"', NEW_LINE '\\r\\n')",
                                    p.values) or 0)
             frame = cur.frame(f"SELECT * FROM {_TABLE}") if frame_up_to > 0 and rows <= frame_up_to else None

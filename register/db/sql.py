@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
+from os import PathLike
 from typing import Any
 
-__all__ = ["Params"]
+__all__ = ["Params", "file_literal"]
 
 _REUSABLE = (bool, int, float, str, date, datetime)
 
@@ -45,6 +46,15 @@ class Params:
     def in_list(self, values: Iterable[Any]) -> str:
         """``($p1, $p2, ...)`` for ``x IN (...)``: one placeholder per value."""
         return "(" + ", ".join(self(v) for v in values) + ")"
+
+
+def file_literal(path: str | PathLike[str]) -> str:
+    """``path`` as an SQL string literal, for the one place SQL takes no parameter: the file of a ``COPY``
+    (quotes doubled; a NUL refused, as no file name holds one)."""
+    text = str(path)
+    if "\x00" in text:
+        raise ValueError("a file name cannot hold NUL")
+    return "'" + text.replace("'", "''") + "'"
 
 
 def multiset_differences(store: Any, expected: str, stored: str, params: Any = ()) -> tuple[int, int]:

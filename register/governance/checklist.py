@@ -17,13 +17,13 @@ come from another person.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import date
 from typing import Any
 
 import pandas as pd
 
+from hri_core.fingerprint import fingerprint
 from register.access.permissions import Permission, authorize, deny, require_other_person
 from register.db import audit
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -51,7 +51,7 @@ def _hash(state: dict, results: dict) -> str:
 
 
 def _content_hash(payload: Any) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str, separators=(",", ":")).encode()).hexdigest()
+    return fingerprint(payload, other_types="str")  # a date or time as its str(), as the stored runs were hashed
 
 
 def record_run(store: Store, actor: Actor, *, today: date | None = None, results: dict | None = None) -> int:

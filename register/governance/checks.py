@@ -42,7 +42,7 @@ from register.labels.rubrics import current_rubric
 from register.scoring.authority import FORBIDDEN, INSUFFICIENT, STALE
 from register.scoring.authority import findings as authority_findings
 from register.scoring.profiles import get_profile
-from register.scoring.reproduce import reproduce
+from register.scoring.reproduce import TOLERANCE, reproduce
 from register.scoring.scorer import score_select
 
 __all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
@@ -204,7 +204,8 @@ def _unreproducible_scores(ctx: Context) -> Found:
             SELECT s.response_id, s.score, rec.score, s.band, rec.band, s.action, rec.action
             FROM scores s JOIN rec ON rec.response_id = s.response_id AND rec.revision = s.revision
             WHERE s.is_current AND s.profile_version = {p(version)} AND s.as_of = {p(as_of)}
-              AND (abs(s.hri - rec.hri) > 1e-9 OR abs(s.hri_add - rec.hri_add) > 1e-9 OR s.band <> rec.band
+              AND (abs(s.hri - rec.hri) > {p(TOLERANCE)} OR abs(s.hri_add - rec.hri_add) > {p(TOLERANCE)}
+                   OR s.band <> rec.band
                    OR s.action <> rec.action OR s.no_claims <> rec.no_claims)
             ORDER BY s.response_id""", p.values)
         for rid, s_score, r_score, s_band, r_band, s_action, r_action in rows:

@@ -10,16 +10,16 @@ number (nothing is written when any is found).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
+from hri_core.fingerprint import sha256_hex
 from register.access.permissions import ROLES
 from register.errors import Problem
-from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES
+from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES, WEAKEST_TIER
 
 __all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "claim_key_for", "is_blank", "list_value", "normalise_claim",
            "normalise_source", "text_value", "validate"]
@@ -111,11 +111,11 @@ def _tier(value: Any) -> int | None | str:
 def claim_key_for(statement: str) -> str:
     """The stable key of a claim imported without one: derived from its normalised statement."""
     norm = " ".join(statement.lower().split())
-    return "clm-" + hashlib.sha256(norm.encode()).hexdigest()[:12]
+    return "clm-" + sha256_hex(norm)[:12]
 
 
 def _source_key_for(ref: str) -> str:
-    return "src-" + hashlib.sha256(" ".join(ref.lower().split()).encode()).hexdigest()[:10]
+    return "src-" + sha256_hex(" ".join(ref.lower().split()))[:10]
 
 
 def normalise_source(values: dict) -> dict:
@@ -182,8 +182,8 @@ def _schema(kind: str):
             "title": col(nullable=False),
             "source_type": col(vocab(SOURCE_TYPES), nullable=False),
             "authority_tier": col(pda.Check(
-                lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= 5)),
-                error="an integer from 1 (strongest) to 5")),
+                lambda s: s.map(lambda v: v is None or (isinstance(v, int) and 1 <= v <= WEAKEST_TIER)),
+                error=f"an integer from 1 (strongest) to {WEAKEST_TIER}")),
             "access_date": col(date_check),
             "valid_until": col(date_check),
             "restricted_to": col(pda.Check(lambda s: s.map(lambda v: all(r in ROLES for r in v)),

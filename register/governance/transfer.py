@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from register.access.permissions import Permission, authorize
+from register.db.export import escape_formulas
 from register.db.store import Actor, Store
 from register.errors import ImportRejected, Problem
 from register.governance.registers import TABLES, RowChanges, list_sources, save_rows
@@ -30,7 +31,6 @@ CLAIM_TEMPLATE_COLUMNS = ("claim_id", "statement", "claim_type", "source_type", 
                           "verification_status", "reviewer", "review_date", "notes", "no_peer_reviewed_source")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 LIST_SEPARATOR = ";"
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -210,4 +210,4 @@ def template(kind: str) -> pd.DataFrame:
 
 def formula_escaped(frame: pd.DataFrame) -> pd.DataFrame:
     """Text cells that a spreadsheet would run as formulas get a leading apostrophe (read_upload undoes it)."""
-    return frame.map(lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_PREFIXES) else v)
+    return escape_formulas(frame)

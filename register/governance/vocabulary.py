@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 __all__ = [
     "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED",
-    "SOURCE_TYPES", "STATUSES", "WITHDRAWN_STATUSES", "WordedRule",
+    "SOURCE_TYPES", "STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES", "WordedRule",
 ]
 
 # --- source types -----------------------------------------------------------------------------------
@@ -31,6 +31,8 @@ SOURCE_TYPES = (PEER_REVIEWED, CONFERENCE, PREPRINT, OFFICIAL_FRAMEWORK, DATASET
                 INTERNAL_POLICY, WEB_PAGE, ORIGINAL_PROPOSAL)
 # sources whose content can change after it was read: an access date is required
 MUTABLE_SOURCE_TYPES = (WEB_PAGE, VENDOR_DOCUMENTATION, DATASET_DOCUMENTATION)
+# a source's authority tier runs from 1 (strongest: primary, peer reviewed) to this (weakest)
+WEAKEST_TIER = 5
 
 # --- claim types ------------------------------------------------------------------------------------
 

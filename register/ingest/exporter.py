@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 
 from hri_core.readers import group_flat_rows
+from register.db.export import escape_formulas_sql
+from register.db.sql import Params, file_literal
 from register.db.store import Store
 from register.errors import RegisterError
 from register.ingest.items import QUARANTINE_KEY
@@ -56,14 +58,6 @@ EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("mitigation_policy_version", "s.mitigation_policy_version", "number"),
 )
 
-# Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
-_FORMULA_START = "('=', '+', '-', '@', chr(9), chr(13))"
-
-
-def _sql_literal(text: str) -> str:
-    """A string literal for the one place SQL cannot take a parameter: COPY's file name."""
-    return "'" + text.replace("'", "''") + "'"
-
 
 def export_format(path: str | Path, fmt: str | None = None) -> str:
     """The export format: as given, else from the file extension."""
@@ -78,11 +72,11 @@ def export_format(path: str | Path, fmt: str | None = None) -> str:
     return EXPORT_FORMATS[suffix]
 
 
-def _select(fmt: str) -> str:
+def _select(fmt: str, p: Params) -> str:
     columns = []
     for name, expr, kind in EXPORT_COLUMNS:
         if fmt == "csv" and kind == "text":
-            expr = f"CASE WHEN left({expr}, 1) IN {_FORMULA_START} THEN '''' || {expr} ELSE {expr} END"
+            expr = escape_formulas_sql(expr, p)
         elif fmt != "parquet" and kind == "time":  # ISO 8601 in UTC for text formats
             expr = f"strftime({expr} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')"
         columns.append(f"{expr} AS {name}")
@@ -98,8 +92,11 @@ def export_scores(store: Store, path: str | Path, *, fmt: str | None = None, bat
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     options = {"csv": "FORMAT csv, HEADER", "parquet": "FORMAT parquet", "jsonl": "FORMAT json"}[fmt]
+    p = Params()  # the formula prefixes of a CSV's text columns
+    select = _select(fmt, p)
     with store.cursor() as cur:
-        count = cur.execute(f"COPY ({_select(fmt)}) TO {_sql_literal(str(path))} ({options})", {"batch": batch_id})
+        count = cur.execute(f"COPY ({select}) TO {file_literal(path)} ({options})",
+                            {"batch": batch_id, **p.values})
     return count or 0
 
 

@@ -10,7 +10,6 @@ being current.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,8 @@ from datetime import datetime
 import pyarrow as pa
 
 from hri_core import Response
+from hri_core import fingerprint as fingerprints
+from hri_core.models import CLAIM_EXTENSIONS, RESPONSE_EXTENSIONS
 from hri_core.vocabulary import dimension_mask, label_mask
 from register.db import response_ids
 from register.db.store import Transaction
@@ -31,12 +32,13 @@ def content_hash(response: Response) -> str:
 
 
 def canonical_json(dump: dict) -> str:
-    """The text ``content_hash`` hashes: the record's JSON dump with sorted keys and no spaces."""
-    return json.dumps(dump, sort_keys=True, separators=(",", ":"))
+    """The text ``content_hash`` hashes: the record's JSON dump with sorted keys and no spaces, non-ASCII text
+    escaped (``hri_core.fingerprint.canonical_json``'s defaults)."""
+    return fingerprints.canonical_json(dump)
 
 
 def _hash_of(dump: dict) -> str:
-    return hashlib.sha256(canonical_json(dump).encode()).hexdigest()
+    return fingerprints.fingerprint(dump)
 
 
 def _json_or_none(value: object) -> str | None:
@@ -52,9 +54,8 @@ class MergeCounts:
 
 
 _TS = pa.timestamp("us", tz="UTC")
-# the interchange format's extensions (hri_core.models), stored since migration 009; JSON ones as JSON text
-_RESPONSE_EXTENSIONS = ("retrieved_context", "gt_answer", "query_ambiguous", "gt_claims")
-_CLAIM_EXTENSIONS = ("category", "is_core", "contradicted_by", "entailment")
+# the interchange format's extensions (hri_core.models' RESPONSE_EXTENSIONS and CLAIM_EXTENSIONS) are stored
+# since migration 009; JSON ones as JSON text
 
 
 def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
@@ -63,11 +64,11 @@ def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
     ``register.ingest.bulk`` stages plain JSON Lines records in SQL to the very same columns."""
     r_cols: dict[str, list] = {k: [] for k in (
         "response_id", "content_hash", "use_case", "model", "created_at", "question", "answer", "stakes",
-        "claim_count", "raw", *_RESPONSE_EXTENSIONS)}
+        "claim_count", "raw", *RESPONSE_EXTENSIONS)}
     c_cols: dict[str, list] = {k: [] for k in (
         "response_id", "claim_idx", "claim_id", "text", "labels", "label_mask", "dimensions", "dim_mask",
         "criticality", "source_id", "span", "feedback_at", "feedback_count", "feedback_resolved",
-        *_CLAIM_EXTENSIONS)}
+        *CLAIM_EXTENSIONS)}
     for response, raw in responses:
         rid = response.response_id
         # one dump per record serves the content hash and the JSON extensions (nested: kept as JSON)

@@ -11,9 +11,8 @@ next revision (the previous one stays, with its score), it is audited (``import.
 
 from __future__ import annotations
 
-import json
-
 from hri_core import Response
+from hri_core.fingerprint import canonical_json
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
@@ -50,7 +49,7 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
     items = []
     for position, response in enumerate(responses, start=1):
         record = response.model_dump(mode="json")
-        raw = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        raw = canonical_json(record, ensure_ascii=False, compact=False)  # the raw text revisions have always stored
         items.append(Item(f"{origin} {position}", raw, record, [], response.response_id))
     profile = active_profile(store) if score else None
     report = ImportReport()

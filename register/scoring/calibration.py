@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from hri_core import ScoringProfile, calibration, profile_from_dict
+from hri_core.profile import RELEASED_ACTIONS  # the population of an audit sample
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import ImportRejected, InvalidDecision
@@ -57,8 +58,6 @@ OUTCOME_KINDS = {
 }
 # the kinds an imported file may carry (review decisions and audit findings of the queue come from the register)
 IMPORTABLE_KINDS = ("incident", "audit_finding", "expert_adjudication", "confirmed_correction")
-# the actions of answers that go out without a person looking: the population of an audit sample
-RELEASED_ACTIONS = ("release", "caution")
 MAX_AUDIT_SAMPLE = 1_000
 
 

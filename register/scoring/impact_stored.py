@@ -24,7 +24,7 @@ from datetime import datetime
 
 from hri_core import DIMENSIONS, ScoringProfile
 from hri_core.models import ensure_utc
-from hri_core.profile import ACTION_SEVERITY, ACTIONS, RECOMPUTABLE_FIELDS, Band, rescore_fields
+from hri_core.profile import ACTION_SEVERITY, ACTIONS, RECOMPUTABLE_FIELDS, SCORE_DECIMALS, Band, rescore_fields
 from register.db.sql import Params
 from register.db.store import Cursor, Store
 from register.scoring.profiles import get_profile
@@ -194,7 +194,7 @@ def _rescored(profile: ScoringProfile, p: Params, prefix: str, names: Names) -> 
     # action of severity ma_sev escalates a band action of a lower one to code ma_sev + 1
     return [
         f"CASE WHEN failed THEN 1.0 ELSE greatest(least(1.0, {weighted}), phi) END AS {x}hri",
-        f"round(100.0 * {x}hri, 9) AS {x}score9, 100.0 * {x}hri AS {x}score",
+        f"round(100.0 * {x}hri, {SCORE_DECIMALS}) AS {x}score9, 100.0 * {x}hri AS {x}score",
         f"{case(band_code)} AS {x}band, CASE WHEN failed THEN {p(names.action(FAILED_ACTION))} WHEN no_claims "
         f"THEN {p(names.action(profile.no_claims_action))} ELSE {case(action_code)} END AS {x}band_action",
         f"CASE WHEN NOT failed AND ma_sev IS NOT NULL AND ma_sev > {x}band_action - 1 "

@@ -24,7 +24,7 @@ from register.errors import NotFound
 from register.scoring.mitigation import get_policy as get_policy_version
 from register.scoring.profiles import get_profile
 
-TOLERANCE = 1e-9
+TOLERANCE = 1e-9  # how far a stored HRI (0-1) may be from its recomputation (here and checklist item 7)
 _JSON_COLUMNS = ("retrieved_context", "gt_claims")
 
 

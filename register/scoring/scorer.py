@@ -31,7 +31,7 @@ from typing import Any
 
 from hri_core import DIMENSIONS, LABELS, Label, ScoringProfile
 from hri_core.models import MAX_CRITICALITY, ensure_utc
-from hri_core.profile import ACTION_SEVERITY, ACTIONS
+from hri_core.profile import ACTION_SEVERITY, ACTIONS, SCORE_DECIMALS
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
@@ -410,7 +410,7 @@ WITH k AS (
     SELECT *, CASE WHEN scoring_failure IS NULL THEN hri_add0 ELSE 1.0 END AS hri_add,
         CASE WHEN scoring_failure IS NULL THEN hri0 ELSE 1.0 END AS hri FROM g
 ), w AS (
-    SELECT *, round(100.0 * hri, 9) AS score9 FROM v
+    SELECT *, round(100.0 * hri, {SCORE_DECIMALS}) AS score9 FROM v
 ), x AS (
     SELECT *, {band_case} AS band,
         CASE WHEN scoring_failure IS NOT NULL THEN {p(FAILED_ACTION)} WHEN no_claims THEN {p(profile.no_claims_action)}

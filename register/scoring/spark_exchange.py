@@ -21,6 +21,7 @@ from pathlib import Path
 
 from hri_core.models import ensure_utc
 from register.access.permissions import Permission, authorize
+from register.db.sql import file_literal
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.scoring import current_scores, version_views
@@ -53,11 +54,6 @@ class ExportSummary:
     profile_version: int
 
 
-def _sql_literal(text: str) -> str:
-    """A string literal for the one place SQL cannot take a parameter: COPY's target."""
-    return "'" + text.replace("'", "''") + "'"
-
-
 def export_parquet(store: Store, actor: Actor, folder: str | Path) -> ExportSummary:
     """Write ``folder/responses/``, ``folder/claims/`` (Parquet) and ``folder/profile.json`` (the active
     profile); audited as ``export.parquet``. ``folder`` must be new or empty: an export never mixes with
@@ -74,7 +70,7 @@ def export_parquet(store: Store, actor: Actor, folder: str | Path) -> ExportSumm
     def fn(tx: Transaction) -> Change:
         counts = {}
         for table, select in _EXPORTS.items():  # one transaction: claims match their responses
-            target = _sql_literal(str(folder / table))
+            target = file_literal(folder / table)
             counts[table] = tx.execute(f"COPY ({select}) TO {target} (FORMAT parquet, FILE_SIZE_BYTES '{FILE_SIZE}')")
         (folder / PROFILE_FILE).write_text(json.dumps(profile.model_dump(mode="json"), indent=2) + "\n",
                                            encoding="utf-8")

@@ -30,7 +30,6 @@ in the register, an in-memory one for ``judge check``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import unicodedata
@@ -38,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from hri_core.fingerprint import fingerprint
 from hri_core.judging import Judge, JudgeProfile, Verdict, abstention
 from hri_core.offline_judge import claim_terms, text_terms
 from hri_core.vocabulary import Label
@@ -146,9 +146,9 @@ def _messages(system: str, payload: dict[str, Any]) -> list[dict[str, str]]:
 
 def cache_key(model: str, task: str, prompt_version: str, messages: list[dict[str, str]]) -> str:
     """The input hash an answer is cached under."""
-    canonical = json.dumps({"model": model, "task": task, "prompt": prompt_version, "messages": messages},
-                           ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    # text as UTF-8 and json.dumps's spaced separators: the keys of the answers cached so far
+    return fingerprint({"model": model, "task": task, "prompt": prompt_version, "messages": messages},
+                       ensure_ascii=False, compact=False)
 
 
 def parse_claims(content: str) -> list[str]:

@@ -26,14 +26,13 @@ revision each, audited and scored.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from hri_core import Response
+from hri_core.fingerprint import fingerprint
 from hri_core.judge_policy import JudgePolicy, offline_may_clear
 from hri_core.judging import Judge, Verdict, abstention
 from hri_core.models import DEFAULT_LIMITS, parse_response
@@ -147,8 +146,9 @@ def parse_input(line: int, text: str, where: str | None = None) -> VerifyInput |
     if problems:
         return problems
     assert isinstance(answer, str) and isinstance(criticality, int)
-    response_id = optional["response_id"] or "v-" + hashlib.sha256(
-        json.dumps([optional["question"], answer], ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+    # derived ids of answers verified before: text as UTF-8, json.dumps's spaced separators
+    response_id = optional["response_id"] or "v-" + fingerprint([optional["question"], answer], ensure_ascii=False,
+                                                                compact=False)[:16]
     return VerifyInput(line, response_id, optional["question"], answer, tuple(chunks), optional["gt_answer"],
                        optional["use_case"], optional["model"], optional["stakes"], optional["category"], criticality)
 

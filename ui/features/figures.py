@@ -20,16 +20,19 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from hri_core.profile import band_of
 from hri_core.vocabulary import DIMENSION_NAMES, DIMENSIONS, Dimension
 from ui.framework.text import escape_html
 
 __all__ = [
-    "BAND_ANCHOR_COLORS", "NO_DATA_TEXT", "OTHER_COLOR", "band_colors", "band_mix_figure", "contribution_figure",
-    "dimension_contribution_figure", "dimension_label", "empty_figure", "high_share_figure",
+    "BAND_ANCHOR_COLORS", "NO_DATA_TEXT", "OTHER_COLOR", "PLOT_CONFIG", "band_colors", "band_mix_figure",
+    "contribution_figure", "dimension_contribution_figure", "dimension_label", "empty_figure", "high_share_figure",
     "score_histogram_figure", "score_history_figure",
 ]
 
 NO_DATA_TEXT = "No data for these filters"
+# The chart toolbar of every page: no Plotly logo, PNG downloads at twice the size
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 # Colour ramp of the bands, from the lowest band to the highest: green, amber, orange-red, dark red.
 # Four bands take these exactly; other counts are interpolated along the same ramp.
@@ -117,11 +120,7 @@ def _band_order(present: Iterable[Any], band_names: Sequence[str]) -> list[str]:
 
 def _band_of(score: float, bands: Sequence[Any]) -> str:
     """Band name of a 0-100 score: inclusive uppers compared at 9 decimals, as the profile does."""
-    rounded = round(float(score), 9)
-    for band in bands:
-        if rounded <= band.upper:
-            return band.name
-    return bands[-1].name
+    return band_of(float(score), bands).name
 
 
 def dimension_label(dimension: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from hri_core.profile import SCORE_DECIMALS
 from ui.features.figures import band_colors, dimension_label, empty_figure
 
 __all__ = ["calibration_figure", "delphi_spread_figure", "distribution_shift_figure", "pr_figure", "roc_figure",
@@ -128,7 +129,7 @@ def calibration_figure(bins: Sequence[Any] | None, bands: Sequence[Any] = ()) ->
     colors = band_colors([b.name for b in bands]) if bands else {}
 
     def band_of(upper: float) -> str | None:
-        return next((b.name for b in bands if round(upper, 9) <= b.upper), None)
+        return next((b.name for b in bands if round(upper, SCORE_DECIMALS) <= b.upper), None)
 
     fig = go.Figure(go.Bar(
         x=[f"{b.lower:g}–{b.upper:g}" for b in rows], y=[b.bad_rate for b in rows],

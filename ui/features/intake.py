@@ -21,7 +21,7 @@ import streamlit as st
 from register.db.store import database_path_from_env
 from register.errors import ImportRejected
 from register.ingest import inbox as inbox_mod
-from register.ingest.importer import ImportReport, ProgressFn, import_path, reimport_quarantined
+from register.ingest.importer import FORMATS, ImportReport, ProgressFn, import_path, reimport_quarantined
 from register.ingest.quarantine import discard_quarantined, quarantine_rows
 from register.settings import settings
 from ui.framework import data
@@ -29,7 +29,7 @@ from ui.framework import data
 __all__ = ["ACTIONS", "REPORT_COUNTS", "UPLOAD_TYPES", "GridAction", "apply_action", "ensure_inbox_watcher",
            "grid_actions", "import_upload", "inbox_status", "quarantine_frame", "reasons_text", "report_frame"]
 
-UPLOAD_TYPES = ["jsonl", "json", "csv", "parquet"]
+UPLOAD_TYPES = [suffix.lstrip(".") for suffix in FORMATS]  # what the importer reads
 REPORT_COUNTS = (("Records", "records"), ("Accepted", "accepted"), ("New", "new_responses"),
                  ("Revised", "new_revisions"), ("Unchanged", "unchanged"), ("Quarantined", "quarantined"))
 REIMPORT, DISCARD = "re-import", "discard"

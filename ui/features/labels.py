@@ -15,6 +15,9 @@ from register.access.permissions import Permission, allowed
 from register.labels import adjudication, agreement, batches, rubrics, workbench
 from ui.framework import data
 
+# the pickers' choice for a claim without a category (stored as NULL)
+NO_CATEGORY = "(no category)"
+
 # --- the rubric ---------------------------------------------------------------------------------------------
 
 

@@ -27,7 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from register.console.exports import FORMULA_PREFIXES, CsvExport
+from register.console.exports import CsvExport
+from register.db.export import FORMULA_PREFIXES, escape_formulas
 
 __all__ = ["EXPORT_DIR_PREFIX", "FORMULA_PREFIXES", "STALE_SECONDS", "XLSX_MIME", "PreparedExport", "discard",
            "escape_formulas", "file_reader", "prepare_export", "to_csv_bytes", "to_excel_bytes", "write_excel",
@@ -37,16 +38,6 @@ XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EXPORT_DIR_PREFIX = "hri-export-"  # each prepared export is a temporary folder of its own with this prefix
 # A prepared export whose session ended without replacing it is removed by the next export after this long
 STALE_SECONDS = 24 * 3600
-
-
-def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """Copy of ``frame`` whose text cells cannot start a formula."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
-            out[column] = out[column].map(
-                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_PREFIXES) else v)
-    return out
 
 
 def _naive_times(frame: pd.DataFrame) -> pd.DataFrame:

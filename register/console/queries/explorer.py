@@ -15,6 +15,7 @@ import pandas as pd
 
 from register.console.queries.filters import Filters, filtered_scores, model_rows, read_model
 from register.console.queries.search import search_matches, searched
+from register.db.export import EXPORT_LIMIT  # rows of one export of the response explorer
 from register.db.sql import Params
 from register.db.store import Store
 from register.scoring.authority import FILTERS as AUTHORITY_FILTERS
@@ -28,7 +29,6 @@ PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "s
                 "mitigation_action", "mitigation_reason", "hri_add", "hri", "floors_fired", "decisive_claim_id",
                 "no_claims", "claim_count", "profile_version", "as_of", "authority")
 EXPORT_COLUMNS = PAGE_COLUMNS + ("question", "answer")
-EXPORT_LIMIT = 100_000  # rows of one export of the response explorer
 
 # sort key -> SQL expression over the scored set (allow-list: nothing else reaches ORDER BY).
 # Bands sort by score: within a profile the bands are score ranges, so that is their risk order.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from hri_core.profile import REVIEW_ACTIONS
 from register.console.queries.filters import Filters, filtered_scores
 from register.db.sql import Params
 from register.db.store import Store, utc_now
@@ -15,10 +16,9 @@ from register.scoring.authority import review_keys_select
 
 __all__ = ["QUEUE_ACTIONS", "age_days_expr", "flag_queued", "queue_stats"]
 
-# Actions that put a response in the review queue (a response with no claims is queued too). These
-# are the action vocabulary of ``hri_core.profile.ACTIONS``; which score maps to which action is the
-# profile's business.
-QUEUE_ACTIONS = ("review", "block")
+# Actions that put a response in the review queue (a response with no claims is queued too):
+# ``hri_core.profile.REVIEW_ACTIONS``; which score maps to which action is the profile's business.
+QUEUE_ACTIONS = REVIEW_ACTIONS
 
 
 def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import pytest
+
 from hri_core import default_profile, profile_from_dict
 from hri_core.synthetic import generate_responses
 from register import SYSTEM
-from register.db.sql import Params
+from register.db.sql import Params, file_literal
 from register.ingest.importer import import_path
 from register.scoring.scorer import score_query, score_select
 
@@ -32,6 +34,15 @@ def test_in_list_binds_each_value(store):
     sql = f"SELECT count(*) FROM (VALUES ('a'), ('b'), ('c')) t(x) WHERE x IN {p.in_list(['a', 'c', 'a'])}"
     assert sql.endswith("IN ($p1, $p2, $p1)")
     assert store.scalar(sql, p.values) == 2
+
+
+def test_a_copy_file_name_is_one_quoted_literal(store, tmp_path):
+    path = tmp_path / "it's; DROP TABLE x; '.csv"
+    with store.cursor() as cur:
+        cur.execute(f"COPY (SELECT 1 AS x) TO {file_literal(path)} (FORMAT csv, HEADER)")
+    assert path.read_text() == "x\n1\n"
+    with pytest.raises(ValueError, match="NUL"):
+        file_literal("a\x00b.csv")
 
 
 def test_two_scorer_selects_sharing_a_builder_run_as_one_statement(store, tmp_path):
