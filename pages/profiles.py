@@ -17,9 +17,9 @@ from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommende
 from hri_core.profile import ACTIONS
 from register import RegisterError
 from register.access.permissions import Permission
+from register.readmodels.version_views import beyond_limit, keep, keep_view
 from register.scoring.mitigation import activate_policy, create_policy_draft
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
-from register.scoring.version_views import beyond_limit, keep, keep_view
 from ui import data, scoring
 from ui.auth import can, current_actor
 from ui.errors import show_error

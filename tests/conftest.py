@@ -58,9 +58,7 @@ def store(tmp_path, request):
     # whatever the test wrote, the console's read model of the current scores still equals its join
     import duckdb
 
-    from register.db import response_ids
-    from register.ingest import claim_counts, search_index
-    from register.scoring import current_scores, version_views
+    from register.readmodels import claim_counts, current_scores, response_ids, search_index, version_views
 
     try:
         tampered = request.node.get_closest_marker("tampers")

@@ -43,7 +43,7 @@ def cmd_init(store: Store, args) -> int:
 
 
 def cmd_search_index(store: Store, args) -> int:
-    from register.ingest import search_index
+    from register.readmodels import search_index
 
     before = search_index.state(store)
     indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else progress)

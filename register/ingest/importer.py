@@ -49,13 +49,13 @@ from hri_core import FieldProblem, RecordError
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound, RegisterError
-from register.ingest import search_index
 from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
 from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
 from register.ingest.reports import DEFAULT_CHUNK, BatchReport, ImportReport, QuarantinedRecord
+from register.readmodels import search_index
 from register.scoring.profiles import active_profile
 
 __all__ = ["DEFAULT_CHUNK", "DEFAULT_MAX_BYTES", "FORMATS", "QUARANTINE_KEY", "BatchReport", "ImportReport",

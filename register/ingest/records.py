@@ -19,10 +19,8 @@ import pyarrow as pa
 
 from hri_core import Response
 from hri_core.vocabulary import dimension_mask, label_mask
-from register.db import response_ids
 from register.db.store import Transaction
-from register.ingest import claim_counts
-from register.scoring import current_scores, version_views
+from register.readmodels import claim_counts, current_scores, response_ids, version_views
 
 
 def content_hash(response: Response) -> str:

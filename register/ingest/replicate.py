@@ -29,12 +29,11 @@ import pyarrow as pa
 
 from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
-from register.db import response_ids
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.ingest import claim_counts, search_index
 from register.ingest.importer import ProgressFn
 from register.ingest.records import canonical_json, content_hash
+from register.readmodels import claim_counts, response_ids, search_index
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_imported
 

@@ -1,4 +1,4 @@
-"""The search index (migrations 023, 027, 029, 030, ``register.ingest.search_index``): a search through it finds
+"""The search index (migrations 023, 027, 029, 030, ``register.readmodels.search_index``): a search through it finds
 exactly what the scan of the texts finds, however far the index has caught up, for any search text; import keeps it
 caught up; the index equals the words, word pairs, runs of separators and letters and digits recomputed from the
 texts."""
@@ -17,8 +17,8 @@ from register.console.queries.explorer import export_rows, responses_page
 from register.console.queries.filters import Filters
 from register.db.sql import Params
 from register.db.store import Change, Transaction
-from register.ingest import search_index
 from register.ingest.importer import import_path
+from register.readmodels import search_index
 from register.scoring.profiles import ensure_default_profile
 from tests.helpers.migrations import migrations_before
 

@@ -79,7 +79,7 @@ def refresh(cur: Cursor, gone: str, added: str | None, params: dict | None = Non
     summary groups moved by what they took away and added. The callers name the refreshed responses' current
     revisions before the write (``gone``) and after it (``added``): the read model holds current revisions only, so
     its rows of those responses are the rows of those keys. ``table`` and ``summary`` name another read model of
-    the same columns (``register.scoring.version_views``).
+    the same columns (``register.readmodels.version_views``).
 
     By the revisions' integer keys, not their ids: at 10M responses, taking 1,000 responses' rows out by id read
     every column of the table (1.4 s) and joined every response to its current score (1.7 s); by key 0.1-0.15 s

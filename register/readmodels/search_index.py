@@ -59,10 +59,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from register.access.permissions import Permission, authorize
-from register.db import response_ids
 from register.db.sql import Params, multiset_differences
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
+from register.readmodels import response_ids
 
 __all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "check", "lookup",
            "search_select", "state"]

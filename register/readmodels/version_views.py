@@ -34,7 +34,7 @@ from collections.abc import Callable
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Cursor, Store, Transaction
 from register.errors import NotFound, NothingToKeep
-from register.scoring import current_scores
+from register.readmodels import current_scores
 from register.settings import default, settings
 
 __all__ = ["KEEP", "beyond_limit", "check", "forget", "keep", "keep_before_rebuild", "keep_view", "kept",

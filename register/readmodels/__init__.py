@@ -1,0 +1,13 @@
+"""The read models: tables the register keeps beside its own so that the console reads them, not the whole register.
+
+* ``current_scores`` -- one row per current response with its current score (and ``score_summary``, its counts
+  by the overview's groups);
+* ``version_views`` -- the same, kept for older profile versions;
+* ``claim_counts`` -- the current sourced claims counted for the Authority figures;
+* ``search_index`` -- the words (pairs, runs of separators, letters and digits) of every revision's texts;
+* ``response_ids`` -- a response's revisions found by its id.
+
+The writers of responses and scores keep them in step, in their own transactions. The layer sits between
+``register.scoring`` (and everything above it, which may import it) and ``register.access``: a read model needs
+nothing of a writer's.
+"""
