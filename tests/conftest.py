@@ -58,12 +58,12 @@ def store(tmp_path, request):
     # whatever the test wrote, the console's read model of the current scores still equals its join
     import duckdb
 
-    from register.readmodels import claim_counts, current_scores, response_ids, search_index, version_views
+    from register.readmodels import claim_counts, current_scores, response_ids, search_check, version_views
 
     try:
         tampered = request.node.get_closest_marker("tampers")
         differences = [] if tampered else current_scores.check(s) + version_views.check(s)
-        index_problems = [] if tampered else search_index.check(s)
+        index_problems = [] if tampered else search_check.check(s)
         count_problems = [] if tampered else claim_counts.check(s)
         id_problems = [] if tampered else response_ids.check(s)
     except duckdb.ConnectionException:  # the test closed the store itself

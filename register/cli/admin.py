@@ -43,7 +43,7 @@ def cmd_init(store: Store, args) -> int:
 
 
 def cmd_search_index(store: Store, args) -> int:
-    from register.readmodels import search_index
+    from register.readmodels import search_check, search_index
 
     before = search_index.state(store)
     indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else progress)
@@ -54,7 +54,7 @@ def cmd_search_index(store: Store, args) -> int:
           f"{after.separator_postings:,} run postings, {after.character_masks:,} masks of letters and digits, "
           f"every revision up to key {after.indexed_through:,}")
     if args.check:
-        problems = search_index.check(store)
+        problems = search_check.check(store)
         for problem in problems:
             print(f"search index: {problem}", file=sys.stderr)
         if problems:
