@@ -4,10 +4,13 @@
   by the overview's groups);
 * ``version_views`` -- the same, kept for older profile versions;
 * ``claim_counts`` -- the current sourced claims counted for the Authority figures;
-* ``search_index`` -- the words (pairs, runs of separators, letters and digits) of every revision's texts;
+* ``search_index`` -- the words (pairs, runs of separators, letters and digits) of every revision's texts, with
+  ``search_check`` holding its check;
 * ``response_ids`` -- a response's revisions found by its id.
 
-The writers of responses and scores keep them in step, in their own transactions. The layer sits between
-``register.scoring`` (and everything above it, which may import it) and ``register.access``: a read model needs
-nothing of a writer's.
+Writers of responses and scores keep them in step through one module, ``hub``: each describes what it changed as
+an event (``RevisionsWritten``, ``ScoresWritten``) and makes one call; ``hub.check`` checks all of them.
+
+The layer sits between ``register.scoring`` (and everything above it, which may import it) and ``register.access``:
+a read model needs nothing of a writer's.
 """

@@ -1,7 +1,8 @@
 """The search index's check: the index against the words, word pairs, runs of separators and letters and digits
 recomputed from the texts it covers, by definitions of their own (not the builder's, ``search_index``).
 
-Run at every test's teardown and by ``python -m register search-index --check``.
+Run by ``register.readmodels.hub.check`` (every test's store at teardown) and ``python -m register search-index
+--check``.
 """
 
 from __future__ import annotations
