@@ -33,7 +33,7 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.ingest.importer import ProgressFn
 from register.ingest.records import canonical_json, content_hash
-from register.readmodels import hub, search_index
+from register.readmodels import hub
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_imported
 
@@ -171,7 +171,7 @@ def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress:
         return Change("import_batch", str(batch_id), None, {"responses": n, "claims": added_claims})
 
     store.write(actor, "import.batch", finish)
-    search_index.catch_up(store, actor, progress=progress)
+    hub.revisions_committed(store, actor, progress=progress)
     run_id = None
     if score:
         if progress:

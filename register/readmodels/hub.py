@@ -15,6 +15,11 @@ in the order they need. Which read models a change touches follows from the even
   goes (``version_views.forget``) and a run over everything keeps the read model as its version's view when it
   holds one other version only (``version_views.keep_before_rebuild``); after it, ``current_scores.rebuild``
   (everything) or ``refresh`` (the responses the run scored).
+* ``revisions_committed(store, actor)``: after any write of revisions has committed, the read models kept in
+  transactions of their own catch up: the search index (``search_index.catch_up``). Every path that writes
+  revisions ends in it: an import and a quarantine fix (``register.ingest.importer``), the synthetic copies and
+  the revisions made in the register (``register.ingest.revise``: adjudication, annotation, feedback,
+  verification).
 * ``check(store)``: every read model against what it is computed from.
 
 A change event is a context manager: the writer's statements go inside it, so what must be read before the write
@@ -28,10 +33,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from register.db.store import Store, Transaction
-from register.readmodels import claim_counts, current_scores, response_ids, search_check, version_views
+from register.db.store import Actor, Store, Transaction
+from register.readmodels import claim_counts, current_scores, response_ids, search_check, search_index, version_views
 
-__all__ = ["CHECKS", "RevisionsWritten", "ScoresWritten", "check", "revisions_written", "scores_written"]
+__all__ = ["CHECKS", "RevisionsWritten", "ScoresWritten", "check", "revisions_committed", "revisions_written",
+           "scores_written"]
+
+ProgressFn = Callable[[int, "int | None", str], None]
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,14 @@ def scores_written(tx: Transaction, change: ScoresWritten) -> Iterator[int | Non
         current_scores.rebuild(tx)
     else:
         current_scores.refresh(tx, change.scored, change.scored, change.params)
+
+
+def revisions_committed(store: Store, actor: Actor, *, progress: ProgressFn | None = None) -> int:
+    """After a write of revisions has committed: the search index catches up with them, in slices of keys of its
+    own transactions (``search_index.catch_up``, audited ``search.indexed``; until then a search scans them:
+    never stale, only slower). Returns how many revisions were indexed. ``progress(done, total, message)`` after
+    each slice. Needs the import permission, which every writer of revisions holds."""
+    return search_index.catch_up(store, actor, progress=progress)
 
 
 # every read model's check, by the name its problems are reported under

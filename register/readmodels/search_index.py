@@ -21,7 +21,8 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
 * **Never stale.** ``search_index.indexed_through`` is the highest response key indexed; keys come from one
   sequence and only grow, and writes are serialised, so every revision at or below it is indexed and those above
   it are searched by the scan, limited to them (``search_select``). ``catch_up`` indexes the revisions above it
-  in slices of keys, one transaction each (import and the synthetic copies call it when they finish; ``python -m
+  in slices of keys, one transaction each (``register.readmodels.hub.revisions_committed`` calls it when any write
+  of revisions has committed: an import, the synthetic copies, a revision made in the register; ``python -m
   register search-index`` catches up a database upgraded from before the index). A revision that stops being
   current keeps its postings: the search's callers keep current responses only.
 * **Pairs** (migration 027). ``search_pairs`` numbers every pair of adjacent words that stand exactly one space
