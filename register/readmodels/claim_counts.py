@@ -8,7 +8,7 @@ so by the hub (``register.readmodels.hub.revisions_written``: ``counted`` before
 the transaction of each write that changes which claims are current: an import (``register.ingest.records``: the
 claims of a revised response stop being current, the new revision's start) and the synthetic copies
 (``register.ingest.replicate``). Claims are never rewritten otherwise. ``check`` compares both with a recount (the
-hub's check: every test's store is checked at teardown); ``rebuild`` counts again.
+hub's check: every test's store is checked at teardown); ``rebuild`` counts again (the hub's rebuild).
 
 Readers: the overview's Authority figures over every current response (``register.scoring.authority``) and the
 sources the current claims cite (``authority.cited_sources``).

@@ -1,4 +1,4 @@
-"""The one place writers keep the read models in step: typed change events, and the check of them all.
+"""The one place writers keep the read models in step: typed change events, and the check and rebuild of them all.
 
 A writer of responses or scores does not call the read models one by one. It describes what it changes as an
 event and makes one call here, in its own transaction; the hub keeps every read model the change touches in step,
@@ -20,7 +20,8 @@ in the order they need. Which read models a change touches follows from the even
   revisions ends in it: an import and a quarantine fix (``register.ingest.importer``), the synthetic copies and
   the revisions made in the register (``register.ingest.revise``: adjudication, annotation, feedback,
   verification).
-* ``check(store)``: every read model against what it is computed from.
+* ``check(store)`` and ``rebuild(store, actor)``: every read model against what it is computed from, and every one
+  made again.
 
 A change event is a context manager: the writer's statements go inside it, so what must be read before the write
 (the counts of the claims it supersedes, the read model it keeps) is read before, and the rest follows it. Nothing
@@ -33,11 +34,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from register.db.store import Actor, Store, Transaction
+from register.access.permissions import Permission, authorize
+from register.db.store import Actor, Change, Store, Transaction
 from register.readmodels import claim_counts, current_scores, response_ids, search_check, search_index, version_views
 
-__all__ = ["CHECKS", "RevisionsWritten", "ScoresWritten", "check", "revisions_committed", "revisions_written",
-           "scores_written"]
+__all__ = ["CHECKS", "RevisionsWritten", "ScoresWritten", "check", "rebuild", "revisions_committed",
+           "revisions_written", "scores_written"]
 
 ProgressFn = Callable[[int, "int | None", str], None]
 
@@ -124,3 +126,23 @@ def check(store: Store) -> list[str]:
     """Every read model against what it is computed from, as sentences naming the read model; [] when all agree.
     Each check reads the whole of its read model and of its source (every test's store runs it at teardown)."""
     return [f"{name}: {problem}" for name, run in CHECKS for problem in run(store)]
+
+
+def rebuild(store: Store, actor: Actor, *, progress: ProgressFn | None = None) -> None:
+    """Make every read model that has a rebuild again from the register's tables. Needs ``Permission.RESCORE``.
+
+    In one audited transaction (``readmodels.rebuilt``): ``current_scores`` with its summary (from the join of
+    current responses and current scores, in slices of keys) and ``claim_counts`` (a recount). Then the search
+    index from nothing (``search_index.rebuild``: emptied in one transaction, caught up in slices of their own).
+    Two have no rebuild: ``version_views`` (a kept view is exact or dropped; ``version_views.forget`` drops one
+    that ``check`` finds wrong, and the console then joins its version's score rows) and ``response_ids`` (written
+    by every writer of responses and by its migration, 028; nothing rebuilds it)."""
+    authorize(store, actor, Permission.RESCORE, entity_type="read_models")
+
+    def write(tx: Transaction) -> Change:
+        current_scores.rebuild(tx)
+        claim_counts.rebuild(tx)
+        return Change("read_models", None, None, {"rebuilt": ["current_scores", "score_summary", "claim_counts"]})
+
+    store.write(actor, "readmodels.rebuilt", write)
+    search_index.rebuild(store, actor, progress=progress)

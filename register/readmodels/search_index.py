@@ -51,7 +51,8 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   words' postings until ``catch_up`` has filled the masks in (from the postings: no text is read).
 
 ``search_check.check`` compares the index with the words, pairs, runs and letters and digits recomputed from the
-texts (tests; ``search-index --check``).
+texts (the hub's check, at every test's teardown; ``search-index --check``). ``rebuild`` indexes everything again from
+nothing (the hub's rebuild).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from register.errors import RegisterError
 from register.readmodels import response_ids
 
 __all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "lookup",
-           "search_select", "state"]
+           "rebuild", "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
@@ -309,6 +310,30 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
     for part in _BACKFILLS:
         _backfill(store, actor, part, progress, slice_keys)
     return done
+
+
+# every table of the index, emptied by ``rebuild``
+_TABLES = ("search_words", "search_postings", "search_pairs", "search_pair_postings", "search_separators",
+           "search_separator_postings", "search_characters")
+
+
+def rebuild(store: Store, actor: Actor, *, progress: ProgressFn | None = None, slice_keys: int = SLICE_KEYS) -> int:
+    """Index every response revision again from nothing: one transaction empties the index and moves its marks to
+    0 (audited as ``search.emptied``), then ``catch_up``; returns how many revisions were indexed. A search
+    between the two scans the texts (every key is above the mark): slower, never stale. Needs the import
+    permission, as ``catch_up``."""
+    authorize(store, actor, Permission.IMPORT, entity_type="search_index")
+
+    def empty(tx: Transaction) -> Change:
+        before = int(tx.scalar("SELECT indexed_through FROM search_index"))
+        for table in _TABLES:  # this module's constants
+            tx.execute(f"DELETE FROM {table}")
+        tx.execute("UPDATE search_index SET indexed_through = 0, pairs_missing_through = 0, "
+                   "separators_missing_through = 0, characters_missing_through = 0")
+        return Change("search_index", None, {"indexed_through": before}, {"indexed_through": 0})
+
+    store.write(actor, "search.emptied", empty)
+    return catch_up(store, actor, progress=progress, slice_keys=slice_keys)
 
 
 def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn | None, slice_keys: int) -> None:

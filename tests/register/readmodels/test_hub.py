@@ -1,7 +1,8 @@
 """The read models' hub (``register.readmodels.hub``): every path that writes revisions ends with them in the search
 index -- an import, a quarantine fix, and the revisions made in the register (adjudication, annotation, feedback,
 verification) -- so that the console's search finds them through the index, not by scanning what the index has not
-caught up with."""
+caught up with; ``check`` names every read model that differs from what it is computed from, and ``rebuild`` makes
+them again."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from register.access.permissions import Permission
 from register.console.queries.explorer import responses_page
 from register.console.queries.filters import Filters
 from register.db.sql import Params
+from register.errors import PermissionDenied
 from register.feedback import items as feedback
 from register.ingest.importer import import_path, reimport_quarantined
 from register.ingest.quarantine import quarantine_rows
@@ -103,3 +105,40 @@ def test_annotated_and_adjudicated_revisions_are_found_through_the_search_index(
         assert hub.check(lab) == []
     finally:
         lab.close()
+
+
+def _sourced(response_id: str) -> dict:
+    record = two_claims(response_id)
+    return {**record, "claims": [{**record["claims"][0], "source_id": "src-1"}, record["claims"][1]]}
+
+
+@pytest.mark.tampers
+def test_check_names_each_read_model_that_differs_and_rebuild_makes_them_again(store, tmp_path):
+    import_records(store, tmp_path, [_sourced("r1"), _sourced("r2")])
+    assert hub.check(store) == []
+    with store.cursor() as cur:
+        cur.execute("DELETE FROM current_scores WHERE response_id = 'r1'")
+        cur.execute("DELETE FROM claim_source_counts")
+        cur.execute("DELETE FROM search_postings WHERE response_key = (SELECT min(response_key) FROM responses)")
+        cur.execute("DELETE FROM response_ids WHERE id_hash = md5_number_lower('r2')")
+    problems = hub.check(store)
+    assert {problem.split(":")[0] for problem in problems} == {"current_scores", "claim_counts", "search_index",
+                                                               "response_ids"}
+    assert any(p.startswith("search_index: ") and "not in the index" in p for p in problems)
+    with store.cursor() as cur:  # response_ids has no rebuild: put its row back as the importer wrote it
+        cur.execute("INSERT INTO response_ids SELECT md5_number_lower(response_id), response_key FROM responses "
+                    "WHERE response_id = 'r2'")
+    hub.rebuild(store, SYSTEM)
+    assert hub.check(store) == []
+    state = search_index.state(store)
+    assert (state.indexed_through, state.pending) == (response_ids.largest_key(store), 0)
+    assert search_index.search_select(store, "renewal", Params()) is not None
+    page, _ = responses_page(store, Filters(), search="renewal")
+    assert sorted(page["response_id"]) == ["r1", "r2"]
+    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'readmodels.rebuilt'") == 1
+
+
+def test_rebuild_needs_the_rescore_permission(store):
+    enrol(store, ANNOTATOR)
+    with pytest.raises(PermissionDenied):
+        hub.rebuild(store, ANNOTATOR)
