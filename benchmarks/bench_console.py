@@ -12,7 +12,7 @@ the database and reuse it on the next run (a database that already holds respons
 Unless ``--one-profile``, a second profile version is published and everything rescored under it
 (once; a reused database keeps it), so the register holds score history and the profile-version
 filter reads the older version's scores: the version before the active one (a kept view when publishing ran
-over everything, ``register.scoring.version_views``) and, when the database has one, the oldest version that is
+over everything, ``register.readmodels.version_views``) and, when the database has one, the oldest version that is
 not kept (its score rows joined).
 
 Then times each query function the pages call (and ``queries.overview.overview``, the same overview figures
@@ -49,7 +49,7 @@ from register.console.queries import authority, detail, explorer, overview  # no
 from register.console.queries.filters import Filters  # noqa: E402
 from register.feedback import scope  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
-from register.scoring import version_views  # noqa: E402
+from register.readmodels import version_views  # noqa: E402
 from register.scoring.profiles import activate, active_profile, create_draft, ensure_default_profile  # noqa: E402
 from register.scoring.scorer import rescore  # noqa: E402
 
@@ -144,7 +144,7 @@ def main() -> None:
     options = overview.filter_options(store)
     one_use_case = Filters(use_cases=(options["use_cases"][0],))
     # the version before the active one (kept as a read model of its own when publishing ran over everything:
-    # register.scoring.version_views), and the oldest version that is not kept (its score rows joined), if any
+    # register.readmodels.version_views), and the oldest version that is not kept (its score rows joined), if any
     older = [v for v in options["profile_versions"] if v != profile.version]
     kept = version_views.kept(store)
     one_version = Filters(profile_version=older[-1])

@@ -41,8 +41,8 @@ from register import SYSTEM, Store  # noqa: E402
 from register.ingest.importer import import_path  # noqa: E402
 from register.scoring.profiles import ensure_default_profile  # noqa: E402
 
-# the import's steps, by what their statements' texts hold (the first match decides; see register.ingest.bulk,
-# records and search_index)
+# the import's steps, by what their statements' texts hold (the first match decides; see register.ingest.bulk and
+# records, and register.readmodels: the hub and search_index)
 STEPS = (
     ("bulk check: the parse", ("json_keys(line)",)),
     ("bulk check: canonical JSON, sha256", ("sha256(",)),

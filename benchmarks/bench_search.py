@@ -38,7 +38,7 @@ from register import SYSTEM, Store  # noqa: E402
 from register.console.queries import explorer  # noqa: E402
 from register.console.queries.filters import Filters  # noqa: E402
 from register.db.sql import Params  # noqa: E402
-from register.ingest import search_index  # noqa: E402
+from register.readmodels import search_index  # noqa: E402
 
 DEFAULT_SEARCHES = ("notice", "abolitionist", "notice period", "iso 27001 certification", "zeppelin clause", "%",
                     "§", "e")

@@ -17,10 +17,10 @@ from hri_core import DIMENSIONS, LABELS, HRIError, profile_from_dict, recommende
 from hri_core.profile import ACTIONS, WEIGHT_SUM_TOLERANCE
 from register import RegisterError
 from register.access.permissions import Permission
+from register.readmodels.version_views import beyond_limit, keep, keep_view
 from register.scoring import profiles as reg_profiles
 from register.scoring.mitigation import activate_policy, create_policy_draft, list_policies
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
-from register.scoring.version_views import beyond_limit, keep, keep_view
 from ui.features import scoring
 from ui.features.figures import dimension_label
 from ui.features.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure

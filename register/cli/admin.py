@@ -15,8 +15,8 @@ def add_init(sub) -> None:
 
 
 def add_search_index(sub) -> None:
-    sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (import does it "
-                                               "too); --check compares the index with the texts")
+    sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (every write of "
+                                               "revisions does it too); --check compares the index with the texts")
     sidx.add_argument("--check", action="store_true", help="also recompute the words and compare (a full scan)")
     sidx.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     sidx.set_defaults(func=cmd_search_index)
@@ -43,7 +43,7 @@ def cmd_init(store: Store, args) -> int:
 
 
 def cmd_search_index(store: Store, args) -> int:
-    from register.ingest import search_index
+    from register.readmodels import search_check, search_index
 
     before = search_index.state(store)
     indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else progress)
@@ -54,7 +54,7 @@ def cmd_search_index(store: Store, args) -> int:
           f"{after.separator_postings:,} run postings, {after.character_masks:,} masks of letters and digits, "
           f"every revision up to key {after.indexed_through:,}")
     if args.check:
-        problems = search_index.check(store)
+        problems = search_check.check(store)
         for problem in problems:
             print(f"search index: {problem}", file=sys.stderr)
         if problems:

@@ -53,7 +53,7 @@ def cmd_rescore(store: Store, args) -> int:
 
 
 def cmd_keep_view(store: Store, args) -> int:
-    from register.scoring.version_views import keep_view
+    from register.readmodels.version_views import keep_view
 
     dropped = keep_view(store, cli_actor(), args.version, progress=progress)
     print(f"profile version {args.version}: its view is kept"

@@ -22,10 +22,10 @@ from register.console.queries.explorer import check_window
 from register.console.queries.filters import NO_CLAIMS_STATE, Filters, filtered_scores
 from register.console.queries.queue import QUEUE_ACTIONS, age_days_expr, flag_queued
 from register.console.queries.queue import queue_stats as _queue_stats
-from register.db.response_ids import revisions_select
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
+from register.readmodels.response_ids import revisions_select
 from register.scoring.authority import response_authority_select, review_keys_select
 
 __all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",

@@ -28,11 +28,11 @@ import pandas as pd
 
 from hri_core import Label
 from register.access.permissions import Permission, authorize, require_other_person
-from register.db.response_ids import revisions_select
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
 from register.governance.feedback_labels import validated_outside_register
 from register.ingest.revise import revise_responses
+from register.readmodels.response_ids import revisions_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["MAX_TEXT", "STATES", "VALIDATION_METHODS", "feedback_item", "list_feedback", "outside_register",

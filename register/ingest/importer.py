@@ -49,13 +49,13 @@ from hri_core import FieldProblem, RecordError
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound, RegisterError
-from register.ingest import search_index
 from register.ingest.batches import close_batch, record_failed_fix, resume_batch, run_batch, unfinished_batches
 from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_to_import, scan_file
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
 from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
 from register.ingest.reports import DEFAULT_CHUNK, BatchReport, ImportReport, QuarantinedRecord
+from register.readmodels import hub
 from register.scoring.profiles import active_profile
 
 __all__ = ["DEFAULT_CHUNK", "DEFAULT_MAX_BYTES", "FORMATS", "QUARANTINE_KEY", "BatchReport", "ImportReport",
@@ -118,7 +118,7 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
         if progress:
             progress(done, grand_total, message)
 
-    search_index.catch_up(store, actor, progress=index_progress)
+    hub.revisions_committed(store, actor, progress=index_progress)
     return report
 
 
@@ -179,6 +179,7 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
     sha256 = hashlib.sha256(fixed_raw_text.encode("utf-8", "surrogateescape")).hexdigest()
     batch = run_batch(store, actor, source_name=source_name, fmt="quarantine-fix", sha256=sha256, items=iter([item]),
                       notes=[f"fix of quarantine row {quarantine_id}"], chunk_size=1, profile=profile, report=report)
+    hub.revisions_committed(store, actor)  # the fixed record into the search index
     if batch.resolved == 0:  # the row was resolved concurrently between the read and the write
         batch.notes.append(f"quarantine row {quarantine_id} was already resolved")
     return report

@@ -5,7 +5,7 @@ user sent) and stores them set-based inside the import's write transaction: the 
 Arrow tables (readable in SQL for the duration of the merge, ``Transaction.relation``) and merged
 with a handful of SQL statements. A response whose canonical content is unchanged is left alone
 (re-importing a file is idempotent); a changed one becomes a new revision and the old revision stops
-being current.
+being current. The read models follow in the same transaction (``register.readmodels.hub.revisions_written``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ from hri_core import Response
 from hri_core import fingerprint as fingerprints
 from hri_core.models import CLAIM_EXTENSIONS, RESPONSE_EXTENSIONS
 from hri_core.vocabulary import dimension_mask, label_mask
-from register.db import response_ids
 from register.db.store import Transaction
-from register.ingest import claim_counts
-from register.scoring import current_scores, version_views
+from register.readmodels.hub import RevisionsWritten, revisions_written
 
 
 def content_hash(response: Response) -> str:
@@ -151,42 +149,36 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
                    ON mx.response_id = s.response_id
         """)
         tx.execute("DROP TABLE _stored")
-        # the current claims of revised responses stop being current: their source counts go (by their keys)
         revised = tx.query("SELECT count(*) FROM _plan WHERE outcome = 'revised'")[0][0]
-        gone = (claim_counts.counted(tx, "response_key IN (SELECT current_key FROM _plan WHERE outcome = 'revised')")
-                if revised else None)
-        for table in ("responses", "claims"):  # allow-listed identifiers
-            tx.execute(f"""
-                UPDATE {table} SET is_current = false
-                WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
+        # the new revisions; a revised response's current revision (and its claims) stops being current
+        change = RevisionsWritten("SELECT response_id, response_key FROM _plan WHERE outcome <> 'unchanged'",
+                                  "SELECT current_key FROM _plan WHERE outcome = 'revised'" if revised else None)
+        with revisions_written(tx, change):
+            for table in ("responses", "claims"):  # allow-listed identifiers
+                tx.execute(f"""
+                    UPDATE {table} SET is_current = false
+                    WHERE is_current AND response_id IN (SELECT response_id FROM _plan WHERE outcome = 'revised')
+                """)
+            tx.execute("""
+                INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id,
+                                       imported_at, use_case, model, created_at, question, answer, stakes,
+                                       claim_count, raw, retrieved_context, gt_answer, query_ambiguous, gt_claims)
+                SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case,
+                       s.model, s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw,
+                       s.retrieved_context::JSON, s.gt_answer, s.query_ambiguous, s.gt_claims::JSON
+                FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
+            """, {"batch": batch_id, "at": imported_at})
+            tx.execute("""
+                INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text,
+                                    labels, label_mask, dimensions, dim_mask, criticality, source_id, span,
+                                    feedback_at, feedback_count, feedback_resolved, category, is_core,
+                                    contradicted_by, entailment)
+                SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text,
+                       c.labels, c.label_mask, c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span,
+                       c.feedback_at, c.feedback_count, c.feedback_resolved, c.category, c.is_core,
+                       c.contradicted_by, c.entailment::JSON
+                FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
             """)
-        tx.execute("""
-            INSERT INTO responses (response_id, revision, response_key, is_current, content_hash, batch_id,
-                                   imported_at, use_case, model, created_at, question, answer, stakes, claim_count,
-                                   raw, retrieved_context, gt_answer, query_ambiguous, gt_claims)
-            SELECT s.response_id, p.next_revision, p.response_key, true, s.content_hash, $batch, $at, s.use_case,
-                   s.model, s.created_at, s.question, s.answer, s.stakes, s.claim_count, s.raw,
-                   s.retrieved_context::JSON, s.gt_answer, s.query_ambiguous, s.gt_claims::JSON
-            FROM _staged_r s JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
-        """, {"batch": batch_id, "at": imported_at})
-        response_ids.record(tx, "SELECT response_id, response_key FROM _plan WHERE outcome <> 'unchanged'")
-        tx.execute("""
-            INSERT INTO claims (response_id, revision, response_key, claim_idx, is_current, claim_id, text, labels,
-                                label_mask, dimensions, dim_mask, criticality, source_id, span, feedback_at,
-                                feedback_count, feedback_resolved, category, is_core, contradicted_by, entailment)
-            SELECT c.response_id, p.next_revision, p.response_key, c.claim_idx, true, c.claim_id, c.text, c.labels,
-                   c.label_mask, c.dimensions, c.dim_mask, c.criticality, c.source_id, c.span, c.feedback_at,
-                   c.feedback_count, c.feedback_resolved, c.category, c.is_core, c.contradicted_by,
-                   c.entailment::JSON
-            FROM _staged_c c JOIN _plan p USING (response_id) WHERE p.outcome <> 'unchanged'
-        """)
-        claim_counts.move(tx, gone, "response_key IN (SELECT response_key FROM _plan WHERE outcome <> 'unchanged')",
-                          gone_keys="SELECT current_key FROM _plan WHERE outcome = 'revised'" if revised else None)
-        # a revised response's current score was its old revision's: the console's read model drops it until the
-        # new revision is scored (as the join of current responses and current scores does)
-        current_scores.refresh(tx, "SELECT current_key FROM _plan WHERE outcome = 'revised'",
-                               "SELECT response_key FROM _plan WHERE outcome = 'revised'")
-        version_views.remove_revised(tx, "SELECT current_key FROM _plan WHERE outcome = 'revised'")
         counts = dict(tx.query("SELECT outcome, count(*) FROM _plan GROUP BY outcome"))
         tx.execute("DROP TABLE _plan")
     return MergeCounts(counts.get("new", 0), counts.get("revised", 0), counts.get("unchanged", 0))

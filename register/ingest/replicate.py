@@ -29,12 +29,11 @@ import pyarrow as pa
 
 from hri_core.models import parse_response
 from register.access.permissions import Permission, authorize
-from register.db import response_ids
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.ingest import claim_counts, search_index
 from register.ingest.importer import ProgressFn
 from register.ingest.records import canonical_json, content_hash
+from register.readmodels import hub
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_imported
 
@@ -93,21 +92,20 @@ def _copy_round(batch_id: int, number: int, take: int) -> Callable[[Transaction]
                    f"response_id || $suffix AS copy_id, nextval('seq_response_key') AS copy_key "
                    f"FROM (SELECT response_id FROM {_SCRATCH_R} ORDER BY response_key LIMIT $take)",
                    {"suffix": f"~{number}", "take": take})
-        tx.execute(f"""
-            INSERT INTO responses
-            SELECT r.* EXCLUDE (canonical, raw_line) REPLACE (
-                       k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key,
-                       sha256(replace(r.canonical, $placeholder, k.copy_id)) AS content_hash,
-                       $batch AS batch_id, $at AS imported_at,
-                       replace(r.raw_line, $placeholder, k.copy_id)::JSON AS raw)
-            FROM {_SCRATCH_R} r JOIN _copies k ON r.response_id = k.template_id""",
-                   {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
-        response_ids.record(tx, "SELECT copy_id, copy_key FROM _copies")
-        claims = tx.scalar(f"""
-            INSERT INTO claims
-            SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
-            FROM {_SCRATCH_C} c JOIN _copies k ON c.response_id = k.template_id""")
-        claim_counts.move(tx, None, "response_key IN (SELECT copy_key FROM _copies)")
+        with hub.revisions_written(tx, hub.RevisionsWritten("SELECT copy_id, copy_key FROM _copies")):  # all new
+            tx.execute(f"""
+                INSERT INTO responses
+                SELECT r.* EXCLUDE (canonical, raw_line) REPLACE (
+                           k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key,
+                           sha256(replace(r.canonical, $placeholder, k.copy_id)) AS content_hash,
+                           $batch AS batch_id, $at AS imported_at,
+                           replace(r.raw_line, $placeholder, k.copy_id)::JSON AS raw)
+                FROM {_SCRATCH_R} r JOIN _copies k ON r.response_id = k.template_id""",
+                       {"placeholder": _PLACEHOLDER, "batch": batch_id, "at": utc_now()})
+            claims = tx.scalar(f"""
+                INSERT INTO claims
+                SELECT c.* REPLACE (k.copy_id AS response_id, 1 AS revision, k.copy_key AS response_key)
+                FROM {_SCRATCH_C} c JOIN _copies k ON c.response_id = k.template_id""")
         tx.execute("UPDATE import_batches SET records_total = records_total + $n, accepted = accepted + $n, "
                    "new_responses = new_responses + $n WHERE batch_id = $batch", {"n": take, "batch": batch_id})
         tx.execute("DROP TABLE _copies")
@@ -173,7 +171,7 @@ def replicate(store: Store, actor: Actor, template_batch: int, n: int, progress:
         return Change("import_batch", str(batch_id), None, {"responses": n, "claims": added_claims})
 
     store.write(actor, "import.batch", finish)
-    search_index.catch_up(store, actor, progress=progress)
+    hub.revisions_committed(store, actor, progress=progress)
     run_id = None
     if score:
         if progress:

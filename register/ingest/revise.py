@@ -6,7 +6,9 @@ merged by the same batch path as an import (``register.ingest.batches.run_batch`
 next revision (the previous one stays, with its score), it is audited (``import.start`` /
 ``import.batch`` with the batch's source and format), and the active profile scores it. The batch's
 ``format`` says where the revision came from (``revision:adjudication``, ``revision:feedback``...), its
-``source_name`` what it is about, so the batch history reads as the label's provenance.
+``source_name`` what it is about, so the batch history reads as the label's provenance. As an import, the
+batch ends in ``register.readmodels.hub.revisions_committed``: the new revisions are in the search index as soon
+as they are stored.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from register.errors import RegisterError
 from register.ingest.batches import run_batch
 from register.ingest.items import Item
 from register.ingest.reports import BatchReport, ImportReport
+from register.readmodels import hub
 from register.scoring.profiles import active_profile
 
 __all__ = ["REVISION_ORIGINS", "revise_responses"]
@@ -53,5 +56,7 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
         items.append(Item(f"{origin} {position}", raw, record, [], response.response_id))
     profile = active_profile(store) if score else None
     report = ImportReport()
-    return run_batch(store, actor, source_name=subject, fmt=f"revision:{origin}", sha256=None, items=iter(items),
-                     notes=[f"{origin} by {actor.name}"], chunk_size=_CHUNK, profile=profile, report=report)
+    batch = run_batch(store, actor, source_name=subject, fmt=f"revision:{origin}", sha256=None, items=iter(items),
+                      notes=[f"{origin} by {actor.name}"], chunk_size=_CHUNK, profile=profile, report=report)
+    hub.revisions_committed(store, actor)  # the new revisions into the search index, as an import's
+    return batch

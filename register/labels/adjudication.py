@@ -32,7 +32,6 @@ from hri_core import Response, parse_response
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import Label
 from register.access.permissions import Permission, authorize, require_other_person
-from register.db.response_ids import revisions_select
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import LabellingError, NotFound
@@ -40,6 +39,7 @@ from register.ingest.revise import revise_responses
 from register.labels.batches import batch
 from register.labels.units import readings_sql, unit_status_sql
 from register.labels.workbench import checked_reading
+from register.readmodels.response_ids import revisions_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["RULES", "ApplyReport", "adjudicate", "apply_resolved", "current_score", "escalated_reading",

@@ -12,7 +12,7 @@ are unknown) -- the three questions of ``hri_core.authority`` (its docstring quo
   category (``uncategorised`` without one).
 
 No check is stored: the checks are a query (over the claims, or over what they read of them, kept in step by
-every write: ``register.ingest.claim_counts``), so superseding or restricting a source shows at once, and
+every write: ``register.readmodels.claim_counts``), so superseding or restricting a source shows at once, and
 a claim's labels are never rewritten. A SUPPORTED claim that fails a check gets a *proposed* label
 (ACCESS_GAP when not allowed, OUTDATED when stale, "needs review" when authority is insufficient or a
 check is undecided or the source is unknown), as ``hri_core.authority.check_claim`` proposes it (a

@@ -157,7 +157,7 @@ def _base_select(basis: StoredBasis, p: Params) -> str:
     """
     profile = basis.profile
     dims = ", ".join(f"s.{c}" for c in DIM_COLUMNS.values())
-    # the current responses with their current score: the console's read model (register.scoring.current_scores)
+    # the current responses with their current score: the console's read model (register.readmodels.current_scores)
     # holds exactly that join, narrow and without string keys to match (at 10M, the join was most of this
     # preview's time); a current response without a current score of its revision is not in it
     rows = (f"SELECT s.run_id, s.response_key, {dims}, s.score, s.band, s.action, "

@@ -17,10 +17,10 @@ from hri_core import Response, ScoreResult, parse_response, score_response
 from hri_core.mitigation import MitigationDecision, decide
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import DIMENSIONS
-from register.db import response_ids
-from register.db.response_ids import revisions_select
 from register.db.store import Store
 from register.errors import NotFound
+from register.readmodels import response_ids
+from register.readmodels.response_ids import revisions_select
 from register.scoring.mitigation import get_policy as get_policy_version
 from register.scoring.profiles import get_profile
 

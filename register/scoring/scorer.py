@@ -37,7 +37,7 @@ from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.scoring import current_scores, version_views
+from register.readmodels.hub import ScoresWritten, scores_written
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -515,44 +515,40 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, profile.version, as_of, utc_now(), actor.name, scope, profile.fingerprint()])
-        # a run under a version changes which of its rows are latest: its kept view (if any) goes; a run over
-        # everything first keeps the read model as its version's view when it holds one version only
-        version_views.forget(tx, profile.version)
-        kept = version_views.keep_before_rebuild(tx, profile.version, run_id) if batch_id is None else None
-        # the responses score_select scores (current, of the batch if any) lose their current score, then
-        # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
-        if batch_id is None:
-            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                       "(SELECT response_id FROM responses WHERE is_current)")
-        else:
-            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                       "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
-        # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
-        # joined in as the rows are written (deciding afterwards rewrote every new row: 8 s of 10M-row UPDATEs)
-        scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
-                                   else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
-        policy = active_policy(tx)
-        p = Params()
-        select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True)
-        columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, no_claims, "
-                   "total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, "
-                   "action_floor_claim_id, action_floor_rule_id")
-        mitigation = ", ".join(MITIGATION_VALUES)
-        decision = ", ".join(MITIGATION_VALUES.values())
-        with decided(tx, policy, scope_sql, scope_params):
-            count = tx.execute(
-                f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, {columns}, "
-                f"{mitigation}, mitigation_policy_version) "
-                f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
-                f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
-                f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
-                f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values)
-        if batch_id is None:
-            current_scores.rebuild(tx)
-        else:
-            batch = "SELECT response_key FROM responses WHERE is_current AND batch_id = $batch"
-            current_scores.refresh(tx, batch, batch, {"batch": batch_id})
+        # the read models follow the run (register.readmodels.hub): everything, or the batch's current revisions
+        change = (ScoresWritten(profile.version, run_id) if batch_id is None else
+                  ScoresWritten(profile.version, run_id, "SELECT response_key FROM responses "
+                                "WHERE is_current AND batch_id = $batch", {"batch": batch_id}))
+        with scores_written(tx, change) as kept:
+            # the responses score_select scores (current, of the batch if any) lose their current score, then
+            # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
+            if batch_id is None:
+                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                           "(SELECT response_id FROM responses WHERE is_current)")
+            else:
+                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                           "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
+            # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
+            # joined in as the rows are written (deciding afterwards rewrote every new row: 8 s of 10M-row UPDATEs)
+            scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
+                                       else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
+            policy = active_policy(tx)
+            p = Params()
+            select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True)
+            columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, "
+                       "no_claims, total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, "
+                       "scoring_failure, action_floor_claim_id, action_floor_rule_id")
+            mitigation = ", ".join(MITIGATION_VALUES)
+            decision = ", ".join(MITIGATION_VALUES.values())
+            with decided(tx, policy, scope_sql, scope_params):
+                count = tx.execute(
+                    f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
+                    f"{columns}, {mitigation}, mitigation_policy_version) "
+                    f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
+                    f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
+                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
+                    f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
+                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values)
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
         tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "

@@ -24,7 +24,7 @@ from register.access.permissions import Permission, authorize
 from register.db.sql import file_literal
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
-from register.scoring import current_scores, version_views
+from register.readmodels.hub import ScoresWritten, scores_written
 from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILURE_REPORT_LIMIT, RescoreSummary
@@ -165,30 +165,30 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, version, as_of, utc_now(), actor.name, SPARK_SCOPE, fingerprint])
-        version_views.forget(tx, version)  # its latest rows change: a kept view of the version goes
-        tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                   "(SELECT response_id FROM spark_scores)")
-        # each row takes its revision's integer key from the register (checked above: every row names a
-        # current revision), never from the file
-        count = tx.execute(
-            f"INSERT INTO scores (run_id, response_id, revision, response_key, profile_version, as_of, is_current, "
-            f"{columns}) SELECT $run, s.response_id, s.revision, r.response_key, s.profile_version, s.as_of, true, "
-            f"{from_file} FROM spark_scores s JOIN responses r "
-            "ON r.is_current AND r.response_id = s.response_id AND r.revision = s.revision "
-            "ORDER BY s.response_id", {"run": run_id}) or 0
-        # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
-        apply_mitigation(tx, run_id, active_policy(tx))
-        if floors_glob is not None:
-            tx.execute("INSERT INTO score_floors (run_id, response_id, revision, response_key, claim_idx, claim_id, "
-                       "rule_id, label, criticality, value) SELECT $run, f.response_id, f.revision, r.response_key, "
-                       "f.claim_idx, f.claim_id, f.rule_id, f.label, f.criticality, f.value "
-                       "FROM read_parquet($floors) f JOIN responses r ON r.is_current "
-                       "AND r.response_id = f.response_id AND r.revision = f.revision WHERE EXISTS (SELECT 1 FROM "
-                       "spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
-                       "ORDER BY f.response_id, f.revision, f.claim_idx", {"run": run_id, "floors": floors_glob})
-        tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
-        scored = "SELECT response_key FROM scores WHERE run_id = $run"  # the current revisions it scored
-        current_scores.refresh(tx, scored, scored, {"run": run_id})
+        # the read models follow the run (register.readmodels.hub): the current revisions it scored
+        change = ScoresWritten(version, run_id, "SELECT response_key FROM scores WHERE run_id = $run", {"run": run_id})
+        with scores_written(tx, change):
+            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                       "(SELECT response_id FROM spark_scores)")
+            # each row takes its revision's integer key from the register (checked above: every row names a
+            # current revision), never from the file
+            count = tx.execute(
+                f"INSERT INTO scores (run_id, response_id, revision, response_key, profile_version, as_of, "
+                f"is_current, {columns}) SELECT $run, s.response_id, s.revision, r.response_key, s.profile_version, "
+                f"s.as_of, true, {from_file} FROM spark_scores s JOIN responses r "
+                "ON r.is_current AND r.response_id = s.response_id AND r.revision = s.revision "
+                "ORDER BY s.response_id", {"run": run_id}) or 0
+            # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
+            apply_mitigation(tx, run_id, active_policy(tx))
+            if floors_glob is not None:
+                tx.execute("INSERT INTO score_floors (run_id, response_id, revision, response_key, claim_idx, "
+                           "claim_id, rule_id, label, criticality, value) SELECT $run, f.response_id, f.revision, "
+                           "r.response_key, f.claim_idx, f.claim_id, f.rule_id, f.label, f.criticality, f.value "
+                           "FROM read_parquet($floors) f JOIN responses r ON r.is_current "
+                           "AND r.response_id = f.response_id AND r.revision = f.revision WHERE EXISTS (SELECT 1 "
+                           "FROM spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
+                           "ORDER BY f.response_id, f.revision, f.claim_idx", {"run": run_id, "floors": floors_glob})
+            tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         tx.execute("DROP TABLE spark_scores")
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

@@ -128,7 +128,7 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join(start_app, page, monk
     app["stop"]()
 
     from register import Store
-    from register.scoring import version_views
+    from register.readmodels import version_views
 
     store = Store(app["db"])
     try:

@@ -303,7 +303,7 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
 def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot(seeded_db, acting, monkeypatch):
     """The version view says how the console reads each version; an admin keeps a view of one read by a join (the
     oldest kept view beyond the limit named before and dropped), a reviewer is told only an admin can."""
-    from register.scoring import version_views
+    from register.readmodels import version_views
     from tests.helpers.profiles import OTHER_WEIGHTS, publish_versions
 
     monkeypatch.setenv("HRI_KEEP_VERSION_VIEWS", "1")

@@ -147,7 +147,7 @@ def test_a_second_process_finds_the_database_in_use(run):
 
 def test_keep_view_keeps_an_older_versions_view_and_refuses_one_kept_already(run):
     from register import SYSTEM
-    from register.scoring import version_views
+    from register.readmodels import version_views
     from tests.helpers.profiles import publish_versions
 
     assert run("init").returncode == 0

@@ -15,9 +15,9 @@ from dataclasses import replace
 import pandas as pd
 
 from register.console.queries.filters import Filters, as_current, filtered_scores, same_set_unversioned
-from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.readmodels import response_ids
 from register.scoring.authority import PROBLEMS as AUTHORITY_PROBLEMS
 from register.scoring.authority import claim_checks_select, dated_source_cited
 from register.scoring.authority_rules import authority_rules, requester_roles

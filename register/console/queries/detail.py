@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 
 from register.console.queries.filters import DIM_COLUMNS, NO_CLAIMS_STATE
-from register.db import response_ids
 from register.db.store import Store
+from register.readmodels import response_ids
 from register.scoring.authority import claim_checks
 
 __all__ = ["response_detail"]

@@ -97,7 +97,7 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     """One page of the filtered responses (``PAGE_COLUMNS``) and the size of the whole filtered set.
 
     ``search`` is a case-insensitive literal substring of the question, the answer or any claim's
-    text (``register.ingest.search_index.search_select``: looked up in the search index). ``sort_by`` must be one
+    text (``register.readmodels.search_index.search_select``: looked up in the search index). ``sort_by`` must be one
     of ``SORT_COLUMNS``. ``authority`` keeps the
     responses with an Authority finding (``AUTHORITY_FILTERS``: any, a proposed label, or one problem);
     the ``authority`` column is the Authority line of each response on the page (NULL: no finding).

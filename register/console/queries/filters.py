@@ -22,7 +22,7 @@ from typing import Any
 from hri_core import DIMENSIONS
 from register.db.sql import Params
 from register.db.store import Store
-from register.scoring import version_views
+from register.readmodels import version_views
 from register.scoring.scorer import SCOPE_ALL, SCOPE_BATCH_PREFIX
 
 __all__ = ["CURRENT", "DIM_COLUMNS", "NO_CLAIMS_STATE", "RESPONSE_COLUMNS", "Filters", "ReadModel", "VersionRuns",
@@ -108,7 +108,7 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     or a kept version's: ``read_model``).
     """
     if f.profile_version is None:
-        # the current scores: the read model (register.scoring.current_scores) holds the join of current
+        # the current scores: the read model (register.readmodels.current_scores) holds the join of current
         # responses and current scores, so the responses are joined only when a subset of them is asked for
         # (``responses``: a search's matches) or their text is
         source = f"{table} s"
@@ -220,7 +220,7 @@ def covers_every_current(store: Store, version: int) -> bool:
     with a key up to the highest the run scored existed then; it was current then (a revision never becomes
     current again), so the run scored it. A later run under the version only replaces rows of the same set. One
     look at the run's rows (they sit together: zone maps skip the rest) and one at the current keys. A version
-    whose view is kept (``register.scoring.version_views``) covers them when its view has as many rows as there
+    whose view is kept (``register.readmodels.version_views``) covers them when its view has as many rows as there
     are current responses (the view holds current responses only, each once)."""
     if version in version_views.kept(store):
         scores_table, _ = version_views.tables(version)
@@ -258,7 +258,7 @@ CURRENT = ReadModel("current_scores", "score_summary")
 
 def read_model(store: Store, f: Filters) -> tuple[Filters, ReadModel | None]:
     """Where the scores of ``f`` are read: ``f`` without a profile version and the read model holding its view --
-    the current one (``as_current``) or a kept older version's (``register.scoring.version_views``) -- or ``f``
+    the current one (``as_current``) or a kept older version's (``register.readmodels.version_views``) -- or ``f``
     and None when the version's score rows must be joined."""
     f = as_current(store, f)
     if f.profile_version is None:

@@ -35,9 +35,9 @@ from register.console.queries.queue import age_days_expr, flag_queued
 from register.console.score_distribution import histogram_part, quantile_ends_select, quantiles_from_ends
 from register.db.sql import Params
 from register.db.store import Store, utc_now
-from register.scoring import version_views
+from register.readmodels import version_views
+from register.readmodels.current_scores import WEEK
 from register.scoring.authority import review_keys_select
-from register.scoring.current_scores import WEEK
 from register.scoring.profiles import active_profile, get_profile
 
 __all__ = ["FIGURES", "GROUP_COLUMNS", "band_mix_by_week", "dimension_contributions", "filter_options", "high_share_by",
@@ -67,7 +67,7 @@ def filter_options(store: Store) -> dict:
     """Choices for the filter bar: use cases, models, bands (active profile order, then ``NO_CLAIMS_STATE``),
     profile versions that have scores with each one's bands (``version_bands``: an older version may name its
     bands otherwise) and how the console reads each one (``version_reads``: "current", "kept" or "joined",
-    ``register.scoring.version_views.view_states``) with the kept ones oldest first (``kept_versions``), and the
+    ``register.readmodels.version_views.view_states``) with the kept ones oldest first (``kept_versions``), and the
     range of creation dates of the current responses."""
     row = store.one("""
         SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
@@ -297,7 +297,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     shares = [by for by in GROUP_COLUMNS if f"high_share_by_{by}" in wanted]
     if model is not None:
         # a read model (the current scores, or a kept older version's): what adds up comes from its summary
-        # (register.scoring.current_scores, 5,634 rows at 10M); the queue, the quantiles and the histogram read
+        # (register.readmodels.current_scores, 5,634 rows at 10M); the queue, the quantiles and the histogram read
         # its rows (the last two by groups of scores first)
         summary = f"sm AS ({_summary_rows(f, p, model.summary)}), "
         if "kpis" in wanted:

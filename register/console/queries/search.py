@@ -1,6 +1,6 @@
 """A search's matches on the Responses page and in its export.
 
-The response keys the search index finds for a text (``register.ingest.search_index``), read as a set of
+The response keys the search index finds for a text (``register.readmodels.search_index``), read as a set of
 keys or, when they are many, as a bitmap the reading cursor holds in a variable (``search_matches``), and
 the filtered scored set narrowed to them (``searched``).
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from register.console.queries.filters import RESPONSE_COLUMNS, Filters, ReadModel, model_rows
-from register.db import response_ids
 from register.db.sql import Params
 from register.db.store import Store
-from register.ingest.search_index import SLICE_KEYS, Lookup, lookup, search_select
+from register.readmodels import response_ids
+from register.readmodels.search_index import SLICE_KEYS, Lookup, lookup, search_select
 
 __all__ = ["BITMAP_SHARE", "search_matches", "searched"]
 

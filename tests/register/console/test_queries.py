@@ -42,9 +42,8 @@ from register.console.queries.overview import (
 )
 from register.db.sql import Params
 from register.db.store import Change, Transaction
-from register.ingest import search_index
 from register.ingest.importer import import_path
-from register.scoring import version_views
+from register.readmodels import search_index, version_views
 from register.scoring.profiles import activate, active_profile, create_draft, get_profile
 from register.scoring.scorer import rescore
 from register.scoring.spark_exchange import import_scores

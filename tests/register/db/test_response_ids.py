@@ -14,10 +14,10 @@ import pytest
 from hri_core.synthetic import generate_responses
 from register import SYSTEM, Store
 from register.console.queries.detail import response_detail
-from register.db import response_ids
 from register.db.store import Change, Transaction
 from register.ingest.importer import import_path
 from register.ingest.replicate import replicate
+from register.readmodels import response_ids
 from register.scoring.profiles import ensure_default_profile
 from register.scoring.reproduce import reproduce
 from tests.helpers.migrations import migrations_before

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 from register import SYSTEM, Store
-from register.ingest import claim_counts
 from register.ingest.importer import import_path
 from register.ingest.replicate import replicate
+from register.readmodels import claim_counts
 from register.scoring.profiles import ensure_default_profile
 from tests.helpers.migrations import migrations_before
 

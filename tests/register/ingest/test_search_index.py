@@ -1,4 +1,4 @@
-"""The search index (migrations 023, 027, 029, 030, ``register.ingest.search_index``): a search through it finds
+"""The search index (migrations 023, 027, 029, 030, ``register.readmodels.search_index``): a search through it finds
 exactly what the scan of the texts finds, however far the index has caught up, for any search text; import keeps it
 caught up; the index equals the words, word pairs, runs of separators and letters and digits recomputed from the
 texts."""
@@ -17,8 +17,8 @@ from register.console.queries.explorer import export_rows, responses_page
 from register.console.queries.filters import Filters
 from register.db.sql import Params
 from register.db.store import Change, Transaction
-from register.ingest import search_index
 from register.ingest.importer import import_path
+from register.readmodels import search_check, search_index
 from register.scoring.profiles import ensure_default_profile
 from tests.helpers.migrations import migrations_before
 
@@ -129,7 +129,7 @@ def test_import_keeps_the_index_caught_up_and_equal_to_the_texts(searchable):
     state = search_index.state(store)
     assert state.pending == 0 and state.indexed_through == store.scalar("SELECT max(response_key) FROM responses")
     assert state.postings > 0 and state.words > len(_STEMS)  # upper/lower forms fold: stems split at separators
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
 
 
 @pytest.mark.parametrize("behind", ["caught up", "half", "nothing indexed"])
@@ -151,7 +151,7 @@ def test_a_search_finds_what_the_scan_finds_however_far_the_index_is(searchable,
                                                                    store.scalar("SELECT count(*) FROM responses "
                                                                                 "WHERE response_key > ?",
                                                                                 [top // 2 if behind == "half" else 0]))
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
     for needle in needles[:40]:
         if needle.strip():
             assert _found(store, needle) == _scanned(store, needle), f"search {needle!r} after catching up"
@@ -195,7 +195,7 @@ def test_two_words_one_space_apart_are_answered_from_the_pairs_alone(store, tmp_
     assert _found(store, "ce periodic") == _scanned(store, "ce periodic") == {"in-a-claim"}
     for needle in ("notice  period", "notice-period", "which notice period", "notice period is", "NOTICE PERIOD"):
         assert _found(store, needle) == _scanned(store, needle), needle
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
 
 
 def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separators_alone(store, tmp_path):
@@ -222,7 +222,7 @@ def test_a_search_with_no_letter_or_digit_is_answered_from_the_runs_of_separator
                 "%)": set(), " § ": {"paragraph"}}  # stripped: "§"
     for needle, want in expected.items():
         assert _found(store, needle) == _scanned(store, needle) == want, needle
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
 
 
 def test_one_letter_or_digit_is_answered_from_the_masks_alone(store, tmp_path):
@@ -250,7 +250,7 @@ def test_one_letter_or_digit_is_answered_from_the_masks_alone(store, tmp_path):
     assert _found(store, "7") == _scanned(store, "7") == {"in-a-claim"}
     for needle in [*search_index.CHARACTERS, *search_index.CHARACTERS.upper(), "é", "É", "\u212a", "i", "ı", "?"]:
         assert _found(store, needle) == _scanned(store, needle), needle
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
 
 
 def test_an_answer_holding_the_text_in_several_runs_is_listed_and_counted_once(store, tmp_path):
@@ -289,7 +289,7 @@ def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
     assert sorted(store.query(_PAIR_ROWS)) == pairs
     assert sorted(store.query(_SEPARATOR_ROWS)) == separators
     assert sorted(store.query(_MASK_ROWS)) == masks
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
     events = store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'")
     assert search_index.catch_up(store, SYSTEM) == 0  # nothing left: no slice, no event
     assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.indexed'") == events
@@ -300,13 +300,13 @@ def test_catch_up_in_slices_equals_one_pass(store, tmp_path):
 @pytest.mark.tampers
 def test_check_names_a_missing_posting_an_extra_one_and_a_word_numbered_twice(searchable):
     store, _ = searchable
-    assert search_index.check(store) == []
+    assert search_check.check(store) == []
     _sql(store, "DELETE FROM search_postings WHERE rowid = (SELECT min(rowid) FROM search_postings)")
-    assert any("not in the index" in problem for problem in search_index.check(store))
+    assert any("not in the index" in problem for problem in search_check.check(store))
     _sql(store, "INSERT INTO search_postings SELECT word_id, response_key + 100000 FROM search_postings LIMIT 1")
-    assert any("not in the texts" in problem for problem in search_index.check(store))
+    assert any("not in the texts" in problem for problem in search_check.check(store))
     _sql(store, "INSERT INTO search_words (word_id, word) SELECT max(word_id) + 1, 'notice' FROM search_words")
-    assert any("numbered more than once" in problem for problem in search_index.check(store))
+    assert any("numbered more than once" in problem for problem in search_check.check(store))
 
 
 @pytest.mark.tampers
@@ -321,11 +321,11 @@ def test_check_names_a_missing_posting_an_extra_one_and_a_term_numbered_twice(se
     """The word pairs' and the runs' postings and numbering, as the words' above."""
     store, _ = searchable
     _sql(store, f"DELETE FROM {postings} WHERE rowid = (SELECT min(rowid) FROM {postings})")
-    assert any(f"{what}) row(s) of the texts" in problem for problem in search_index.check(store))
+    assert any(f"{what}) row(s) of the texts" in problem for problem in search_check.check(store))
     _sql(store, f"INSERT INTO {postings} SELECT {term_id}, response_key + 100000 FROM {postings} LIMIT 1")
-    assert any(f"{what}) row(s) in the index" in problem for problem in search_index.check(store))
+    assert any(f"{what}) row(s) in the index" in problem for problem in search_check.check(store))
     _sql(store, renumbered)
-    assert any(f"{what}(s) numbered more than once" in problem for problem in search_index.check(store))
+    assert any(f"{what}(s) numbered more than once" in problem for problem in search_check.check(store))
 
 
 @pytest.mark.tampers
@@ -333,12 +333,12 @@ def test_check_names_a_missing_mask_an_extra_one_and_a_word_whose_mask_is_not_it
     """The masks of letters and digits: each revision's against its texts', each word's against its letters."""
     store, _ = searchable
     _sql(store, "DELETE FROM search_characters WHERE rowid = (SELECT min(rowid) FROM search_characters)")
-    assert any("letters and digits) mask(s) of the texts" in problem for problem in search_index.check(store))
+    assert any("letters and digits) mask(s) of the texts" in problem for problem in search_check.check(store))
     _sql(store, "INSERT INTO search_characters SELECT response_key + 100000, characters FROM search_characters LIMIT 1")
-    assert any("letters and digits) mask(s) in the index" in problem for problem in search_index.check(store))
+    assert any("letters and digits) mask(s) in the index" in problem for problem in search_check.check(store))
     _sql(store, "UPDATE search_words SET characters = xor(characters, 1::UBIGINT) WHERE word = 'notice'")
     assert any("1 word(s) with a mask of letters and digits that is not theirs" in problem
-               for problem in search_index.check(store))
+               for problem in search_check.check(store))
 
 
 def _older_database(tmp_path, monkeypatch, before: int, also: tuple[int, ...], *, seed: int, **replaced) -> None:
@@ -363,7 +363,7 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
     upgraded = Store(tmp_path / "older.duckdb")
     state = search_index.state(upgraded)
     assert (state.indexed_through, state.pairs_missing_through, state.pair_postings) == (50, 50, 0)
-    assert search_index.check(upgraded) == []  # the words are checked; no pair is expected yet
+    assert search_check.check(upgraded) == []  # the words are checked; no pair is expected yet
     p = Params()
     assert "search_pair_postings" not in search_index.search_select(upgraded, "notice period", p)
     for needle in ("notice period", "period notice", "27001 sla", "otic"):
@@ -372,7 +372,7 @@ def test_a_database_indexed_before_the_pairs_searches_exactly_and_fills_them_in(
     state = search_index.state(upgraded)
     assert state.pairs_missing_through == 0 and state.pair_postings > 50
     assert upgraded.scalar("SELECT count(*) FROM audit_events WHERE action = 'search.pairs_indexed'") == 3
-    assert search_index.check(upgraded) == []
+    assert search_check.check(upgraded) == []
     assert "search_pair_postings" in search_index.search_select(upgraded, "notice period", Params())
     for needle in ("notice period", "period notice", "27001 sla", "otic"):
         assert _found(upgraded, needle) == _scanned(upgraded, needle)
@@ -388,7 +388,7 @@ def _searches_exactly_and_fills_in(upgraded: Store, *, missing: str, rows: str, 
     equals its texts."""
     state = search_index.state(upgraded)
     assert (state.indexed_through, getattr(state, missing), getattr(state, rows)) == (50, 50, 0)
-    assert search_index.check(upgraded) == []  # the parts there are checked; none of this one is expected yet
+    assert search_check.check(upgraded) == []  # the parts there are checked; none of this one is expected yet
     assert table not in search_index.search_select(upgraded, probe, Params())
     for needle in needles:
         assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
@@ -398,7 +398,7 @@ def _searches_exactly_and_fills_in(upgraded: Store, *, missing: str, rows: str, 
     events = dict(upgraded.query("SELECT action, count(*) FROM audit_events WHERE action LIKE 'search.%_indexed' "
                                  "GROUP BY action"))
     assert events == dict.fromkeys((action, *later), 3)
-    assert search_index.check(upgraded) == []
+    assert search_check.check(upgraded) == []
     assert table in search_index.search_select(upgraded, probe, Params())
     for needle in needles:
         assert _found(upgraded, needle) == _scanned(upgraded, needle), needle
@@ -447,7 +447,7 @@ def test_a_database_from_before_the_index_searches_by_scan_until_caught_up(tmp_p
 
     assert cli_main(["--db", str(tmp_path / "older.duckdb"), "search-index", "--check", "--quiet"]) == 0
     again = Store(tmp_path / "older.duckdb")
-    assert search_index.state(again).pending == 0 and search_index.check(again) == []
+    assert search_index.state(again).pending == 0 and search_check.check(again) == []
     for needle in ("notice period", "otic", "ΑΘ"):
         assert _found(again, needle) == _scanned(again, needle)
     again.close()

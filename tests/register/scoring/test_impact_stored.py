@@ -22,7 +22,7 @@ from hypothesis import strategies as hs
 from hri_core import ScoringProfile, default_profile, recommended_profile
 from register import SYSTEM, Store
 from register.db.store import Change
-from register.scoring import current_scores
+from register.readmodels import current_scores
 from register.scoring.impact import ImpactPreview, impact_preview
 from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED
 from register.scoring.profiles import activate, create_draft, ensure_default_profile, get_profile

@@ -16,7 +16,7 @@ from register import SYSTEM, Store
 from register.console.queries.filters import Filters
 from register.console.queries.overview import band_mix_by_week, dimension_contributions, high_share_by, kpis, overview
 from register.ingest.importer import import_path
-from register.scoring import current_scores
+from register.readmodels import current_scores
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import rescore
 from tests.helpers.console_records import dataset, write_jsonl

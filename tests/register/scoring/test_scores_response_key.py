@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from register import SYSTEM, Store
 from register.db.sql import Params
 from register.ingest.importer import import_path
-from register.scoring import current_scores
+from register.readmodels import current_scores
 from register.scoring.profiles import active_profile, ensure_default_profile
 from register.scoring.scorer import fired_floors_select, rescore, score_select
 from tests.helpers.console_records import dataset, write_jsonl

@@ -1,4 +1,4 @@
-"""Kept views of older profile versions (``register.scoring.version_views``, migration 026): the read model kept
+"""Kept views of older profile versions (``register.readmodels.version_views``, migration 026): the read model kept
 as its version's view when a run over everything replaces it, read by the console like the current one, and kept
 exact -- revisions leave it, a run under its version drops it. The store fixture's teardown compares every kept
 view with the view computed from the score rows (``version_views.check``), so every test here is checked that
@@ -20,7 +20,7 @@ from register.console.queries.overview import kpis, overview
 from register.db.sql import Params
 from register.errors import RegisterError
 from register.ingest.importer import import_path
-from register.scoring import current_scores, version_views
+from register.readmodels import current_scores, version_views
 from register.scoring.profiles import activate, create_draft, get_profile
 from register.scoring.scorer import rescore
 from register.scoring.spark_exchange import import_scores
@@ -215,7 +215,7 @@ def test_a_version_not_kept_is_kept_on_request_and_read_like_the_current_one(loa
     """``keep_view`` builds a version's view from its score rows (in slices of response keys): the console then
     reads it from its own read model, with the same figures as the join; the oldest kept view beyond the limit
     goes; the build is one audited write; the teardown's check compares the view with the score rows."""
-    from register.scoring.version_views import keep_view
+    from register.readmodels.version_views import keep_view
 
     store = loaded
     for i, weights in enumerate(WEIGHTS):
@@ -246,7 +246,7 @@ def test_a_version_not_kept_is_kept_on_request_and_read_like_the_current_one(loa
 def test_keeping_a_view_is_refused_where_there_is_nothing_to_keep_and_for_a_viewer(loaded, monkeypatch):
     from register import Actor
     from register.errors import NotFound, NothingToKeep, PermissionDenied
-    from register.scoring.version_views import keep_view
+    from register.readmodels.version_views import keep_view
     from tests.helpers.actors import enrol
 
     store = loaded

@@ -21,7 +21,8 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
 * **Never stale.** ``search_index.indexed_through`` is the highest response key indexed; keys come from one
   sequence and only grow, and writes are serialised, so every revision at or below it is indexed and those above
   it are searched by the scan, limited to them (``search_select``). ``catch_up`` indexes the revisions above it
-  in slices of keys, one transaction each (import and the synthetic copies call it when they finish; ``python -m
+  in slices of keys, one transaction each (``register.readmodels.hub.revisions_committed`` calls it when any write
+  of revisions has committed: an import, the synthetic copies, a revision made in the register; ``python -m
   register search-index`` catches up a database upgraded from before the index). A revision that stops being
   current keeps its postings: the search's callers keep current responses only.
 * **Pairs** (migration 027). ``search_pairs`` numbers every pair of adjacent words that stand exactly one space
@@ -49,8 +50,9 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   revisions indexed before migration 030 have no masks (``characters_missing_through``): the search reads the
   words' postings until ``catch_up`` has filled the masks in (from the postings: no text is read).
 
-``check`` compares the index with the words, pairs, runs and letters and digits recomputed from the texts (tests;
-``search-index --check``).
+``search_check.check`` compares the index with the words, pairs, runs and letters and digits recomputed from the
+texts (the hub's check, at every test's teardown; ``search-index --check``). ``rebuild`` indexes everything again from
+nothing (the hub's rebuild).
 """
 
 from __future__ import annotations
@@ -59,13 +61,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from register.access.permissions import Permission, authorize
-from register.db import response_ids
-from register.db.sql import Params, multiset_differences
+from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
+from register.readmodels import response_ids
 
-__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "check", "lookup",
-           "search_select", "state"]
+__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "lookup",
+           "rebuild", "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
@@ -86,20 +88,11 @@ def _separators_expr(text: str) -> str:
     return f"regexp_extract_all(lower({text}), '{WORD_SEPARATORS}')"
 
 
-# the (response_key, word) pairs of the revisions with keys in ($lo, $hi]: question and answer, then the claims
-_SLICE_WORDS = f"""
-    SELECT DISTINCT response_key, word FROM (
-        SELECT response_key, unnest({_words_expr("concat_ws(' ', question, answer)")}) AS word
-        FROM responses WHERE response_key > $lo AND response_key <= $hi
-        UNION ALL
-        SELECT response_key, unnest({_words_expr("text")}) AS word
-        FROM claims WHERE response_key > $lo AND response_key <= $hi)
-    WHERE word <> ''"""
-
-# What the index builds from, in one pass per text (cheaper than the two definitions above, which ``check`` keeps as
-# the spec): each text cut at every run of separators other than exactly one space, leaving runs of words one space
-# apart; each run split at its spaces. The words are the non-empty pieces (the same words: a piece between two
-# separators of any kind); the pairs are adjacent non-empty pieces of a run (exactly one space between them).
+# What the index builds from, in one pass per text (cheaper than the definitions of the words and pairs that
+# ``search_check`` keeps as the spec): each text cut at every run of separators other than exactly one space,
+# leaving runs of words one space apart; each run split at its spaces. The words are the non-empty pieces (the same
+# words: a piece between two separators of any kind); the pairs are adjacent non-empty pieces of a run (exactly one
+# space between them).
 _RUN_BREAKS = r"[^\p{L}\p{N}]{2,}|[^\p{L}\p{N} ]"  # two or more separators, or one that is not a space
 # every text of the revisions with keys in ($lo, $hi] as (response_key, t): the question, the answer and each claim
 _SLICE_TEXTS = """
@@ -127,26 +120,6 @@ _RUN_SEPARATORS = f"""
 
 # the mask of CHARACTERS a vocabulary word holds (words are lower case already)
 _WORD_CHARACTERS = " | ".join(f"(contains(word, '{ch}')::UBIGINT << {i})" for i, ch in enumerate(CHARACTERS))
-
-# ``check``'s definition of the masks: the letters and digits found in the lower-cased texts themselves, not in words
-_SLICE_CHARACTERS = f"""
-    SELECT response_key, bit_or(1::UBIGINT << (strpos('{CHARACTERS}', ch) - 1)) AS characters FROM (
-        SELECT response_key, unnest(regexp_extract_all(lower(t), '[{CHARACTERS}]')) AS ch FROM ({_SLICE_TEXTS}))
-    GROUP BY response_key"""
-
-# ``check``'s definition of the same: every maximal run of separators of each text, but a run of exactly one space
-_SLICE_SEPARATORS = f"""
-    SELECT DISTINCT response_key, sep FROM (
-        SELECT response_key, unnest({_separators_expr("t")}) AS sep FROM ({_SLICE_TEXTS}))
-    WHERE sep <> ' '"""
-
-# the (response_key, first, second) word pairs one space apart in one text of the revisions with keys in ($lo, $hi]
-# (the question and the answer apart: concatenated, their last and first words would make a pair no text has)
-_SLICE_PAIRS = f"""
-    SELECT DISTINCT response_key, pair[1] AS first, pair[2] AS second FROM (
-        SELECT response_key, unnest(list_filter(list_zip(w[1:len(w) - 1], w[2:], s),
-                                                lambda z: z[3] = ' ' AND z[1] <> '' AND z[2] <> '')) AS pair
-        FROM (SELECT response_key, {_words_expr("t")} AS w, {_separators_expr("t")} AS s FROM ({_SLICE_TEXTS})))"""
 
 
 @dataclass(frozen=True)
@@ -339,6 +312,30 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
     return done
 
 
+# every table of the index, emptied by ``rebuild``
+_TABLES = ("search_words", "search_postings", "search_pairs", "search_pair_postings", "search_separators",
+           "search_separator_postings", "search_characters")
+
+
+def rebuild(store: Store, actor: Actor, *, progress: ProgressFn | None = None, slice_keys: int = SLICE_KEYS) -> int:
+    """Index every response revision again from nothing: one transaction empties the index and moves its marks to
+    0 (audited as ``search.emptied``), then ``catch_up``; returns how many revisions were indexed. A search
+    between the two scans the texts (every key is above the mark): slower, never stale. Needs the import
+    permission, as ``catch_up``."""
+    authorize(store, actor, Permission.IMPORT, entity_type="search_index")
+
+    def empty(tx: Transaction) -> Change:
+        before = int(tx.scalar("SELECT indexed_through FROM search_index"))
+        for table in _TABLES:  # this module's constants
+            tx.execute(f"DELETE FROM {table}")
+        tx.execute("UPDATE search_index SET indexed_through = 0, pairs_missing_through = 0, "
+                   "separators_missing_through = 0, characters_missing_through = 0")
+        return Change("search_index", None, {"indexed_through": before}, {"indexed_through": 0})
+
+    store.write(actor, "search.emptied", empty)
+    return catch_up(store, actor, progress=progress, slice_keys=slice_keys)
+
+
 def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn | None, slice_keys: int) -> None:
     """Index ``part`` (word pairs, migration 027; runs of separators, 029) of the revisions indexed before its
     migration, from the top key down, ``slice_keys`` keys per transaction (audited as ``part.action``); nothing to
@@ -495,78 +492,3 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
                f"GROUP BY r.response_key "
                f"HAVING bool_or(contains(lower(r.question), {needle}) OR contains(lower(r.answer), {needle}))")
     return Lookup(f"SELECT response_key FROM ({checked}) UNION ALL ({tail})", False, split.upto)
-
-
-def check(store: Store) -> list[str]:
-    """Differences between the index and the words, word pairs, runs of separators and letters and digits of the
-    texts it covers (empty when it is exact): postings or masks missing or extra, words, pairs or runs numbered twice
-    or under two numbers, a word's mask that is not its letters and digits."""
-    upto, missing_pairs, missing_separators, missing_characters = store.query_one(
-        "SELECT indexed_through, pairs_missing_through, separators_missing_through, characters_missing_through "
-        "FROM search_index")
-    words = _numbering_problems(store, "search_words", "word", "word_id", "word")
-    words += _posting_problems(
-        store, f"SELECT response_key, word FROM ({_SLICE_WORDS})",
-        "SELECT p.response_key, w.word FROM search_postings p JOIN search_words w USING (word_id)",
-        "(revision, word) pair", 0, int(upto))
-    return (words + _check_pairs(store, int(missing_pairs), int(upto))
-            + _check_separators(store, int(missing_separators), int(upto))
-            + _check_characters(store, int(missing_characters), int(upto)))
-
-
-def _check_characters(store: Store, low: int, high: int) -> list[str]:
-    """``check`` of the masks of letters and digits: those of the revisions with keys in (``low``, ``high``] are
-    the letters and digits of their lower-cased texts (``_SLICE_CHARACTERS``, not through the words), no other; each
-    word's mask, where computed, is its own."""
-    problems = []
-    wrong = store.scalar(f"SELECT count(*) FROM search_words WHERE characters IS DISTINCT FROM ({_WORD_CHARACTERS}) "
-                         "AND characters IS NOT NULL")
-    if wrong:
-        problems.append(f"{wrong} word(s) with a mask of letters and digits that is not theirs")
-    return problems + _posting_problems(
-        store, f"SELECT response_key, characters FROM ({_SLICE_CHARACTERS})",
-        "SELECT response_key, characters FROM search_characters", "(revision, letters and digits) mask", low, high)
-
-
-def _check_separators(store: Store, low: int, high: int) -> list[str]:
-    """``check`` of the runs of separators: those of the revisions with keys in (``low``, ``high``] are indexed, no
-    other (from ``_SLICE_SEPARATORS``, a definition apart from the builder's)."""
-    numbering = _numbering_problems(store, "search_separators", "sep", "sep_id", "run of separators")
-    return numbering + _posting_problems(
-        store, f"SELECT response_key, sep FROM ({_SLICE_SEPARATORS})",
-        "SELECT p.response_key, v.sep FROM search_separator_postings p JOIN search_separators v USING (sep_id)",
-        "(revision, run of separators) row", low, high)
-
-
-def _check_pairs(store: Store, low: int, high: int) -> list[str]:
-    """``check`` of the word pairs: those of the revisions with keys in (``low``, ``high``] are indexed, no other."""
-    numbering = _numbering_problems(store, "search_pairs", "first_id, second_id", "pair_id", "word pair")
-    return numbering + _posting_problems(
-        store, f"SELECT response_key, first, second FROM ({_SLICE_PAIRS})",
-        "SELECT p.response_key, f.word, g.word FROM search_pair_postings p JOIN search_pairs USING (pair_id) "
-        "JOIN search_words f ON f.word_id = first_id JOIN search_words g ON g.word_id = second_id",
-        "(revision, word pair) row", low, high)
-
-
-def _numbering_problems(store: Store, table: str, term: str, term_id: str, what: str) -> list[str]:
-    """A dictionary table's faults: a term (``term``'s columns) numbered twice, or one number given twice."""
-    problems = []
-    twice = store.scalar(f"SELECT count(*) FROM (SELECT {term} FROM {table} GROUP BY ALL HAVING count(*) > 1)")
-    if twice:
-        problems.append(f"{twice} {what}(s) numbered more than once")
-    ids = store.scalar(f"SELECT count(*) - count(DISTINCT {term_id}) FROM {table}")
-    if ids:
-        problems.append(f"{ids} {what} number(s) used more than once")
-    return problems
-
-
-def _posting_problems(store: Store, expected: str, stored: str, what: str, low: int, high: int) -> list[str]:
-    """The postings ``stored`` against those ``expected`` from the texts with keys in (``low``, ``high``], as
-    multisets: rows missing from the index, and rows in it that the texts do not hold."""
-    missing, extra = multiset_differences(store, expected, stored, {"lo": low, "hi": high})
-    problems = []
-    if missing:
-        problems.append(f"{missing} {what}(s) of the texts in keys ({low}, {high}] not in the index")
-    if extra:
-        problems.append(f"{extra} {what}(s) in the index not in the texts in keys ({low}, {high}]")
-    return problems

@@ -2,18 +2,21 @@
 
 Each row is a current response (``responses.is_current``) joined to its current score (``scores.is_current``),
 with the columns the console filters, groups and sorts by (``COLUMNS``). It holds exactly what that join
-holds, and is kept so by every write that changes either side, in the write's own transaction:
+holds, and is kept so by every write that changes either side, in the write's own transaction, through the
+hub (``register.readmodels.hub``), which calls ``refresh`` and ``rebuild``:
 
-* a score run (``register.scoring.scorer``: a batch, or everything) refreshes the responses it scored;
-* an import of Spark scores (``register.scoring.spark_exchange``) refreshes the responses it scored;
-* an import that revises responses (``register.ingest.records``) refreshes them: a revision not scored yet
-  drops out, as it drops out of the join.
+* a score run (``register.scoring.scorer``: a batch, or everything; ``hub.scores_written``) refreshes the
+  responses it scored, or rebuilds the table;
+* an import of Spark scores (``register.scoring.spark_exchange``; ``hub.scores_written``) refreshes the responses
+  it scored;
+* an import that revises responses (``register.ingest.records``; ``hub.revisions_written``) refreshes them: a
+  revision not scored yet drops out, as it drops out of the join.
 
 Why a table: the console's views of the current scores read these 30 narrow columns instead of joining
 10 million responses to 40 million score rows (at 10M, 5-17 s per view before; an aggregate over this table
 takes 0.1-0.4 s). The join itself is on the revision's integer key (``scores.response_key``, migration 019).
-``check`` compares it with the join (every test's store is checked at teardown); ``rebuild`` makes it again
-from the join.
+``check`` compares it with the join (the hub's check: every test's store is checked at teardown); ``rebuild``
+makes it again from the join.
 
 Beside it, ``score_summary`` (migration 022) holds the read model counted by the overview's groups -- use case,
 model, creation day and week, band, no claims -- with the counts and sums the overview's figures add up
@@ -79,7 +82,7 @@ def refresh(cur: Cursor, gone: str, added: str | None, params: dict | None = Non
     summary groups moved by what they took away and added. The callers name the refreshed responses' current
     revisions before the write (``gone``) and after it (``added``): the read model holds current revisions only, so
     its rows of those responses are the rows of those keys. ``table`` and ``summary`` name another read model of
-    the same columns (``register.scoring.version_views``).
+    the same columns (``register.readmodels.version_views``).
 
     By the revisions' integer keys, not their ids: at 10M responses, taking 1,000 responses' rows out by id read
     every column of the table (1.4 s) and joined every response to its current score (1.7 s); by key 0.1-0.15 s

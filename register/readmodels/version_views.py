@@ -17,12 +17,16 @@ answers, where the current view takes 0.5 s. This module keeps the older view as
   under the active profile, never a kept one, until a run under ``u`` -- the next point). Any score run under ``u``
   (a rescore, a batch, scores imported from Spark) changes which of its rows are latest: the kept view of ``u`` is
   dropped (``forget``) and the console joins the version's rows again. New answers are never under ``u``'s view
-  (they are scored under the active profile), and runs under other versions do not touch it.
+  (they are scored under the active profile), and runs under other versions do not touch it. The writers do not
+  call these three themselves: the hub does, in their transactions (``register.readmodels.hub.scores_written``
+  and ``revisions_written``).
 * **Kept on request.** A version not kept (older than those kept, or dropped by a run under it) is read by joining
   its score rows: 2-2.5 s a page at 10M answers. ``keep_view`` builds its view from those rows (each current
   response's latest score under it), as an admin asks from the Profiles page or ``python -m register keep-view``; from
   then on it is kept exactly as above, and counts against ``keep()`` like the others.
-* ``check`` compares every kept view with the view computed from the score rows (every test's store at teardown).
+* ``check`` compares every kept view with the view computed from the score rows (the hub's check: every test's
+  store at teardown). There is no rebuild: a kept view is exact, or ``forget`` drops it and the console joins its
+  version's score rows.
 
 The console reads a kept view exactly as it reads the current one (``register.console.queries.filters.read_model``).
 """
@@ -34,7 +38,7 @@ from collections.abc import Callable
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Cursor, Store, Transaction
 from register.errors import NotFound, NothingToKeep
-from register.scoring import current_scores
+from register.readmodels import current_scores
 from register.settings import default, settings
 
 __all__ = ["KEEP", "beyond_limit", "check", "forget", "keep", "keep_before_rebuild", "keep_view", "kept",

@@ -1,7 +1,9 @@
 """A response's revisions found by its id through ``response_ids`` (migration 028), not a scan of every id.
 
-``record`` is called by every writer of ``responses`` in the same transaction; ``revisions`` is the lookup;
-``check`` compares the table with the responses (every test's store runs it at teardown).
+``record`` is called in the transaction of every write of ``responses`` by the hub
+(``register.readmodels.hub.revisions_written``); ``revisions`` is the lookup; ``check`` compares the table with
+the responses (the hub's check: every test's store runs it at teardown). Nothing rebuilds it: its migration filled
+it, and every writer of responses keeps it.
 """
 
 from __future__ import annotations

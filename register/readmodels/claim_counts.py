@@ -4,10 +4,11 @@ case and model (the filters the overview's Authority figures can then be read un
 of its creation time (``created_day``, NULL without one: what a dated source's check reads of the answer).
 
 They hold exactly the count and the answers of ``claims`` where ``is_current`` and ``source_id`` is set, and are kept
-so in the transaction of each write that changes which claims are current: an import (``records.merge_staged``: the
+so by the hub (``register.readmodels.hub.revisions_written``: ``counted`` before the write, ``move`` after it) in
+the transaction of each write that changes which claims are current: an import (``register.ingest.records``: the
 claims of a revised response stop being current, the new revision's start) and the synthetic copies
-(``replicate``). Claims are never rewritten otherwise. ``check`` compares both with a recount (every test's store is
-checked at teardown); ``rebuild`` counts again.
+(``register.ingest.replicate``). Claims are never rewritten otherwise. ``check`` compares both with a recount (the
+hub's check: every test's store is checked at teardown); ``rebuild`` counts again (the hub's rebuild).
 
 Readers: the overview's Authority figures over every current response (``register.scoring.authority``) and the
 sources the current claims cite (``authority.cited_sources``).
