@@ -71,11 +71,12 @@ def progress(done: int, total: int | None, message: str) -> None:
     print(f"  {done:,}" + (f"/{total:,}" if total else "") + f"  {message}", file=sys.stderr, flush=True)
 
 
-def initialise(store: Store, actor: Actor) -> None:
-    """A fresh database file gets what ``init`` gives it (the migrations ran on opening): the default profile."""
+def initialise(store: Store) -> None:
+    """A fresh database file gets what ``init`` gives it (the migrations ran on opening): the default profile,
+    written as the command line's actor (``cli_actor``: on a fresh file only ``system`` can, as no account exists)."""
     from register.scoring.profiles import ensure_default_profile
 
     if store.scalar("SELECT count(*) FROM scoring_profiles") == 0:
-        version = ensure_default_profile(store, actor)
+        version = ensure_default_profile(store, cli_actor())
         print(f"initialised {store.path}: schema created, default scoring profile v{version} active",
               file=sys.stderr)

@@ -66,7 +66,7 @@ def cmd_import(store: Store, args) -> int:
     rag = RagOptions(id_prefix=args.id_prefix, use_case=args.use_case, model=args.model, stakes=args.stakes,
                      created_at=args.created_at, category=args.category)
     actor = cli_actor()
-    initialise(store, actor)
+    initialise(store)
     report = ImportReport()
     try:
         for path in args.paths:

@@ -73,7 +73,7 @@ def cmd_verify(store: Store, args) -> int:
     from register.verify.run import judge_in_register
 
     actor = cli_actor()
-    initialise(store, actor)
+    initialise(store)
     path = Path(args.input)
     try:
         with path.open(encoding="utf-8") as handle:
