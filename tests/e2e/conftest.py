@@ -166,7 +166,8 @@ def start_app(tmp_path, database_templates):
     servers = AppServers(tmp_path, database_templates)
 
     def start(env: dict | None = None, **kwargs) -> dict:
-        settings = {name: value for name, value in os.environ.items() if name.startswith("HRI_")}
+        # the test's HRI_* settings (its own HRI_DB aside: the server's database is the copy made for it)
+        settings = {name: value for name, value in os.environ.items() if name.startswith("HRI_") and name != "HRI_DB"}
         return servers.start(env={**settings, **(env or {})}, **kwargs)
 
     yield start
