@@ -158,7 +158,7 @@ def secret(variable: str) -> str | None:
 
 def settings() -> Settings:
     """The settings as the environment holds them now; ``InvalidSetting`` names every bad variable."""
-    # parsed once per distinct set of HRI_* values (parsing costs ~1 ms; a page run reads settings often)
+    # parsed once per distinct set of HRI_* values (parsing is not free; a page run reads settings often)
     return _parse(tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX))))
 
 
