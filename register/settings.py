@@ -35,7 +35,7 @@ class InvalidSetting(RegisterError):
 
 
 class Settings(BaseSettings):
-    """The console's configuration; each field is the variable ``HRI_<FIELD>`` (README "Configuration")."""
+    """The console's configuration; each field is the variable ``HRI_<FIELD>`` (docs/configuration.md)."""
 
     model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, extra="ignore", frozen=True,
                                       validate_default=True)

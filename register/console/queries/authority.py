@@ -5,7 +5,7 @@ source (the review queue takes them), the answers holding such a claim, and the 
 counted by ``register.scoring.authority``'s checks over their distinct inputs. Shown on the overview page
 beside its figures.
 
-Called by ``ui.authority`` (cached; warmed before the first visit by ``ui.warmup``).
+Called by ``ui.features.authority`` (cached; warmed before the first visit by ``ui.features.warmup``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The revision's fields, its score, its claims with their Authority checks, the floors that fired, the
 response's score history and its review decisions, all read by the revisions' integer keys.
 
-Called by ``ui.data`` (the detail page).
+Called by ``ui.features.responses`` (the detail page).
 """
 
 from __future__ import annotations

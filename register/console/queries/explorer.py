@@ -5,7 +5,7 @@
 (``AUTHORITY_FILTERS``); ``export_select`` and ``export_rows`` read the same view with the texts
 (``EXPORT_COLUMNS``, at most ``EXPORT_LIMIT`` rows).
 
-Called by ``ui.data`` (the Responses page), by ``register.console.exports`` (the export file) and by
+Called by ``ui.features.responses`` (the Responses page), by ``register.console.exports`` (the export file) and by
 ``register.console.review`` (``check_window``: the queue pages the same way).
 """
 

@@ -7,7 +7,8 @@ The overview's figures exist one function each (``kpis``, ``band_mix_by_week``, 
 Band names, band order, weights and "high or critical" come from the scoring profile (passed in or
 read from the register), never from constants here.
 
-Called by ``ui.data`` and ``ui.authority`` (cached; warmed before the first visit by ``ui.warmup``) and by
+Called by ``ui.features.overview`` and ``ui.framework.data`` (cached; warmed before the first visit by
+``ui.features.warmup``) and by
 ``benchmarks/bench_console.py``.
 """
 
