@@ -113,7 +113,7 @@ MAX_FEEDBACK_COUNT = 1_000_000  # times a claim was flagged by validated negativ
 
 @dataclass(frozen=True)
 class TextLimits:
-    """Longest text, in characters, each field may hold (a 10 MB answer froze the browser tab showing it).
+    """Longest text, in characters, each field may hold (a huge answer froze the browser tab showing it).
 
     ``identifier`` bounds the short fields: response_id, use_case, model, stakes, claim_id, source_id.
     The register passes the values of its settings (``HRI_MAX_ANSWER_CHARS``, ...).

@@ -1,6 +1,6 @@
 """The demo data set, loaded through the ordinary import path.
 
-Called by ``python -m register demo`` and by the app's first start (``ui.data.seed_if_empty``). Loads
+Called by ``python -m register demo`` and by the app's first start (``ui.framework.data.seed_if_empty``). Loads
 ``data/table_v_supplier_contract.jsonl`` (the paper's worked example), every ``data/demo/*.jsonl``
 (real data converted by ``scripts/``, licences beside them) and, when asked, ``synthetic`` responses
 from ``hri_core.synthetic.generate_responses`` (seeded, so the same number gives the same records),

@@ -1,7 +1,7 @@
 """Every error the register raises, in one place.
 
 One base class, ``RegisterError``: ``title`` is a short human heading and the message says what went
-wrong and what to do. Pages render them in one place (``ui.components.show_error``), the command
+wrong and what to do. Pages render them in one place (``ui.framework.errors.show_error``), the command
 line in another (``register.cli.common.render_error``); neither needs to know a database library: the
 store (``register.db.store``) turns DuckDB's exceptions into the database errors below.
 """

@@ -35,7 +35,7 @@ class InvalidSetting(RegisterError):
 
 
 class Settings(BaseSettings):
-    """The console's configuration; each field is the variable ``HRI_<FIELD>`` (README "Configuration")."""
+    """The console's configuration; each field is the variable ``HRI_<FIELD>`` (docs/configuration.md)."""
 
     model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, extra="ignore", frozen=True,
                                       validate_default=True)
@@ -158,7 +158,7 @@ def secret(variable: str) -> str | None:
 
 def settings() -> Settings:
     """The settings as the environment holds them now; ``InvalidSetting`` names every bad variable."""
-    # parsed once per distinct set of HRI_* values (parsing costs ~1 ms; a page run reads settings often)
+    # parsed once per distinct set of HRI_* values (parsing is not free; a page run reads settings often)
     return _parse(tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX))))
 
 

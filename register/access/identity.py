@@ -1,6 +1,6 @@
 """Identity: local accounts (the embedded login), login throttling, and roles for company SSO users.
 
-Called by the UI's login gate (``ui.auth``), the users page and ``python -m register users ...``.
+Called by the UI's login gate (``ui.framework.auth``), the users page and ``python -m register users ...``.
 Passwords are stored only as argon2id hashes; one a person chooses must pass
 ``register.access.password_policy`` (length, no control characters, not guessable). A failed login
 says only "Invalid username or password" whatever went wrong (unknown name, wrong password, disabled

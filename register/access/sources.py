@@ -4,8 +4,8 @@ A source whose ``sources.restricted_to`` lists roles is readable only by those r
 ``system`` role of command-line jobs); an empty or NULL list means unrestricted, and so does a
 ``source_id`` the source register does not know. A user who may not read a source still sees that
 a claim rests on it (the ACCESS_GAP idea: the evidence exists but is out of this reader's reach),
-never its content: the claim's quoted span is withheld. Called by the response detail page through
-``ui.data``.
+never its content: the claim's quoted span is withheld. Called by the response detail page
+(``pages/response_detail.py``).
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ def cmd_export(store: Store, args) -> int:
     return EXIT_OK
 
 
-# --- scoring on Spark (register/spark/score_job.py; README "Scoring on a Spark cluster") -------------
+# --- scoring on Spark (register/spark/score_job.py; docs/spark.md) ------------------------------------
 
 
 def add_spark_commands(sub) -> None:

@@ -2,7 +2,7 @@
 
 The rows are the page's filtered view as ``queries.explorer.export_select`` builds it, every filter value a bound
 parameter; the file has the header of the CSV the page built before from a DataFrame, with formulas
-neutralised in SQL. The page writes it once and offers the file (``ui.exports.prepare_export``).
+neutralised in SQL. The page writes it once and offers the file (``ui.framework.exports.prepare_export``).
 """
 
 from __future__ import annotations

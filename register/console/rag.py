@@ -1,7 +1,7 @@
 """Read queries of the RAG metrics page: RAGChecker's metrics, RAGAS scores and FActScore's factual
 precision, aggregated in DuckDB over the console's filtered set.
 
-Called by ``ui.rag_metrics`` (cached). The inputs are the per-response values stored at import time
+Called by ``ui.features.rag_metrics`` (cached). The inputs are the per-response values stored at import time
 (``register.ingest.rag_inputs``, migration 011). A response shows the values of its latest revision that
 has them (a revision made in the register, e.g. a label change, keeps its answer's RAGAS scores).
 

@@ -66,11 +66,11 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     moment = "coalesce(created_at, imported_at)"
     keys = review_keys_select(store, p, use_cases=f.use_cases)
     order = f"{moment}, imported_at, response_id"
-    # the page first, then the Authority lines of its rows only: listing the checks of every queued answer
-    # (890,000 at 10M) to show fifty cost seconds. The page is read twice (its rows, its keys for the checks):
+    # the page first, then the Authority lines of its rows only: listing the checks of every queued answer (up to
+    # the whole queue) to show fifty was slow. The page is read twice (its rows, its keys for the checks):
     # materialised, its fifty rows are; otherwise DuckDB materialises the whole queue flagging under it. The
-    # answers the Authority checks send to review are found once for the page and the queue's size (with a dated
-    # source cited by 3.6 million claims at 10M answers, 2.4 CPU-s each time)
+    # answers the Authority checks send to review are found once for the page and the queue's size (with a
+    # much-cited dated source, seconds of CPU each time; docs/performance.md, "Figures behind the code")
     frame = store.frame(f"""
         WITH ak AS MATERIALIZED ({keys}),
         fr AS NOT MATERIALIZED ({filtered_scores(store, f, p)}),

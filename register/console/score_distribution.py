@@ -11,8 +11,8 @@ Both figures are exact: the same numbers as DuckDB's ``quantile_cont`` over ever
    monotone function of the score, so a group whose lowest and highest score fall in one bin lies wholly in it;
    only the few groups that straddle a bin bound have their rows binned one by one.
 
-At 10M scores (the benchmark database, 600 MB memory limit) the quantiles took 0.32-0.49 s and the bins
-0.21-0.40 s by sorting and rounding every score; in two steps 0.18-0.20 s and 0.10-0.11 s.
+In two steps the quantiles and the bins take about half the time of sorting and rounding every score (the
+figures: docs/performance.md, "Figures behind the code").
 
 The interpolation between the two scores at a quantile's ranks is left to DuckDB's own ``quantile_cont``, applied
 to the two scores (``interpolate``): its floating-point arithmetic is the build's own (a fused multiply-add on

@@ -1,7 +1,7 @@
 """Query results written by DuckDB to a CSV file: large exports never pass through Python rows.
 
 ``copy_csv`` materialises a bound SELECT into a temporary table of its own cursor, then lets DuckDB
-``COPY`` it to a file. The CSV is what ``ui.exports.to_csv_bytes`` writes for the same rows: the same header,
+``COPY`` it to a file. The CSV is what ``ui.framework.exports.to_csv_bytes`` writes for the same rows: the same header,
 RFC 4180 (rows end with CRLF, a field holding a comma, a quote, a CR or an LF is quoted) and spreadsheet
 formulas neutralised -- a text cell starting with one of ``FORMULA_PREFIXES`` gets a leading apostrophe, in
 SQL, so the file DuckDB writes is safe as it stands. Values are DuckDB's text: booleans ``true``/``false``,
@@ -34,7 +34,7 @@ EXPORT_LIMIT = 100_000
 # A cell starting with one of these is run as a formula by spreadsheet programs (the OWASP "CSV injection"
 # list): such cells get a leading apostrophe. The one escape of every spreadsheet export, in SQL
 # (``escape_formulas_sql``: this module's CSV files, ``register.ingest.exporter``'s score exports) and in Python
-# (``escape_formula`` per cell, ``escape_formulas`` per frame: ``ui.exports``, the registers' exports).
+# (``escape_formula`` per cell, ``escape_formulas`` per frame: ``ui.framework.exports``, the registers' exports).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 _TABLE = "export_rows"  # a TEMP table: private to the export's own cursor (a connection of its own)

@@ -1,6 +1,6 @@
 """The pre-submission claim-verification checklist (paper Table IX): runs, sign-offs, history, CI gate.
 
-Called by the checklist page (through ``ui.governance``), the release report and the CI gate
+Called by the checklist page (through ``ui.features.governance``), the release report and the CI gate
 (``python -m register checklist run --fail-on violations``). The seven checks themselves are the
 registry in ``register.governance.checks``.
 

@@ -1,6 +1,6 @@
 """The minimum evidence rules (paper Table VIII): versioned data, and every claim evaluated against them.
 
-Called by the evidence rules page (through ``ui.governance``), the checklist (checks 1 and 2 read
+Called by the evidence rules page (through ``ui.features.governance``), the checklist (checks 1 and 2 read
 ``evaluate_rules``), the release report and the seeding of the paper register. Saving rules writes a
 new version; the newest version is the one in force. ``ensure_default_rules`` makes Table VIII
 (``vocabulary.PAPER_RULES``) version 1 of an empty database.

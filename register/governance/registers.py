@@ -1,7 +1,7 @@
 """The source verification register and the claims register: read, save an edit, restore.
 
 Paper sections XI-XIII (Table VII); DOMAIN.md section 7 fixes the vocabularies
-(``register.governance.vocabulary``). Called by the governance pages (through ``ui.governance``),
+(``register.governance.vocabulary``). Called by the governance pages (through ``ui.features.governance``),
 the file import (``register.governance.transfer``) and the checklist, which hashes
 ``canonical_rows``.
 

@@ -167,7 +167,7 @@ def _is_valid_date(series: pd.Series) -> pd.Series:
 
 
 def _schema(kind: str):
-    import pandera.pandas as pda  # on use: pandera takes ~1 s to import and only a save needs it
+    import pandera.pandas as pda  # on use: pandera is slow to import and only a save needs it
 
     def col(checks=None, nullable=True):
         return pda.Column(object, checks=checks, nullable=nullable, coerce=False)
@@ -202,7 +202,7 @@ def _schema(kind: str):
 
 def validate(kind: str, rows: list[tuple[int, dict]]) -> list[Problem]:
     """Every failure of every normalised row (``kind``: sources or claims), by row number."""
-    import pandera.pandas as pda  # on use: pandera takes ~1 s to import and only a save needs it
+    import pandera.pandas as pda  # on use: pandera is slow to import and only a save needs it
 
     if not rows:
         return []

@@ -1,6 +1,6 @@
 """The registers as files: upload, import by stable key, export, templates, spreadsheet-safe cells.
 
-Called by the governance pages (through ``ui.governance``), ``python -m register governance
+Called by the governance pages (through ``ui.features.governance``), ``python -m register governance
 import|export``, the checklist's CI gate (``checklist run --claims FILE``) and the paper register's
 seeding (``register.governance.seed``). An upload is read as text cells (``read_upload``: CSV or
 Excel, size and type checked); ``import_register`` writes its valid rows through the registers'

@@ -4,7 +4,8 @@ Called by ``register.ingest.batches`` for each chunk of a JSON Lines file before
 Python. Most lines a machine writes are *plain*: ASCII text, the interchange format's own fields only,
 every value already in its canonical form (labels in upper case, stakes in lower case, ISO 8601 times,
 integers where integers belong). For those, validating them one by one with pydantic, staging them and
-hashing a ``model_dump`` per record was three quarters of an import's CPU (profiled at 100,000 records).
+hashing a ``model_dump`` per record was most of an import's CPU (profiled: docs/performance.md, "Figures behind
+the code").
 Here the whole chunk is parsed once by DuckDB's JSON functions and checked in a few set-based statements,
 and each plain record comes out staged exactly as ``register.ingest.records.stage`` would stage its
 validated ``Response``: the same columns, the same claim ids, the same content hash (the canonical JSON
@@ -148,7 +149,7 @@ def _tokens_ok(name: str, vocabulary: tuple[str, ...]) -> str:
 def _keys_ok(allowed: tuple[str, ...]) -> str:
     """SQL: the object's keys (``keys``, duplicates kept as ``json_keys`` lists them) are among ``allowed``, none
     twice: the allowed keys present, counted once each, are all of them. (``list_has_all`` with ``list_distinct``
-    said the same and cost a third of the claims' check.)"""
+    said the same and cost noticeably more.)"""
     present = " + ".join(f"list_contains(keys, {key!r})::INTEGER" for key in allowed)
     return f"({present}) = len(keys)"
 
@@ -256,7 +257,7 @@ def _canonical_response() -> str:
     joined by commas in claim order, NULL for none).
 
     Written as text around the claims rather than as one struct with a ``JSON[]`` list: casting each claim's text
-    to JSON parsed it again (a third of this statement). "answer" and "claims" sort first; the rest is a struct's
+    to JSON parsed it again (a large share of this statement). "answer" and "claims" sort first; the rest is a struct's
     JSON without its opening brace."""
     rest = (f"{{'created_at': {_json_time('created_at')}, 'gt_answer': gt_answer, 'model': model, "
             "'query_ambiguous': query_ambiguous, 'question': question, 'response_id': response_id, "
@@ -271,7 +272,7 @@ def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits) -> BulkChu
 
     ``texts``: the chunk's JSON Lines records as read (one per line, without the line break). Nothing is
     written to the database: the lines are read from Arrow and the staged rows come back as Arrow (a
-    temporary table of 40 MB of text cost more than checking it).
+    temporary table of a chunk's text cost more than checking it).
     """
     picked, raw = _candidate_lines(texts)
     lines = pa.table({"pos": pa.array(picked, pa.int32()), "line": raw})

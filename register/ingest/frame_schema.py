@@ -41,7 +41,7 @@ def _boolean(series):
 @functools.cache
 def _flat_schema():
     """Column types and nulls of a flat claim table; lenient where pydantic is (never stricter)."""
-    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (~1 s to import)
+    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (slow to import)
 
     def column(check=None, *, nullable=True, required=False):
         return pda.Column(checks=check, nullable=nullable, required=required)
@@ -68,7 +68,7 @@ _SCHEMA_COLUMNS = ("response_id", "labels", "criticality", "feedback_count", "cr
 def frame_problems(window: list[tuple[int, dict, list]], columns: list[str]) -> dict[int, list[tuple[str, str]]]:
     """Run the pandera schema over a window's frame; (column, message) per failing row number."""
     import pandas as pd  # on use (see above)
-    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (~1 s to import)
+    import pandera.pandas as pda  # on use: only flat (CSV/Parquet) imports need pandera (slow to import)
 
     out: dict[int, list[tuple[str, str]]] = {}
     for number, _, extra in window:

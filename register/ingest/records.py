@@ -127,8 +127,8 @@ def merge_staged(tx: Transaction, batch_id: int, imported_at: datetime, staged_r
         return MergeCounts(0, 0, 0)
     with tx.relation("_staged_r", staged_r), tx.relation("_staged_c", staged_c):
         # the stored revisions of the chunk's ids, found in one pass over the responses: the current one and the
-        # highest revision number both come from it (two joins with the whole table cost about 0.9 CPU-s per
-        # 20,000-record chunk at 10M answers, most of what made a chunk dearer as the register grew)
+        # highest revision number both come from it (two joins with the whole table were most of what made a chunk
+        # dearer as the register grew; docs/performance.md)
         tx.execute("""
             CREATE OR REPLACE TEMP TABLE _stored AS
             SELECT response_id, revision, is_current, content_hash, response_key FROM responses

@@ -1,8 +1,8 @@
 """Millions of synthetic responses for benchmarks: copies of validated templates, made in SQL.
 
-Importing ten million records through per-record validation costs over an hour of CPU on two cores;
-a benchmark at that size needs the database, not the import. ``replicate`` adds ``n`` responses, each a
-copy of one *template*: a current, first-revision response of an import batch that went through full
+Importing millions of records through per-record validation costs a long time (docs/performance.md, "Figures
+behind the code"); a benchmark at that size needs the database, not the import. ``replicate`` adds ``n``
+responses, each a copy of one *template*: a current, first-revision response of an import batch that went through full
 validation (``python -m register demo --synthetic N --bulk`` imports 20,000 seeded synthetic responses
 through the importer and makes the rest copies of them).
 

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # Records per import transaction (``import --chunk-size``). Each chunk pays a fixed cost (its transaction, audit
-# event and the bulk check's statements): at 5,000 that was a third of an import's CPU; at 20,000 a
-# 100,000-record file imports in about 0.7x the CPU and memory peaks near 1.2 GB (benchmarks/bench_import.py).
+# event and the bulk check's statements): small chunks pay it often, large ones hold more in memory; this size
+# balances the two (benchmarks/bench_import.py; the figures: docs/performance.md, "Figures behind the code").
 DEFAULT_CHUNK = 20_000
 
 __all__ = ["COUNTS", "REPORT_LIMIT", "BatchReport", "ImportReport", "QuarantinedRecord"]

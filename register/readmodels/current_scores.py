@@ -12,15 +12,16 @@ hub (``register.readmodels.hub``), which calls ``refresh`` and ``rebuild``:
 * an import that revises responses (``register.ingest.records``; ``hub.revisions_written``) refreshes them: a
   revision not scored yet drops out, as it drops out of the join.
 
-Why a table: the console's views of the current scores read these 30 narrow columns instead of joining
-10 million responses to 40 million score rows (at 10M, 5-17 s per view before; an aggregate over this table
-takes 0.1-0.4 s). The join itself is on the revision's integer key (``scores.response_key``, migration 019).
+Why a table: the console's views of the current scores read these 30 narrow columns instead of joining every
+response to every score row (seconds per view at scale, where an aggregate over this table takes a fraction of a
+second; docs/performance.md, "Figures behind the code"). The join itself is on the revision's integer key
+(``scores.response_key``, migration 019).
 ``check`` compares it with the join (the hub's check: every test's store is checked at teardown); ``rebuild``
 makes it again from the join.
 
 Beside it, ``score_summary`` (migration 022) holds the read model counted by the overview's groups -- use case,
 model, creation day and week, band, no claims -- with the counts and sums the overview's figures add up
-(``SUMMARY_SELECT``; 5,634 rows for the 10 million responses of the benchmark database). The same writes keep it
+(``SUMMARY_SELECT``; a few thousand rows however many responses there are). The same writes keep it
 in step: ``refresh`` moves the groups by the rows it takes away and adds, ``rebuild`` counts everything again.
 """
 
@@ -56,7 +57,7 @@ def join_select(scores: str = "s.is_current") -> str:
 _JOIN = join_select()
 
 # The Monday (a DATE) of ``created_at``'s ISO week in UTC, the overview's time axis, by integer arithmetic from
-# Monday 1970-01-05: equal to date_trunc('week', ...) in UTC and about 20x cheaper (date_trunc on TIMESTAMPTZ goes
+# Monday 1970-01-05: equal to date_trunc('week', ...) in UTC and far cheaper (date_trunc on TIMESTAMPTZ goes
 # through the ICU calendar, row by row). The console's weekly figures and the summary's week read this one.
 WEEK = "(DATE '1970-01-05' + 7 * (floor((epoch_us(created_at) - 345600000000) / 604800000000.0))::INTEGER)"
 SUMMARY_GROUPS = ("use_case", "model", "day", "week", "band", "no_claims")
@@ -84,12 +85,12 @@ def refresh(cur: Cursor, gone: str, added: str | None, params: dict | None = Non
     its rows of those responses are the rows of those keys. ``table`` and ``summary`` name another read model of
     the same columns (``register.readmodels.version_views``).
 
-    By the revisions' integer keys, not their ids: at 10M responses, taking 1,000 responses' rows out by id read
-    every column of the table (1.4 s) and joined every response to its current score (1.7 s); by key 0.1-0.15 s
-    each. The summary moves by differences (the rows taken away counted negative, the rows added positive), never
-    by counting a group again: a recount scans every row of the read model in the touched groups (3.8 s at 10M for
-    a refresh of 1,000 responses), the differences only the refreshed rows, kept aside as they are taken away and
-    added. A group left with no response goes."""
+    By the revisions' integer keys, not their ids: by id, taking rows out read every column of the table and joined
+    every response to its current score; by key it costs a small fraction of that. The summary moves by
+    differences (the rows taken away counted negative, the rows added positive), never by counting a group again:
+    a recount scans every row of the read model in the touched groups, the differences only the refreshed rows,
+    kept aside as they are taken away and added. A group left with no response goes. (The figures:
+    docs/performance.md, "Figures behind the code".)"""
     cur.execute(f"CREATE OR REPLACE TEMP TABLE _refresh_gone AS SELECT * FROM {table} "
                 f"WHERE response_key IN ({gone})", params or {})
     cur.execute(f"DELETE FROM {table} WHERE response_key IN (SELECT response_key FROM _refresh_gone)")
@@ -118,8 +119,9 @@ def rebuild(cur: Cursor) -> None:
     """Make the whole table again from the join (after a run that scored everything: cheaper than by id).
 
     In slices of ``REBUILD_SLICE`` response keys: the join's hash table holds one slice's rows, not every
-    response's (at 10M, in the transaction of a full rescore, the whole join ran out of DuckDB's 4 GB; a
-    slice's scans skip the other keys' row groups, so four slices cost what one pass did: 16-17 s).
+    response's (in the transaction of a full rescore of the benchmark database the whole join ran out of memory);
+    a slice's scans skip the other keys' row groups, so the slices together cost what one pass did
+    (docs/performance.md, "Figures behind the code").
     """
     cur.execute("DELETE FROM current_scores")
     for low, high in key_slices(cur):

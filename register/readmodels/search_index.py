@@ -1,9 +1,9 @@
 """The search index: which response revisions hold which words, so that a search reads postings, not text.
 
 The console's search finds every current response whose question, answer or any claim's text contains the
-search text, case-insensitively and literally (``contains(lower(text), lower(needle))``). At 10 million answers
-and 60 million claims that scan took 7-21 s. This module keeps an inverted index of the three texts (migration
-023) and answers the same question from it, with the same result:
+search text, case-insensitively and literally (``contains(lower(text), lower(needle))``). At scale that scan
+took many seconds (docs/performance.md, "Figures behind the code"). This module keeps an inverted index of the
+three texts (migration 023) and answers the same question from it, with the same result:
 
 * **Words.** A text is lower-cased and split at every character that is neither a letter nor a digit
   (``WORD_SEPARATORS``, DuckDB's RE2 Unicode classes); the pieces are its words. ``search_words`` numbers every
@@ -42,8 +42,8 @@ and 60 million claims that scan took 7-21 s. This module keeps an inverted index
   contains the search text, **exact without reading text**. The revisions indexed before migration 029 have no
   runs (``separators_missing_through``): such a search scans until ``catch_up`` has filled them in.
 * **Letters and digits** (migration 030). A search for one letter or digit (``e``, ``7``) lies inside a word of
-  nearly every answer: the words holding it are most of the vocabulary and their postings most of the index (6.7 s
-  at 10M for ``e``). Each word of ``search_words`` carries which of ``CHARACTERS`` (a-z, 0-9) it holds, one bit
+  nearly every answer: the words holding it are most of the vocabulary and their postings most of the index
+  (seconds for ``e``). Each word of ``search_words`` carries which of ``CHARACTERS`` (a-z, 0-9) it holds, one bit
   each, and ``search_characters`` holds one row per revision with the bits of all its words together: a revision
   matches such a search if and only if the search's bit is set (the letter or digit, lower-cased, stands in a word
   of one of its texts), **exact without reading text**. A revision whose words hold none of them has no row. The
@@ -70,7 +70,7 @@ __all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup"
            "rebuild", "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
-SLICE_KEYS = 250_000  # response keys per catch-up transaction (about 14M word rows at 54 words per response)
+SLICE_KEYS = 250_000  # response keys per catch-up transaction (bounds its word rows: docs/performance.md)
 # the letters and digits a one-character search is answered for from the revisions' masks: bit i is CHARACTERS[i]
 CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -452,8 +452,8 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
     if not any(words):  # no letter or digit: inside one run of separators of the text (module doc)
         # without DISTINCT (a revision holding two runs that contain the text is listed twice; the callers read
         # the keys with IN): unlike the word and pair lookups below, DuckDB's plan stays the same and the hash
-        # aggregate over millions of keys goes -- at 10M, `-` (5.8M matches) 1.63-1.83 -> 0.96-0.99 CPU-s, in one
-        # use case 1.08-1.20 -> 0.64-0.71; a text found in two answers costs the same either way (0.09 CPU-s)
+        # aggregate over millions of keys goes, a large share of the lookup; a text found in few answers costs the
+        # same either way (docs/performance.md, "Figures behind the code")
         return Lookup(f"SELECT response_key FROM search_separator_postings WHERE sep_id IN "
                       f"(SELECT sep_id FROM search_separators WHERE contains(sep, {needle})) UNION ALL ({tail})", True,
                       split.upto)
@@ -468,8 +468,8 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
                f"AND second_id IN (SELECT word_id FROM search_words WHERE {_word_condition(words, i + 1, p)}))"
                for i in pairs]
     if len(words) == 2 and pairs == [0]:  # two words one space apart: the pair's postings are the answer
-        # DISTINCT, though the callers read the keys with IN: without it DuckDB chose a plan that took the responses
-        # page with `notice period` at 10M from 0.56-0.75 s to 7.3-8.4 s
+        # DISTINCT, though the callers read the keys with IN: without it DuckDB chose a plan that made the responses
+        # page with `notice period` many times slower (docs/performance.md)
         return Lookup(f"SELECT {unique}response_key FROM ({by_pair[0]}) UNION ALL ({tail})", True, split.upto)
     paired = set(pairs) | {i + 1 for i in pairs}  # a word of a pair needs no lookup of its own
     candidates = " INTERSECT ".join(
@@ -480,7 +480,7 @@ def _lookup(store: Store, search: str | None, p: Params, *, distinct: bool) -> L
         return Lookup(f"SELECT {unique}response_key FROM ({candidates}) UNION ALL ({tail})", True, split.upto)
     # the candidates hold every search word; the scan's test on their texts decides. The test is an aggregate's
     # condition (HAVING) so that it runs after the join with the candidates: as a WHERE, DuckDB pushes it below the
-    # join into the scan of every text and the index saves nothing (0.83 s for no candidate at 1M; a MATERIALIZED CTE
+    # join into the scan of every text and the index saves nothing (even with no candidate; a MATERIALIZED CTE
     # of one consumer did not stop it). The claims first: the candidates found there need no look at their question
     # and answer, the longest texts.
     checked = (f"WITH cand AS MATERIALIZED ({candidates}), "

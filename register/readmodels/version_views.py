@@ -2,8 +2,9 @@
 
 The console can show the scores under any profile version: each current response's latest score under it. For
 the current scores that is the read model (``current_scores`` with its summary ``score_summary``); for an older
-version it was a join of the version's score rows with the read model -- about 3.3 s for the overview at 10M
-answers, where the current view takes 0.5 s. This module keeps the older view as a table of its own, at no cost:
+version it was a join of the version's score rows with the read model -- several times the current view's time
+(docs/performance.md, "Figures behind the code"). This module keeps the older view as a table of its own, at no
+cost:
 
 * **Kept when it stops being current.** A run over everything (``register.scoring.scorer``) rebuilds the read
   model. When every current score is under one version ``u`` other than the run's, the read model *is* ``u``'s
@@ -21,7 +22,7 @@ answers, where the current view takes 0.5 s. This module keeps the older view as
   call these three themselves: the hub does, in their transactions (``register.readmodels.hub.scores_written``
   and ``revisions_written``).
 * **Kept on request.** A version not kept (older than those kept, or dropped by a run under it) is read by joining
-  its score rows: 2-2.5 s a page at 10M answers. ``keep_view`` builds its view from those rows (each current
+  its score rows: seconds a page at scale. ``keep_view`` builds its view from those rows (each current
   response's latest score under it), as an admin asks from the Profiles page or ``python -m register keep-view``; from
   then on it is kept exactly as above, and counts against ``keep()`` like the others.
 * ``check`` compares every kept view with the view computed from the score rows (the hub's check: every test's

@@ -106,24 +106,23 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     listed -- one row per distinct input of the checks (source, category, labels, use case, and the answer's
     time for a source with a valid-until date, the only check that reads it) with ``n`` claims; the
     per-claim columns (response_id .. text) are NULL. The checks themselves are the same expressions, so
-    the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: 43
-    million SUPPORTED sourced claims citing a few hundred sources become a few thousand rows.
+    the counts equal those of the listed rows (a test holds them equal), at a fraction of the cost: the
+    SUPPORTED sourced claims cite few sources, so millions of them become a few thousand rows.
     ``answers``: a relation of the responses whose claims are listed (response_key, use_case, created_at and as_of,
     the as-of time of each one's current score), read for the answer's time and use case instead of joining the
-    responses and their current scores (with a dated source cited by 3.6 million claims at 10M, those two joins
-    were most of the Authority figures' 4-6 s).
+    responses and their current scores (with a much-cited dated source, those two joins were most of the Authority
+    figures' time).
     ``over_every_current``: the caller knows ``grouped_over`` holds every current response (of ``use_cases`` and
     ``models`` when given), so the claims of sources without a valid-until date are read from their counts
     (``claim_source_counts``, by use case and model since migration 025: a restricted source's check reads the use
     case, which the counts hold; nothing else of the response is read but a dated source's answer time) instead
-    of joining 43 million claims to it (at 10M answers the join cost 4.4 s of a 6 s query; the scan without it
-    1.5 s, several seconds with a cold cache; for one use case 0.55-0.9 s). A dated source's claims are read from
+    of joining every claim to it (the join was most of the query's time). A dated source's claims are read from
     there too, by their answer's creation day (migration 031: the check compares the answer's time with a midnight
     in UTC, so the day decides it exactly) -- all but those of answers without a creation time, checked at their
     current score's as-of time, which are joined. ``any_dated``: False when the caller has found no current claim
     of such an answer citing a dated source (``dated_source_cited(store, untimed=True)``) -- then no claim is
     joined to the responses at all (the join built its hash table of the filtered responses even when it found no
-    claim: 0.25-0.5 s for the largest use case at 10M; with a dated source cited by 3.6 million claims, 2-4 s).
+    claim). The figures behind these choices: docs/performance.md, "Figures behind the code".
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -147,7 +146,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
             table_where += f" AND use_case IN {p.in_list(use_cases)}"
         if models:
             table_where += f" AND model IN {p.in_list(models)}"
-    if supported_only or failing_only:  # by the labels' bit mask: reading the label lists cost 2.9 s at 60M claims
+    if supported_only or failing_only:  # by the labels' bit mask: reading the label lists was slow
         which += f" AND (c.label_mask & {p(LABEL_BIT[Label.SUPPORTED])}) <> 0"
     if failing_only:
         which += f" AND c.source_id IN ({_may_fail(p, rules)})"
@@ -266,9 +265,9 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
     if grouped_over is None:
         if narrow:
             # the response key and what the checks read only, the labels from their bit mask with a NULL in place of
-            # each absent one (the checks ask only whether a label is present): with a dated source cited by 3.6
-            # million claims at 10M answers, reading every column of those claims and their label lists, and
-            # filtering a list by a lambda, was most of the review queue's 5 s
+            # each absent one (the checks ask only whether a label is present): with a much-cited dated source,
+            # reading every column of those claims and their label lists, and filtering a list by a lambda, was
+            # most of the review queue's time (docs/performance.md)
             ident = ("NULL::VARCHAR AS response_id, NULL::INTEGER AS revision, c.response_key, "
                      "NULL::INTEGER AS claim_idx, NULL::VARCHAR AS claim_id, NULL::VARCHAR AS text")
             labels = _labels_from_mask(p, "c.label_mask")
@@ -288,7 +287,7 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
     )"""
         # the as-of time of a current score is read only for an answer without a creation time: for every claim of
         # a listing (a page, a detail) when there are few, for the answers without one when there are many (the
-        # review queue's: building the set of 3 million claims' answers to read their scores cost 0.7 s)
+        # review queue's: building the set of millions of claims' answers to read their scores was costly)
         untimed = "responses WHERE created_at IS NULL" if narrow else "c0"
         return f"""c0 AS MATERIALIZED ({chosen}),
     cl AS (
@@ -339,8 +338,8 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
 
 def _labels_from_mask(p: Params, mask: str) -> str:
     """The list of the labels whose bits are set in ``mask`` (``LABEL_BIT``), a NULL in place of each absent one: the
-    checks ask only whether a label is present (``list_contains``), and a list filtered by a lambda cost 0.76 s for 3
-    million claims."""
+    checks ask only whether a label is present (``list_contains``), and a list filtered by a lambda cost far more
+    over millions of claims."""
     return "[" + ", ".join(f"CASE WHEN ({mask} & {p(bit)}) <> 0 THEN {p(label.value)} END"
                            for label, bit in LABEL_BIT.items()) + "]"
 
@@ -411,16 +410,16 @@ def review_keys_select(store: Store, p: Params, now: datetime | None = None, *,
     carry the proposed label yet. A key may be listed more than once (the callers ask ``IN``).
 
     When no current claim cites a source that can fail a check (``may_fail_cited``), no claim is read: an empty
-    SELECT (the scan of every current claim for the few that cite such a source was 0.2-0.5 s of every overview
-    and queue read at 10M answers, with none to find). Nor when such sources are cited but no claim fails (of
+    SELECT (the scan of every current claim for the few that cite such a source was a large part of every overview
+    and queue read, with none to find). Nor when such sources are cited but no claim fails (of
     ``use_cases``, when the caller reads only those: the console's use-case filter), as the checks counted from
     the claims' counts tell (``flagged_counted``): a dated source still valid, or one whose claims all come from
-    other use cases, costs nothing (with one cited by 3.6 million claims at 10M answers, listing them cost 2.4
-    CPU-s of every overview and queue read). Otherwise no claim is read either: the checks run over the counted
-    groups and the failing groups' answers are read from ``claim_source_answers`` (``_failing_answers``; listing
-    the claims of 1.7 million answers past a dated source's date took 2-3 s at 10M), but for a dated source's claims
-    of answers without a creation time, which are checked at their score's as-of time and listed. With ``use_cases``
-    only the answers of those use cases are listed."""
+    other use cases, costs nothing (with a much-cited one, listing its claims was a large part of every overview
+    and queue read). Otherwise no claim is read either: the checks run over the counted groups and the failing groups'
+    answers are read from ``claim_source_answers`` (``_failing_answers``; listing the claims of the millions of
+    answers past a dated source's date took seconds), but for a dated source's claims of answers without a creation
+    time, which are checked at their score's as-of time and listed. With ``use_cases`` only the answers of those use
+    cases are listed. The figures: docs/performance.md, "Figures behind the code"."""
     rules, roles = _inputs(store)
     now = now or utc_now()
     if not may_fail_cited(store, rules):
@@ -456,7 +455,7 @@ def _failing_answers(p: Params, counted: str, use_cases: tuple[str, ...]) -> str
     source: the failing sources' rows are read, the others' row groups skipped."""
     within = f" AND a.use_case IN {p.in_list(use_cases)}" if use_cases else ""
     # A dated source's groups are joined by day too (joined without it, each answer met every day's group of its
-    # source: 6 s for 2 million answers at 10M); the failing sources are named to the scan as well as joined, so
+    # source: seconds for millions of answers); the failing sources are named to the scan as well as joined, so
     # that their row groups are read and the rest skipped.
     def part(dated: bool) -> str:
         day = " AND a.created_day = g.created_day" if dated else ""
@@ -511,5 +510,5 @@ def dated_source_cited(store: Store, *, untimed: bool = False) -> bool:
 def cited_sources(store: Store) -> frozenset[str]:
     """Every ``source_id`` a current claim cites, from the current claims' source counts (``claim_source_counts``,
     migration 024: a few hundred rows; kept in step by every write that changes which claims are current). It
-    was a scan of every claim's ``source_id``, 0.3-0.6 s at 60 million claims on a cold start."""
+    was a scan of every claim's ``source_id``, slow on a cold start (docs/performance.md)."""
     return frozenset(source for (source,) in store.query("SELECT DISTINCT source_id FROM claim_source_counts"))

@@ -9,7 +9,7 @@
 
 Saving writes a new version; the newest one is in force; older ones are kept. Both writes need
 ``Permission.RULES_EDIT`` and land through ``Store.write`` with their audit event. Called by the
-authority page (through ``ui.authority``), the Authority checks (``register.scoring.authority``) and
+authority page (through ``ui.features.authority``), the Authority checks (``register.scoring.authority``) and
 tests.
 """
 

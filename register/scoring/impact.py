@@ -113,8 +113,8 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
     same result; without ``as_of`` the preview is then as of the stored scores' time. ``method`` on the
     result says which way it went, and why not the fast way. ``from_stored=False`` always rescores (the
     tests and the benchmark compare the two ways). ``progress(fraction, what)`` hears how far the scoring
-    statement is, every half second (DuckDB's own estimate; at ten million responses a full rescore of both
-    sides takes tens of seconds).
+    statement is, every half second (DuckDB's own estimate; at scale a full rescore of both sides takes long
+    enough to need it: docs/performance.md).
     """
     if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
         raise RegisterError("changed_limit must be an integer between 0 and 100000")

@@ -130,8 +130,8 @@ def settle(cur: Cursor, table: str, with_baseline_profile: bool) -> str:
     """
     # the table's keys are the current responses' exactly when the counts and the sums of the keys' hashes agree
     # (a duplicate with a missing response elsewhere keeps the count, not the sum); only when they differ is
-    # the exact distinct count needed, to tell a duplicate from a response without a score (at 10M the distinct
-    # count costs 1.1 s, the sums 0.05 s)
+    # the exact distinct count needed, to tell a duplicate from a response without a score (the distinct count
+    # costs many times the sums: docs/performance.md)
     row = cur.one(f"SELECT count(*) AS n, sum(hash(response_key)::HUGEINT) AS sum_hash, "
                   f"count(*) FILTER (stale) AS stale FROM {table}")
     current = cur.one("SELECT count(*) AS n, sum(hash(response_key)::HUGEINT) AS sum_hash FROM responses "
@@ -158,8 +158,8 @@ def _base_select(basis: StoredBasis, p: Params) -> str:
     profile = basis.profile
     dims = ", ".join(f"s.{c}" for c in DIM_COLUMNS.values())
     # the current responses with their current score: the console's read model (register.readmodels.current_scores)
-    # holds exactly that join, narrow and without string keys to match (at 10M, the join was most of this
-    # preview's time); a current response without a current score of its revision is not in it
+    # holds exactly that join, narrow and without string keys to match (the join was most of this preview's
+    # time); a current response without a current score of its revision is not in it
     rows = (f"SELECT s.run_id, s.response_key, {dims}, s.score, s.band, s.action, "
             f"s.no_claims, s.scoring_failure IS NOT NULL AS failed, s.floors_fired FROM current_scores s")
     if not profile.floors:  # nothing can have fired
@@ -207,7 +207,7 @@ def stored_select(basis: StoredBasis, draft: ScoringProfile, baseline: ScoringPr
     """SELECT response_key, old_score, new_score, old_band, new_band, old_action, new_action: ``draft`` (new)
     and ``baseline`` (old; None: the stored score, band and action) recomputed from the stored rows, plus
     ``stale`` (see ``_base_select``; ``settle`` reads it). Bands and actions are their codes in ``names`` (the
-    preview's table holds numbers, not strings: at 10M writing and comparing the names was a third of it).
+    preview's table holds numbers, not strings: writing and comparing the names was a large share of it).
     Values bound through ``p``. Keyed by the revision's integer key: the few changed responses shown get their
     ids from the read model.
 

@@ -200,10 +200,10 @@ def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys:
     # claim between them is known by its position alone, and those after the last other one count in no sentence
     # (only the "answer" row says how many claims were checked, and it is reached only when every claim is
     # neutral). A response whose claims are all neutral is answered whatever its stakes: its tuple is its claim
-    # count. Grouping only these claims (28% of them in the benchmark data) into an unordered list() sorted as
-    # text costs about half of list(token ORDER BY claim_idx) over every claim, an ordered aggregate DuckDB sorts
-    # group by group; the text order is fixed, so equal tuples have equal keys, and ``_tokens`` places each claim
-    # by its claim_idx.
+    # count. Grouping only these claims (a minority in the benchmark data) into an unordered list() sorted as
+    # text costs much less than list(token ORDER BY claim_idx) over every claim, an ordered aggregate DuckDB sorts
+    # group by group (docs/performance.md); the text order is fixed, so equal tuples have equal keys, and
+    # ``_tokens`` places each claim by its claim_idx.
     return f"""
 WITH rr AS (SELECT r.response_key, {stakes} AS stakes, r.query_ambiguous, r.retrieved_context, r.claim_count
             FROM responses r WHERE ({responses}){in_slice.format(alias="r")}),
@@ -296,8 +296,8 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
     holds one row per revision and ``_mitigation_decided`` (decision, sig, action, rule, reason, position) one
     per distinct tuple; both are dropped on leaving. The caller joins them where it writes (a score run's
     INSERT reads them, so no score row is written twice). In slices of about ``MITIGATION_SLICE`` revisions by
-    ``response_key``: the inputs of ten million at once outgrow a 4 GB memory limit (measured: out of memory),
-    a slice's do not; each distinct tuple is decided once, whichever slice it first appears in.
+    ``response_key``: the inputs of the benchmark database at once outgrow the memory limit (measured:
+    docs/performance.md), a slice's do not; each distinct tuple is decided once, whichever slice it first appears in.
     """
     params = dict(params or {})
     tx.execute("CREATE OR REPLACE TEMP TABLE _mitigated (response_key BIGINT, decision INTEGER, claim_id VARCHAR)")

@@ -80,7 +80,7 @@ def ensure_default_profile(store: Store, actor: Actor) -> int:
     return store.write(actor, "profile.create_default", fn)
 
 
-# Why the review-floors version exists: Table IV's own rationale for two floors (hri_core.REVIEW_FLOOR_IDS).
+# Why the review-floors version exists: Table IV's own rationale for two floors (hri_core.profile.REVIEW_FLOOR_IDS).
 REVIEW_FLOORS_NOTE = ("proposed: the paper's parameters with Table IV's review rationale made operational -- "
                       "'Confirmed contradiction requiring review' (CONTRADICTED, criticality 2) and repeated or "
                       "unresolved validated feedback route their answer to at least review")

@@ -46,7 +46,7 @@ def _load_response(store: Store, response_id: str, revision: int | None, where: 
         raise NotFound(f"response {response_id!r} does not exist" if revision is None
                        else f"response {response_id!r} has no revision {revision}")
     # its claims by the revision's integer key (claims are stored in key order: a few row groups are read; by
-    # id and revision every claim's id was scanned, 0.4 s at 60 million claims)
+    # id and revision every claim's id was scanned: docs/performance.md)
     claims = store.dicts(
         "SELECT claim_id, text, labels, dimensions, criticality, source_id, span, feedback_at, feedback_count, "
         "feedback_resolved, category, is_core, contradicted_by, entailment FROM claims "
@@ -82,7 +82,7 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None, *,
 
     ``keys``: the response's revisions and their keys (``{revision: response_key}``, every revision), when the
     caller has looked them up already (the detail page: ``register.console.queries.detail.response_detail``); else
-    they are looked up here. Each lookup scans the id hashes of every revision (15-40 ms at 10M answers)."""
+    they are looked up here. Each lookup scans the id hashes of every revision (docs/performance.md)."""
     cols = ("run_id", "revision", "profile_version", "as_of", "hri_add", "hri", "score", "band", "action",
             "no_claims", "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
             "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",

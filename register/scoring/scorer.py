@@ -529,7 +529,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                 tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                            "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
             # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
-            # joined in as the rows are written (deciding afterwards rewrote every new row: 8 s of 10M-row UPDATEs)
+            # joined in as the rows are written (deciding afterwards rewrote every new row: docs/performance.md)
             scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
                                        else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
             policy = active_policy(tx)

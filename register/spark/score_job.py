@@ -13,7 +13,7 @@ fired), as Parquet, for ``python -m register import-scores SCORES_DIR``.
 
 Only the driver runs Python (it builds the statement); executors run plain Spark SQL, no Python UDF,
 so they need nothing but Spark. The driver needs ``hri_core`` and ``register`` (shipped in the zip)
-and their pinned dependencies (see the README's cluster section).
+and their pinned dependencies (docs/spark.md, "What runs where").
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The offline judge works without it. With it, the judge also knows the best cosine similarity of the
 claim with an evidence sentence, which lifts supported recall at the same false clearance (measured
-on the Factcheck-GPT dev split; see ``benchmarks/bench_judge.py``) for ~100 CPU-ms per claim against
-<1 ms for the lexical features.
+on the Factcheck-GPT dev split; see ``benchmarks/bench_judge.py``) at a CPU cost per claim far above the
+lexical features' (docs/performance.md, "Figures behind the code").
 
 Files (both hash-checked before use, because they are third-party re-uploads):
 

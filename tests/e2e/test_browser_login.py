@@ -31,8 +31,9 @@ def test_local_login_role_pages_and_logout(app_server, page):
     page.goto(url)
     page.get_by_role("heading", name="HRI console — log in").wait_for(timeout=60_000)
     assert page.get_by_test_id("stMetricValue").count() == 0  # no data before login
-    # the chart and table libraries load while the password is typed (ui.features.warmup.preload_chart_library): a chart
-    # and a table in a hidden container, nothing of them on screen
+    # the chart and table libraries load while the password is typed
+    # (ui.framework.browser_preload.preload_chart_library): a chart and a table in a hidden container, nothing of
+    # them on screen
     preload = page.locator(".st-key-hri_preload")
     preload.locator(".js-plotly-plot").first.wait_for(state="attached", timeout=30_000)
     # hidden once the page has settled: the container's style is an element of its own, drawn beside it, so the

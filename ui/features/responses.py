@@ -22,10 +22,10 @@ def reproduction(store: Store, response_id: str,
 
     ``keys``: its revisions' keys as (revision, key) pairs when the page has them (``response_detail``'s
     ``keys``; pairs, not the mapping the register takes, to be a cache key): the id is then not looked up again
-    (a scan of every id's hash, 15-40 ms at 10M answers).
+    (a scan of every id's hash).
     A resource, not ``st.cache_data``: the reproduction holds the stored response, read back under
     ``NO_TEXT_LIMITS`` -- a model subclass ``st.cache_data`` cannot pickle; it is frozen and the page only reads
     it, so every session may share it. Cleared by ``after_write`` like every cached read; at most 256 kept.
-    Uncached it was most of a warm detail page's server time (0.1-0.2 s of 0.25-0.3 s at 10M answers, on every
-    rerun)."""
+    Uncached it was most of a warm detail page's server time, on every rerun (docs/performance.md, "Figures
+    behind the code")."""
     return reproduce.reproduce(store, response_id, keys=None if keys is None else dict(keys))

@@ -58,7 +58,7 @@ def review_floors_version() -> int | None:
 
 def preview(profile: ScoringProfile) -> ImpactPreview:
     """Impact of ``profile`` against the active profile (not cached: the user asks for it explicitly), with a
-    progress bar while it runs (tens of seconds at ten million responses when every response is rescored)."""
+    progress bar while it runs (long at scale when every response is rescored: docs/performance.md)."""
     bar = st.progress(0.0, text="Impact preview: starting")
 
     def told(fraction: float, what: str) -> None:

@@ -1,7 +1,7 @@
 """The Overview's reads computed while the first visitor after a restart logs in.
 
 Every cached read of the console starts cold when its process starts, and the Overview is everyone's first
-page: at 10 million answers its reads take one to two seconds on a cold DuckDB. The login page (``app.py``,
+page: at scale its reads take seconds on a cold DuckDB (docs/performance.md). The login page (``app.py``,
 nobody logged in) calls ``ensure_overview_warm``: the first call in a process starts one background thread
 that fills the very cache entries the Overview asks for when no filter is chosen -- the active profile, the
 filter options, the page's figures (``ui.features.overview.overview`` with ``ui.features.overview.overview_arguments``,
@@ -59,8 +59,8 @@ def warm_overview() -> bool:
 def build_overview_figures(found: dict, band_names: tuple[str, ...], bands, sources: dict) -> list[go.Figure]:
     """The Overview's charts built from its figures (``found``: ``ui.features.overview.overview``; ``sources``: the
     Authority figures), and dropped: Plotly loads the code that checks each kind of trace and each layout property the
-    first time a figure uses it, which the first Overview after a restart would otherwise pay (0.15 CPU-s in a process
-    that drew no chart yet; after the login page's empty chart about 0.05 of the first Overview's 0.39 CPU-s)."""
+    first time a figure uses it, which the first Overview after a restart would otherwise pay (less of it after the
+    login page's empty chart; docs/performance.md, "Figures behind the code")."""
     built = [figures.band_mix_figure(found["band_mix_by_week"], band_names),
              figures.dimension_contribution_figure(found["dimension_contributions"]),
              figures.score_histogram_figure(found["score_histogram"], bands),

@@ -16,9 +16,8 @@ def preload_chart_library() -> None:
     """Put a chart and a table on the login page, hidden (a container styled ``display: none``): the browser fetches
     and compiles their libraries -- Plotly's and the data grid's, megabytes of JavaScript it loads the first time a
     page shows one -- while the visitor types a password. Without it the first Overview after a login waited for
-    Plotly: in Chromium at 10M answers (``benchmarks/bench_console_browser.py``) 2.5 s of the browser's CPU between
-    the page's title and its first figure, the Overview drawn 4.0-4.6 s after the password (2.6-3.0 s with it),
-    and the first Responses page 1.5 s (1.1 s)."""
+    Plotly: seconds of the browser's CPU between the page's title and its first figure
+    (``benchmarks/bench_console_browser.py``; the figures: docs/performance.md, "Figures behind the code")."""
     hidden = {"visible": False, "fixedrange": True}
     figure = go.Figure(layout={"height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0}, "xaxis": hidden,
                                "yaxis": hidden, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"})

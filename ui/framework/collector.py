@@ -2,11 +2,10 @@
 
 Streamlit runs ``gc.collect(2)`` after each run of a page (``runner.postScriptGC``), in the one process every
 visitor shares. A full collection walks every container object the interpreter tracks -- with pandas, pyarrow,
-Plotly, DuckDB and Streamlit loaded, 140,000 after the imports alone (0.06 s a collection in a bare process), more
-in the server -- although the modules, classes and functions loaded at startup live as long as the process and are
-never garbage. Profiled in the server at 10M answers
-(``benchmarks/bench_console_browser.py``), that walk was about 0.1-0.17 CPU-s of every run: most of a warm view's
-server time, during which no other visitor's page could run Python.
+Plotly, DuckDB and Streamlit loaded, a great many after the imports alone, more in the server -- although the
+modules, classes and functions loaded at startup live as long as the process and are never garbage. Profiled in
+the server (``benchmarks/bench_console_browser.py``), that walk was most of a warm view's server time, during which
+no other visitor's page could run Python.
 
 ``freeze_startup_objects`` moves the objects alive when the first page run of the process starts into the
 collector's permanent generation (``gc.freeze``), once per process: later collections walk only what was made
@@ -14,8 +13,7 @@ since. Objects made by page runs are collected after each run as before; turning
 (``runner.postScriptGC = false``) would save the same time but leave the runs' cyclic garbage to the interpreter's
 own thresholds. What the freeze costs: a reference cycle that is alive at the first run and dropped later (the
 first session's, say) is never collected -- once per process, and small next to the libraries.
-In Chromium at 10M answers the warm views' server CPU fell from 0.11-0.27 s to 0.02-0.16 s (the detail 0.26-0.33 s
-to 0.07-0.14 s; README, "Measured limits").
+The warm views' server CPU before and after: docs/performance.md, "Figures behind the code".
 """
 
 from __future__ import annotations

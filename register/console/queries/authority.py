@@ -5,7 +5,7 @@ source (the review queue takes them), the answers holding such a claim, and the 
 counted by ``register.scoring.authority``'s checks over their distinct inputs. Shown on the overview page
 beside its figures.
 
-Called by ``ui.authority`` (cached; warmed before the first visit by ``ui.warmup``).
+Called by ``ui.features.authority`` (cached; warmed before the first visit by ``ui.features.warmup``).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def authority_overview(store: Store, f: Filters) -> dict:
     claims per ``authority.PROBLEMS``, every problem listed, 0 when none).
 
     The claim counts come from the checks counted over their distinct inputs (``claim_checks_select``'s
-    ``grouped_over``: at 10M answers, 43M such claims citing a few hundred sources, 54 s listed against a few
-    seconds counted); the answers are counted from the claims on sources that can fail a check only, as the
-    review queue reads them, and only when a claim is flagged.
+    ``grouped_over``: the claims cite few sources, so counted they are few rows where listed they are all of
+    them; see docs/performance.md, "Figures behind the code"); the answers are counted from the claims on sources
+    that can fail a check only, as the review queue reads them, and only when a claim is flagged.
     """
     f = same_set_unversioned(store, f)  # an older version over every answer: the counts, not a join of its scores
     p = Params()
@@ -71,13 +71,13 @@ def authority_overview(store: Store, f: Filters) -> dict:
                    (SELECT x, sum(n) AS k FROM (SELECT unnest(problems) AS x, n FROM ch) GROUP BY x)) AS by_problem
         FROM ch""", p.values)
     # the answers with a failed check, listed claim by claim: none to find (and no claim read) while no claim of the
-    # filtered answers is flagged (with a dated source cited by 3.6 million claims at 10M, the listing is 1-2 s)
+    # filtered answers is flagged (with a much-cited dated source the listing takes seconds: docs/performance.md)
     responses = 0
     if row["flagged"]:
         q = Params()
         failing = claim_checks_select(q, rules, roles, now, failing_only=True, answers="fg")
-        # counted as a bitmap of their keys (a hash table of 1.7 million distinct keys cost 0.4 of 2 CPU-s); a key
-        # above the bound (imported since it was read) is counted apart
+        # counted as a bitmap of their keys (a hash table of millions of distinct keys was a large share of the
+        # count: docs/performance.md); a key above the bound (imported since it was read) is counted apart
         top = q(response_ids.largest_key(store))
         responses = store.scalar(f"""{answers.format(materialized="", filtered=filtered_scores(store, f, q))}
             SELECT coalesce(bit_count(bitstring_agg(response_key::BIGINT, 0::BIGINT, {top}::BIGINT)

@@ -3,7 +3,7 @@
 The revision's fields, its score, its claims with their Authority checks, the floors that fired, the
 response's score history and its review decisions, all read by the revisions' integer keys.
 
-Called by ``ui.data`` (the detail page).
+Called by ``ui.features.responses`` (the detail page).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
     """
     # The response's revisions are found by its id once (a scan of one string column); everything else is read
     # by the revisions' integer keys, which DuckDB's zone maps narrow to a few row groups. By id, every score run
-    # scanned every score row's id again: 0.6 s per lookup at 10M responses and five runs, growing with each run.
+    # scanned every score row's id again, a cost growing with each run (docs/performance.md).
     known = response_ids.revisions(store, response_id)
     chosen = [key for rev, key, current in known if (current if revision is None else rev == int(revision))]
     if not chosen:

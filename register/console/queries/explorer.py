@@ -5,7 +5,7 @@
 (``AUTHORITY_FILTERS``); ``export_select`` and ``export_rows`` read the same view with the texts
 (``EXPORT_COLUMNS``, at most ``EXPORT_LIMIT`` rows).
 
-Called by ``ui.data`` (the Responses page), by ``register.console.exports`` (the export file) and by
+Called by ``ui.features.responses`` (the Responses page), by ``register.console.exports`` (the export file) and by
 ``register.console.review`` (``check_window``: the queue pages the same way).
 """
 
@@ -83,7 +83,7 @@ def _authority_view(p: Params, store: Store, authority: str | None) -> str:
 def _paged_authority(store: Store, p: Params, page: str, columns: tuple[str, ...], order: str) -> str:
     """WITH item ``pa`` (the Authority lines of the responses in ``page``, a CTE with response_key and
     authority) and the final SELECT of ``columns`` from ``page``: the checks run for the page's rows only
-    (the whole set's checks cost ~10x the page query)."""
+    (the whole set's checks cost many times the page query; docs/performance.md)."""
     picked = ", ".join("coalesce(pg.authority, pa.authority) AS authority" if c == "authority" else f"pg.{c}"
                        for c in columns)
     keys = f"SELECT response_key FROM {page}"
@@ -109,7 +109,7 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
     columns = ", ".join((*PAGE_COLUMNS, "response_key"))
     if matches is None:
         # two statements: a top-N over the join and a bare count are cheaper than one statement
-        # that shares the join between them (measured at 1M responses)
+        # that shares the join between them (measured: docs/performance.md)
         frame = store.frame(f"WITH fr AS ({filtered_scores(store, f, p)}), {_authority_view(p, store, authority)}, "
                             f"page AS MATERIALIZED (SELECT {columns} FROM fa ORDER BY {order} "
                             f"LIMIT {p(limit)} OFFSET {p(offset)}), "
@@ -122,11 +122,11 @@ def responses_page(store: Store, f: Filters, *, search: str | None = None, sort_
                                  f"{_authority_view(p2, store, authority)} SELECT count(*) FROM fa", p2.values)
         return frame, int(total)
     # searching: the matches are found once (materialised keys); their sort keys are read once into ``hits``, which
-    # gives the total and the page's keys, and only the page's rows are read whole (a search that matches a sixth
-    # of 10M answers: one pass over the read model, not one per consumer carrying every column). The page's rows
+    # gives the total and the page's keys, and only the page's rows are read whole (a search that matches millions
+    # of answers: one pass over the read model, not one per consumer carrying every column). The page's rows
     # are the view's rows of the page's keys, read by those keys alone: read through the matches again, under a
     # use-case filter DuckDB built its hash table on every filtered row with every column (it misjudges how many
-    # keys match) -- at 10M, `notice period` in the largest use case took 0.59 s instead of 0.21 s, load 1.
+    # keys match), much slower (docs/performance.md).
     # The LEFT JOIN keeps the total when the page is past the end.
     hit_order = _order_by(sort_by, descending, key="_sort")
     resolved = read_model(store, f)  # once: the matches and the page's rows read the same source

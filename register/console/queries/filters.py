@@ -174,7 +174,8 @@ def version_runs(store: Store, version: int) -> VersionRuns:
 def _latest_scores(runs: VersionRuns, p: Params) -> str:
     """SELECT of each response revision's latest score row among ``runs`` (see ``VersionRuns``).
 
-    Not a window over the rows (latest per revision): at 10M the window was most of the filter's 50 s. The
+    Not a window over the rows (latest per revision): the window was most of the filter's time (docs/performance.md,
+    "Figures behind the code"). The
     later runs are disjoint (one per batch) and replace the base run's rows for their revisions: an anti-join
     whose build side is their few rows.
     """
@@ -201,8 +202,8 @@ def as_current(store: Store, f: Filters) -> Filters:
     Then the two views are the same rows: a response's current score is its latest score of all, so when it is
     under the version it is the latest under the version too; and a response without a current score is in
     neither. The current view reads the read model (and the overview its summary) instead of joining the
-    version's score rows to it (at 10M: about 6 s for the overview's figures under the version that was just
-    published and run over everything). The test reads zone maps: after a full run every row group holds one
+    version's score rows to it (seconds for the overview's figures under the version that was just published and
+    run over everything; docs/performance.md). The test reads zone maps: after a full run every row group holds one
     version, and none is scanned.
     """
     if f.profile_version is None:

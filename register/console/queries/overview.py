@@ -7,7 +7,8 @@ The overview's figures exist one function each (``kpis``, ``band_mix_by_week``, 
 Band names, band order, weights and "high or critical" come from the scoring profile (passed in or
 read from the register), never from constants here.
 
-Called by ``ui.data`` and ``ui.authority`` (cached; warmed before the first visit by ``ui.warmup``) and by
+Called by ``ui.features.overview`` and ``ui.framework.data`` (cached; warmed before the first visit by
+``ui.features.warmup``) and by
 ``benchmarks/bench_console.py``.
 """
 
@@ -260,10 +261,10 @@ def overview(store: Store, f: Filters, weights: dict, bands: tuple[str, ...] | N
     ``high_share_by_use_case``, ``high_share_by_model`` -- the same values as the one-figure
     functions, which run the same SQL for their figure alone (a test holds both to an independent recomputation).
     Of the current scores (no profile version chosen) the counts, sums and
-    shares come from the read model's summary (``score_summary``, 5,634 rows at 10M responses instead of
-    seven aggregates over 10 million); the queue scans the read model, the quantiles and the histogram count its
+    shares come from the read model's summary (``score_summary``, a few thousand rows instead of seven aggregates
+    over every response); the queue scans the read model, the quantiles and the histogram count its
     scores in narrow groups and read rows only where a group does not settle them
-    (``register.console.score_distribution``: exact, 0.34-0.40 s for the overview at 10M instead of 0.79-0.83 s).
+    (``register.console.score_distribution``: exact, and about half the time; docs/performance.md).
     An older profile version kept as a read model of its own is read the same way (``read_model``); under any other
     version the version's scores are joined once and shared by every figure. ``bands``: the band names, in order, of
     the profile the figures are shown under (the active profile's when None): the states listed and ordered, and
@@ -297,7 +298,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     shares = [by for by in GROUP_COLUMNS if f"high_share_by_{by}" in wanted]
     if model is not None:
         # a read model (the current scores, or a kept older version's): what adds up comes from its summary
-        # (register.readmodels.current_scores, 5,634 rows at 10M); the queue, the quantiles and the histogram read
+        # (register.readmodels.current_scores, a few thousand rows); the queue, the quantiles and the histogram read
         # its rows (the last two by groups of scores first)
         summary = f"sm AS ({_summary_rows(f, p, model.summary)}), "
         if "kpis" in wanted:

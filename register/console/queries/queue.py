@@ -30,8 +30,8 @@ def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None
     nobody has decided on that revision yet.
 
     A LEFT JOIN on the (small) decisions table rather than a correlated NOT EXISTS: DuckDB turns the
-    latter into a mark join over every row, about 3x slower at 1M responses; on the integer key (migration 021),
-    not the (response_id, revision) strings: 0.02 s instead of 0.25 s at 10M.
+    latter into a mark join over every row, several times slower; on the integer key (migration 021), not the
+    (response_id, revision) strings, an order of magnitude faster (docs/performance.md, "Figures behind the code").
     """
     authority = f" OR {source}.response_key IN ({authority_keys})" if authority_keys else ""
     return (f"SELECT {source}.*, ({source}.action IN {p.in_list(QUEUE_ACTIONS)} OR {source}.no_claims{authority}) "

@@ -44,15 +44,16 @@ def search_matches(store: Store, search: str | None, p: Params, *, bitmap: bool 
     they are many.
 
     For a text found in millions of answers the set of keys was most of a search's cost: made distinct (a word held
-    by nearly every answer, ``the``: 13M postings, 9.7M answers) and built into the hash table that narrows the read
-    model to them (1.3-1.8 s at 10M). A bitmap of the keys (``bitstring_agg``) takes the lookup's rows as they come,
-    repeats included, and the read model's scan tests one bit per row (0.5-0.6 s). That test is paid for every row of
-    the read model (about 0.2 s at 10M for a word found once), so a lookup read from the index alone
+    by nearly every answer, ``the``, has more postings than answers) and built into the hash table that narrows the
+    read model to them. A bitmap of the keys (``bitstring_agg``) takes the lookup's rows as they come, repeats
+    included, and the read model's scan tests one bit per row, in well under half the time. That test is paid for
+    every row of the read model (even for a word found once), so a lookup read from the index alone
     (``search_index.Lookup.exact``) with at most a catch-up slice of revisions above the index's mark (scanned) is
     counted first, and only one naming at least one key in ``BITMAP_SHARE`` of the register's is read as a bitmap:
     the count reads no text beyond that slice (a register whose index is far behind searches by keys, uncounted).
     The bitmap is computed by a statement of its own into a variable of the cursor: as a scalar subquery of the
-    page's statement DuckDB sometimes joined it to every row (30 s for a letter found in 2% of the answers at 10M).
+    page's statement DuckDB sometimes joined it to every row (half a minute for a rare letter). The figures:
+    docs/performance.md, "Figures behind the code".
     """
     if search is None or not search.strip():
         return None
@@ -99,7 +100,7 @@ def searched(store: Store, resolved: tuple[Filters, ReadModel | None], p: Params
 
     The matches are materialised first (a CTE barrier, or the bitmap's statement of its own: ``_matched``), so the
     scored set is narrowed to them whatever the optimiser estimates (with score history in the table it otherwise
-    joined all responses first and filtered after: 0.87 s instead of 0.56 s at 1M responses, 2M score rows). The
+    joined all responses first and filtered after, which was slower; docs/performance.md). The
     read model holds the response columns and only current revisions, so the page narrows it by the keys without
     reading ``responses``; the export, which needs the texts, reads the matching current responses first.
     """
