@@ -256,8 +256,9 @@ def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | N
                 batch.quarantined)
 
     def fn(tx: Transaction) -> Change:
-        stored = tx.query_one("SELECT records_total, accepted, new_responses, new_revisions, unchanged, quarantined "
-                              "FROM import_batches WHERE batch_id = ?", [batch.batch_id])
+        stored = tx.query_row("SELECT records_total, accepted, new_responses, new_revisions, unchanged, quarantined "
+                              "FROM import_batches WHERE batch_id = ?", [batch.batch_id],
+                              what=f"import batch {batch.batch_id}")
         if tuple(stored) != expected:
             raise RegisterError(f"import batch {batch.batch_id}: stored counts {tuple(stored)} differ from the "
                                 f"import's own {expected}; the batch is left unfinished: report this")

@@ -189,8 +189,9 @@ def delphi_session(store: Store, session_id: int) -> dict:
 
 
 def _current_round(tx: Transaction, session_id: int) -> tuple[int, str]:
-    number, status = tx.query_one("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
-                                  "ORDER BY round_number DESC LIMIT 1", [session_id])
+    number, status = tx.query_row("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
+                                  "ORDER BY round_number DESC LIMIT 1", [session_id],
+                                  what=f"a round of Delphi session {session_id}")
     return number, status
 
 

@@ -178,13 +178,12 @@ def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float, na
     ``names``): ``ImpactPreview``'s fields, with the names."""
     changed_where = ("old_band <> new_band OR old_action <> new_action "
                      "OR abs(new_score - old_score) > 1e-9")
-    summary = cur.one(
+    summary = cur.row(
         f"SELECT count(*) AS total, count(*) FILTER (old_band <> new_band) AS band_changes, "
         f"count(*) FILTER (old_action <> new_action) AS action_changes, "
         f"count(*) FILTER ({changed_where}) AS score_changes, avg(old_score) AS mean_old, "
         f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
-        f"FROM {table}")
-    assert summary is not None  # an aggregate without GROUP BY has one row
+        f"FROM {table}", what="the impact preview's summary")  # an aggregate without GROUP BY has one row
     transitions = _named(cur.frame(f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
                                    f"GROUP BY ALL"), names.bands)
     action_transitions = _named(cur.frame(f"SELECT old_action, new_action, count(*)::BIGINT AS responses "
