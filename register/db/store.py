@@ -457,7 +457,7 @@ class Store:
                 except _Refused as refused:
                     _rollback(raw)
                     refusal = Change("user", actor.name, None, {"attempted": action, "reason": refused.reason})
-                    self.write(actor, "denied", lambda _tx, c=refusal: c, as_account=False)
+                    self.write(actor, "denied", _returning(refusal), as_account=False)
                     raise PermissionDenied(f"{refused.reason}; nothing was saved") from None
                 except BaseException:
                     _rollback(raw)
@@ -516,6 +516,11 @@ class _Refused(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+def _returning(change: Change) -> Callable[[Transaction], Change]:
+    """A write function that changes nothing and returns ``change`` (an event that records an outcome)."""
+    return lambda _tx: change
 
 
 def _rollback(raw: duckdb.DuckDBPyConnection) -> None:

@@ -120,13 +120,14 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
         raise RegisterError("changed_limit must be an integer between 0 and 100000")
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
         raise RegisterError("bin_width must be a number in (0, 100]")
+    base: ScoringProfile | None  # None: the stored current scores
     if isinstance(baseline, str) and baseline == "stored":
         base, label = None, "stored current scores"
     else:
-        base = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
-        if not isinstance(base, ScoringProfile):
+        chosen = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
+        if not isinstance(chosen, ScoringProfile):
             raise RegisterError("baseline must be a profile, 'active' or 'stored'")
-        label = f"version {base.version} ({base.name})"
+        base, label = chosen, f"version {chosen.version} ({chosen.name})"
     table = f"_impact_{uuid.uuid4().hex[:12]}"  # generated here, never user text
     with store.cursor() as cur:
         # one snapshot: the stored rows the plan checked are the rows the fast path reads

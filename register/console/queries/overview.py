@@ -285,7 +285,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     """The overview's figures ``names`` (of ``FIGURES``) in one statement (``overview``)."""
     f, model = read_model(store, f)
     band_names = _band_names(store, bands)  # the caller's profile's (a chosen version's)
-    by_letter = _weights_by_letter(weights) if "dimension_contributions" in names else {}
+    by_letter = _weights_by_letter(weights or {}) if "dimension_contributions" in names else {}
     unknown = sorted(set(names) - set(FIGURES))
     if unknown:
         raise ValueError(f"no overview figure named {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
