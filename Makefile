@@ -11,7 +11,8 @@ test:
 test-fast:
 	scripts/test.sh -m "not browser"
 
-# Static gates (also run by .ci/run): lint, strict typing of the pure core, the import contracts.
+# Static gates (also run by .ci/run): lint, typing (the pure core strict, register/ at mypy's defaults), the import
+# contracts.
 check:
 	scripts/env.sh requirements-dev.txt
 	.venv/bin/ruff check .

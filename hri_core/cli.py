@@ -42,7 +42,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from .agreement import LEVELS, cohen_kappa, krippendorff_alpha, ratings_from_rows
+from .agreement import LEVELS, cohen_kappa, krippendorff_alpha
+from .agreement.rows import ratings_from_rows
 from .ahp import analyse_matrix, weights_to_profile_dict
 from .errors import FieldProblem, HRIError, ProfileError, RecordError
 from .models import parse_response

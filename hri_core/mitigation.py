@@ -355,7 +355,8 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     high = stakes in policy.high_stakes
     stakes_text = f"{stakes} stakes" + (" (assumed: the response gives none)" if assumed else "")
 
-    def out(action: str, rule: str, sentence: str, claim: ClaimReading | None = None) -> MitigationDecision:
+    def out(action: MitigationAction, rule: Rule, sentence: str,
+            claim: ClaimReading | None = None) -> MitigationDecision:
         # every value is already validated (the policy's, the response's): no second validation
         return MitigationDecision.model_construct(
             response_id=response.response_id, action=action, rule=rule, reason=f"{action}: {sentence}",

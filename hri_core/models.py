@@ -485,4 +485,4 @@ def models_for(limits: TextLimits) -> type[Response]:
                         response_id=(str, Field(min_length=1, max_length=limits.identifier)),
                         use_case=text(limits.identifier), model=text(limits.identifier),
                         stakes=text(limits.identifier), question=text(limits.question),
-                        answer=text(limits.answer), claims=(tuple[claim, ...], ...))  # type: ignore[valid-type]
+                        answer=text(limits.answer), claims=(tuple[claim, ...], ...))

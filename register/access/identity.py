@@ -119,6 +119,12 @@ def get_user(store: Store, username: str) -> User | None:
     return None if row is None else User(**row)
 
 
+def _user(store: Store, username: str) -> User:
+    """The account of a login just recorded: ``NotFound`` when there is none by that name."""
+    return User(**store.row(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username],
+                            what=f"user {username!r}"))
+
+
 def list_users(store: Store) -> list[User]:
     """Every account, by username."""
     return [User(**row) for row in store.dicts(f"SELECT {', '.join(_USER_FIELDS)} FROM users ORDER BY username")]
@@ -135,6 +141,12 @@ def _public(user_row: dict[str, Any]) -> dict[str, Any]:
 
 def _row(tx: Transaction, username: str) -> dict[str, Any] | None:
     return tx.one(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username])
+
+
+def _written(tx: Transaction, username: str) -> dict[str, Any]:
+    """The account's row as the write's own statements left it (``NotFound`` when there is none)."""
+    return tx.row(f"SELECT {', '.join(_USER_FIELDS)} FROM users WHERE username = ?", [username],
+                  what=f"user {username!r}")
 
 
 # --- login -------------------------------------------------------------------------------------
@@ -170,7 +182,7 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime | 
             return Change("user", username, None, {"method": "local"})
 
         store.write(Actor(username, role), "login", success)
-        return get_user(store, username)
+        return _user(store, username)
 
     def failure(tx: Transaction) -> Change:
         attempts = tx.scalar("SELECT failed_attempts + 1 FROM users WHERE username = ?", [username])
@@ -252,10 +264,10 @@ def sign_in_external(store: Store, username: str, role: str, *, kind: str, displ
                        "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
                        [role, name, now, now, kind, username])
         return Change("user", username, None if before is None else _public(before),
-                      {**_public(_row(tx, username)), "method": kind})
+                      {**_public(_written(tx, username)), "method": kind})
 
     store.write(actor, "login", fn, as_account=False)  # the account is being made or brought up to date
-    return get_user(store, username)
+    return _user(store, username)
 
 
 # --- account management (admin) ----------------------------------------------------------------
@@ -295,7 +307,7 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
         tx.execute("INSERT INTO users (username, display_name, role, password_hash, disabled, must_change_password, "
                    "created_at, created_by, updated_at, updated_by) VALUES (?, ?, ?, ?, false, true, ?, ?, ?, ?)",
                    [username, display_name, role, password_hash, now, actor.name, now, actor.name])
-        return Change("user", username, None, _public(_row(tx, username)))
+        return Change("user", username, None, _public(_written(tx, username)))
 
     store.write(actor, "user.create", fn)
     return password
@@ -316,7 +328,7 @@ def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[s
         assignments = ", ".join(f"{column} = ?" for column in sets)  # columns: this module's own names
         tx.execute(f"UPDATE users SET {assignments}, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
                    "WHERE username = ?", [*sets.values(), utc_now(), actor.name, username])
-        return Change("user", username, _public(before), _public(_row(tx, username)))
+        return Change("user", username, _public(before), _public(_written(tx, username)))
 
     store.write(actor, action, fn)
 
@@ -431,7 +443,7 @@ def approve_admin(store: Store, actor: Actor, grant_id: int) -> None:
         tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
                    "WHERE username = ?", [ADMIN, now, actor.name, grant["username"]])
         return Change("user", grant["username"], _public(before),
-                      {**_public(_row(tx, grant["username"])), "grant_id": grant_id,
+                      {**_public(_written(tx, grant["username"])), "grant_id": grant_id,
                        "requested_by": grant["requested_by"]})
 
     store.write(actor, "user.admin_granted", fn)

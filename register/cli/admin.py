@@ -69,7 +69,7 @@ def cmd_status(store: Store, args) -> int:
     from register.ingest.batches import unfinished_batches
     from register.scoring.profiles import active_profile
 
-    status: dict = store.one("""
+    status = store.row("""
         SELECT (SELECT count(*) FROM responses WHERE is_current) AS responses,
                (SELECT count(*) FROM responses WHERE NOT is_current) AS earlier_revisions,
                (SELECT count(*) FROM claims c JOIN responses r USING (response_id, revision) WHERE r.is_current)
@@ -79,7 +79,7 @@ def cmd_status(store: Store, args) -> int:
                (SELECT count(*) FROM quarantine WHERE status = 'open') AS open_quarantine,
                (SELECT count(*) FROM import_batches) AS import_batches,
                (SELECT count(*) FROM audit_events) AS audit_events
-    """)
+    """, what="the register's counts")
     try:
         status["active_profile_version"] = active_profile(store).version
     except NotFound:

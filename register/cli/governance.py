@@ -114,10 +114,11 @@ def cmd_authority_check(store: Store, args) -> int:
     from register.scoring.authority import findings
 
     frame = findings(store)
-    rows = [{"response_id": r.response_id, "revision": int(r.revision), "claim_id": r.claim_id, "claim": r.claim,
-             "source_id": r.source_id, "check": r.check, "problem": r.problem, "reason": r.reason,
-             "proposed_label": None if r.proposed_label is None or r.proposed_label != r.proposed_label
-             else r.proposed_label} for r in frame.itertuples(index=False)]
+    rows = [{"response_id": r["response_id"], "revision": int(r["revision"]), "claim_id": r["claim_id"],
+             "claim": r["claim"], "source_id": r["source_id"], "check": r["check"], "problem": r["problem"],
+             "reason": r["reason"],
+             "proposed_label": None if r["proposed_label"] is None or r["proposed_label"] != r["proposed_label"]
+             else r["proposed_label"]} for r in frame.to_dict("records")]
     if args.json:
         print(json.dumps({"findings": rows, "count": len(rows)}, indent=2))
     elif not rows:

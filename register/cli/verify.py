@@ -116,7 +116,8 @@ def cmd_judge_agreement(store: Store, args) -> int:
         point = next((c for c in mine["curve"] if c["threshold"] == args.threshold), None) if mine else None
         evidence = (f"chosen from {mine['decided']} decided proposals: false clearance "
                     f"{point['false_clearance']['count']}/{point['false_clearance']['total']}, coverage "
-                    f"{point['coverage']['value']}" if point else "chosen by hand (no curve point at this threshold)")
+                    f"{point['coverage']['value']}" if mine and point
+                    else "chosen by hand (no curve point at this threshold)")
         chosen = profile_with_threshold(profile, args.threshold, evidence)
         Path(args.out).write_text(chosen.model_dump_json(indent=2) + "\n", encoding="utf-8")
         print(f"wrote {chosen.key} (thresholds.supported {args.threshold}) to {args.out}")

@@ -318,7 +318,8 @@ class EventFilter:
 
 
 def _event_where(f: EventFilter) -> tuple[str, list[Any]]:
-    conditions, params = ["true"], []
+    conditions: list[str] = ["true"]
+    params: list[Any] = []
     if f.actor:
         conditions.append("strpos(lower(actor_name), lower(?)) > 0")
         params.append(f.actor)

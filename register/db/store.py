@@ -2,7 +2,7 @@
 
 Opens the file read-write once per process, applies the numbered SQL migrations in
 ``register/db/migrations`` (each recorded once, with its checksum), and hands every operation its own
-cursor. Callers never see DuckDB: they read through the store's helpers (``scalar``, ``one``,
+cursor. Callers never see DuckDB: they read through the store's helpers (``scalar``, ``one``, ``row``,
 ``dicts``, ``frame``, ``query``) with bound parameters, and write through ``Store.write``: one
 transaction per user action, serialised by a lock, retried once on a transaction conflict, with the
 action's audit event appended in the same transaction. The function a write runs receives a
@@ -37,6 +37,7 @@ from register.errors import (
     DatabaseError,
     DatabaseInUse,
     MigrationError,
+    NotFound,
     PermissionDenied,
     RegisterError,
     WriteConflict,
@@ -246,6 +247,21 @@ class Cursor:
         row = self._fetch(result.fetchone)
         return None if row is None else dict(zip(_columns(result), row, strict=True))
 
+    def row(self, sql: str, params: Bindings = (), *, what: str) -> dict[str, Any]:
+        """The first row as ``{column: value}``, for a row the caller counts on (a record by its key, a row it
+        just wrote, an aggregate's one row): ``NotFound`` ("``what`` does not exist") when there is none."""
+        found = self.one(sql, params)
+        if found is None:
+            raise _not_found(what)
+        return found
+
+    def query_row(self, sql: str, params: Bindings = (), *, what: str) -> tuple:
+        """``row`` as a tuple: the first row, or ``NotFound`` ("``what`` does not exist") when there is none."""
+        found = self.query_one(sql, params)
+        if found is None:
+            raise _not_found(what)
+        return found
+
     def dicts(self, sql: str, params: Bindings = ()) -> list[dict[str, Any]]:
         """Every row as ``{column: value}``."""
         result = self._run(sql, params)
@@ -276,6 +292,10 @@ class Transaction(Cursor):
 
     Everything it executes commits together with the action's audit event, or not at all.
     """
+
+
+def _not_found(what: str) -> NotFound:
+    return NotFound(f"{what} does not exist")
 
 
 def _columns(result: duckdb.DuckDBPyConnection) -> list[str]:
@@ -379,6 +399,16 @@ class Store:
         with self.cursor() as cur:
             return cur.one(sql, params)
 
+    def row(self, sql: str, params: Bindings = (), *, what: str) -> dict[str, Any]:
+        """The first row as ``{column: value}``, or ``NotFound`` ("``what`` does not exist")."""
+        with self.cursor() as cur:
+            return cur.row(sql, params, what=what)
+
+    def query_row(self, sql: str, params: Bindings = (), *, what: str) -> tuple:
+        """The first row as a tuple, or ``NotFound`` ("``what`` does not exist")."""
+        with self.cursor() as cur:
+            return cur.query_row(sql, params, what=what)
+
     def dicts(self, sql: str, params: Bindings = ()) -> list[dict[str, Any]]:
         """Every row as ``{column: value}``."""
         with self.cursor() as cur:
@@ -427,7 +457,7 @@ class Store:
                 except _Refused as refused:
                     _rollback(raw)
                     refusal = Change("user", actor.name, None, {"attempted": action, "reason": refused.reason})
-                    self.write(actor, "denied", lambda _tx, c=refusal: c, as_account=False)
+                    self.write(actor, "denied", _returning(refusal), as_account=False)
                     raise PermissionDenied(f"{refused.reason}; nothing was saved") from None
                 except BaseException:
                     _rollback(raw)
@@ -486,6 +516,11 @@ class _Refused(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+def _returning(change: Change) -> Callable[[Transaction], Change]:
+    """A write function that changes nothing and returns ``change`` (an event that records an outcome)."""
+    return lambda _tx: change
 
 
 def _rollback(raw: duckdb.DuckDBPyConnection) -> None:

@@ -18,6 +18,7 @@ come from another person.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -143,10 +144,11 @@ def history(store: Store) -> pd.DataFrame:
                                        "signed_by", "signed_at", "sign_off", "stale"])
 
 
-def sign(store: Store, actor: Actor, run_id: int, decisions: dict[int, dict]) -> int:
+def sign(store: Store, actor: Actor, run_id: int, decisions: Mapping[Any, dict]) -> int:
     """Record a reviewer's decision per item and sign the run; returns the sign-off id.
 
-    ``decisions``: {item no: {"decision": pass | fail | waived, "reason": text}}. Every item needs a
+    ``decisions``: {item no: {"decision": pass | fail | waived, "reason": text}}, the item numbers as integers or
+    as their text (the keys of a JSON object). Every item needs a
     decision; waived needs a reason; an item whose automated check failed cannot be passed (fail it or
     waive it with a reason). Refused with ``StaleEdit`` when the checked records changed since the run,
     and ``FourEyesViolation`` when the signer last edited any checked record or already signed this run.

@@ -244,11 +244,12 @@ def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
                      WHERE rubric_version = $v AND provenance IN ('annotated', 'adjudicated'))"""
     rubric = current_rubric(store)
     version = rubric.version if rubric is not None else -1
-    counts = store.one(scope + """
+    counts = store.row(scope + """
         SELECT count(*) FILTER (WHERE drawn) AS claims, count(r.claim_id) FILTER (WHERE drawn) AS resolved,
                count(DISTINCT sc.response_id) FILTER (WHERE drawn AND r.claim_id IS NULL) AS responses_open,
                count(DISTINCT sc.response_id) FILTER (WHERE NOT drawn) AS not_drawn
-        FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)""", {"v": version})
+        FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)""", {"v": version},
+        what="the count of labelled claims")
     trust = f"{counts['not_drawn']:,} scored response(s) never drawn into a labelling batch (imported labels)"
     if not counts["claims"]:
         return [], f"no scored response drawn into a labelling batch; {trust}"
@@ -371,8 +372,8 @@ def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODU
         offending, note = check.find(ctx)
         checks.append({"no": check.no, "title": check.title, "automated": True,
                        "status": "fail" if offending else "pass", "offending": offending, "note": note or check.scope})
-    counts = store.one("SELECT count(*) FILTER (WHERE NOT deleted) AS claims, count(*) FILTER (WHERE deleted) AS "
-                       "claims_deleted FROM register_claims")
+    counts = store.row("SELECT count(*) FILTER (WHERE NOT deleted) AS claims, count(*) FILTER (WHERE deleted) AS "
+                       "claims_deleted FROM register_claims", what="the count of register claims")
     summary = {"claims": counts["claims"], "claims_deleted": counts["claims_deleted"],
                "sources": store.scalar("SELECT count(*) FROM sources WHERE NOT deleted"),
                "violations": int((ev["outcome"] == "violation").sum()),

@@ -139,7 +139,7 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
     now = utc_now()
 
     def fn(tx: Transaction) -> Change:
-        events = []
+        events: list[tuple[str, str, str | None, Any, Any]] = []  # as Change.extra_events
         counts = {"updated": 0, "inserted": 0, "deleted": 0, "unchanged": 0}
         if kind == "claims":
             wanted = sorted({s for _, v in rows for s in v["source_ids"]})

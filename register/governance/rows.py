@@ -120,7 +120,7 @@ def _source_key_for(ref: str) -> str:
 
 def normalise_source(values: dict) -> dict:
     """A source row with every ``SOURCE_COLUMNS`` column in its type; a missing id derives from the reference."""
-    out = {
+    out: dict[str, Any] = {
         "source_id": text_value(values.get("source_id")),
         "title": text_value(values.get("title")),
         "ref": text_value(values.get("ref")),
@@ -142,7 +142,7 @@ def normalise_source(values: dict) -> dict:
 
 def normalise_claim(values: dict) -> dict:
     """A claim row with every ``CLAIM_COLUMNS`` column in its type; a missing key derives from the statement."""
-    out = {
+    out: dict[str, Any] = {
         "claim_key": text_value(values.get("claim_key")),
         "statement": text_value(values.get("statement")),
         "claim_type": text_value(values.get("claim_type")),

@@ -27,7 +27,7 @@ def seed_paper_register(store: Store, actor: Actor, folder=None) -> dict:
     ensure_default_rules(store, actor)
     if store.scalar("SELECT count(*) FROM register_claims"):
         return {"skipped": True}
-    out = {"skipped": False}
+    out: dict[str, bool | int] = {"skipped": False}  # and the rows inserted into each register
     for kind, name in (("sources", "paper_sources.csv"), ("claims", "paper_register.csv")):
         path = folder / name
         if path.is_file():

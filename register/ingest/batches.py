@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -96,8 +97,8 @@ def write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item
 def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Item], report: ImportReport) -> None:
     parts: list[list[tuple[Response, str]]] = []  # k-th occurrence of each response id -> parts[k]
     occurrences: dict[str, int] = {}
-    accepted = {"response_id": [], "location": [], "ref": []}
-    rejected = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
+    accepted: dict[str, list[Any]] = {"response_id": [], "location": [], "ref": []}
+    rejected: dict[str, list[Any]] = {"location": [], "response_id": [], "raw": [], "reasons": [], "resolved": []}
     pending: list[tuple[int, Item, list[FieldProblem]]] = []
     last_valid: dict[str, int] = {}
     current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
@@ -161,7 +162,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
                         OR quarantine_id IN (SELECT ref FROM _import_accepted WHERE ref IS NOT NULL)
                         OR (response_id IS NULL AND source_name = $source
                             AND location IN (SELECT location FROM _import_accepted)))
-                """, params)
+                """, params) or 0
         if rejected_table.num_rows:
             _insert_quarantine(tx, rejected_table, params)
         counts = {"records": len(chunk), "accepted": accepted_table.num_rows, "new_responses": new,
@@ -256,8 +257,9 @@ def finish_batch(store: Store, actor: Actor, batch: BatchReport, sha256: str | N
                 batch.quarantined)
 
     def fn(tx: Transaction) -> Change:
-        stored = tx.query_one("SELECT records_total, accepted, new_responses, new_revisions, unchanged, quarantined "
-                              "FROM import_batches WHERE batch_id = ?", [batch.batch_id])
+        stored = tx.query_row("SELECT records_total, accepted, new_responses, new_revisions, unchanged, quarantined "
+                              "FROM import_batches WHERE batch_id = ?", [batch.batch_id],
+                              what=f"import batch {batch.batch_id}")
         if tuple(stored) != expected:
             raise RegisterError(f"import batch {batch.batch_id}: stored counts {tuple(stored)} differ from the "
                                 f"import's own {expected}; the batch is left unfinished: report this")

@@ -87,7 +87,8 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
     scans = [scan_file(f, fmt) for f, fmt in zip(files, formats, strict=True)]
     kinds = [rag_kind(f, fmt) for f, fmt in zip(files, formats, strict=True)]
     totals = [None if kind else total for (_, total), kind in zip(scans, kinds, strict=True)]
-    grand_total = None if any(t is None for t in totals) else sum(totals)
+    known = [t for t in totals if t is not None]
+    grand_total = sum(known) if len(known) == len(totals) else None
     report = ImportReport(notes=skipped)
     done = 0
 

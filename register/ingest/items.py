@@ -106,8 +106,7 @@ def _with_setting(problem: FieldProblem) -> FieldProblem:
 
 def _with_row(problem: FieldProblem, claim_rows: list[int] | None) -> FieldProblem:
     """In flat tables, say which row a claim's problem is on."""
-    match = _CLAIM_LOC.match(problem.loc) if claim_rows else None
-    if match and int(match.group(1)) < len(claim_rows):
+    if claim_rows and (match := _CLAIM_LOC.match(problem.loc)) and int(match.group(1)) < len(claim_rows):
         return FieldProblem(problem.loc, f"row {claim_rows[int(match.group(1))]}: {problem.message}")
     return problem
 

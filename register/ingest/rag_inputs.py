@@ -42,7 +42,7 @@ _VALUE_SCHEMA = pa.schema([("response_id", pa.string()), ("framework", pa.string
 
 
 def _categories(response: Response, extra_category: Any) -> list[str]:
-    found = {claim.category for claim in response.claims if claim.category is not None}
+    found: set[str] = {claim.category for claim in response.claims if claim.category is not None}
     if isinstance(extra_category, str) and extra_category.strip():
         found.add(" ".join(extra_category.split()).lower())
     return sorted(found)
@@ -58,8 +58,8 @@ def _rows(stored: Sequence[tuple[Response, Mapping[str, Any] | None]]) -> tuple[
                any(c in CRITICAL_INFORMATION_CATEGORIES for c in categories))
         for name, value in zip(_RESPONSE_SCHEMA.names, row, strict=True):
             responses[name].append(value)
-        for metric, value in metrics.items():
-            for name, cell in zip(_VALUE_SCHEMA.names, (response.response_id, framework, metric, value), strict=True):
+        for metric, score in metrics.items():
+            for name, cell in zip(_VALUE_SCHEMA.names, (response.response_id, framework, metric, score), strict=True):
                 values[name].append(cell)
 
     for response, extra in stored:

@@ -307,7 +307,7 @@ def text_items(text: str, location: str) -> list[Item]:
             numbers = list(range(1, len(data) + 1))
         rows = [_clean_row(row) for row in data]
         columns = list(dict.fromkeys(key for row in rows for key in row))
-        numbered = iter([(n, row, []) for n, row in zip(numbers, rows, strict=True)])
+        numbered: Iterator[tuple[int, dict, list]] = iter([(n, row, []) for n, row in zip(numbers, rows, strict=True)])
         items = list(flat_items(numbered, columns, len(rows) + 1, []))
         for item in items:
             item.raw = text

@@ -83,7 +83,7 @@ def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
         claim_dumps = dump["claims"]
         for idx, claim in enumerate(response.claims):
             dims = None if claim.dimensions is None else [d.value for d in claim.dimensions]
-            for key, value in (("response_id", rid), ("claim_idx", idx), ("claim_id", claim.claim_id),
+            for key, entry in (("response_id", rid), ("claim_idx", idx), ("claim_id", claim.claim_id),
                                ("text", claim.text), ("labels", [lab.value for lab in claim.labels]),
                                ("label_mask", label_mask(claim.labels)), ("dimensions", dims),
                                ("dim_mask", None if dims is None else dimension_mask(dims)),
@@ -94,7 +94,7 @@ def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
                                ("category", claim.category), ("is_core", claim.is_core),
                                ("contradicted_by", claim.contradicted_by),
                                ("entailment", _json_or_none(claim_dumps[idx].get("entailment")))):
-                c_cols[key].append(value)
+                c_cols[key].append(entry)
     r_schema = pa.schema([("response_id", pa.string()), ("content_hash", pa.string()), ("use_case", pa.string()),
                           ("model", pa.string()), ("created_at", _TS), ("question", pa.string()),
                           ("answer", pa.string()), ("stakes", pa.string()), ("claim_count", pa.int32()),

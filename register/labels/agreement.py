@@ -144,8 +144,8 @@ def agreement_report(store: Store, actor: Actor, *, batch_id: int | None = None,
             rows.append(_alpha_row(group, "(none)" if pd.isna(value) else value, members, severity))
     pair_rows, confusion = [], {}
     for (first, second), result in pairs_agreement.items():
-        members = [r for r in worst if r.rater in (first, second)]
-        ci = bootstrap_kappa(members, (first, second), samples=samples, seed=seed)
+        ratings = [r for r in worst if r.rater in (first, second)]
+        ci = bootstrap_kappa(ratings, (first, second), samples=samples, seed=seed)
         pair_rows.append({"first": first, "second": second, "units": result.kappa.units, "alpha": result.alpha.alpha,
                           "kappa": result.kappa.kappa, "kappa_low": ci.low, "kappa_high": ci.high})
         matrix = result.confusion

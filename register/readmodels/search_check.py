@@ -11,6 +11,7 @@ from register.db.sql import multiset_differences
 from register.db.store import Store
 from register.readmodels.search_index import (
     _SLICE_TEXTS,
+    _STATE_ROW,
     _WORD_CHARACTERS,
     CHARACTERS,
     _separators_expr,
@@ -56,9 +57,9 @@ def check(store: Store) -> list[str]:
     """Differences between the index and the words, word pairs, runs of separators and letters and digits of the
     texts it covers (empty when it is exact): postings or masks missing or extra, words, pairs or runs numbered twice
     or under two numbers, a word's mask that is not its letters and digits."""
-    upto, missing_pairs, missing_separators, missing_characters = store.query_one(
+    upto, missing_pairs, missing_separators, missing_characters = store.query_row(
         "SELECT indexed_through, pairs_missing_through, separators_missing_through, characters_missing_through "
-        "FROM search_index")
+        "FROM search_index", what=_STATE_ROW)
     words = _numbering_problems(store, "search_words", "word", "word_id", "word")
     words += _posting_problems(
         store, f"SELECT response_key, word FROM ({_SLICE_WORDS})",

@@ -73,6 +73,7 @@ WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (bounds its word rows: docs/performance.md)
 # the letters and digits a one-character search is answered for from the revisions' masks: bit i is CHARACTERS[i]
 CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_STATE_ROW = "the search index's one row (migration 023 writes it)"  # what NotFound names when it is missing
 
 ProgressFn = Callable[[int, "int | None", str], None]
 
@@ -146,7 +147,7 @@ class IndexState:
 
 def state(store: Store) -> IndexState:
     """How far the index is: see ``IndexState``."""
-    row = store.one("SELECT i.indexed_through AS upto, i.pairs_missing_through AS missing, "
+    row = store.row("SELECT i.indexed_through AS upto, i.pairs_missing_through AS missing, "
                     "(SELECT count(*) FROM search_words) AS words, (SELECT count(*) FROM search_postings) AS postings, "
                     "(SELECT count(*) FROM search_pairs) AS pairs, "
                     "(SELECT count(*) FROM search_pair_postings) AS pair_postings, "
@@ -154,7 +155,8 @@ def state(store: Store) -> IndexState:
                     "(SELECT count(*) FROM search_separator_postings) AS separator_postings, "
                     "i.separators_missing_through AS separators_missing, "
                     "(SELECT count(*) FROM search_characters) AS character_masks, "
-                    "i.characters_missing_through AS characters_missing FROM search_index i")
+                    "i.characters_missing_through AS characters_missing FROM search_index i",
+                    what=_STATE_ROW)
     upto = int(row["upto"])
     pending = store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [upto])
     return IndexState(upto, int(pending or 0), int(row["words"]), int(row["postings"]), int(row["pairs"]),

@@ -79,8 +79,10 @@ def ahp_analysis(experts: Sequence[Mapping[str, Any]]) -> dict:
         elif name in names:
             problems.append(FieldProblem(f"experts[{k}].expert", f"duplicate expert {name!r}"))
         names.append(name)
+        # as given: matrix_from_judgements refuses (HRIError) what is missing or neither a mapping nor a list
+        judgements: Any = item.get("judgements")
         try:
-            matrix = ahp.matrix_from_judgements(item.get("judgements"))
+            matrix = ahp.matrix_from_judgements(judgements)
         except HRIError as error:
             problems.extend(FieldProblem(f"experts[{k}].{p.loc}", p.message) for p in error.problems)
             continue
@@ -189,8 +191,9 @@ def delphi_session(store: Store, session_id: int) -> dict:
 
 
 def _current_round(tx: Transaction, session_id: int) -> tuple[int, str]:
-    number, status = tx.query_one("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
-                                  "ORDER BY round_number DESC LIMIT 1", [session_id])
+    number, status = tx.query_row("SELECT round_number, status FROM delphi_rounds WHERE session_id = ? "
+                                  "ORDER BY round_number DESC LIMIT 1", [session_id],
+                                  what=f"a round of Delphi session {session_id}")
     return number, status
 
 

@@ -120,13 +120,14 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
         raise RegisterError("changed_limit must be an integer between 0 and 100000")
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
         raise RegisterError("bin_width must be a number in (0, 100]")
+    base: ScoringProfile | None  # None: the stored current scores
     if isinstance(baseline, str) and baseline == "stored":
         base, label = None, "stored current scores"
     else:
-        base = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
-        if not isinstance(base, ScoringProfile):
+        chosen = active_profile(store) if isinstance(baseline, str) and baseline == "active" else baseline
+        if not isinstance(chosen, ScoringProfile):
             raise RegisterError("baseline must be a profile, 'active' or 'stored'")
-        label = f"version {base.version} ({base.name})"
+        base, label = chosen, f"version {chosen.version} ({chosen.name})"
     table = f"_impact_{uuid.uuid4().hex[:12]}"  # generated here, never user text
     with store.cursor() as cur:
         # one snapshot: the stored rows the plan checked are the rows the fast path reads
@@ -178,13 +179,12 @@ def _summarise(cur: Cursor, table: str, changed_limit: int, bin_width: float, na
     ``names``): ``ImpactPreview``'s fields, with the names."""
     changed_where = ("old_band <> new_band OR old_action <> new_action "
                      "OR abs(new_score - old_score) > 1e-9")
-    summary = cur.one(
+    summary = cur.row(
         f"SELECT count(*) AS total, count(*) FILTER (old_band <> new_band) AS band_changes, "
         f"count(*) FILTER (old_action <> new_action) AS action_changes, "
         f"count(*) FILTER ({changed_where}) AS score_changes, avg(old_score) AS mean_old, "
         f"avg(new_score) AS mean_new, median(old_score) AS median_old, median(new_score) AS median_new "
-        f"FROM {table}")
-    assert summary is not None  # an aggregate without GROUP BY has one row
+        f"FROM {table}", what="the impact preview's summary")  # an aggregate without GROUP BY has one row
     transitions = _named(cur.frame(f"SELECT old_band, new_band, count(*)::BIGINT AS responses FROM {table} "
                                    f"GROUP BY ALL"), names.bands)
     action_transitions = _named(cur.frame(f"SELECT old_action, new_action, count(*)::BIGINT AS responses "

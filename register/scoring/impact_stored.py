@@ -58,8 +58,9 @@ class Names:
     @classmethod
     def read(cls, cur: Cursor, profiles: Sequence[ScoringProfile | None]) -> Names:
         bands = [b.name for profile in profiles if profile is not None for b in profile.bands]
-        stored = cur.one("SELECT list(DISTINCT band) AS bands, list(DISTINCT action) AS actions FROM current_scores")
-        assert stored is not None  # an aggregate without GROUP BY has one row
+        # an aggregate without GROUP BY has one row
+        stored = cur.row("SELECT list(DISTINCT band) AS bands, list(DISTINCT action) AS actions FROM current_scores",
+                         what="the stored bands and actions")
         return cls(tuple(dict.fromkeys([*bands, *sorted(stored["bands"] or [])])),
                    tuple(dict.fromkeys([*ACTIONS, *sorted(stored["actions"] or [])])))
 
@@ -76,13 +77,12 @@ class Names:
 def _runs(store: Store, cur: Cursor) -> ScoringProfile | str:
     """The one stored profile version behind every current score, or why there is none (cheap: reads the
     current scores' run ids, then the few runs)."""
-    row = cur.one(
+    row = cur.row(  # an aggregate without GROUP BY has one row
         "SELECT count(*) AS runs, min(profile_version) AS v_min, max(profile_version) AS v_max, "
         "count(*) FILTER (scope = $spark) AS spark, count(*) FILTER (profile_fingerprint IS NULL) AS unprinted, "
         "count(DISTINCT profile_fingerprint) AS prints, min(profile_fingerprint) AS print "
         "FROM score_runs WHERE run_id IN (SELECT DISTINCT run_id FROM scores WHERE is_current)",
-        {"spark": SPARK_SCOPE})
-    assert row is not None  # an aggregate without GROUP BY has one row
+        {"spark": SPARK_SCOPE}, what="the current scores' runs")
     if not row["runs"]:
         return "no current response has a stored score"
     if row["v_min"] != row["v_max"]:
@@ -111,8 +111,8 @@ def plan(store: Store, cur: Cursor, draft: ScoringProfile, baseline: ScoringProf
             return (f"the {role} changes {', '.join(changed)} relative to version {scored.version}, "
                     "which produced the stored scores")
     # every score row carries its run's as-of time: the scores, not the runs, since a run may be partly current
-    times = cur.query_one("SELECT min(as_of), max(as_of) FROM scores WHERE is_current")
-    assert times is not None
+    times = cur.query_row("SELECT min(as_of), max(as_of) FROM scores WHERE is_current",
+                          what="the current scores' as-of times")
     if times[0] != times[1]:
         return "the stored scores were computed at different as-of times"
     stored_at = ensure_utc(times[0])

@@ -261,6 +261,7 @@ def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
     neutral = _neutral_labels(policy)
     filler = neutral[0] if neutral else ""  # without neutral labels no claim is a NEUTRAL_TOKEN
     out: dict[str, list] = {"sig": [], "action": [], "rule": [], "reason": [], "position": []}
+    rule: str  # the decision's rule, or UNREADABLE_RULE (no rule of the policy) for a tuple that cannot be read
     for sig, stakes, ambiguous, tokens in tuples:
         try:
             decision = decide(_canonical_response(stakes, ambiguous, list(tokens), filler), policy)

@@ -101,9 +101,9 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None, *,
                               [keys[stored["revision"]], response_id])
     result = score_response(response, get_profile(store, stored["profile_version"]), stored["as_of"])
     diffs = []
-    for name, value in (("hri_add", result.hri_add), ("hri", result.hri), ("score", result.score)):
-        if not math.isclose(stored[name], value, rel_tol=0, abs_tol=TOLERANCE * (100 if name == "score" else 1)):
-            diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
+    for name, number in (("hri_add", result.hri_add), ("hri", result.hri), ("score", result.score)):
+        if not math.isclose(stored[name], number, rel_tol=0, abs_tol=TOLERANCE * (100 if name == "score" else 1)):
+            diffs.append(f"{name}: stored {stored[name]!r}, recomputed {number!r}")
     for d in DIMENSIONS:
         key = f"s_{d.value.lower()}"
         if not math.isclose(stored[key], result.dimensions[d], rel_tol=0, abs_tol=TOLERANCE):

@@ -548,7 +548,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                     f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
                     f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
                     f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values)
+                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values) or 0
         p = Params()
         floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
         tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "

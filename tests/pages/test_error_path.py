@@ -71,6 +71,15 @@ def test_register_error_shows_its_title_and_escaped_message(production):
     assert [t.value for t in at.text] == ["before"]  # the page stops where the error was raised
 
 
+def test_a_row_the_register_counted_on_shows_what_is_missing(production, store):
+    with pytest.raises(NotFound) as raised:  # Store.row: the row a caller counts on is not there
+        store.row("SELECT * FROM scoring_profiles WHERE profile_version = ?", [7], what="scoring profile version 7")
+    at = _run_raising(raised.value)
+    assert not at.exception, at.exception
+    assert [(e.value, e.icon) for e in at.error] == [("**Not found** — scoring profile version 7 does not exist",
+                                                      ":material/error:")]
+
+
 def test_hri_error_lists_every_problem_with_its_field(production):
     error = ProfileError([FieldProblem("weights", "must sum to 1, got 1.1"),
                           FieldProblem("bands.0.upper", "must be at most 100")])

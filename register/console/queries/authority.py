@@ -63,13 +63,13 @@ def authority_overview(store: Store, f: Filters) -> dict:
                                   any_dated=not every or dated_source_cited(store, untimed=True))
     answers = ("WITH fr AS {materialized} (SELECT response_key, use_case, created_at, as_of FROM ({filtered})), "
                f"fg AS ({fg})")
-    row = store.one(f"""
+    row = store.row(f"""
         {answers.format(materialized="MATERIALIZED", filtered=filtered_scores(store, f, p))},
         ch AS ({counted})
         SELECT coalesce(sum(n), 0) AS supported_sourced, coalesce(sum(n) FILTER (WHERE to_review), 0) AS flagged,
                (SELECT map_from_entries(list((x, k))) FROM
                    (SELECT x, sum(n) AS k FROM (SELECT unnest(problems) AS x, n FROM ch) GROUP BY x)) AS by_problem
-        FROM ch""", p.values)
+        FROM ch""", p.values, what="the count of checked claims")
     # the answers with a failed check, listed claim by claim: none to find (and no claim read) while no claim of the
     # filtered answers is flagged (with a much-cited dated source the listing takes seconds: docs/performance.md)
     responses = 0

@@ -113,7 +113,7 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
         # (``responses``: a search's matches) or their text is
         source = f"{table} s"
         rows = "s"  # the alias the response columns are read from
-        cond = []
+        cond: list[str] = []
     else:
         # the read model has every scored current response (a response scored under any version has a current
         # score) with its columns; the scores under the version join it on the integer key
@@ -280,6 +280,7 @@ def model_rows(store: Store, f: Filters, model: ReadModel | None, p: Params, **k
     """``scored_set`` for ``f`` as ``read_model`` resolved it: from ``model``, or by the version's score runs."""
     if model is not None:
         return scored_set(f, p, table=model.scores, **kwargs)
+    assert f.profile_version is not None  # read_model leaves no read model only under a profile version
     return scored_set(f, p, runs=version_runs(store, f.profile_version), **kwargs)
 
 

@@ -70,11 +70,11 @@ def filter_options(store: Store) -> dict:
     bands otherwise) and how the console reads each one (``version_reads``: "current", "kept" or "joined",
     ``register.readmodels.version_views.view_states``) with the kept ones oldest first (``kept_versions``), and the
     range of creation dates of the current responses."""
-    row = store.one("""
+    row = store.row("""
         SELECT list_sort(list(DISTINCT use_case) FILTER (WHERE use_case IS NOT NULL)) AS use_cases,
                list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
                min(created_at)::DATE AS date_min, max(created_at)::DATE AS date_max
-        FROM responses WHERE is_current""")
+        FROM responses WHERE is_current""", what="the filter bar's choices")
     versions = [v for (v,) in store.query(
         "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
     held = version_views.kept(store)
@@ -286,7 +286,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     """The overview's figures ``names`` (of ``FIGURES``) in one statement (``overview``)."""
     f, model = read_model(store, f)
     band_names = _band_names(store, bands)  # the caller's profile's (a chosen version's)
-    by_letter = _weights_by_letter(weights) if "dimension_contributions" in names else {}
+    by_letter = _weights_by_letter(weights or {}) if "dimension_contributions" in names else {}
     unknown = sorted(set(names) - set(FIGURES))
     if unknown:
         raise ValueError(f"no overview figure named {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
@@ -330,7 +330,8 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined
     scored = model_rows(store, f, model, p)
-    result = store.one(f"WITH {summary}fr AS {shared} ({scored}) SELECT {', '.join(selects)}", p.values)
+    result = store.row(f"WITH {summary}fr AS {shared} ({scored}) SELECT {', '.join(selects)}", p.values,
+                       what="the overview's figures")
     out: dict[str, Any] = {name: pd.DataFrame(result[name] or [], columns=cols)
                            for name, cols in _LIST_COLUMNS.items() if name in lists}
     if "band_mix_by_week" in out:

@@ -52,7 +52,7 @@ def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None 
     p = Params()
     oldest = age_days_expr(p, now or utc_now(), "min(coalesce(created_at, imported_at))")
     keys = review_keys_select(store, p, use_cases=(f or Filters()).use_cases)
-    row = store.one(
+    row = store.row(
         f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p, authority_keys=keys)}) "
-        f"SELECT count(*) AS size, {oldest} AS oldest FROM q WHERE queued", p.values)
+        f"SELECT count(*) AS size, {oldest} AS oldest FROM q WHERE queued", p.values, what="the review queue's size")
     return {"size": int(row["size"]), "oldest_age_days": None if row["oldest"] is None else float(row["oldest"])}

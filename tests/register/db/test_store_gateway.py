@@ -16,7 +16,7 @@ from register import Actor, RegisterError, Store
 from register.cli.common import render_error
 from register.db.audit import verify_chain
 from register.db.store import Change
-from register.errors import DatabaseError, DatabaseInUse, WriteConflict
+from register.errors import DatabaseError, DatabaseInUse, NotFound, WriteConflict
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
@@ -61,6 +61,37 @@ def test_read_helpers_return_plain_python(store):
     assert list(frame.columns) == ["source_id", "title"] and frame["title"].tolist() == ["first", "second"]
     # named parameters ($name) as a dict
     assert store.scalar("SELECT title FROM sources WHERE source_id = $id", {"id": "s-2"}) == "second"
+
+
+def test_row_is_the_row_a_caller_counts_on_and_not_found_names_what_is_missing(store):
+    add_sources(store, ("s-1", "first"))
+    sql = "SELECT source_id, title FROM sources WHERE source_id = ?"
+
+    assert store.row(sql, ["s-1"], what="source s-1") == {"source_id": "s-1", "title": "first"}
+    assert store.query_row(sql, ["s-1"], what="source s-1") == ("s-1", "first")
+    with pytest.raises(NotFound) as raised:
+        store.row(sql, ["s-9"], what="source s-9")
+    assert str(raised.value) == "source s-9 does not exist" and raised.value.title == "Not found"
+    with pytest.raises(NotFound, match=r"^scoring profile version 7 does not exist$"):
+        store.query_row("SELECT * FROM scoring_profiles WHERE profile_version = ?", [7],
+                        what="scoring profile version 7")
+    with store.cursor() as cur:  # an operation's cursor, the same
+        assert cur.row(sql, ["s-1"], what="source s-1")["title"] == "first"
+        with pytest.raises(NotFound, match=r"^source s-9 does not exist$"):
+            cur.query_row(sql, ["s-9"], what="source s-9")
+
+
+def test_row_inside_a_write_refuses_the_write_with_not_found(store):
+    def fn(tx) -> Change:
+        tx.execute("INSERT INTO sources (source_id, title) VALUES ('t-1', 'one')")
+        assert tx.row("SELECT title FROM sources WHERE source_id = 't-1'", what="source t-1") == {"title": "one"}
+        tx.query_row("SELECT title FROM sources WHERE source_id = ?", ["t-9"], what="source t-9")
+        return Change("source", None)
+
+    with pytest.raises(NotFound, match=r"^source t-9 does not exist$"):
+        store.write(ALICE, "source.create", fn)
+    assert store.scalar("SELECT count(*) FROM sources WHERE source_id = 't-1'") == 0  # rolled back whole
+    assert audit_events(store, "source.create") == 0
 
 
 def test_a_transaction_reads_what_it_wrote_before_commit(store):
@@ -234,6 +265,13 @@ def test_opening_a_file_held_by_another_process_is_database_in_use(held_database
     assert isinstance(error, RegisterError) and error.title == "Database in use"
     assert str(path) in str(error) and f"PID {pid}" in str(error)
     assert "--db" in str(error)  # says what to do
+
+
+def test_a_missing_row_reaches_the_command_line_as_not_found_with_its_name(store, capsys):
+    with pytest.raises(NotFound) as raised:
+        store.row("SELECT * FROM scoring_profiles WHERE profile_version = ?", [7], what="scoring profile version 7")
+    render_error(raised.value)
+    assert capsys.readouterr().err == "Not found: scoring profile version 7 does not exist\n"
 
 
 def test_render_error_goes_by_the_error_type_not_its_text(capsys):
