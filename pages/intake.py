@@ -28,9 +28,9 @@ STATUS_LABELS = {"open": "Open", "resolved": "Resolved", "discarded": "Discarded
 
 def upload_section() -> None:
     st.subheader("Upload")
-    st.caption("JSON Lines (.jsonl, .json), CSV or Parquet, in the interchange format (README \"Import "
-               "format\"). Invalid records go to the quarantine below with every reason; valid ones are "
-               "stored and scored. Re-importing a file counts its stored records as unchanged.")
+    st.caption("JSON Lines (.jsonl, .json), CSV or Parquet, in the interchange format (docs/import.md, "
+               "\"The format\"). Invalid records go to the quarantine below with every reason; valid ones "
+               "are stored and scored. Re-importing a file counts its stored records as unchanged.")
     upload = st.file_uploader("Response file", type=intake.UPLOAD_TYPES, key="intake_upload")
     if st.button("Import", key="intake_import", type="primary", disabled=upload is None):
         bar = st.progress(0.0, text=f"Importing {upload.name} ...")

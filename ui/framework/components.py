@@ -16,7 +16,7 @@ def empty_state(what: str) -> None:
     """Explain what to do when there is nothing to show yet."""
     st.info(
         f"{what}\n\nImport claim-labelled answers with `python -m register import answers.jsonl` "
-        "(JSON Lines, CSV or Parquet; see the README), or load the demo set with `python -m register demo`.",
+        "(JSON Lines, CSV or Parquet; see docs/import.md), or load the demo set with `python -m register demo`.",
         icon=":material/inbox:",
     )
 
