@@ -246,23 +246,28 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture
-def page(request):
-    """A Chromium page (Playwright driving Debian's Chromium; never a downloaded browser). When the test fails,
-    the page as it was is saved as tests/artifacts/FAILED-<test>.png, to be looked at."""
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """One Chromium per test session (per xdist worker): Playwright driving Debian's Chromium, never a downloaded
+    browser. Each test gets a context of its own (``page``): no cookie, storage or cache is shared between tests."""
     from playwright.sync_api import sync_playwright
 
     executable = _chromium()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 2000})
-        pg = context.new_page()
-        yield pg
-        report = getattr(request.node, "report_call", None)
-        if report is not None and report.failed:
-            with contextlib.suppress(Exception):  # a page that cannot be captured must not hide the failure
-                screenshot(pg, f"FAILED-{request.node.name}")
-        context.close()
+        yield browser
         browser.close()
 
 
+@pytest.fixture
+def page(request, chromium_browser):
+    """A Chromium page in a fresh browser context. When the test fails, the page as it was is saved as
+    tests/artifacts/FAILED-<test>.png, to be looked at."""
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 2000})
+    pg = context.new_page()
+    yield pg
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        with contextlib.suppress(Exception):  # a page that cannot be captured must not hide the failure
+            screenshot(pg, f"FAILED-{request.node.name}")
+    context.close()

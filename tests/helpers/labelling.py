@@ -41,9 +41,10 @@ RECORDS = [
 ]
 
 
-def labelling_store(path: Path) -> Store:
-    """A fresh register at ``path`` with RECORDS imported and scored, the rubric and the accounts."""
-    store = Store(path / "labels.duckdb")
+def labelling_store(path: Path, name: str = "labels.duckdb") -> Store:
+    """A fresh register ``name`` in the folder ``path`` with RECORDS imported and scored, the rubric and the
+    accounts (each account costs a password hash: the labelling tests copy a template of it)."""
+    store = Store(path / name)
     ensure_default_profile(store, SYSTEM)
     ensure_default_rubric(store, SYSTEM)
     import_path(store, SYSTEM, write_jsonl(path / "records.jsonl", RECORDS))

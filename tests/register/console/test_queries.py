@@ -456,13 +456,15 @@ def test_a_searched_page_is_the_filtered_view_narrowed_to_the_matches(loaded, mo
     _matches_read_as(monkeypatch, store, bitmap)
     filters = [Filters(), Filters(use_cases=("customer-support",)), Filters(models=("rag-v4", "handmade")),
                Filters(profile_version=1), Filters(profile_version=1, use_cases=("customer-support", "hr-policy"))]
+    orders = (("score", True, None), ("response_id", False, None), ("created_at", True, None),
+              ("score", True, "any finding"))
+    views = {(f, order): responses_page(store, f, sort_by=order[0], descending=order[1], authority=order[2],
+                                        limit=1000)[0] for f in filters for order in orders}
     for text in ("notice", "%", "of the", "e", "of the notice"):
         matching = _search(rows, text)
         for f in filters:
-            for sort_by, descending, authority in (("score", True, None), ("response_id", False, None),
-                                                   ("created_at", True, None), ("score", True, "any finding")):
-                view, _ = responses_page(store, f, sort_by=sort_by, descending=descending, authority=authority,
-                                         limit=1000)
+            for sort_by, descending, authority in orders:
+                view = views[f, (sort_by, descending, authority)]
                 want = view[view["response_id"].isin(matching)].reset_index(drop=True)
                 for offset in (0, 4, max(0, len(want) - 2)):
                     page, total = responses_page(store, f, search=text, sort_by=sort_by, descending=descending,
