@@ -337,7 +337,8 @@ def event_where(f: EventFilter, p: Params) -> str:
 
 
 def checked_page(limit: int, offset: int = 0) -> tuple[int, int]:
-    """``limit`` and ``offset`` as whole numbers, or ``ValueError`` unless 1 <= limit <= ``EXPORT_LIMIT``, offset >= 0."""
+    """``limit`` and ``offset`` as whole numbers; ``ValueError`` unless 1 <= limit <= ``EXPORT_LIMIT`` and
+    offset >= 0."""
     if not (0 < int(limit) <= EXPORT_LIMIT) or int(offset) < 0:
         raise ValueError(f"limit must be 1..{EXPORT_LIMIT} and offset >= 0")
     return int(limit), int(offset)
