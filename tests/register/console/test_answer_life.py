@@ -173,3 +173,40 @@ def test_one_answer_is_found_through_import_labels_feedback_verification_rescore
     assert set(search_events(lab, EventFilter(entity_id="r1"))[0]["seq"]) == mine["review"]
     written = write_answer_events_csv(lab, "r1", EventFilter(), tmp_path / "life.csv")
     assert written.rows == total
+
+
+def test_a_score_run_is_part_of_the_life_when_it_changes_the_band_action_or_decision(lab):
+    profile = get_profile(lab, lab.scalar("SELECT profile_version FROM scoring_profiles WHERE status = 'active'"))
+    same, again = rescore(lab, ADA, profile).run_id, rescore(lab, ADA, profile).run_id
+
+    def runs() -> list[str]:
+        frame = answer_events(lab, "r2", EventFilter(actions=("scores.rescore",)))[0]
+        return frame["entity_id"].tolist()
+
+    first = lab.scalar("SELECT min(run_id) FROM scores WHERE response_id = 'r2'")
+    assert runs() == [str(first)]  # its first score; two rescores that changed nothing are not part of its life
+    # a decision column (scores.decision, when the register has it) counts as the band and action do
+    with lab.cursor() as cur:
+        cur.execute("ALTER TABLE scores ADD COLUMN IF NOT EXISTS decision VARCHAR")
+        cur.execute("UPDATE scores SET decision = CASE WHEN run_id = ? THEN 'review' ELSE 'release' END "
+                    "WHERE response_id = 'r2'", [same])
+    assert runs() == [str(first), str(same), str(again)]  # release -> review -> release
+    said = answer_events(lab, "r2", EventFilter(actions=("scores.rescore",)))[0]["what_it_did"].tolist()
+    assert "decision review (was " in said[1] and said[2].endswith("decision review)")
+
+
+def test_records_of_later_features_are_found_once_their_tables_exist(lab):
+    from register.console.answer_life import ANSWER_RECORDS
+    from register.db.store import Change
+
+    record = ANSWER_RECORDS[0]
+    assert record.entity_type == "risk_acceptance"
+    lab.write(ADA, "risk.accept", lambda _tx: Change(record.entity_type, "7", None, {"state": "proposed"}))
+    assert "risk.accept" not in answer_events(lab, "r1")[0]["action"].tolist()  # no table: nothing to find it by
+    with lab.cursor() as cur:
+        cur.execute(f"CREATE TABLE {record.table} ({record.id_column} INTEGER, response_id VARCHAR)")
+        cur.execute(f"INSERT INTO {record.table} VALUES (7, 'r1'), (8, 'r2')")
+    frame = answer_events(lab, "r1")[0]
+    (said,) = frame.loc[frame["action"] == "risk.accept", "what_it_did"]
+    assert said == "risk acceptance 7"
+    assert "risk.accept" not in answer_events(lab, "r2")[0]["action"].tolist()
