@@ -1,7 +1,8 @@
-"""Audit trail: who did what, when, to which record; whether the hash chain verifies; approvals whose
-two accounts were created by the same person; CSV export.
+"""Audit trail: who did what, when, to which record; an answer's whole life by its id; whether the hash chain
+verifies; approvals whose two accounts were created by the same person; CSV export.
 
-Filters run in SQL with bound parameters (``register.db.audit.search_events``). Reviewers and admins
+Filters run in SQL with bound parameters (``register.db.audit.search_events``; an answer's life,
+``register.console.answer_life.answer_events``). Reviewers and admins
 (``Permission.AUDIT_READ``) may open it.
 """
 
@@ -56,8 +57,10 @@ def read_filter(options: dict) -> EventFilter:
     entity_type = cols[2].selectbox("Entity type", [None] + options["entity_types"], key="audit_entity_type",
                                     format_func=lambda v: "All types" if v is None else v)
     entity_id = cols[3].text_input("Record id (exact)", key="audit_entity_id",
-                                   help="The id of the record an event concerns: a response id (its review "
-                                        "decisions), an account name, a register key, a run or version number."
+                                   help="The id of the record an event concerns: a response id (every event of that "
+                                        "answer: import, revisions, labels, verification, feedback, scoring "
+                                        "runs that changed it, review decisions), an account name, a register "
+                                        "key, a run or version number."
                                    ).strip() or None
     # a row of its own: in a fifth column the range was too narrow and cut off its end date
     days = st.columns([1, 2])[0].date_input("Between (UTC days, inclusive)", value=(), key="audit_days",
@@ -79,14 +82,27 @@ def main() -> None:
     chain_status()
     linked_approvals()
     f = read_filter(audit_trail.options())
-    frame, total = audit_trail.events(f, limit=LIMIT, offset=0)
-    st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"
-                                               if total > LIMIT else ""))
+    answer = f.entity_id if f.entity_id and audit_trail.names_answer(f.entity_id) else None
+    if answer is not None and st.toggle("Only the events filed under this exact id", key="audit_exact_id",
+                                        help="Off: the answer's whole life. On: only the events whose record id is "
+                                             "this text (its review decisions), as for any other record."):
+        answer = None
+    if answer is None:
+        frame, total = audit_trail.events(f, limit=LIMIT, offset=0)
+        st.caption(f"{total:,} matching events" + (f" · newest {LIMIT:,} shown; the export holds all of them"
+                                                   if total > LIMIT else ""))
+        writer = audit_trail.csv_writer(f)
+    else:
+        frame, total = audit_trail.answer_events(answer, f, limit=LIMIT, offset=0)
+        st.caption(f"{total:,} matching events in the life of answer {escape_markdown(answer)}, oldest first, with "
+                   "what each did to it" + (f" · first {LIMIT:,} shown; the export holds all of them"
+                                            if total > LIMIT else ""))
+        writer = audit_trail.answer_csv_writer(answer, f)
     st.dataframe(frame, hide_index=True, key="audit_table", column_config={
         "occurred_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm:ss"),
-        "hash": st.column_config.TextColumn("Hash", width="small")})
+        "hash": st.column_config.TextColumn("Hash", width="small"),
+        "what_it_did": st.column_config.TextColumn("What it did to the answer", width="large")})
     # written by DuckDB when the button is clicked: a rerun of the page builds no export
-    writer = audit_trail.csv_writer(f)
     st.download_button("Download CSV", lambda: written_bytes(writer), "hri-audit.csv", "text/csv", key="audit_csv",
                        on_click="ignore")
 

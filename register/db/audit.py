@@ -34,6 +34,7 @@ from typing import Any
 from hri_core import fingerprint as fingerprints
 from register.db.export import EXPORT_LIMIT, CsvExport, copy_csv
 from register.db.keyring import KeyedAfter, Keyring, KeyringData
+from register.db.sql import Params
 from register.errors import AuditKeyError, InvalidAnchor
 
 GENESIS_HASH = "0" * 64
@@ -317,49 +318,51 @@ class EventFilter:
     until: datetime | None = None     # exclusive
 
 
-def _event_where(f: EventFilter) -> tuple[str, list[Any]]:
+def event_where(f: EventFilter, p: Params) -> str:
+    """The WHERE condition of ``f`` on ``audit_events`` (its columns unqualified), values bound through ``p``."""
     conditions: list[str] = ["true"]
-    params: list[Any] = []
     if f.actor:
-        conditions.append("strpos(lower(actor_name), lower(?)) > 0")
-        params.append(f.actor)
+        conditions.append(f"strpos(lower(actor_name), lower({p(f.actor)})) > 0")
     if f.actions:
-        conditions.append("list_contains(?, action)")
-        params.append(list(f.actions))
+        conditions.append(f"list_contains({p(list(f.actions))}, action)")
     if f.entity_type:
-        conditions.append("entity_type = ?")
-        params.append(f.entity_type)
+        conditions.append(f"entity_type = {p(f.entity_type)}")
     if f.entity_id:
-        conditions.append("entity_id = ?")
-        params.append(f.entity_id)
+        conditions.append(f"entity_id = {p(f.entity_id)}")
     if f.since is not None:
-        conditions.append("occurred_at >= ?")
-        params.append(f.since)
+        conditions.append(f"occurred_at >= {p(f.since)}")
     if f.until is not None:
-        conditions.append("occurred_at < ?")
-        params.append(f.until)
-    return " AND ".join(conditions), params
+        conditions.append(f"occurred_at < {p(f.until)}")
+    return " AND ".join(conditions)
+
+
+def checked_page(limit: int, offset: int = 0) -> tuple[int, int]:
+    """``limit`` and ``offset`` as whole numbers; ``ValueError`` unless 1 <= limit <= ``EXPORT_LIMIT`` and
+    offset >= 0."""
+    if not (0 < int(limit) <= EXPORT_LIMIT) or int(offset) < 0:
+        raise ValueError(f"limit must be 1..{EXPORT_LIMIT} and offset >= 0")
+    return int(limit), int(offset)
 
 
 def search_events(store, f: EventFilter, *, limit: int = LISTED_EVENTS, offset: int = 0):
     """Events matching ``f``, newest first, as a DataFrame, and how many match in all."""
-    if not (0 < int(limit) <= EXPORT_LIMIT) or int(offset) < 0:
-        raise ValueError(f"limit must be 1..{EXPORT_LIMIT} and offset >= 0")
-    where, params = _event_where(f)
+    limit, offset = checked_page(limit, offset)
+    p = Params()
+    where = event_where(f, p)
+    total = store.scalar(f"SELECT count(*) FROM audit_events WHERE {where}", p.values)
     frame = store.frame(f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
-                           "ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
-    total = store.scalar(f"SELECT count(*) FROM audit_events WHERE {where}", params)
+                        f"ORDER BY seq DESC LIMIT {p(limit)} OFFSET {p(offset)}", p.values)
     return frame, total
 
 
 def write_events_csv(store, f: EventFilter, path, *, limit: int = EXPORT_LIMIT) -> CsvExport:
     """The newest ``limit`` events matching ``f`` (``EVENT_COLUMNS``, newest first, as ``search_events`` lists
     them) written by DuckDB to the CSV file ``path`` (``register.db.export.copy_csv``: formulas escaped)."""
-    if not (0 < int(limit) <= EXPORT_LIMIT):
-        raise ValueError(f"limit must be 1..{EXPORT_LIMIT}")
-    where, params = _event_where(f)
+    limit, _ = checked_page(limit)
+    p = Params()
+    where = event_where(f, p)
     return copy_csv(store, f"SELECT {', '.join(EVENT_COLUMNS)} FROM audit_events WHERE {where} "
-                           "ORDER BY seq DESC LIMIT ?", [*params, int(limit)], path)
+                           f"ORDER BY seq DESC LIMIT {p(limit)}", p.values, path)
 
 
 def event_options(store) -> dict[str, list[str]]:

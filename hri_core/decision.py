@@ -1,0 +1,127 @@
+"""One decision per answer that a person can act on: the most severe of what each part asks for, and why.
+
+An answer carries three verdicts that used to be read apart: the band's action (paper Table VI, raised by
+any fired floor's minimum action, Table IV), CLAIM's Authority checks of its claims' sources (seed 004:
+allowed, current, authoritative) and CLAIM's Mitigation action (seed 004: answer, revise, ask, abstain,
+escalate). The decision is the most severe of:
+
+* the band's own action;
+* each fired floor's minimum action;
+* each failed Authority check (``False``, not undecided): at least ``review`` on a core claim or one of
+  criticality >= ``SERIOUS_CRITICALITY``, at least ``caution`` on any other claim;
+* the Mitigation action: escalate or abstain at least ``review``, ask or revise at least ``caution``
+  (``MITIGATION_MINIMUM``).
+
+A response the scorer could not score fails closed: its decision is ``review`` whatever else is said.
+
+``decision_reasons`` are short sentences in that order (band, floors, Authority, mitigation), each naming
+where it comes from. The register's SQL scorer writes the same sentences (a parity test holds them equal),
+so every sentence is built by one of the ``*_reason`` functions below, whose wording the SQL repeats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from pydantic import BaseModel, ConfigDict
+
+from .profile import ACTIONS, Action, stricter_action
+
+__all__ = ["DECISIONS", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY", "AuthorityFinding", "Decision",
+           "authority_minimum", "authority_reason", "band_reason", "decide_answer", "failure_reason",
+           "floor_reason", "mitigation_reason"]
+
+DECISIONS: tuple[str, ...] = ACTIONS  # release < caution < review < block
+# Mitigation action -> the least severe decision it allows (seed 004: escalate and abstain hand the answer to a
+# person; revise and ask change it before it goes out)
+MITIGATION_MINIMUM: dict[str, Action] = {"answer": "release", "revise": "caution", "ask": "caution",
+                                         "abstain": "review", "escalate": "review"}
+# a failed Authority check on a claim of at least this criticality (or a core claim) needs a person
+SERIOUS_CRITICALITY = 2
+FAILED_SCORING_DECISION: Action = "review"  # a response the scorer could not score goes to a person
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorityFinding:
+    """One failed Authority check of a claim's source (``check``: allowed, current or authoritative)."""
+
+    claim_id: str
+    source_id: str
+    check: str
+    problem: str  # in the register's words: forbidden source, stale source, insufficient authority
+    is_core: bool
+    criticality: int
+
+    @property
+    def serious(self) -> bool:
+        return self.is_core or self.criticality >= SERIOUS_CRITICALITY
+
+
+class Decision(BaseModel):
+    """The decision on an answer and its reasons (band, floors, Authority, mitigation, in that order)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    decision: Action
+    reasons: tuple[str, ...]
+
+
+def authority_minimum(finding: AuthorityFinding) -> Action:
+    """At least review on a core or serious claim, else at least caution."""
+    return "review" if finding.serious else "caution"
+
+
+def band_reason(band: str, band_action: str) -> str:
+    return f"band {band}: {band_action}"
+
+
+def floor_reason(rule_id: str, claim_id: str, label: str, criticality: int, min_action: str) -> str:
+    return f"floor {rule_id} on claim {claim_id} ({label}, criticality {criticality}): at least {min_action}"
+
+
+def authority_reason(finding: AuthorityFinding) -> str:
+    kind = "core claim" if finding.is_core else "claim"
+    return (f"Authority: {kind} {finding.claim_id} (criticality {finding.criticality}) rests on "
+            f"{finding.source_id}, which failed {finding.check} ({finding.problem}): "
+            f"at least {authority_minimum(finding)}")
+
+
+def mitigation_reason(action: str, sentence: str) -> str:
+    """``sentence`` is the Mitigation decision's own (``hri_core.mitigation.MitigationDecision.reason``,
+    which starts with the action)."""
+    return f"mitigation {sentence}: at least {MITIGATION_MINIMUM[action]}"
+
+
+def failure_reason(failure: str) -> str:
+    return f"scoring failed ({failure}): {FAILED_SCORING_DECISION}"
+
+
+def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, str, str, int, str | None]] = (),
+                  authority: Sequence[AuthorityFinding] = (), mitigation: tuple[str, str] | None = None,
+                  scoring_failure: str | None = None) -> Decision:
+    """The decision on one answer.
+
+    ``floors``: the fired floors as (rule id, claim id, label, criticality, minimum action or None), in the
+    order the scorer lists them; only those with a minimum action say something about the decision.
+    ``authority``: the failed checks, in claim order. ``mitigation``: (action, sentence) of the Mitigation
+    step, or None when none was decided. ``scoring_failure``: why the scorer could not score the response.
+    """
+    decision: str = band_action
+    reasons = [band_reason(band, band_action)]
+    for rule_id, claim_id, label, criticality, min_action in floors:
+        if min_action is not None:
+            decision = stricter_action(decision, min_action)
+            reasons.append(floor_reason(rule_id, claim_id, label, criticality, min_action))
+    for finding in authority:
+        decision = stricter_action(decision, authority_minimum(finding))
+        reasons.append(authority_reason(finding))
+    if mitigation is not None:
+        action, sentence = mitigation
+        decision = stricter_action(decision, MITIGATION_MINIMUM[action])
+        reasons.append(mitigation_reason(action, sentence))
+    if scoring_failure is not None:
+        decision = stricter_action(decision, FAILED_SCORING_DECISION)
+        reasons.append(failure_reason(scoring_failure))
+    return Decision(decision=cast(Action, decision), reasons=tuple(reasons))  # every input is one of ACTIONS
