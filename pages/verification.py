@@ -82,7 +82,9 @@ def test_set_section() -> None:
         if report.empty:
             st.caption("No test-set run yet: `python -m register testset draft NAME`, edit, then `testset run NAME`.")
             return
-        counts = {"claims": st.column_config.NumberColumn("Claims"),
+        counts = {"hallucination_at_most": st.column_config.NumberColumn(
+                      "At most (undecided as hallucinated)", format="%.3f"),
+                  "claims": st.column_config.NumberColumn("Claims"),
                   "hallucinated_claims": st.column_config.NumberColumn("Hallucinated claims"),
                   "undecided_claims": st.column_config.NumberColumn("Undecided claims")}
         st.dataframe(report, hide_index=True, column_config={
@@ -101,7 +103,8 @@ def test_set_section() -> None:
         st.caption("Hallucination (seed 003): the fraction of an answer's claims that are both unsupported by the "
                    "question's quotes (the retrieved references) and incorrect with respect to its target, averaged "
                    "over the questions; beside it, the share of questions with any such claim. A claim the judge "
-                   "could not decide is counted as undecided (the question needs review), never as fine. Machine "
+                   "could not decide is counted as undecided (the question needs review), never as fine: \"at "
+                   "most\" is the rate if every undecided claim were hallucinated. Machine "
                    "verdicts, so confirm them above before acting on them.")
         st.markdown("**Per question**")
         st.dataframe(questions, hide_index=True, column_config={

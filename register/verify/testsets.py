@@ -271,10 +271,12 @@ def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any
 
     Each run: ``critical_questions`` (answered questions in a critical category), ``claims``,
     ``hallucinated_claims``, ``undecided_claims``, ``hallucination`` (the mean over the questions of each one's
-    fraction, as RAGChecker aggregates its hallucination; None without questions), ``hallucinated`` (questions with
-    any hallucinated claim) and ``question_share`` (their share of the questions), ``needs_review`` (questions
-    with no hallucinated claim but an undecided one), ``unanswered`` (all questions), and ``questions``: per
-    question ``response_id``, ``claims``, ``hallucinated_claims``, ``undecided_claims``, ``hallucination``.
+    fraction, as RAGChecker aggregates its hallucination; None without questions) and ``hallucination_at_most``
+    (the same if every undecided claim were hallucinated: an undecided claim never reads as fine),
+    ``hallucinated`` (questions with any hallucinated claim) and ``question_share`` (their share of the questions),
+    ``needs_review`` (questions with no hallucinated claim but an undecided one), ``unanswered`` (all questions),
+    and ``questions``: per question ``response_id``, ``claims``, ``hallucinated_claims``, ``undecided_claims``,
+    ``hallucination`` and ``hallucination_at_most``.
     Machine verdicts: proposals until a person confirms them."""
     per_question = f"""
         WITH questions AS (
@@ -287,7 +289,8 @@ def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any
     params = {"categories": list(CRITICAL_INFORMATION_CATEGORIES), "name": name}
     questions: dict[int, list[dict[str, Any]]] = {}
     for row in store.dicts(per_question + """
-            SELECT *, hallucinated_claims / claims AS hallucination FROM questions
+            SELECT *, hallucinated_claims / claims AS hallucination,
+                   (hallucinated_claims + undecided_claims) / claims AS hallucination_at_most FROM questions
             ORDER BY test_run_id, response_id""", params):
         questions.setdefault(row.pop("test_run_id"), []).append(row)
     runs = store.dicts(per_question + """
@@ -296,6 +299,8 @@ def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any
                coalesce(sum(q.hallucinated_claims), 0)::BIGINT AS hallucinated_claims,
                coalesce(sum(q.undecided_claims), 0)::BIGINT AS undecided_claims,
                fsum(q.hallucinated_claims / q.claims) / nullif(count(q.response_id), 0) AS hallucination,
+               fsum((q.hallucinated_claims + q.undecided_claims) / q.claims) / nullif(count(q.response_id), 0)
+                   AS hallucination_at_most,
                count(q.response_id) FILTER (WHERE q.hallucinated_claims > 0) AS hallucinated,
                count(q.response_id) FILTER (WHERE q.hallucinated_claims = 0 AND q.undecided_claims > 0)
                    AS needs_review,

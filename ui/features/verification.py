@@ -83,11 +83,12 @@ def agreement_frames(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, curve
 
 
-CRITICAL_RUN_COLUMNS = ["test_run_id", "name", "version", "model", "started_at", "hallucination", "claims",
+CRITICAL_RUN_COLUMNS = ["test_run_id", "name", "version", "model", "started_at", "hallucination",
+                        "hallucination_at_most", "claims",
                         "hallucinated_claims", "undecided_claims", "critical_questions", "hallucinated",
                         "question_share", "needs_review", "unanswered"]
-CRITICAL_QUESTION_COLUMNS = ["test_run_id", "model", "response_id", "hallucination", "claims", "hallucinated_claims",
-                             "undecided_claims"]
+CRITICAL_QUESTION_COLUMNS = ["test_run_id", "model", "response_id", "hallucination", "hallucination_at_most",
+                             "claims", "hallucinated_claims", "undecided_claims"]
 
 
 @data.cached

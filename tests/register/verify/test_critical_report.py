@@ -54,14 +54,16 @@ def test_the_report_gives_seed_003s_fraction_of_claims_per_question_and_overall(
     (run,) = critical_report(judged, "critical")
     questions = {q["response_id"]: q for q in run["questions"]}
     assert sorted(questions) == ["q1", "q2", "q3", "q4", "q6"]
-    per_question = {rid: (q["claims"], q["hallucinated_claims"], q["undecided_claims"], q["hallucination"])
-                    for rid, q in questions.items()}
-    assert per_question == {"q1": (4, 1, 0, 0.25), "q2": (2, 2, 0, 1.0), "q3": (2, 0, 1, 0.0),
-                            "q4": (2, 0, 1, 0.0), "q6": (1, 0, 1, 0.0)}
+    per_question = {rid: (q["claims"], q["hallucinated_claims"], q["undecided_claims"], q["hallucination"],
+                          q["hallucination_at_most"]) for rid, q in questions.items()}
+    assert per_question == {"q1": (4, 1, 0, 0.25, 0.25), "q2": (2, 2, 0, 1.0, 1.0), "q3": (2, 0, 1, 0.0, 0.5),
+                            "q4": (2, 0, 1, 0.0, 0.5), "q6": (1, 0, 1, 0.0, 1.0)}
     assert (run["critical_questions"], run["claims"], run["hallucinated_claims"], run["undecided_claims"]) == \
         (5, 11, 3, 3)
     # overall: the mean over questions of each one's fraction, as RAGChecker aggregates its hallucination
     assert run["hallucination"] == pytest.approx((0.25 + 1.0 + 0.0 + 0.0 + 0.0) / 5)
+    # an undecided claim never reads as fine: the rate if each were hallucinated is beside it
+    assert run["hallucination_at_most"] == pytest.approx((0.25 + 1.0 + 0.5 + 0.5 + 1.0) / 5)
     # beside it, the share of questions with any such claim; undecided questions need review, never count as fine
     assert (run["hallucinated"], run["needs_review"], run["question_share"]) == (2, 3, 0.4)
     assert run["unanswered"] == 2
