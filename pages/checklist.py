@@ -12,9 +12,10 @@ import streamlit as st
 
 from register import RegisterError
 from register.access.permissions import Permission
+from register.errors import SignOffRefused
 from register.governance import checklist
 from register.governance.checklist import DECISIONS
-from register.governance.checks import CHECKS
+from register.governance.checks import CHECKS, NOT_EVALUABLE
 from ui.features import governance as gov
 from ui.framework import data
 from ui.framework.auth import can, current_actor
@@ -27,14 +28,18 @@ from ui.framework.text import code_span, escape_markdown
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
              "response": "pages/response_detail.py"}
 FIX_PARAM = {"register_claim": "focus", "source": "focus", "response": "response_id"}
+STATUS_ICONS = {"pass": ":material/check_circle:", "fail": ":material/cancel:", NOT_EVALUABLE: ":material/help:"}
 
 
 def findings(run: dict) -> None:
     for check in run["results"]["checks"]:
-        failed = check["status"] == "fail"
-        icon = ":material/cancel:" if failed else ":material/check_circle:"
+        failed = check["status"] != "pass"
         with st.expander(f"{check['no']}. {escape_markdown(check['title'])} — {check['status'].upper()} "
-                         f"({len(check['offending'])} offending)", icon=icon, expanded=failed):
+                         f"({len(check['offending'])} offending)", icon=STATUS_ICONS.get(check["status"]),
+                         expanded=failed):
+            if check.get("not_evaluable"):
+                st.warning(f"**Not evaluable** — {escape_markdown(check['not_evaluable'])}. It fails unless a "
+                           "reviewer waives it with a reason.", icon=":material/help:")
             st.caption(escape_markdown(check["note"]))
             for _i, f in enumerate(check["offending"][:50]):
                 left, right = st.columns([4, 1])
@@ -62,10 +67,20 @@ def sign_form(actor, run: dict) -> None:
     if submitted:
         try:
             data.write(checklist.sign, actor, run["run_id"], decisions)
-        except RegisterError as error:  # ValidationFailed too: show_error lists every row
+        except SignOffRefused as refused:
+            refusal(refused)
+            return
+        except RegisterError as error:
             show_error(error)
             return
         toast_then_rerun(f"Run {run['run_id']} signed", icon=":material/draw:")
+
+
+def refusal(refused: SignOffRefused) -> None:
+    """A refused sign-off: each item by its number and title, with why; what was chosen stays in the form."""
+    lines = "\n".join(f"- **Item {p.row}** ({escape_markdown(refused.items.get(p.row or 0, ''))}): "
+                      f"{escape_markdown(p.message)}" for p in refused.problems)
+    st.error(f"**{refused.title}** — nothing was signed:\n\n{lines}", icon=":material/error:")
 
 
 def main() -> None:
@@ -88,7 +103,10 @@ def main() -> None:
     failed = run["results"]["summary"]["failed_checks"]
     stats = st.columns(4)
     stats[0].metric("Automated outcome", run["outcome"].upper())
-    stats[1].metric("Checks failed", f"{len(failed)} of {len(CHECKS)}")
+    not_evaluable = run["results"]["summary"].get("not_evaluable_checks", [])
+    stats[1].metric("Checks failed", f"{len(failed)} of {len(CHECKS)}",
+                    help=f"Not evaluable (fail unless waived): {', '.join(map(str, not_evaluable))}"
+                    if not_evaluable else None)
     stats[2].metric("Rule version", run["rule_version"])
     stats[3].metric("Sign-offs", len(run["signoffs"]))
     if run["stale"]:

@@ -1,5 +1,7 @@
 """RAG metrics: RAGChecker's claim-level metrics, RAGAS scores beside them, FActScore's factual precision,
-hallucination on critical-information questions alone (seed 003), and HRI against hallucination.
+hallucination on critical-information questions alone (seed 003), and HRI against hallucination. Answers without
+retrieved context are shown apart: RAGChecker's guard gives them 0 hallucination, which the page's own readings
+do not average in.
 
 The shared filters apply. Every number is aggregated in DuckDB from the per-response values stored
 when the RAGChecker results or RAGAS tables were imported (``register.console.rag``); RAGChecker's
@@ -39,30 +41,53 @@ def headline(s: dict) -> None:
     row[1].metric("RAGAS answers", f"{s['ragas']:,}")
     fp = s["factual_precision"]
     row[2].metric("Factual precision", "—" if fp is None else f"{100 * fp:.1f}%",
-                  help="FActScore: the share of claims whose stored labels are SUPPORTED "
-                       f"({s['supported_claims']:,} of {s['claims']:,})")
-    hallucination = (s["metrics"] or {}).get("generator", {}).get("hallucination")
-    row[3].metric("Hallucination", _percent(hallucination), help="RAGChecker: claims neither entailed by the "
-                  "retrieved context nor by the target answer, mean over answers")
+                  help="FActScore (Min et al. 2023): per answer, the share of its claims whose stored labels are "
+                       f"SUPPORTED, averaged over the {s['factscore_answers']:,} answers with claims "
+                       f"({s['supported_claims']:,} of {s['claims']:,} claims supported)")
+    row[3].metric("Hallucination, with context", _percent(s["hallucination"]),
+                  help="RAGChecker: claims neither entailed by the retrieved context nor by the target answer, mean "
+                       f"over the answers with retrieved context; the {s['no_context']:,} without are shown apart")
     row[4].metric("Critical questions", _percent(s["critical_hallucination"]),
                   delta=f"{s['critical']:,} answers", delta_color="off", delta_arrow="off",
                   help="Hallucination on answers to questions about " + ", ".join(CRITICAL_INFORMATION_CATEGORIES)
-                       + " alone (seed 003)")
+                       + " alone (seed 003), those with retrieved context")
     row[5].metric("Other questions", _percent(s["other_hallucination"]),
                   help="Hallucination on answers to questions in no critical category")
     st.caption("Critical and other questions: RAGChecker's hallucination on the answers to questions in a "
-               "critical-information category alone, and on the rest.")
+               "critical-information category alone, and on the rest; like the hallucination beside them, over the "
+               "answers with retrieved context.")
 
 
-def ragchecker_totals(metrics: dict) -> None:
+def ragchecker_totals(metrics: dict, no_context: int) -> None:
     st.subheader("RAGChecker metrics")
     st.caption("As RAGChecker reports them: per answer from the imported entailment labels, then the mean over "
-               "answers in percent, to one decimal.")
+               "answers in percent, to one decimal."
+               + (f" They include the {no_context:,} answer(s) without retrieved context, which RAGChecker counts "
+                  "as 0 on every retriever and generator metric (see below)." if no_context else ""))
     for group, names in METRIC_GROUPS.items():
         cols = st.columns([0.8] + [1] * len(names))
         cols[0].markdown(f"**{GROUP_TITLES[group]}**")
         for col, name in zip(cols[1:], names, strict=True):
             col.metric(ui.metric_label(name), _percent(metrics[group][name]), help=ui.METRIC_HELP[name])
+
+
+def without_context(s: dict) -> None:
+    """The answers without retrieved context, apart: their count and the figures that mean something for them."""
+    if not s["no_context"]:
+        return
+    st.subheader("Answers without retrieved context")
+    st.caption("Nothing was retrieved for these answers, so RAGChecker's retriever and generator metrics are 0 by "
+               "its guard (hallucination included): no reading of the answer, so the page's own hallucination "
+               "figures leave them out. With no reference every claim is unsupported: seed 003's hallucination "
+               "(claims both unsupported by the references and incorrect) is then the share of incorrect claims.")
+    figures = s["no_context_metrics"]
+    cols = st.columns(5)
+    cols[0].metric("Answers without retrieved context", f"{s['no_context']:,}")
+    for col, name in zip(cols[1:4], ("precision", "recall", "f1"), strict=True):
+        col.metric(f"{ui.metric_label(name)}, no context", _percent(figures[name]), help=ui.METRIC_HELP[name])
+    cols[4].metric("Unsupported and incorrect (seed 003)", _percent(figures["unsupported_incorrect"]),
+                   help="Per answer with claims, the share of its claims the target does not entail (all are "
+                        "unsupported: nothing was retrieved); mean over those answers")
 
 
 def by_group(f) -> None:
@@ -97,14 +122,16 @@ def critical(f) -> None:
     st.subheader("Critical information")
     st.caption("A question is critical when its claims are about " + ", ".join(CRITICAL_INFORMATION_CATEGORIES)
                + " (the claim's category, or a RAGAS table's category column). Seed 003: hallucination on these "
-               "questions is what matters most, and an average over everything hides it.")
+               "questions is what matters most, and an average over everything hides it. Answers with retrieved "
+               "context.")
     st.plotly_chart(ui.category_figure(ui.by_category(f)), config=PLOT_CONFIG)
 
 
 def scatter(f) -> None:
     st.subheader("HRI against hallucination")
     points = ui.hri_vs_hallucination(f)
-    st.caption("One point per answer with RAGChecker checks and claims (diamonds: critical questions). Top left: "
+    st.caption("One point per answer with RAGChecker checks, claims and retrieved context (diamonds: critical "
+               "questions). Top left: "
                "hallucinated claims the HRI labels score low; bottom right: a high HRI with every claim grounded "
                "or correct (other dimensions, floors).")
     st.plotly_chart(ui.scatter_figure(points, tuple(b.name for b in data.profile().bands)), config=PLOT_CONFIG)
@@ -133,7 +160,8 @@ def main() -> None:
         return
     headline(s)
     if s["metrics"]:
-        ragchecker_totals(s["metrics"])
+        ragchecker_totals(s["metrics"], s["no_context"])
+    without_context(s)
     ragas_means(s)
     by_group(f)
     trends(f, s)

@@ -76,25 +76,42 @@ def agreement_section() -> None:
 
 
 def test_set_section() -> None:
-    report = verification.critical_report()
+    report, questions = verification.critical_report()
     with st.expander("Critical-information test sets: hallucination on critical questions, per model and run",
                      expanded=not report.empty):
         if report.empty:
             st.caption("No test-set run yet: `python -m register testset draft NAME`, edit, then `testset run NAME`.")
             return
+        counts = {"hallucination_at_most": st.column_config.NumberColumn(
+                      "At most (undecided as hallucinated)", format="%.3f"),
+                  "claims": st.column_config.NumberColumn("Claims"),
+                  "hallucinated_claims": st.column_config.NumberColumn("Hallucinated claims"),
+                  "undecided_claims": st.column_config.NumberColumn("Undecided claims")}
         st.dataframe(report, hide_index=True, column_config={
             "test_run_id": st.column_config.NumberColumn("Run"),
             "name": st.column_config.TextColumn("Test set"),
             "version": st.column_config.NumberColumn("Version"),
             "model": st.column_config.TextColumn("Assistant model"),
             "started_at": st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm"),
+            "hallucination": st.column_config.NumberColumn("Hallucination (seed 003)", format="%.3f"),
+            **counts,
             "critical_questions": st.column_config.NumberColumn("Critical questions"),
-            "hallucinated": st.column_config.NumberColumn("Hallucinated"),
+            "hallucinated": st.column_config.NumberColumn("Questions with a hallucinated claim"),
+            "question_share": st.column_config.NumberColumn("Share of questions", format="%.2f"),
             "needs_review": st.column_config.NumberColumn("Needs review"),
-            "unanswered": st.column_config.NumberColumn("Unanswered (all questions)"),
-            "hallucination_rate": st.column_config.NumberColumn("Hallucination rate", format="%.2f")})
-        st.caption("An answer hallucinates when a claim of it is judged UNSUPPORTED or CONTRADICTED against the "
-                   "question's target and quotes; machine verdicts, so confirm them above before acting on them.")
+            "unanswered": st.column_config.NumberColumn("Unanswered (all questions)")})
+        st.caption("Hallucination (seed 003): the fraction of an answer's claims that are both unsupported by the "
+                   "question's quotes (the retrieved references) and incorrect with respect to its target, averaged "
+                   "over the questions; beside it, the share of questions with any such claim. A claim the judge "
+                   "could not decide is counted as undecided (the question needs review), never as fine: \"at "
+                   "most\" is the rate if every undecided claim were hallucinated. Machine "
+                   "verdicts, so confirm them above before acting on them.")
+        st.markdown("**Per question**")
+        st.dataframe(questions, hide_index=True, column_config={
+            "test_run_id": st.column_config.NumberColumn("Run"),
+            "model": st.column_config.TextColumn("Assistant model"),
+            "response_id": st.column_config.TextColumn("Answer"),
+            "hallucination": st.column_config.NumberColumn("Hallucination (seed 003)", format="%.3f"), **counts})
 
 
 def verify_section() -> None:

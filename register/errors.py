@@ -14,7 +14,7 @@ __all__ = [
     "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
     "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
     "InvalidFeedback", "LabellingError", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem",
-    "RegisterError", "StaleEdit", "ValidationFailed", "WriteConflict",
+    "RegisterError", "SignOffRefused", "StaleEdit", "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -66,6 +66,25 @@ class ValidationFailed(RegisterError, ValueError):
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems[:20]) + (" ..." if len(problems) > 20 else ""))
+
+
+class SignOffRefused(ValidationFailed):
+    """A checklist sign-off refused as given: ``problems`` has one entry per refused item (``row`` is the item's
+    number, ``column`` the input: decision or reason), ``items`` each item's title. The message names each item,
+    its title and why, so it reads the same on a page, in a log or on the command line. Nothing was written."""
+
+    title = "Not signed: fix these checklist items"
+
+    def __init__(self, problems: list[Problem], items: dict[int, str]):
+        self.items = items
+        super().__init__(problems)
+        self.args = (f"{len(problems)} checklist item{'s' if len(problems) != 1 else ''} cannot be signed as "
+                     "given: " + "; ".join(self.describe(p) for p in problems),)
+
+    def describe(self, problem: Problem) -> str:
+        """One refused item as a sentence: "item 7 (its title): why"."""
+        title = self.items.get(problem.row or 0)
+        return f"item {problem.row}" + (f" ({title})" if title else "") + f": {problem.message}"
 
 
 class ImportRejected(RegisterError):

@@ -209,10 +209,19 @@ def cmd_testset(store: Store, args) -> int:
         if args.json:
             print(json.dumps(rows, default=str, indent=2))
         for row in [] if args.json else rows:
+            share = "-" if row["question_share"] is None else f"{row['question_share']:.2f}"
+            fraction = "-" if row["hallucination"] is None else \
+                f"{row['hallucination']:.3f} (at most {row['hallucination_at_most']:.3f})"
             print(f"run {row['test_run_id']} {row['name']} v{row['version']} {row['model']} "
-                  f"{row['started_at']:%Y-%m-%d %H:%M}: {row['critical_questions']} critical question(s), "
-                  f"{row['hallucinated']} hallucinated (rate {row['hallucination_rate']}), {row['needs_review']} "
+                  f"{row['started_at']:%Y-%m-%d %H:%M}: hallucination {fraction} (seed 003: claims unsupported and "
+                  f"incorrect, mean over questions; {row['hallucinated_claims']} of {row['claims']} claims, "
+                  f"{row['undecided_claims']} undecided); {row['critical_questions']} critical question(s), "
+                  f"{row['hallucinated']} with a hallucinated claim (share {share}), {row['needs_review']} "
                   f"need review, {row['unanswered']} unanswered")
+            for q in row["questions"]:
+                print(f"  {q['response_id']}: {q['hallucinated_claims']} of {q['claims']} claims hallucinated "
+                      f"({q['hallucination']:.3f}), {q['undecided_claims']} undecided (at most "
+                      f"{q['hallucination_at_most']:.3f})")
     return EXIT_OK
 
 

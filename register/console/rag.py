@@ -12,10 +12,22 @@ step for step (DuckDB's ``round(x, 1)`` rounds half away from zero and its ``rou
 the decimal text: both differ from numpy on ties such as 0.15). A test holds every metric equal to
 ``hri_core`` on RAGChecker's example and on hand-built and random sets.
 
+Queries without retrieved context: RAGChecker's guard gives them 0 on every retriever and generator metric,
+hallucination included (nothing to be faithful to), which is no reading of the answer. RAGChecker's own tables
+(``summary["metrics"]``, ``metrics_by``, ``trend``) keep them exactly as RAGChecker does; the page's own readings
+(its headline hallucination, critical and other questions, ``by_category``, ``hri_vs_hallucination``) leave them
+out, and ``summary`` gives them apart: their count and their overall figures, with seed 003's hallucination for
+them (every claim is unsupported when nothing was retrieved, so it is the share of incorrect claims).
+
 Seed 003's critical information: a question is critical when one of its claims (or a RAGAS table's
 ``category`` column) is in ``hri_core.vocabulary.CRITICAL_INFORMATION_CATEGORIES``; hallucination on
-critical questions is the same mean restricted to them. FActScore's factual precision is the share of
-claims whose stored labels are exactly ``SUPPORTED``.
+critical questions is the same mean restricted to them.
+
+Factual precision is FActScore's (Min et al. 2023, "FActScore: Fine-grained Atomic Evaluation of Factual
+Precision in Long Form Text Generation", section 3.1): per answer, the share of its atomic claims that are
+supported (here: stored labels exactly ``SUPPORTED``), then the mean over the answers that have claims (an
+answer without claims is left out, as FActScore leaves out abstentions) -- not the claims pooled, which would
+let a long answer outweigh short ones. It is not one of RAGChecker's metrics.
 """
 
 from __future__ import annotations
@@ -64,7 +76,8 @@ def _rag_set(store: Store, f: Filters, p: Params) -> str:
     rs AS MATERIALIZED (
         SELECT fr.response_id, fr.revision, fr.response_key, fr.model, fr.use_case, fr.score, fr.band, fr.no_claims,
                coalesce(fr.created_at, fr.imported_at) AS answered_at, r.batch_id, b.source_name,
-               x.framework, x.response_key AS rag_key, x.categories, x.critical
+               x.framework, x.response_key AS rag_key, x.categories, x.critical,
+               x.chunks, x.response_claims
         FROM fr JOIN latest x ON x.response_id = fr.response_id
         JOIN responses r ON r.response_key = fr.response_key
         JOIN import_batches b ON b.batch_id = r.batch_id)"""
@@ -81,51 +94,87 @@ def _supported(p: Params) -> str:
     return f"c.labels = {p([Label.SUPPORTED.value])}::VARCHAR[]"
 
 
+# a RAGChecker query with retrieved context (a RAGAS row has no chunk count: it is never "without context")
+_WITH_CONTEXT = "coalesce(chunks, 1) > 0"
+_NO_CONTEXT = "framework = 'ragchecker' AND chunks = 0"
+NO_CONTEXT_METRICS = ("precision", "recall", "f1")  # the figures RAGChecker's guard leaves standing without context
+
+
+def _answer_shares(p: Params, answers: str) -> str:
+    """Per answer of ``answers`` (a relation with ``response_key``): its current claims, supported ones and
+    FActScore's share (supported / claims); answers without claims have no row."""
+    return f"""
+        SELECT a.*, count(*) AS claims, count(*) FILTER (WHERE {_supported(p)}) AS supported,
+               count(*) FILTER (WHERE {_supported(p)})::DOUBLE / count(*) AS share
+        FROM ({answers}) a JOIN claims c ON c.response_key = a.response_key AND c.is_current
+        GROUP BY ALL"""
+
+
 def summary(store: Store, f: Filters) -> dict[str, Any]:
-    """The page's headline: counts, RAGChecker's grouped totals over the filtered set, hallucination on
-    critical-category questions alone and on the others, and factual precision.
+    """The page's headline: counts, RAGChecker's grouped totals over the filtered set, hallucination over the
+    answers with retrieved context, on critical-category questions alone and on the others, the queries without
+    retrieved context apart, and factual precision.
 
     Keys: ``ragchecker`` / ``ragas`` / ``critical`` (responses), ``metrics`` ({group: {metric: percent}},
-    RAGChecker's shape; None when no response has checks), ``critical_hallucination`` and
-    ``other_hallucination`` (percent, None when there is none), ``claims``, ``supported_claims`` and
-    ``factual_precision`` (share in [0, 1] of the RAG responses' current claims; None without claims),
-    ``ragas_means`` ({column: mean score}).
+    RAGChecker's shape and numbers, queries without context included as RAGChecker includes them; None when no
+    response has checks), ``hallucination``, ``critical_hallucination`` and ``other_hallucination`` (percent over
+    the answers with retrieved context; None when there is none), ``no_context`` (RAGChecker answers without
+    retrieved context) and ``no_context_metrics`` (their precision, recall and f1 as RAGChecker computes them, and
+    ``unsupported_incorrect``: seed 003's hallucination, the mean over those with claims of the share of incorrect
+    claims; percent, None when there is none), ``claims`` and ``supported_claims`` (the RAG responses' current
+    claims), ``factscore_answers`` (responses with claims) and ``factual_precision`` (FActScore in [0, 1]: the mean
+    over those answers of each one's supported share; None without claims), ``ragas_means`` ({column: mean}).
     """
     p = Params()
     hallucination = p("hallucination")
+    precision = p("precision")
     row = store.one(f"""
         WITH {_rag_set(store, f, p)},
         checked AS ({_values('ragchecker')}),
-        claim_counts AS (
-            SELECT count(*) AS claims, count(*) FILTER (WHERE {_supported(p)}) AS supported
-            FROM claims c WHERE c.is_current AND c.response_key IN (SELECT response_key FROM rs))
+        answers AS ({_answer_shares(p, 'SELECT DISTINCT response_key FROM rs')})
         SELECT (SELECT count(DISTINCT response_key) FROM rs WHERE framework = 'ragchecker') AS ragchecker,
                (SELECT count(DISTINCT response_key) FROM rs WHERE framework = 'ragas') AS ragas,
                (SELECT count(DISTINCT response_key) FROM rs WHERE critical) AS critical,
-               (SELECT {_percent(_mean('value'))} FROM checked WHERE metric = {hallucination} AND critical)
-                   AS critical_hallucination,
-               (SELECT {_percent(_mean('value'))} FROM checked WHERE metric = {hallucination} AND NOT critical)
-                   AS other_hallucination,
-               (SELECT claims FROM claim_counts) AS claims,
-               (SELECT supported FROM claim_counts) AS supported_claims,
+               (SELECT {_percent(_mean('value'))} FROM checked WHERE metric = {hallucination} AND {_WITH_CONTEXT})
+                   AS hallucination,
+               (SELECT {_percent(_mean('value'))} FROM checked
+                WHERE metric = {hallucination} AND critical AND {_WITH_CONTEXT}) AS critical_hallucination,
+               (SELECT {_percent(_mean('value'))} FROM checked
+                WHERE metric = {hallucination} AND NOT critical AND {_WITH_CONTEXT}) AS other_hallucination,
+               (SELECT count(DISTINCT response_key) FROM rs WHERE {_NO_CONTEXT}) AS no_context,
+               (SELECT map(list(metric), list(value)) FROM (
+                    SELECT metric, {_percent(_mean('value'))} AS value FROM checked
+                    WHERE {_NO_CONTEXT} AND metric IN {p.in_list(NO_CONTEXT_METRICS)} GROUP BY metric))
+                   AS no_context_metrics,
+               (SELECT {_percent(_mean('1 - value'))} FROM checked
+                WHERE {_NO_CONTEXT} AND metric = {precision} AND response_claims > 0) AS no_context_incorrect,
+               (SELECT sum(claims) FROM answers) AS claims,
+               (SELECT sum(supported) FROM answers) AS supported_claims,
+               (SELECT count(*) FROM answers) AS factscore_answers,
+               (SELECT fsum(share) / nullif(count(*), 0) FROM answers) AS factual_precision,
                (SELECT map(list(metric), list(value)) FROM (
                     SELECT metric, {_percent(_mean('value'))} AS value FROM checked GROUP BY metric)) AS metrics,
                (SELECT map(list(metric), list(value)) FROM (
                     SELECT metric, {_mean('value')} AS value FROM ({_values('ragas')}) GROUP BY metric))
                    AS ragas_means
     """, p.values) or {}
-    claims = int(row.get("claims") or 0)
-    supported = int(row.get("supported_claims") or 0)
     metrics = dict(row.get("metrics") or {})
+    no_context = int(row.get("no_context") or 0)
+    apart = dict(row.get("no_context_metrics") or {})
     return {
         "ragchecker": int(row.get("ragchecker") or 0), "ragas": int(row.get("ragas") or 0),
         "critical": int(row.get("critical") or 0),
         "metrics": ({group: {name: metrics.get(name) for name in names} for group, names in METRIC_GROUPS.items()}
                     if metrics else None),
+        "hallucination": row.get("hallucination"),
         "critical_hallucination": row.get("critical_hallucination"),
         "other_hallucination": row.get("other_hallucination"),
-        "claims": claims, "supported_claims": supported,
-        "factual_precision": supported / claims if claims else None,
+        "no_context": no_context,
+        "no_context_metrics": ({**{name: apart.get(name) for name in NO_CONTEXT_METRICS},
+                                "unsupported_incorrect": row.get("no_context_incorrect")} if no_context else None),
+        "claims": int(row.get("claims") or 0), "supported_claims": int(row.get("supported_claims") or 0),
+        "factscore_answers": int(row.get("factscore_answers") or 0),
+        "factual_precision": row.get("factual_precision"),
         "ragas_means": dict(sorted((row.get("ragas_means") or {}).items())),
     }
 
@@ -134,8 +183,9 @@ def metrics_by(store: Store, f: Filters, by: str) -> pd.DataFrame:
     """Every metric per group (``by`` in ``GROUPS``: batch, model, use case), long format.
 
     Columns: ``key``, ``framework`` (ragchecker, ragas, or ``factscore`` for factual precision), ``metric``,
-    ``n`` (responses with the value; claims for factual precision), ``value`` (RAGChecker: percent as it
-    reports it; RAGAS: the mean score in [0, 1]; factscore: the share in [0, 1]).
+    ``n`` (responses with the value; for factual precision, responses with claims), ``value`` (RAGChecker:
+    percent as it reports it, queries without context included as it includes them; RAGAS: the mean score in
+    [0, 1]; factscore: FActScore in [0, 1], the mean over answers of each one's supported share).
     """
     if by not in GROUPS:
         raise ValueError(f"cannot group by {by!r}; expected one of {', '.join(GROUPS)}")
@@ -148,10 +198,8 @@ def metrics_by(store: Store, f: Filters, by: str) -> pd.DataFrame:
                    AS value
         FROM ({_values()}) rs GROUP BY 1, 2, 3
         UNION ALL
-        SELECT {key} AS key, 'factscore', 'factual_precision', count(*),
-               count(*) FILTER (WHERE {_supported(p)}) / count(*)
-        FROM (SELECT DISTINCT response_key, batch_id, source_name, model, use_case FROM rs) rs
-        JOIN claims c ON c.response_key = rs.response_key AND c.is_current
+        SELECT {key} AS key, 'factscore', 'factual_precision', count(*), fsum(rs.share) / count(*)
+        FROM ({_answer_shares(p, 'SELECT DISTINCT response_key, batch_id, source_name, model, use_case FROM rs')}) rs
         GROUP BY 1
         ORDER BY key, framework, metric
     """, p.values)
@@ -182,7 +230,7 @@ def by_category(store: Store, f: Filters) -> pd.DataFrame:
     """Hallucination (RAGChecker, percent) per category of the questions, critical ones first.
 
     Columns: ``category``, ``critical``, ``n`` (responses), ``hallucination``. A question with claims in
-    several categories counts in each.
+    several categories counts in each; one without retrieved context in none (``summary`` counts it apart).
     """
     p = Params()
     return store.frame(f"""
@@ -190,13 +238,13 @@ def by_category(store: Store, f: Filters) -> pd.DataFrame:
         SELECT category, list_contains({p(list(CRITICAL_INFORMATION_CATEGORIES))}::VARCHAR[], category) AS critical,
                count(value) AS n, {_percent(_mean('value'))} AS hallucination
         FROM (SELECT unnest(categories) AS category, value FROM ({_values('ragchecker')})
-              WHERE metric = {p('hallucination')})
+              WHERE metric = {p('hallucination')} AND {_WITH_CONTEXT})
         GROUP BY ALL ORDER BY critical DESC, category
     """, p.values)
 
 
 def hri_vs_hallucination(store: Store, f: Filters, *, limit: int = 5000) -> pd.DataFrame:
-    """Per response with RAGChecker checks and claims: its HRI score and its hallucination and
+    """Per response with RAGChecker checks, claims and retrieved context: its HRI score and its hallucination and
     faithfulness (percent), where the two can be compared. Highest score first, at most ``limit``.
 
     Columns: ``response_id``, ``model``, ``use_case``, ``score``, ``band``, ``critical``, ``hallucination``,
@@ -211,6 +259,6 @@ def hri_vs_hallucination(store: Store, f: Filters, *, limit: int = 5000) -> pd.D
                any_value(score) AS score, any_value(band) AS band, any_value(critical) AS critical,
                100 * max(value) FILTER (WHERE metric = {p('hallucination')}) AS hallucination,
                100 * max(value) FILTER (WHERE metric = {p('faithfulness')}) AS faithfulness
-        FROM ({_values('ragchecker')}) WHERE NOT no_claims
+        FROM ({_values('ragchecker')}) WHERE NOT no_claims AND {_WITH_CONTEXT}
         GROUP BY ALL ORDER BY score DESC, response_id LIMIT {p(int(limit))}
     """, p.values)

@@ -28,12 +28,13 @@ from hri_core.fingerprint import fingerprint
 from register.access.permissions import Permission, authorize, deny, require_other_person
 from register.db import audit
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import FourEyesViolation, InvalidAnchor, NotFound, Problem, StaleEdit, ValidationFailed
-from register.governance.checks import CHECKS, run_checks
+from register.errors import FourEyesViolation, InvalidAnchor, NotFound, Problem, SignOffRefused, StaleEdit
+from register.governance.checks import CHECKS, NOT_EVALUABLE, run_checks
 from register.governance.evidence import current_rule_version, list_rules
 from register.governance.registers import canonical_rows
 
-__all__ = ["DECISIONS", "gate_summary", "history", "record_run", "run_detail", "sign", "signoff_anchor"]
+__all__ = ["DECISIONS", "failed_checks_text", "gate_summary", "history", "record_run", "run_detail", "sign",
+           "signoff_anchor"]
 
 DECISIONS = ("pass", "fail", "waived")
 
@@ -136,7 +137,7 @@ def history(store: Store) -> pd.DataFrame:
         last = signed[-1] if signed else None
         rows.append({"run_id": run["run_id"], "run_at": run["run_at"], "run_by": run["run_by"],
                      "rule_version": run["rule_version"], "automated": run["outcome"],
-                     "failed_checks": ", ".join(str(n) for n in run["results"]["summary"]["failed_checks"]) or "none",
+                     "failed_checks": failed_checks_text(run["results"]["summary"]),
                      "signed_by": last["signed_by"] if last else None, "signed_at": last["signed_at"] if last else None,
                      "sign_off": last["outcome"] if last else "unsigned",
                      "stale": current != run["content_hash"]})
@@ -149,8 +150,9 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: Mapping[Any, dict])
 
     ``decisions``: {item no: {"decision": pass | fail | waived, "reason": text}}, the item numbers as integers or
     as their text (the keys of a JSON object). Every item needs a
-    decision; waived needs a reason; an item whose automated check failed cannot be passed (fail it or
-    waive it with a reason). Refused with ``StaleEdit`` when the checked records changed since the run,
+    decision; waived needs a reason; an item whose automated check failed or could not be evaluated cannot be
+    passed (fail it or waive it with a reason): ``SignOffRefused`` names each such item, its title and why.
+    Refused with ``StaleEdit`` when the checked records changed since the run,
     and ``FourEyesViolation`` when the signer last edited any checked record or already signed this run.
     """
     authorize(store, actor, Permission.CHECKLIST_SIGN, entity_type="checklist_run", entity_id=run_id)
@@ -171,15 +173,18 @@ def sign(store: Store, actor: Actor, run_id: int, decisions: Mapping[Any, dict])
         item = decisions.get(no) or decisions.get(str(no)) or {}
         decision, reason = item.get("decision"), (item.get("reason") or "").strip()
         if decision not in DECISIONS:
-            problems.append(Problem(no, "decision", f"choose one of: {', '.join(DECISIONS)}"))
+            problems.append(Problem(no, "decision", f"no decision: choose one of {', '.join(DECISIONS)}"))
         elif decision == "waived" and not reason:
-            problems.append(Problem(no, "reason", "a waiver needs a reason"))
+            problems.append(Problem(no, "reason", "waived without a reason: a waiver needs a reason"))
         elif decision == "pass" and status.get(no) == "fail":
-            problems.append(Problem(no, "decision", "the automated check found offending rows: fix them, "
-                                                    "or record fail / waived with a reason"))
+            problems.append(Problem(no, "decision", "passed, but the automated check found offending rows: fix "
+                                                    "them, or record fail / waived with a reason"))
+        elif decision == "pass" and status.get(no) == NOT_EVALUABLE:
+            problems.append(Problem(no, "decision", "passed, but the automated check could not be evaluated, so it "
+                                                    "cannot pass: record fail, or waived with a reason"))
         clean[str(no)] = {"decision": decision, "reason": reason or None, "automated": status.get(no)}
     if problems:
-        raise ValidationFailed(problems)
+        raise SignOffRefused(problems, {check.no: check.title for check in CHECKS})
     outcome = "passed" if all(d["decision"] in ("pass", "waived") for d in clean.values()) else "failed"
 
     def fn(tx: Transaction) -> Change:
@@ -207,18 +212,26 @@ def _signed_twice(actor: Actor, run_id: int) -> str:
             "reviewer (four eyes)")
 
 
+def failed_checks_text(summary: Mapping[str, Any]) -> str:
+    """The failed checks of a run's summary as text, a check not evaluable marked: "1, 7 (not evaluable)"."""
+    apart = set(summary.get("not_evaluable_checks", ()))  # runs recorded before the state have no such list
+    return ", ".join(f"{n} ({NOT_EVALUABLE})" if n in apart else str(n) for n in summary["failed_checks"]) or "none"
+
+
 def gate_summary(results: dict) -> tuple[bool, str]:
     """(failed?, readable summary) of a set of results, for the CI gate."""
     lines = [f"Pre-submission checklist (rule version {results['rule_version']}): "
              f"{results['summary']['claims']} claims, {results['summary']['sources']} sources"]
     for c in results["checks"]:
-        lines.append(f"  [{'FAIL' if c['status'] == 'fail' else 'pass'}] {c['no']}. {c['title']}")
+        lines.append(f"  [{'pass' if c['status'] == 'pass' else c['status'].upper()}] {c['no']}. {c['title']}")
+        if c.get("not_evaluable"):
+            lines.append(f"         {NOT_EVALUABLE} (fails unless a reviewer waives it): {c['not_evaluable']}")
         for f in c["offending"][:25]:
             lines.append(f"         - {f['entity_type']} {f['entity_id']}: {f['reason']}")
         if len(c["offending"]) > 25:
             lines.append(f"         ... and {len(c['offending']) - 25} more")
     failed = results["summary"]["failed_checks"]
     lines.append(f"{len(failed)} of {len(CHECKS)} checks failed"
-                 + (f": {', '.join(map(str, failed))}" if failed else ""))
+                 + (f": {failed_checks_text(results['summary'])}" if failed else ""))
     return bool(failed), "\n".join(lines)
 

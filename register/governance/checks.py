@@ -45,7 +45,10 @@ from register.scoring.profiles import get_profile
 from register.scoring.reproduce import TOLERANCE, reproduce
 from register.scoring.scorer import score_select
 
-__all__ = ["CHECKS", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
+__all__ = ["CHECKS", "NOT_EVALUABLE", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
+
+# A check's status when it found nothing wrong but had nothing to judge: it fails unless a reviewer waives it
+NOT_EVALUABLE = "not evaluable"
 
 REPRODUCE_SAMPLE = 20  # responses recomputed by the Python reference scorer on top of the full SQL recomputation
 _AUTHORITY_FAILED = (FORBIDDEN, STALE, INSUFFICIENT)  # the failures that send an answer to review
@@ -81,10 +84,12 @@ class Context:
 
 
 class Found(NamedTuple):
-    """A check's offending rows (``Finding.as_dict()``) and, when it says more than its scope, a note."""
+    """A check's offending rows (``Finding.as_dict()``), when it says more than its scope a note, and when
+    it could not judge what it is for, why (its status is then ``NOT_EVALUABLE`` unless a row offends)."""
 
     offending: list[dict]
     note: str | None = None
+    not_evaluable: str | None = None
 
 
 @dataclass(frozen=True)
@@ -221,20 +226,24 @@ def _unreproducible_scores(ctx: Context) -> Found:
             out[rid] = Finding("response", rid, "", "reference scorer: " + "; ".join(rep.differences)).as_dict()
     note = (f"{total:,} current scores recomputed in SQL from labels under their recorded profile versions; "
             f"{len(picked)} of them also by the Python reference scorer")
-    labels_found, labels_note = _labels_from_the_rubric(store)
+    labels_found, labels_note, not_evaluable = _labels_from_the_rubric(store)
     found = sorted(out.values(), key=lambda f: f["entity_id"]) + labels_found
-    return Found(found, f"{note}; {labels_note}")
+    return Found(found, f"{note}; {labels_note}", not_evaluable)
 
 
 LABEL_FINDINGS_SHOWN = 100  # responses named one by one; the note gives the total
 
 
-def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
+def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str, str | None]:
     """Checklist item 7's labelling half (``register.labels``). In scope: the current scored responses drawn into a
     labelling batch. Each of their claims must carry labels annotated (two or more annotators who agreed) or
     adjudicated under the rubric in force, and the annotators' agreement under that rubric (Krippendorff's alpha on
     the worst label, nominal, and on criticality, ordinal) must be at least the rubric's ``min_agreement_alpha``.
-    Responses never drawn are counted in the note: their labels are imported, taken on trust."""
+    Responses never drawn are counted in the note: their labels are imported, taken on trust.
+
+    Returns (findings, note, why not evaluable). When there are scored answers but not one claim of them has labels
+    annotated or adjudicated under the rubric in force (or no rubric is published), nothing shows the labels follow
+    the rubric: the item is not evaluable, never a pass."""
     scope = """
         WITH scored AS (SELECT c.response_id, c.revision, c.claim_id,
                                EXISTS (SELECT 1 FROM label_batch_items i WHERE i.response_id = c.response_id) AS drawn
@@ -247,15 +256,24 @@ def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
     counts = store.row(scope + """
         SELECT count(*) FILTER (WHERE drawn) AS claims, count(r.claim_id) FILTER (WHERE drawn) AS resolved,
                count(DISTINCT sc.response_id) FILTER (WHERE drawn AND r.claim_id IS NULL) AS responses_open,
-               count(DISTINCT sc.response_id) FILTER (WHERE NOT drawn) AS not_drawn
+               count(DISTINCT sc.response_id) FILTER (WHERE NOT drawn) AS not_drawn,
+               count(DISTINCT sc.response_id) AS scored, count(r.claim_id) AS resolved_any
         FROM scored sc LEFT JOIN resolved r USING (response_id, revision, claim_id)""", {"v": version},
         what="the count of labelled claims")
     trust = f"{counts['not_drawn']:,} scored response(s) never drawn into a labelling batch (imported labels)"
+    not_evaluable = None
+    if counts["scored"] and rubric is None:
+        not_evaluable = ("no labelling rubric is published: whether the labels follow one cannot be evaluated "
+                         "(publish the rubric and label a sample in a labelling batch)")
+    elif counts["scored"] and not counts["resolved_any"]:
+        not_evaluable = (f"no scored answer has labels annotated or adjudicated under rubric v{version}: whether the "
+                         "labels follow the rubric cannot be evaluated (label a sample in a labelling batch)")
     if not counts["claims"]:
-        return [], f"no scored response drawn into a labelling batch; {trust}"
+        return [], f"no scored response drawn into a labelling batch; {trust}", not_evaluable
     if rubric is None:
         return ([Finding("rubric", "rubric", "", "no labelling rubric is published: labels cannot be checked "
-                                                 "against one").as_dict()], f"no labelling rubric published; {trust}")
+                                                 "against one").as_dict()], f"no labelling rubric published; {trust}",
+                not_evaluable)
     found = [Finding("response", rid, "", f"{n} of its scored claims have no labels annotated or adjudicated under "
                                           f"rubric v{version}").as_dict()
              for rid, n in store.query(scope + """
@@ -271,7 +289,7 @@ def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
     threshold = rubric.min_agreement_alpha
     ratings = annotation_ratings(store, rubric_version=version)
     if ratings.empty:
-        return found, note + f"; no annotations under rubric v{version}: agreement not measured"
+        return found, note + f"; no annotations under rubric v{version}: agreement not measured", not_evaluable
     severity = severity_order(store)
     measured = []
     for what, result in (("labels (worst label, nominal)", labels_alpha(ratings, severity)),
@@ -289,7 +307,7 @@ def _labels_from_the_rubric(store: Store) -> tuple[list[dict], str]:
                                      f"agreement alpha {result.alpha:.3f} is below the rubric's threshold "
                                      f"{threshold:.3f} ({result.units} units, {result.raters} annotators)").as_dict())
     limit = "no agreement threshold set" if threshold is None else f"threshold {threshold:.3f}"
-    return found, note + f"; agreement under rubric v{version} ({limit}): " + ", ".join(measured)
+    return found, note + f"; agreement under rubric v{version} ({limit}): " + ", ".join(measured), not_evaluable
 
 
 def _feedback_validated_outside(ctx: Context) -> Found:
@@ -312,7 +330,7 @@ def _labels_and_scores(ctx: Context) -> Found:
     """Item 7: the stored scores reproduce from their labels, and every feedback label was validated here."""
     scores, feedback = _unreproducible_scores(ctx), _feedback_validated_outside(ctx)
     note = "; ".join(n for n in (scores.note, feedback.note) if n) or None
-    return Found(scores.offending + feedback.offending, note)
+    return Found(scores.offending + feedback.offending, note, scores.not_evaluable)
 
 
 def _unauthoritative_answer_sources(ctx: Context) -> Found:
@@ -363,20 +381,27 @@ CHECKS: tuple[Check, ...] = (
 
 def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODUCE_SAMPLE) -> dict:
     """The checks against the register now: ``{"rule_version", "checks": [{no, title, status, automated,
-    offending: [...], note}], "summary": {...}}``. Nothing is written."""
+    offending: [...], note, not_evaluable}], "summary": {...}}``. Nothing is written.
+
+    A check's status is ``fail`` when it found offending rows, else ``NOT_EVALUABLE`` when it had nothing to judge
+    (``not_evaluable`` says why), else ``pass``. A check not evaluable fails
+    unless a reviewer waives it: ``summary["failed_checks"]`` lists it (the run's outcome and the CI gate fail), and
+    ``summary["not_evaluable_checks"]`` names it apart."""
     version = current_rule_version(store)
     ev = evaluate_rules(store, version, today=today)
     ctx = Context(store, ev, sample)
     checks = []
     for check in CHECKS:
-        offending, note = check.find(ctx)
-        checks.append({"no": check.no, "title": check.title, "automated": True,
-                       "status": "fail" if offending else "pass", "offending": offending, "note": note or check.scope})
+        offending, note, not_evaluable = check.find(ctx)
+        status = "fail" if offending else NOT_EVALUABLE if not_evaluable else "pass"
+        checks.append({"no": check.no, "title": check.title, "automated": True, "status": status,
+                       "offending": offending, "not_evaluable": not_evaluable, "note": note or check.scope})
     counts = store.row("SELECT count(*) FILTER (WHERE NOT deleted) AS claims, count(*) FILTER (WHERE deleted) AS "
                        "claims_deleted FROM register_claims", what="the count of register claims")
     summary = {"claims": counts["claims"], "claims_deleted": counts["claims_deleted"],
                "sources": store.scalar("SELECT count(*) FROM sources WHERE NOT deleted"),
                "violations": int((ev["outcome"] == "violation").sum()),
                "by_status": {k: int(v) for k, v in ev["verification_status"].value_counts().sort_index().items()},
-               "failed_checks": [c["no"] for c in checks if c["status"] == "fail"]}
+               "failed_checks": [c["no"] for c in checks if c["status"] != "pass"],
+               "not_evaluable_checks": [c["no"] for c in checks if c["status"] == NOT_EVALUABLE]}
     return json.loads(json.dumps({"rule_version": version, "checks": checks, "summary": summary}, default=str))

@@ -18,6 +18,7 @@ import json
 from register.db import audit
 from register.db.store import Store
 from register.governance.checklist import run_detail
+from register.governance.checks import NOT_EVALUABLE
 from register.governance.evidence import evaluate_rules
 
 __all__ = ["report_markdown", "report_pdf"]
@@ -70,6 +71,9 @@ def report_markdown(store: Store, run_id: int) -> str:
     out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |"
             for c in results["checks"]]
     for c in results["checks"]:
+        if c.get("not_evaluable"):
+            out += ["", f"### Check {c['no']}: {NOT_EVALUABLE}", "",
+                    f"{_md_cell(c['not_evaluable'])}. It fails unless a reviewer waives it with a reason."]
         if c["offending"]:
             out += ["", f"### Check {c['no']}: offending rows", ""]
             out += [f"- {f['entity_type']} `{_md_cell(f['entity_id'])}`: {_md_cell(f['reason'])}"
@@ -147,13 +151,19 @@ def report_pdf(store: Store, run_id: int) -> bytes:
     _bar_chart(pdf, [(f"{c['no']}", len(c["offending"]), c["status"]) for c in results["checks"]], width)
 
     heading("Checks (paper Table IX)")
+    status_w = 28  # wide enough for "NOT EVALUABLE"
     for c in results["checks"]:
         pdf.set_font("Helvetica", "B", 9)
-        pdf.set_text_color(170, 30, 30) if c["status"] == "fail" else pdf.set_text_color(20, 110, 50)
-        pdf.cell(14, 5, c["status"].upper())
+        pdf.set_text_color(*_STATUS_COLORS.get(c["status"], _STATUS_COLORS["fail"]))
+        pdf.cell(status_w, 5, c["status"].upper())
         pdf.set_text_color(0, 0, 0)
-        pdf.multi_cell(width - 14, 5, _latin1(f"{c['no']}. {c['title']}"), new_x="LMARGIN", new_y="NEXT", align="L")
+        pdf.multi_cell(width - status_w, 5, _latin1(f"{c['no']}. {c['title']}"), new_x="LMARGIN", new_y="NEXT",
+                       align="L")
         pdf.set_font("Helvetica", "", 8)
+        if c.get("not_evaluable"):
+            pdf.set_x(pdf.l_margin + 14)
+            pdf.multi_cell(width - 14, 4, _latin1(f"Not evaluable: {c['not_evaluable']}. It fails unless a reviewer "
+                                                  "waives it with a reason."), new_x="LMARGIN", new_y="NEXT")
         for f in c["offending"][:40]:
             pdf.set_x(pdf.l_margin + 14)
             pdf.multi_cell(width - 14, 4, _latin1(f"- {f['entity_type']} {f['entity_id']}: {f['reason']}"),
@@ -185,8 +195,14 @@ def report_pdf(store: Store, run_id: int) -> bytes:
     return bytes(pdf.output())
 
 
+# text and bar colour of a check's status; a status the report does not know is drawn as a failure
+_STATUS_COLORS = {"pass": (20, 110, 50), "fail": (170, 30, 30), NOT_EVALUABLE: (180, 110, 0)}
+_BAR_COLORS = {"pass": (60, 150, 90), "fail": (200, 60, 60), NOT_EVALUABLE: (230, 150, 30)}
+
+
 def _bar_chart(pdf, bars: list[tuple[str, int, str]], width: float) -> None:
-    """Horizontal bars drawn with rectangles: one per check, red when the check failed."""
+    """Horizontal bars drawn with rectangles: one per check, red when the check failed, amber when it could not
+    be evaluated (no offending rows, so its bar is the stub of an empty one)."""
     label_w, row_h = 22, 6
     top = pdf.get_y() + 1
     biggest = max([n for _, n, _ in bars] + [1])
@@ -197,10 +213,7 @@ def _bar_chart(pdf, bars: list[tuple[str, int, str]], width: float) -> None:
         pdf.set_xy(pdf.l_margin, y)
         pdf.cell(label_w, row_h - 1, f"check {label}", align="R")
         length = plot_w * n / biggest if n else 0.8
-        if status == "fail":
-            pdf.set_fill_color(200, 60, 60)
-        else:
-            pdf.set_fill_color(60, 150, 90)
+        pdf.set_fill_color(*_BAR_COLORS.get(status, _BAR_COLORS["fail"]))
         pdf.rect(pdf.l_margin + label_w + 2, y + 0.8, length, row_h - 2.6, style="F")
         pdf.set_xy(pdf.l_margin + label_w + 4 + length, y)
         pdf.cell(16, row_h - 1, str(n))
@@ -209,5 +222,6 @@ def _bar_chart(pdf, bars: list[tuple[str, int, str]], width: float) -> None:
     pdf.line(pdf.l_margin + label_w + 2, top, pdf.l_margin + label_w + 2, axis_y)
     pdf.set_xy(pdf.l_margin, axis_y + 1)
     pdf.set_text_color(90, 90, 90)
-    pdf.cell(0, 4, "offending rows (red: check failed; green: passed)", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 4, "offending rows (red: check failed; amber: not evaluable, fails unless waived; green: passed)",
+             new_x="LMARGIN", new_y="NEXT")
     pdf.set_text_color(0, 0, 0)

@@ -13,9 +13,10 @@
 - ``run_test_set``: each question to an assistant (an OpenAI-compatible endpoint through ``ChatClient``) or
   answers imported as ``{item_id: answer}``; the answers verified by the pipeline against the item's quotes
   (retrieved context) and target (``gt_answer``), as responses ``ts-<set>-v<version>-r<run>-<item>``.
-- ``critical_report``: hallucination on the critical questions alone, per assistant model and run: a
-  question's answer hallucinates when a claim of it is judged UNSUPPORTED or CONTRADICTED against the
-  target and quotes (machine verdicts: proposals; "needs review" is counted apart, never as fine).
+- ``critical_report``: seed 003's hallucination on the critical questions alone, per assistant model and run: the
+  fraction of response claims both unsupported by the question's quotes and incorrect with respect to its target,
+  per question and overall, beside the share of questions with any such claim (machine verdicts: proposals; a
+  claim the judge could not decide is counted apart as "needs review", never as fine).
 """
 
 from __future__ import annotations
@@ -251,26 +252,61 @@ def run_test_set(store: Store, actor: Actor, name: str, judge: Judge, *, version
     return test_run, report
 
 
+# A claim is hallucinated (seed 003) when it is unsupported by the references AND incorrect with respect to the
+# target. In SQL's three-valued logic this is NULL exactly when a verdict it needs is missing (the judge abstained,
+# or there was no target): undecided, counted apart as needing review, never as fine. An offline judge never
+# clears a critical claim (``hri_core.judge_policy.offline_may_clear``; the pipeline guards only the verdict against
+# the references): its "correct" against the target is no verdict here either.
+_TARGET = "CASE WHEN p.backend LIKE 'offline-%' AND p.target_label = 'SUPPORTED' THEN NULL ELSE p.target_label END"
+_HALLUCINATED = f"(p.label <> 'SUPPORTED') AND (({_TARGET}) <> 'SUPPORTED')"
+
+
 def critical_report(store: Store, name: str | None = None) -> list[dict[str, Any]]:
-    """Per test-set run (model, time): critical questions answered, hallucinated, needing review, unanswered."""
-    return store.dicts("""
-        WITH answers AS (
-            SELECT p.run_id, p.response_id,
-                   -- coalesce: an abstention has no label, and NULL IN (...) would make the answer's flag NULL,
-                   -- so it would count neither as hallucinated nor as needing review
-                   bool_or(coalesce(p.label IN ('UNSUPPORTED', 'CONTRADICTED'), false)
-                           OR coalesce(p.target_label = 'CONTRADICTED', false)) AS hallucinated,
-                   bool_or(p.abstained) AS needs_review
-            FROM judge_proposals p
-            WHERE p.category IN (SELECT unnest(?::VARCHAR[]))
-            GROUP BY p.run_id, p.response_id)
+    """Per test-set run (model, time): seed 003's hallucination on the critical questions, per question and overall.
+
+    Seed 003: "The hallucination score is calculated as the fraction of response claims that are both unsupported
+    by the retrieved references and incorrect with respect to the target." A claim is unsupported when the judge's
+    verdict against the question's quotes (``label``) is not SUPPORTED, incorrect when its verdict against the
+    target (``target_label``) is not SUPPORTED; a claim with a verdict missing that could decide it is undecided.
+
+    Each run: ``critical_questions`` (answered questions in a critical category), ``claims``,
+    ``hallucinated_claims``, ``undecided_claims``, ``hallucination`` (the mean over the questions of each one's
+    fraction, as RAGChecker aggregates its hallucination; None without questions) and ``hallucination_at_most``
+    (the same if every undecided claim were hallucinated: an undecided claim never reads as fine),
+    ``hallucinated`` (questions with any hallucinated claim) and ``question_share`` (their share of the questions),
+    ``needs_review`` (questions with no hallucinated claim but an undecided one), ``unanswered`` (all questions),
+    and ``questions``: per question ``response_id``, ``claims``, ``hallucinated_claims``, ``undecided_claims``,
+    ``hallucination`` and ``hallucination_at_most``.
+    Machine verdicts: proposals until a person confirms them."""
+    per_question = f"""
+        WITH questions AS (
+            SELECT t.test_run_id, p.response_id, count(*) AS claims,
+                   count(*) FILTER (WHERE {_HALLUCINATED}) AS hallucinated_claims,
+                   count(*) FILTER (WHERE ({_HALLUCINATED}) IS NULL) AS undecided_claims
+            FROM test_set_runs t JOIN judge_proposals p ON p.run_id = t.verification_run
+            WHERE p.category IN (SELECT unnest($categories::VARCHAR[])) AND ($name IS NULL OR t.name = $name)
+            GROUP BY ALL)"""
+    params = {"categories": list(CRITICAL_INFORMATION_CATEGORIES), "name": name}
+    questions: dict[int, list[dict[str, Any]]] = {}
+    for row in store.dicts(per_question + """
+            SELECT *, hallucinated_claims / claims AS hallucination,
+                   (hallucinated_claims + undecided_claims) / claims AS hallucination_at_most FROM questions
+            ORDER BY test_run_id, response_id""", params):
+        questions.setdefault(row.pop("test_run_id"), []).append(row)
+    runs = store.dicts(per_question + """
         SELECT t.test_run_id, t.name, t.version, t.assistant_model AS model, t.started_at, t.failed AS unanswered,
-               count(a.response_id) AS critical_questions,
-               count(a.response_id) FILTER (WHERE a.hallucinated) AS hallucinated,
-               count(a.response_id) FILTER (WHERE NOT a.hallucinated AND a.needs_review) AS needs_review,
-               round(count(a.response_id) FILTER (WHERE a.hallucinated) / nullif(count(a.response_id), 0), 4)
-                   AS hallucination_rate
-        FROM test_set_runs t LEFT JOIN answers a ON a.run_id = t.verification_run
-        WHERE (? IS NULL OR t.name = ?)
-        GROUP BY ALL ORDER BY t.started_at, t.test_run_id""",
-        [list(CRITICAL_INFORMATION_CATEGORIES), name, name])
+               count(q.response_id) AS critical_questions, coalesce(sum(q.claims), 0)::BIGINT AS claims,
+               coalesce(sum(q.hallucinated_claims), 0)::BIGINT AS hallucinated_claims,
+               coalesce(sum(q.undecided_claims), 0)::BIGINT AS undecided_claims,
+               fsum(q.hallucinated_claims / q.claims) / nullif(count(q.response_id), 0) AS hallucination,
+               fsum((q.hallucinated_claims + q.undecided_claims) / q.claims) / nullif(count(q.response_id), 0)
+                   AS hallucination_at_most,
+               count(q.response_id) FILTER (WHERE q.hallucinated_claims > 0) AS hallucinated,
+               count(q.response_id) FILTER (WHERE q.hallucinated_claims = 0 AND q.undecided_claims > 0)
+                   AS needs_review,
+               count(q.response_id) FILTER (WHERE q.hallucinated_claims > 0) / nullif(count(q.response_id), 0)
+                   AS question_share
+        FROM test_set_runs t LEFT JOIN questions q ON q.test_run_id = t.test_run_id
+        WHERE ($name IS NULL OR t.name = $name)
+        GROUP BY ALL ORDER BY t.started_at, t.test_run_id""", params)
+    return [{**run, "questions": questions.get(run["test_run_id"], [])} for run in runs]

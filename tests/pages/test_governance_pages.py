@@ -190,6 +190,25 @@ def test_checklist_page_refuses_the_editor_as_signer_and_links_offending_rows(se
     assert seeded_db.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
 
 
+def test_checklist_page_names_each_refused_item_and_why(seeded_db):
+    at = _page("pages/checklist.py", seeded_db)
+    at.button[0].click().run()
+    # item 7 cannot pass on the demo: its answers were never labelled under the rubric (and it names the
+    # imported feedback labels); it says so above its findings
+    assert any("Not evaluable" in w.value and "rubric v1" in w.value for w in at.warning)
+    at.radio(key="sign_7").set_value("pass")
+    at.radio(key="sign_6").set_value("waived")
+    at.get("form_submit_button")[0].click().run()
+    assert not at.exception, at.exception
+    (error,) = at.error
+    assert "problem(s)" not in error.value
+    assert "Item 6" in error.value and "Mutable web sources include access dates" in error.value
+    assert "waived without a reason" in error.value
+    assert "Item 7" in error.value and "Claim labels, criticality weights" in error.value
+    assert "the automated check found offending rows" in error.value
+    assert seeded_db.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
+
+
 def test_a_viewer_sees_the_register_read_only(seeded_db):
     at = _page("pages/claims_register.py", seeded_db, role="viewer")
     assert _metrics(at)["Claims"] == "7"

@@ -63,6 +63,30 @@ def test_page_shows_ragcheckers_metrics_as_hri_core_computes_them(rag_db):
     assert len(at.get("plotly_chart")) == 4  # by group, trend, categories, scatter
 
 
+def test_answers_without_retrieved_context_are_shown_apart(rag_db):
+    from hri_core.rag_import import ragchecker_results
+    from hri_core.ragmetrics import aggregate_metrics, checked_query_from_response, query_metrics
+
+    _, first, second = rag_db
+    per_query = []
+    for data in (first, second):  # each import on its own: their query ids overlap
+        context = {item["query_id"]: bool(item["retrieved_context"]) for item in data["results"]}
+        per_query += [(context[r.response.response_id], query_metrics(checked_query_from_response(r.response)))
+                      for r in ragchecker_results(data).records]
+    without = [m for has_context, m in per_query if not has_context]
+    assert without  # the fixture's random results hold some
+    at = _open()
+    assert not at.exception, at.exception
+    shown = _metrics(at)
+    with_context = aggregate_metrics([m for has_context, m in per_query if has_context])
+    assert shown["Hallucination, with context"] == _percent(with_context["generator"]["hallucination"])
+    assert shown["Answers without retrieved context"] == str(len(without))
+    apart = aggregate_metrics(without)["overall"]
+    assert shown["Precision, no context"] == _percent(apart["precision"])
+    assert shown["Recall, no context"] == _percent(apart["recall"])
+    assert "Unsupported and incorrect (seed 003)" in shown
+
+
 def test_model_filter_changes_the_metrics(rag_db):
     _, _, second = rag_db
     at = _open(model="beta")

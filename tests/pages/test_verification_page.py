@@ -90,6 +90,12 @@ def test_the_critical_test_set_report_shows_each_run_by_model(seeded_db):
     report = at.dataframe[0].value
     assert report["model"].tolist() == ["assistant-a"] and report["critical_questions"].tolist() == [1]
     assert report["hallucinated"].tolist() == [1]
+    # seed 003's fraction of claims per run, beside the share of questions, and per question
+    assert report[["hallucination", "hallucinated_claims", "claims", "question_share"]].values.tolist() == \
+        [[1.0, 1, 1, 1.0]]
+    questions = at.dataframe[1].value
+    assert questions[["hallucination", "hallucinated_claims", "claims"]].values.tolist() == [[1.0, 1, 1]]
+    assert questions["response_id"].str.endswith(items[0]["item_id"]).tolist() == [True]
 
 
 def test_an_annotator_verifies_stored_answers_from_the_console(seeded_db, tmp_path):

@@ -83,12 +83,22 @@ def agreement_frames(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, curve
 
 
+CRITICAL_RUN_COLUMNS = ["test_run_id", "name", "version", "model", "started_at", "hallucination",
+                        "hallucination_at_most", "claims",
+                        "hallucinated_claims", "undecided_claims", "critical_questions", "hallucinated",
+                        "question_share", "needs_review", "unanswered"]
+CRITICAL_QUESTION_COLUMNS = ["test_run_id", "model", "response_id", "hallucination", "hallucination_at_most",
+                             "claims", "hallucinated_claims", "undecided_claims"]
+
+
 @data.cached
-def critical_report(store: Store) -> pd.DataFrame:
-    """Hallucination on the critical questions of each test-set run, per model and time."""
+def critical_report(store: Store) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seed 003's hallucination on the critical questions of each test-set run (per model and time), and per
+    question of each run."""
     rows = testsets.critical_report(store)
-    return pd.DataFrame(rows, columns=["test_run_id", "name", "version", "model", "started_at", "critical_questions",
-                                       "hallucinated", "needs_review", "unanswered", "hallucination_rate"])
+    questions = [{"test_run_id": r["test_run_id"], "model": r["model"], **q} for r in rows for q in r["questions"]]
+    return (pd.DataFrame(rows, columns=CRITICAL_RUN_COLUMNS),
+            pd.DataFrame(questions, columns=CRITICAL_QUESTION_COLUMNS))
 
 
 verifiable = data.cached(stored.candidates)  # current answers a verification can take

@@ -19,7 +19,7 @@ from register.ingest.importer import import_path
 from register.ingest.rag_files import RagOptions
 from register.scoring.profiles import ensure_default_profile
 from tests.helpers.paths import peer_data
-from tests.helpers.rag import checked_results, edge_case_results, write_json
+from tests.helpers.rag import checked_query, checked_results, edge_case_results, write_json
 
 
 @pytest.fixture
@@ -60,8 +60,9 @@ def test_empty_cases_no_context_no_claims_all_neutral(store, tmp_path):
     _import(store, tmp_path, data)
     assert rag.summary(store, Filters())["metrics"] == ragchecker_metrics(data)
     points = rag.hri_vs_hallucination(store, Filters()).set_index("response_id")
-    # the query without context: RAGChecker's guard makes hallucination 0 (nothing to be faithful to)
-    assert points.loc["checked:no-context", "hallucination"] == 0
+    # the query without context: RAGChecker's guard makes its hallucination 0 (nothing to be faithful to), which
+    # is no reading of the answer: it is not a point (the page shows such queries apart)
+    assert "checked:no-context" not in points.index
     # all Neutral with context: every claim neither grounded nor correct
     assert points.loc["checked:all-neutral", "hallucination"] == 100
     assert "checked:no-claims" not in points.index  # no claims, no HRI to compare
@@ -102,19 +103,25 @@ def test_hallucination_on_critical_questions_is_the_mean_over_them_alone(store, 
     data = checked_results(31, queries=30, categories=True)
     _import(store, tmp_path, data)
     conversion = ragchecker_results(data)
-    per_query = {r.response.response_id: query_metrics(_checked(r.response)) for r in conversion.records}
-    critical = {r.response.response_id for r in conversion.records
-                if any(c.category in CRITICAL_INFORMATION_CATEGORIES for c in r.response.claims)}
+    # the answers with retrieved context: the others are counted apart, not averaged in as zeros
+    with_context = {item["query_id"] for item in data["results"] if item["retrieved_context"]}
+    per_query = {r.response.response_id: query_metrics(_checked(r.response)) for r in conversion.records
+                 if r.response.response_id in with_context}
+    assert len(per_query) < len(conversion.records)
+    critical = {r.response.response_id for r in conversion.records if r.response.response_id in with_context
+                and any(c.category in CRITICAL_INFORMATION_CATEGORIES for c in r.response.claims)}
     assert 0 < len(critical) < len(per_query)
     expected = aggregate_metrics([per_query[q] for q in sorted(critical)])["generator"]["hallucination"]
     other = aggregate_metrics([m for q, m in per_query.items() if q not in critical])["generator"]["hallucination"]
     summary = rag.summary(store, Filters())
+    every_critical = {r.response.response_id for r in conversion.records
+                      if any(c.category in CRITICAL_INFORMATION_CATEGORIES for c in r.response.claims)}
     assert (summary["critical_hallucination"], summary["other_hallucination"], summary["critical"]) == (
-        expected, other, len(critical))
+        expected, other, len(every_critical))
     categories = rag.by_category(store, Filters()).set_index("category")
     for category in ("legal", "financial"):
-        ids = [q for q, r in zip(per_query, conversion.records, strict=True)
-               if any(c.category == category for c in r.response.claims)]
+        ids = [r.response.response_id for r in conversion.records if r.response.response_id in per_query
+               and any(c.category == category for c in r.response.claims)]
         assert categories.loc[category, "hallucination"] == aggregate_metrics(
             [per_query[q] for q in ids])["generator"]["hallucination"]
         assert bool(categories.loc[category, "critical"])
@@ -126,16 +133,77 @@ def _checked(response):
     return checked_query_from_response(response)
 
 
-def test_factual_precision_is_the_share_of_claims_labelled_supported(store, tmp_path):
+def _factscore(responses) -> float:
+    """FActScore (Min et al. 2023): per answer with claims, the share of its claims supported; then the mean over
+    those answers (an answer without claims is left out, as FActScore leaves out abstentions)."""
+    shares = [sum(1 for c in r.claims if [label.value for label in c.labels] == ["SUPPORTED"]) / len(r.claims)
+              for r in responses if r.claims]
+    return sum(shares) / len(shares)
+
+
+def test_factual_precision_is_factscore_the_mean_over_answers_of_each_supported_share(store, tmp_path):
     data = checked_results(41, queries=20)
     _import(store, tmp_path, data, model="m")
-    claims = [c for r in ragchecker_results(data).responses for c in r.claims]
+    responses = ragchecker_results(data).responses
+    claims = [c for r in responses for c in r.claims]
     supported = sum(1 for c in claims if [label.value for label in c.labels] == ["SUPPORTED"])
+    expected = _factscore(responses)
+    assert expected != pytest.approx(supported / len(claims))  # pooling the claims would read otherwise
     summary = rag.summary(store, Filters())
     assert (summary["claims"], summary["supported_claims"]) == (len(claims), supported)
-    assert summary["factual_precision"] == supported / len(claims)
+    assert summary["factual_precision"] == pytest.approx(expected, abs=1e-12)
+    assert summary["factscore_answers"] == sum(1 for r in responses if r.claims)
     rows = rag.metrics_by(store, Filters(), "model")
-    assert rows[rows["framework"] == "factscore"]["value"].tolist() == [supported / len(claims)]
+    factscore = rows[rows["framework"] == "factscore"]
+    assert factscore["value"].tolist() == pytest.approx([expected], abs=1e-12)
+    assert factscore["n"].tolist() == [summary["factscore_answers"]]  # answers, as every other count there
+
+
+def test_factual_precision_of_two_answers_of_different_lengths(store, tmp_path):
+    rng = random.Random(5)
+    short, long = checked_query(rng, "short", chunks=1, claims=1, gt_claims=1), \
+        checked_query(rng, "long", chunks=1, claims=9, gt_claims=1)
+    short["answer2response"], long["answer2response"] = ["Entailment"], ["Neutral"] * 9
+    short["retrieved2response"], long["retrieved2response"] = [["Entailment"]], [["Neutral"]] * 9
+    _import(store, tmp_path, {"results": [short, long]})
+    # the one-claim answer is fully supported, the nine-claim one not at all: FActScore 0.5, not 1 / 10
+    assert rag.summary(store, Filters())["factual_precision"] == pytest.approx(0.5)
+
+
+def test_queries_without_retrieved_context_are_shown_apart_not_averaged_in_as_zeros(store, tmp_path):
+    data = edge_case_results()
+    rng = random.Random(3)
+    data["results"] += [checked_query(rng, f"critical-{i}", chunks=k, claims=3, gt_claims=2, category="legal")
+                        for i, k in enumerate((0, 0, 2, 3))]
+    _import(store, tmp_path, data)
+    conversion = ragchecker_results(data)
+    per_query = {r.response.response_id: query_metrics(_checked(r.response)) for r in conversion.records}
+    chunks = {item["query_id"]: len(item["retrieved_context"]) for item in data["results"]}
+    without = sorted(q for q in per_query if not chunks[q])
+    with_context = [per_query[q] for q in per_query if chunks[q]]
+    assert without == ["critical-0", "critical-1", "no-context"]
+    summary = rag.summary(store, Filters())
+    # RAGChecker's own totals stay as RAGChecker computes them, zeros included
+    assert summary["metrics"] == ragchecker_metrics(data)
+    # the page's hallucination: over the answers that had context to be faithful to
+    assert summary["hallucination"] == aggregate_metrics(with_context)["generator"]["hallucination"]
+    assert summary["hallucination"] != summary["metrics"]["generator"]["hallucination"]
+    critical = [per_query[q] for q in ("critical-2", "critical-3")]
+    assert summary["critical_hallucination"] == aggregate_metrics(critical)["generator"]["hallucination"]
+    # apart: their count and their figures
+    assert summary["no_context"] == 3
+    apart = aggregate_metrics([per_query[q] for q in without])["overall"]
+    figures = summary["no_context_metrics"]
+    assert (figures["precision"], figures["recall"], figures["f1"]) == (
+        apart["precision"], apart["recall"], apart["f1"])
+    # with no reference every claim is unsupported: seed 003's hallucination is the share of incorrect claims
+    incorrect = [1 - per_query[q]["precision"] for q in without]
+    assert figures["unsupported_incorrect"] == round(float(np.mean(incorrect)) * 100, 1)
+    categories = rag.by_category(store, Filters()).set_index("category")
+    assert categories.loc["legal", "n"] == 2
+    assert categories.loc["legal", "hallucination"] == summary["critical_hallucination"]
+
+
 
 
 def test_scatter_values_are_the_per_query_metrics(store, tmp_path):
@@ -145,7 +213,8 @@ def test_scatter_values_are_the_per_query_metrics(store, tmp_path):
     scores = dict(store.query("SELECT response_id, score FROM scores WHERE is_current"))
     for record in ragchecker_results(data).records:
         response = record.response
-        if not response.claims:
+        if not response.claims or not response.retrieved_context:
+            assert f"checked:{response.response_id}" not in points.index
             continue
         metrics = query_metrics(_checked(response))
         rid = f"checked:{response.response_id}"

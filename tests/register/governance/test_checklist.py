@@ -54,11 +54,30 @@ def _claim(key, claim_type, sources=(), status="verified", statement=None):
             "source_ids": list(sources), "verification_status": status}
 
 
-def test_the_paper_register_passes_every_check(paper):
+def test_the_paper_register_passes_every_check_but_item_7_which_it_cannot_evaluate(paper):
     results = chk.run_checks(paper)
-    assert [c["status"] for c in results["checks"]] == ["pass"] * len(chk.CHECKS)
+    assert [c["status"] for c in results["checks"]] == ["pass"] * 6 + ["not evaluable", "pass"]
     assert results["summary"]["claims"] == 7
     assert "95 current scores recomputed in SQL" in results["checks"][6]["note"]
+
+
+def test_check_7_is_not_evaluable_when_no_answer_was_labelled_under_the_rubric(paper):
+    """The demo's answers carry imported labels only: nobody labelled one under the rubric, so whether labels
+    follow the rubric cannot be told. Item 7 must not pass: it fails unless a reviewer waives it."""
+    results = chk.run_checks(paper)
+    check = results["checks"][6]
+    assert check["status"] == "not evaluable" and check["offending"] == []
+    assert check["not_evaluable"].startswith("no scored answer has labels annotated or adjudicated under rubric v1")
+    assert "no scored response drawn into a labelling batch" in check["note"]
+    assert results["summary"]["failed_checks"] == [7] and results["summary"]["not_evaluable_checks"] == [7]
+    run = chk.record_run(paper, ANN)
+    assert chk.run_detail(paper, run)["outcome"] == "fail"
+    with pytest.raises(gov.ValidationFailed) as refused:
+        chk.sign(paper, CAROL, run, _all())
+    assert [(p.row, p.column) for p in refused.value.problems] == [(7, "decision")]
+    assert "could not be evaluated" in refused.value.problems[0].message
+    chk.sign(paper, CAROL, run, _waiving_7())
+    assert chk.run_detail(paper, run)["signoffs"][0]["outcome"] == "passed"
 
 
 def test_check_1_unsourced_factual_claim(paper):
@@ -124,9 +143,14 @@ def _all(decision="pass"):
     return {check.no: {"decision": decision} for check in chk.CHECKS}
 
 
+def _waiving_7(decision="pass"):
+    """Every item ``decision``, item 7 waived: on the paper register nobody labelled an answer under the rubric."""
+    return {**_all(decision), 7: {"decision": "waived", "reason": "labels imported from the paper's Table V"}}
+
+
 def test_sign_off_goes_stale_when_a_checked_record_changes(paper):
     run = chk.record_run(paper, ANN)
-    chk.sign(paper, CAROL, run, _all())
+    chk.sign(paper, CAROL, run, _waiving_7())
     detail = chk.run_detail(paper, run)
     assert not detail["stale"] and detail["signoffs"][0]["outcome"] == "passed"
     assert not detail["signoffs"][0]["stale"]
@@ -137,10 +161,10 @@ def test_sign_off_goes_stale_when_a_checked_record_changes(paper):
     assert detail["stale"] and detail["signoffs"][0]["stale"]
     assert chk.history(paper).set_index("run_id").loc[run, "stale"]
     with pytest.raises(StaleEdit, match="run the checklist again"):
-        chk.sign(paper, Actor("dora", "reviewer"), run, _all())
+        chk.sign(paper, Actor("dora", "reviewer"), run, _waiving_7())
     # a new run over the changed register can be signed again, and is current
     run2 = chk.record_run(paper, CAROL)
-    chk.sign(paper, Actor("dora", "reviewer"), run2, _all())
+    chk.sign(paper, Actor("dora", "reviewer"), run2, _waiving_7())
     assert not chk.run_detail(paper, run2)["stale"]
 
 
@@ -154,29 +178,29 @@ def test_four_eyes_the_last_editor_cannot_sign(paper):
     _add(paper, _claim("e1", "vendor capability", ["ref-7-galileo-index"]))  # ann edits
     run = chk.record_run(paper, CAROL)
     with pytest.raises(FourEyesViolation) as refused:
-        chk.sign(paper, ANN, run, _all())
+        chk.sign(paper, ANN, run, _waiving_7())
     # a whole sentence that says what has to happen (it stopped at "a second person must")
     assert str(refused.value).endswith("a second person must approve it (four eyes)")
     assert paper.query_one("SELECT count(*) FROM checklist_signoffs")[0] == 0
     assert paper.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied' AND actor_name = 'ann'")[0] == 1
-    chk.sign(paper, CAROL, run, _all())  # carol ran it but edited nothing: she may sign
+    chk.sign(paper, CAROL, run, _waiving_7())  # carol ran it but edited nothing: she may sign
 
 
 def test_the_same_reviewer_cannot_sign_one_run_twice(paper):
     run = chk.record_run(paper, ANN)
-    chk.sign(paper, CAROL, run, _all())
+    chk.sign(paper, CAROL, run, _waiving_7())
     with pytest.raises(FourEyesViolation, match="carol already signed checklist run"):
         chk.sign(paper, CAROL, run, _all("fail"))
     assert [s["signed_by"] for s in chk.run_detail(paper, run)["signoffs"]] == ["carol"]
     assert paper.query_one("SELECT count(*) FROM audit_events WHERE action = 'denied' AND actor_name = 'carol'")[0] == 1
-    chk.sign(paper, Actor("dora", "reviewer"), run, _all())  # a second person may
+    chk.sign(paper, Actor("dora", "reviewer"), run, _waiving_7())  # a second person may
     assert [s["signed_by"] for s in chk.run_detail(paper, run)["signoffs"]] == ["carol", "dora"]
 
 
 def test_item_decisions_are_validated(paper):
     _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
     run = chk.record_run(paper, CAROL)
-    decisions = _all()
+    decisions = _waiving_7()
     decisions[6] = {"decision": "waived"}
     with pytest.raises(gov.ValidationFailed) as failed:
         chk.sign(paper, CAROL, run, decisions)  # 1 and 5 failed automatically; 6 waived without reason
@@ -186,7 +210,32 @@ def test_item_decisions_are_validated(paper):
     chk.sign(paper, CAROL, run, decisions)
     history = chk.history(paper)
     assert history.loc[0, ["run_by", "automated", "failed_checks", "signed_by", "sign_off"]].tolist() == \
-        ["carol", "fail", "1, 5", "carol", "failed"]
+        ["carol", "fail", "1, 5, 7 (not evaluable)", "carol", "failed"]
+
+
+def test_a_refused_sign_off_names_each_item_and_why(paper):
+    _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
+    run = chk.record_run(paper, CAROL)
+    decisions = {**_all(), 2: {"decision": "maybe"}, 6: {"decision": "waived", "reason": "  "}}
+    with pytest.raises(gov.ValidationFailed) as refused:
+        chk.sign(paper, CAROL, run, decisions)
+    error = refused.value
+    assert error.title == "Not signed: fix these checklist items"
+    assert [p.row for p in error.problems] == [1, 2, 5, 6, 7]
+    message = str(error)
+    # every refused item by its number and title, with what is wrong with it; no "row 1", no bare count
+    assert message.startswith("5 checklist items cannot be signed as given: item 1 (Every factual claim is linked "
+                              "to a primary or acceptable secondary source.): passed, but the automated check found "
+                              "offending rows")
+    assert "item 2 (Every numerical value, benchmark property, and threshold is either sourced or explicitly " \
+           "marked as provisional.): no decision: choose one of pass, fail, waived" in message
+    assert "item 5 (Ambiguous or unverifiable claims" in message
+    assert "item 6 (Mutable web sources include access dates in the reference list or verification register.): " \
+           "waived without a reason: a waiver needs a reason" in message
+    assert "item 7 (Claim labels, criticality weights, and safety floors are reproducible from the documented " \
+           "rubric.): passed, but the automated check could not be evaluated" in message
+    assert "row " not in message
+    assert paper.scalar("SELECT count(*) FROM checklist_signoffs") == 0
 
 
 def test_viewer_cannot_run_or_sign(paper):
@@ -202,14 +251,23 @@ def test_release_report_pdf_and_markdown(paper, tmp_path):
 
     _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
     run = chk.record_run(paper, ANN)
-    chk.sign(paper, CAROL, run, {**_all(), 1: {"decision": "fail"}, 5: {"decision": "waived", "reason": "future work"}})
+    chk.sign(paper, CAROL, run, {**_waiving_7(), 1: {"decision": "fail"},
+                                 5: {"decision": "waived", "reason": "future work"}})
     md = report.report_markdown(paper, run)
     assert "| 5 | Ambiguous or unverifiable claims are removed, softened, or moved to future work. | fail | 1 |" in md
     assert "register_claim `u1`" in md and "item 5: waived - future work" in md
+    # item 7 in its own state, with the reason, not as a pass
+    assert "| 7 | Claim labels, criticality weights, and safety floors are reproducible from the documented rubric. " \
+           "| not evaluable | 0 |" in md
+    assert "### Check 7: not evaluable" in md and "item 7: waived - labels imported" in md
     pdf = report.report_pdf(paper, run)
     assert pdf.startswith(b"%PDF")
     path = tmp_path / "report.pdf"
     path.write_bytes(pdf)
+    if Path("/usr/bin/pdftotext").exists():
+        text = subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
+                              text=True).stdout
+        assert "NOT EVALUABLE" in text and "Not evaluable: no scored answer has labels" in text
     if not Path("/usr/bin/pdftoppm").exists():
         pytest.skip("pdftoppm (poppler-utils) is not installed; the test command installs it")
     out = tmp_path / "checklist-report"  # the test's own folder: passes alone and in any order
@@ -221,7 +279,7 @@ def test_release_report_pdf_and_markdown(paper, tmp_path):
 # --- the CI gate ---------------------------------------------------------------------------------------
 
 
-def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path, register_cli):
+def test_ci_gate_fails_on_item_7_not_evaluable_and_on_violations_with_a_summary(tmp_path, register_cli):
     db = tmp_path / "gate.duckdb"
     cli = register_cli()  # as the login name, like a CI job
     assert cli("--db", str(db), "demo").returncode == 0
@@ -229,9 +287,11 @@ def test_ci_gate_passes_on_the_paper_register_and_fails_with_a_summary(tmp_path,
     def _gate(*args, db=None):
         return cli(*(["--db", str(db)] if db else []), "checklist", "run", *args)
 
-    ok = _gate("--fail-on", "violations", db=db)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert f"0 of {len(chk.CHECKS)} checks failed" in ok.stdout
+    # the demo's answers were never labelled under the rubric: item 7 cannot pass, so the gate fails
+    demo = _gate("--fail-on", "violations", db=db)
+    assert demo.returncode == 1, demo.stdout + demo.stderr
+    assert "[NOT EVALUABLE] 7." in demo.stdout and "no scored answer has labels annotated" in demo.stdout
+    assert f"1 of {len(chk.CHECKS)} checks failed: 7 (not evaluable)" in demo.stdout
     claims = tmp_path / "claims.csv"
     claims.write_text("claim_id,statement,claim_type,source_type,source_ref,access_date,verification_status\n"
                       "b-1,Model X scores 91% on TruthfulQA.,benchmark property or number,vendor documentation,"

@@ -88,7 +88,7 @@ def test_a_run_against_a_replayed_assistant_is_verified_and_reported_on_critical
     first, second = critical_report(store, "critical")
     assert (first["model"], first["critical_questions"], first["hallucinated"], first["unanswered"]) == \
         ("replay-assistant", 1, 1, 1)
-    assert first["hallucination_rate"] == 1.0
+    assert (first["question_share"], first["hallucination"]) == (1.0, 1.0)
     assert (second["model"], second["critical_questions"], second["hallucinated"]) == ("assistant-b", 1, 0)
     # right, but an offline judge never clears a financial claim: it needs review (a NULL label counted as such)
     assert second["needs_review"] == 1
