@@ -100,9 +100,11 @@ def test_set_section() -> None:
 def verify_section() -> None:
     """Verify answers already in the register with a judge (the ``verify`` command, from the console)."""
     with st.expander("Verify stored answers: extract, link and judge their claims", expanded=False):
-        with_claims = st.toggle("Also answers that already have claims", key="vs_with_claims",
-                                help="Their claims are replaced by the judge's in a new revision; the revision "
-                                     "before stays, with its labels and score.")
+        # a run over people's claims is a reviewer's (the register checks again): others see only new answers
+        with_claims = can(Permission.REVIEW_DECIDE) and st.toggle(
+            "Also answers that already have claims", key="vs_with_claims",
+            help="Their claims keep their labels and score: the judge's verdicts on them wait below as proposals, "
+                 "and a label changes only when a person confirms it.")
         frame = verification.verifiable(with_claims=with_claims)
         if frame.empty:
             st.caption("No answer to verify: every current answer has claims (turn on the toggle to re-verify "

@@ -13,8 +13,12 @@ as they are stored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hri_core import Response
 from hri_core.fingerprint import canonical_json
+from hri_core.vocabulary import Label
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
@@ -24,12 +28,31 @@ from register.ingest.reports import BatchReport, ImportReport
 from register.readmodels import hub
 from register.scoring.profiles import active_profile
 
-__all__ = ["REVISION_ORIGINS", "revise_responses"]
+__all__ = ["REVISION_ORIGINS", "revise_responses", "revised_claim"]
 
 # Where a revision made in the register comes from (the batch format is ``revision:<origin>``).
 REVISION_ORIGINS = ("adjudication", "annotation", "feedback", "verification")
 
 _CHUNK = 5_000
+
+
+def revised_claim(before: Mapping[str, Any], decided: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim's next revision (JSON form): ``before`` with the fields a person ``decided`` set, every other
+    field -- source, span, evidence, ``contradicted_by``, category, ``is_core``, entailment, feedback -- copied.
+
+    A decided None clears that field. Two fields follow the labels rather than the copy: ``contradicted_by``
+    belongs to a CONTRADICTED claim only (dropped when the decided labels no longer say CONTRADICTED), and a
+    VALIDATED_NEGATIVE_FEEDBACK label stays (only the feedback workflow sets or settles it)."""
+    claim = {**before, **decided}
+    labels = [str(label) for label in claim.get("labels") or []]
+    feedback = Label.VALIDATED_NEGATIVE_FEEDBACK.value
+    if "labels" in decided:
+        if feedback in (before.get("labels") or []) and feedback not in labels:
+            labels.append(feedback)
+        if Label.CONTRADICTED.value not in labels:
+            claim.pop("contradicted_by", None)
+        claim["labels"] = labels
+    return {name: value for name, value in claim.items() if value is not None}
 
 
 def revise_responses(store: Store, actor: Actor, responses: list[Response], *, origin: str, subject: str,
