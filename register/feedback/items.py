@@ -23,10 +23,11 @@ silent.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 import pandas as pd
 
-from hri_core import Label
+from hri_core import Claim, Label
 from register.access.permissions import Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
@@ -36,7 +37,8 @@ from register.readmodels.response_ids import revisions_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["MAX_TEXT", "STATES", "VALIDATION_METHODS", "feedback_item", "list_feedback", "outside_register",
-           "reject_feedback", "report_feedback", "resolve_feedback", "validate_feedback"]
+           "reject_feedback", "report_feedback", "resolve_feedback", "settled_claim", "validate_feedback",
+           "validated_claim"]
 
 STATES = ("reported", "validated", "rejected", "resolved")
 # how a validator confirmed the problem: the paper's "reviewer, source check, or adjudication process"
@@ -137,6 +139,21 @@ def _open_item(store: Store, actor: Actor, feedback_id: int, state: str, permiss
     return item
 
 
+def validated_claim(claim: Claim, validated_at: datetime) -> Claim:
+    """The claim once feedback on it is validated: VALIDATED_NEGATIVE_FEEDBACK added to its labels,
+    ``feedback_at`` = ``validated_at``, ``feedback_count`` + 1, ``feedback_resolved`` false; every other
+    field as it was."""
+    return claim.model_copy(update={
+        "labels": tuple(dict.fromkeys((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK))),
+        "feedback_at": validated_at, "feedback_count": (claim.feedback_count or 0) + 1,
+        "feedback_resolved": False})
+
+
+def settled_claim(claim: Claim, *, resolved: bool) -> Claim:
+    """The claim with ``feedback_resolved`` set; every other field as it was."""
+    return claim.model_copy(update={"feedback_resolved": resolved})
+
+
 def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int:
     """Store the current revision of ``response_id`` with ``update(claim)`` applied to one claim; returns
     the new revision number (rescored by the batch path)."""
@@ -177,11 +194,8 @@ def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str,
     note = None if note is None or not str(note).strip() else _text(note, "note")
     validated_at = utc_now()
 
-    def labelled(claim):
-        return claim.model_copy(update={
-            "labels": tuple(dict.fromkeys((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK))),
-            "feedback_at": validated_at, "feedback_count": (claim.feedback_count or 0) + 1,
-            "feedback_resolved": False})
+    def labelled(claim: Claim) -> Claim:
+        return validated_claim(claim, validated_at)
 
     revision = _revise_claim(store, actor, item["response_id"], target, labelled,
                              f"feedback #{feedback_id} validated on claim {target} of {item['response_id']}")
@@ -237,8 +251,8 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
         [item["response_id"], item["validated_claim_id"], feedback_id])
     resolved_at = utc_now()
 
-    def settled(claim):
-        return claim.model_copy(update={"feedback_resolved": not still_open})
+    def settled(claim: Claim) -> Claim:
+        return settled_claim(claim, resolved=not still_open)
 
     revision = _revise_claim(store, actor, item["response_id"], item["validated_claim_id"], settled,
                              f"feedback #{feedback_id} resolved on claim {item['validated_claim_id']} of "
