@@ -2,7 +2,8 @@
 
 Every machine verdict is a proposal with its provenance (judge profile, backend, confidence, reason, the
 linked span). Only a confirmed verdict (or one the active judge policy allows, applied at verification)
-reaches a claim's label and the score; until then the claim counts as UNSUPPORTED.
+reaches a claim's label and the score; until then the claim keeps its label (a claim the judge extracted
+counts as UNSUPPORTED). The confirm / correct form carries the claim's criticality, category, source and span.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ def decision_form(row) -> None:
                           key="proposal_action")
         label = st.selectbox("Label (for another label)", [lab.value for lab in LABELS], index=None,
                              key="proposal_label")
+        st.caption("The claim as it stands: a confirmation keeps what you leave unchanged.")
+        fields = verification.claim_fields(row, f"proposal_{proposal_id}")  # per proposal: its own defaults
         submitted = st.form_submit_button("Record decision", type="primary")
     if not submitted:
         return
     abstained = {proposal_id} if pd.isna(row["label"]) else set()
-    decisions, problems = verification.decisions_from({proposal_id: (action, label)}, abstained)
+    decisions, problems = verification.decisions_from({proposal_id: (action, label)}, abstained,
+                                                      {proposal_id: fields})
     if not decisions:  # no decision chosen, or one that cannot be recorded
         why = problems.get(proposal_id, "choose a decision")
         st.error(f"**Decision not recorded** — {escape_markdown(why)}.", icon=":material/error:")
@@ -153,9 +157,10 @@ def main() -> None:
     for col, status in zip(cols, ("proposed", "confirmed", "rejected", "applied"), strict=False):
         col.metric(status.capitalize(), f"{counts.get(status, 0):,}")
     cols[4].metric("Judge policy", f"v{policy_version}" if policy_version else "off")
-    st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
-               "UNSUPPORTED. Confirm them one by one below, or response by response (with the answer and its "
-               "context beside them) in the Labelling workbench under \"Judge proposals to confirm\". "
+    st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim keeps the label "
+               "it has (a claim the judge extracted counts as UNSUPPORTED). Confirm them one by one below, or "
+               "response by response (with the answer and its context beside them) in the Labelling workbench "
+               "under \"Judge proposals to confirm\". "
                + ("The active policy applied the verdicts it allows at verification."
                   if policy_version else "No judge policy is active: every verdict waits for a person."))
     if can(Permission.LABEL):

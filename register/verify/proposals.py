@@ -60,14 +60,37 @@ class Decision:
         return fields
 
 
+# the claim as it stands now, beside each proposal: what a confirmation keeps unless the person changes it
+_CURRENT = ("c.criticality AS current_criticality, c.category AS current_category, "
+            "c.source_id AS current_source_id, c.span AS current_span, "
+            "json_extract_string(r.retrieved_context, '$[*].source_id') AS context_sources")
+_CURRENT_JOIN = ("LEFT JOIN claims c ON c.is_current AND c.response_id = p.response_id AND c.claim_idx = p.claim_idx "
+                 "AND c.claim_id = p.claim_id LEFT JOIN responses r ON r.is_current AND r.response_id = p.response_id")
+
+
+def _qualified(columns: str) -> str:
+    return ", ".join(f"p.{name.strip()}" for name in columns.split(","))
+
+
 def list_proposals(store: Store, *, status: str | None = "proposed", response_id: str | None = None,
                    limit: int = 500) -> list[dict[str, Any]]:
-    """Proposals (newest run first, then response and claim), optionally of one status and one response."""
+    """Proposals (newest run first, then response and claim), optionally of one status and one response; each
+    with its claim as it stands now (``current_criticality``, ``current_category``, ``current_source_id``,
+    ``current_span``; None when the claim changed or is gone) and the sources of the answer's retrieved context
+    (``context_sources``): the choices and defaults of the confirm / correct form."""
     if status is not None and status not in STATUSES:
         raise RegisterError(f"status {status!r} is not one of {', '.join(STATUSES)}")
-    return store.dicts(f"SELECT {_COLUMNS} FROM judge_proposals WHERE (? IS NULL OR status = ?) "
-                       "AND (? IS NULL OR response_id = ?) ORDER BY run_id DESC, response_id, claim_idx LIMIT ?",
-                       [status, status, response_id, response_id, max(1, min(limit, 10_000))])
+    return _with_sources(store.dicts(
+        f"SELECT {_qualified(_COLUMNS)}, {_CURRENT} FROM judge_proposals p {_CURRENT_JOIN} "
+        "WHERE (? IS NULL OR p.status = ?) AND (? IS NULL OR p.response_id = ?) "
+        "ORDER BY p.run_id DESC, p.response_id, p.claim_idx LIMIT ?",
+        [status, status, response_id, response_id, max(1, min(limit, 10_000))]))
+
+
+def _with_sources(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for row in rows:
+        row["context_sources"] = list(dict.fromkeys(s for s in row["context_sources"] or [] if s))
+    return rows
 
 
 def proposal_counts(store: Store) -> dict[str, int]:
@@ -101,12 +124,11 @@ def proposal_item(store: Store, actor: Actor, response_id: str) -> dict[str, Any
                     "WHERE response_id = ? AND is_current", [response_id])
     if row is None:
         raise NotFound(f"response {response_id!r} is not in the register")
-    columns = ", ".join(f"p.{name.strip()}" for name in _COLUMNS.split(","))
-    waiting = store.dicts(f"SELECT {columns}, v.source_name AS run_source, v.started_at AS run_started_at, "
-                          "v.actor_name AS run_by FROM judge_proposals p "
-                          "JOIN verification_runs v ON v.run_id = p.run_id "
-                          "WHERE p.status = 'proposed' AND p.response_id = ? ORDER BY p.run_id DESC, p.claim_idx",
-                          [response_id])
+    waiting = _with_sources(store.dicts(
+        f"SELECT {_qualified(_COLUMNS)}, {_CURRENT}, v.source_name AS run_source, v.started_at AS run_started_at, "
+        f"v.actor_name AS run_by FROM judge_proposals p JOIN verification_runs v ON v.run_id = p.run_id "
+        f"{_CURRENT_JOIN} WHERE p.status = 'proposed' AND p.response_id = ? ORDER BY p.run_id DESC, p.claim_idx",
+        [response_id]))
     return {"response_id": response_id, "revision": row["revision"], "question": row["question"],
             "answer": row["answer"], "use_case": row["use_case"], "model": row["model"],
             "context": retrieved_chunks(row["raw"]), "proposals": waiting}
