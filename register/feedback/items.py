@@ -154,9 +154,10 @@ def settled_claim(claim: Claim, *, resolved: bool) -> Claim:
     return claim.model_copy(update={"feedback_resolved": resolved})
 
 
-def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int:
+def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int | None:
     """Store the current revision of ``response_id`` with ``update(claim)`` applied to one claim; returns
-    the new revision number (rescored by the batch path)."""
+    the new revision number (rescored by the batch path), or None when the change would lower the answer's
+    decision and waits for a second person (``register.ingest.pending``)."""
     response = load_response(store, response_id)
     if claim_id not in {c.claim_id for c in response.claims}:
         raise InvalidFeedback("claim_id", f"the current revision of {response_id!r} has no claim {claim_id!r}")
@@ -165,6 +166,8 @@ def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, u
     revised = response.model_copy(update={"claims": type(response.claims)(claims)})
     report = revise_responses(store, actor, [revised], origin="feedback", subject=subject,
                               permission=Permission.FEEDBACK_VALIDATE)
+    if report.held:  # it would lower the decision: pending approval, the answer keeps its labels meanwhile
+        return None
     if report.new_revisions != 1:  # quarantined or unchanged: the label did not land, say so (fail closed)
         raise RegisterError(f"{subject}: the revision was not stored ({report.quarantined} quarantined, "
                             f"{report.unchanged} unchanged; see import batch {report.batch_id})")

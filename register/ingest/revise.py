@@ -22,6 +22,7 @@ from hri_core.vocabulary import Label
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
+from register.ingest import pending
 from register.ingest.batches import run_batch
 from register.ingest.items import Item
 from register.ingest.reports import BatchReport, ImportReport
@@ -56,7 +57,7 @@ def revised_claim(before: Mapping[str, Any], decided: Mapping[str, Any]) -> dict
 
 
 def revise_responses(store: Store, actor: Actor, responses: list[Response], *, origin: str, subject: str,
-                     permission: Permission, score: bool = True) -> BatchReport:
+                     permission: Permission, score: bool = True, hold_lowering: bool = True) -> BatchReport:
     """Store each response as its next revision (unchanged ones count as unchanged) in one batch, and score.
 
     ``origin``: one of ``REVISION_ORIGINS``; ``subject``: what the change is about, in words (it becomes
@@ -64,6 +65,11 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
     actor must hold for this kind of change (checked here after ``LABEL``, which every origin implies,
     against the account's current state).
     Returns the batch report (``new_revisions``, ``unchanged``, ``score_run_id``...).
+
+    Nothing lowers risk unseen: a revision that would lower its answer's decision is not stored but held as a
+    pending label change for a second person (``register.ingest.pending.hold_lowering``; its id in the report's
+    ``held``). ``hold_lowering=False`` only for the approval of such a change (``register.ingest.approvals``).
+    When every revision is held no batch runs: the report's ``batch_id`` is 0.
     """
     # every origin changes labels: that much is checked before any argument is read; then the caller's own
     authorize(store, actor, Permission.LABEL, entity_type="response")
@@ -72,6 +78,12 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
     authorize(store, actor, permission, entity_type="response")
     if not responses:
         raise RegisterError("nothing to revise: no responses given")
+    held: list[int] = []
+    if hold_lowering:
+        responses, held = pending.hold_lowering(store, actor, responses, origin=origin, subject=subject)
+        if not responses:
+            return BatchReport(batch_id=0, source_name=subject, format=f"revision:{origin}", held=held,
+                               notes=[f"{len(held)} change(s) would lower the decision: pending a second person"])
     items = []
     for position, response in enumerate(responses, start=1):
         record = response.model_dump(mode="json")
@@ -82,4 +94,5 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
     batch = run_batch(store, actor, source_name=subject, fmt=f"revision:{origin}", sha256=None, items=iter(items),
                       notes=[f"{origin} by {actor.name}"], chunk_size=_CHUNK, profile=profile, report=report)
     hub.revisions_committed(store, actor)  # the new revisions into the search index, as an import's
+    batch.held = held
     return batch

@@ -181,6 +181,7 @@ class ApplyReport:
 
     applied: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # would lower their decision: pending a second person
     new_revisions: int = 0
     unchanged: int = 0
     score_run_id: int | None = None
@@ -296,8 +297,17 @@ def apply_resolved(store: Store, actor: Actor, batch_id: int) -> ApplyReport:
     batch_report = revise_responses(store, actor, revised, origin=origin, permission=Permission.ADJUDICATE,
                                     subject=f"labelling batch {batch_id} ({record['title']}): "
                                             f"{len(ids)} response(s) resolved")
+    # a response whose resolved labels would lower its decision waits for a second person: not applied yet
+    held = {rid for (rid,) in store.query("SELECT response_id FROM pending_label_changes WHERE "
+                                          "list_contains(?, change_id)", [batch_report.held])} if batch_report.held \
+        else set()
+    ids = [rid for rid in ids if rid not in held]
+    provenance = {rid: entries for rid, entries in provenance.items() if rid not in held}
+    report.held = sorted(held)
     report.applied, report.new_revisions, report.unchanged = ids, batch_report.new_revisions, batch_report.unchanged
     report.score_run_id = batch_report.score_run_id
+    if not ids:
+        return report
     rubric_version = record["rubric_version"]
 
     def fn(tx: Transaction) -> Change:

@@ -317,7 +317,7 @@ def verify(store: Store, actor: Actor, inputs: Sequence[VerifyInput], judge: Jud
     if responses:
         batch = revise_responses(store, actor, responses, origin="verification",
                                  subject=f"verification run {run_id}: {source_name}", permission=Permission.LABEL)
-        report.batch_id, report.score_run_id = batch.batch_id, batch.score_run_id
+        report.batch_id, report.score_run_id = batch.batch_id or None, batch.score_run_id
     _store_proposals(store, actor, run_id, rows, report)
     return report
 

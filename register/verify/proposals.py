@@ -137,8 +137,10 @@ def proposal_item(store: Store, actor: Actor, response_id: str) -> dict[str, Any
 def decide_proposals(store: Store, actor: Actor, decisions: Sequence[Decision]) -> dict[str, Any]:
     """Confirm or reject proposals; confirmed labels reach the claims as one new revision per response.
 
-    Returns ``{"confirmed", "rejected", "batch_id", "score_run_id"}``. Refused (nothing written) when a
-    proposal is unknown or already decided, a confirmation of an abstention has no label, or a claim is stale.
+    Returns ``{"confirmed", "rejected", "batch_id", "score_run_id", "held"}`` (``held``: the pending label
+    changes of confirmations that would lower an answer's decision, waiting for a second person). Refused
+    (nothing written) when a proposal is unknown or already decided, a confirmation of an abstention has no label,
+    or a claim is stale.
     """
     authorize(store, actor, Permission.LABEL, entity_type="judge_proposal")
     if not decisions:
@@ -182,11 +184,13 @@ def decide_proposals(store: Store, actor: Actor, decisions: Sequence[Decision]) 
                         for pid, label in finals.items()])
         after = {str(pid): (label.value if label else "rejected") for pid, label in finals.items()}
         return Change("judge_proposal", None, None, {"decisions": after,
-                                                     "batch_id": batch.batch_id if batch else None})
+                                                     "batch_id": batch.batch_id if batch else None,
+                                                     "held": list(batch.held) if batch else []})
 
     store.write(actor, "judge_proposal.decide", write)
     return {"confirmed": len(confirmed), "rejected": len(finals) - len(confirmed),
-            "batch_id": batch.batch_id if batch else None, "score_run_id": batch.score_run_id if batch else None}
+            "batch_id": batch.batch_id if batch and batch.batch_id else None,
+            "score_run_id": batch.score_run_id if batch else None, "held": list(batch.held) if batch else []}
 
 
 def _revised(store: Store, confirmed: list[dict[str, Any]], finals: dict[int, Label | None],
