@@ -51,7 +51,9 @@ def decision_form(row) -> None:
     except RegisterError as error:
         show_error(error)
         return
-    done = "rejected" if result["rejected"] else f"confirmed (new revision in batch {result['batch_id']})"
+    done = "rejected" if result["rejected"] else (
+        f"confirmed; it would lower the answer's decision, so change {result['held'][0]} waits for a second "
+        "reviewer (Review queue)" if result["held"] else f"confirmed (new revision in batch {result['batch_id']})")
     toast_then_rerun(f"Proposal {proposal_id} {done}")
 
 

@@ -243,8 +243,10 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
     """Mark a validated problem resolved, saying what fixed it; returns the revision that records it.
 
     The claim's ``feedback_resolved`` becomes true (in a new revision, rescored) once no other validated
-    item on it is open; while one is, nothing is scored and None is returned. The count stays: the
-    paper's floor fires on repeated feedback even when resolved.
+    item on it is open; while one is, nothing is scored and None is returned. None too when marking it
+    resolved would lower the answer's decision: that change waits for a second reviewer
+    (``register.ingest.pending``). The count stays: the paper's floor fires on repeated feedback even when
+    resolved.
     """
     item = _open_item(store, actor, feedback_id, "validated", Permission.FEEDBACK_VALIDATE)
     resolution = _text(resolution, "resolution")

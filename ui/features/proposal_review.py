@@ -103,6 +103,9 @@ def _decision_form(actor: Actor, item: dict) -> None:
             show_error(error)
             return
         revision = f" (a new revision, batch {result['batch_id']})" if result["batch_id"] else ""
+        if result["held"]:
+            revision += (f"; {len(result['held'])} change(s) would lower a decision and wait for a second reviewer "
+                         "(Review queue)")
         keep_message(PLACE, "success", f"Recorded: {result['confirmed']} confirmed{revision}, "
                                        f"{result['rejected']} rejected.")
     for proposal_id, why in problems.items():
