@@ -21,7 +21,7 @@ from hri_core.decision import Decision
 from hri_core.fingerprint import canonical_json
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.scoring.preview import decision_of, lowers
+from register.scoring.preview import RegisterSettings, decision_of, lowers, register_settings
 from register.scoring.reproduce import load_response
 
 __all__ = ["PENDING_MARK", "STATUSES", "hold_lowering", "list_pending", "pending_keys_select"]
@@ -46,11 +46,12 @@ def _current(store: Store, response_ids: Sequence[str]) -> dict[str, tuple[int, 
         "AND list_contains(?, response_id)", [sorted(set(response_ids))])}
 
 
-def _compared(store: Store, response: Response, as_of: datetime) -> tuple[Decision, Decision] | None:
+def _compared(store: Store, before: Response, after: Response, as_of: datetime,
+              settings: RegisterSettings) -> tuple[Decision, Decision] | None:
     """(current decision, proposed decision), or None when either cannot be computed (fail closed: held)."""
     try:
-        return (decision_of(store, load_response(store, response.response_id), as_of=as_of),
-                decision_of(store, response, as_of=as_of))
+        return (decision_of(store, before, as_of=as_of, settings=settings),
+                decision_of(store, after, as_of=as_of, settings=settings))
     except Exception:  # noqa: BLE001 -- any failure to decide means a person must look: the change is held
         return None
 
@@ -61,13 +62,15 @@ def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, 
     whose proposed revision would lower the answer's decision, or whose decision cannot be computed)."""
     current = _current(store, [r.response_id for r in responses])
     as_of = utc_now()
+    before = {r.response_id: load_response(store, r.response_id) for r in responses if r.response_id in current}
+    settings = register_settings(store, [*before.values(), *responses])  # read once for the whole batch
     free: list[Response] = []
     held: list[tuple[Response, Decision | None, Decision | None]] = []
     for response in responses:
         if response.response_id not in current:
             free.append(response)  # a new answer lowers nothing
             continue
-        compared = _compared(store, response, as_of)
+        compared = _compared(store, before[response.response_id], response, as_of, settings)
         if compared is None:
             held.append((response, None, None))
         elif lowers(*compared):
