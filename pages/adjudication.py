@@ -40,6 +40,9 @@ def _show_result(report, response_id: str) -> None:
         detail = f" — {code_span(response_id)} now scores {score['score']:.1f} ({score['band']}, " \
                  f"{score['action']}), revision {score['revision']}" if score and response_id in report.applied else ""
         keep_message("adj_queue", "success", f"New revision for {text}{detail}.")
+    if report.held:
+        keep_message("adj_queue", "warning", "Waiting for a second reviewer, as the labels would lower the "
+                     f"decision: {', '.join(code_span(r) for r in report.held)} (Review queue, lower-risk changes).")
     if report.stale:
         keep_message("adj_queue", "warning", "Not applied, revised since the batch was drawn: "
                      f"{', '.join(code_span(r) for r in report.stale)}. Draw them again.")

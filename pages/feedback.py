@@ -140,7 +140,8 @@ def resolve_section(validated: pd.DataFrame) -> None:
             show_error(error)
             return
         where = (f"revision {revision} of {code_span(item['response_id'])} marks the claim resolved"
-                 if revision is not None else "another validated item on the claim is still open")
+                 if revision is not None else "another validated item on the claim is still open, or marking it "
+                 "resolved would lower the answer's decision and waits for a second reviewer (Review queue)")
         keep_message("feedback", "success", f"Feedback #{item['feedback_id']} resolved: {where}.")
         st.rerun()
 

@@ -12,7 +12,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.console import review
 from register.console.review import DECISIONS
-from ui.features import responses
+from ui.features import pending_changes, responses
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
@@ -66,6 +66,8 @@ def main() -> None:
     st.title("Review queue")
     page = st.session_state.get("queue_page", 1)
     frame, total = responses.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
+    if can(Permission.REVIEW_DECIDE):  # lower-risk label changes waiting for a second person
+        pending_changes.pending_section(current_actor())
     if not total:
         empty_state("The review queue is empty for these filters: nothing needs a human decision.")
         return

@@ -2,7 +2,8 @@
 
 Every machine verdict is a proposal with its provenance (judge profile, backend, confidence, reason, the
 linked span). Only a confirmed verdict (or one the active judge policy allows, applied at verification)
-reaches a claim's label and the score; until then the claim counts as UNSUPPORTED.
+reaches a claim's label and the score; until then the claim keeps its label (a claim the judge extracted
+counts as UNSUPPORTED). The confirm / correct form carries the claim's criticality, category, source and span.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ def decision_form(row) -> None:
                           key="proposal_action")
         label = st.selectbox("Label (for another label)", [lab.value for lab in LABELS], index=None,
                              key="proposal_label")
+        st.caption("The claim as it stands: a confirmation keeps what you leave unchanged.")
+        fields = verification.claim_fields(row, f"proposal_{proposal_id}")  # per proposal: its own defaults
         submitted = st.form_submit_button("Record decision", type="primary")
     if not submitted:
         return
     abstained = {proposal_id} if pd.isna(row["label"]) else set()
-    decisions, problems = verification.decisions_from({proposal_id: (action, label)}, abstained)
+    decisions, problems = verification.decisions_from({proposal_id: (action, label)}, abstained,
+                                                      {proposal_id: fields})
     if not decisions:  # no decision chosen, or one that cannot be recorded
         why = problems.get(proposal_id, "choose a decision")
         st.error(f"**Decision not recorded** — {escape_markdown(why)}.", icon=":material/error:")
@@ -47,7 +51,9 @@ def decision_form(row) -> None:
     except RegisterError as error:
         show_error(error)
         return
-    done = "rejected" if result["rejected"] else f"confirmed (new revision in batch {result['batch_id']})"
+    done = "rejected" if result["rejected"] else (
+        f"confirmed; it would lower the answer's decision, so change {result['held'][0]} waits for a second "
+        "reviewer (Review queue)" if result["held"] else f"confirmed (new revision in batch {result['batch_id']})")
     toast_then_rerun(f"Proposal {proposal_id} {done}")
 
 
@@ -117,9 +123,11 @@ def test_set_section() -> None:
 def verify_section() -> None:
     """Verify answers already in the register with a judge (the ``verify`` command, from the console)."""
     with st.expander("Verify stored answers: extract, link and judge their claims", expanded=False):
-        with_claims = st.toggle("Also answers that already have claims", key="vs_with_claims",
-                                help="Their claims are replaced by the judge's in a new revision; the revision "
-                                     "before stays, with its labels and score.")
+        # a run over people's claims is a reviewer's (the register checks again): others see only new answers
+        with_claims = can(Permission.REVIEW_DECIDE) and st.toggle(
+            "Also answers that already have claims", key="vs_with_claims",
+            help="Their claims keep their labels and score: the judge's verdicts on them wait below as proposals, "
+                 "and a label changes only when a person confirms it.")
         frame = verification.verifiable(with_claims=with_claims)
         if frame.empty:
             st.caption("No answer to verify: every current answer has claims (turn on the toggle to re-verify "
@@ -168,9 +176,10 @@ def main() -> None:
     for col, status in zip(cols, ("proposed", "confirmed", "rejected", "applied"), strict=False):
         col.metric(status.capitalize(), f"{counts.get(status, 0):,}")
     cols[4].metric("Judge policy", f"v{policy_version}" if policy_version else "off")
-    st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim counts as "
-               "UNSUPPORTED. Confirm them one by one below, or response by response (with the answer and its "
-               "context beside them) in the Labelling workbench under \"Judge proposals to confirm\". "
+    st.caption("A judge's verdict is a proposal until a person confirms it; until then its claim keeps the label "
+               "it has (a claim the judge extracted counts as UNSUPPORTED). Confirm them one by one below, or "
+               "response by response (with the answer and its context beside them) in the Labelling workbench "
+               "under \"Judge proposals to confirm\". "
                + ("The active policy applied the verdicts it allows at verification."
                   if policy_version else "No judge policy is active: every verdict waits for a person."))
     if can(Permission.LABEL):

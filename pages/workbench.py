@@ -91,10 +91,11 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
         dimensions = st.multiselect("Dimensions (empty: the profile's defaults for the labels)",
                                     [d.value for d in DIMENSIONS], default=list(unit["dimensions"] or []),
                                     key=f"{key}_dims")
-        sources = [""] + [s["source_id"] for s in item["sources"]] + [c["source_id"] for c in item["context"]
-                                                                      if c["source_id"]]
-        sources = list(dict.fromkeys(sources + ([unit["source_id"]] if unit["source_id"] else [])))
-        source = st.selectbox("Source", sources, index=sources.index(unit["source_id"] or ""), key=f"{key}_src",
+        # the claim's current source, every source of the retrieved context (registered or not), the register's
+        # sources they cite; it starts at the annotator's own choice, else at the claim's current source
+        start = unit["source_id"] if unit["state"] == "labelled" else unit.get("claim_source_id")
+        sources = ui.source_choices(item, [unit])
+        source = st.selectbox("Source", sources, index=sources.index(start or ""), key=f"{key}_src",
                               format_func=lambda s: s or "(none)")
         span = st.text_input("Span (the evidence quoted)", value=unit["span"] or "", key=f"{key}_span")
         note = st.text_input("Note (Enter saves)", value=unit["note"] or "", key=f"{key}_note")
@@ -116,13 +117,12 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
 
 def _label_grid(actor, batch_id: int, item: dict, units: list[dict]) -> None:
     """Every claim of the response in one editable grid; saves the rows that changed."""
-    sources = list(dict.fromkeys([s["source_id"] for s in item["sources"]]
-                                 + [c["source_id"] for c in item["context"] if c["source_id"]]
-                                 + [u["source_id"] for u in units if u["source_id"]]))
+    sources = [s for s in ui.source_choices(item, units) if s]
     original = pd.DataFrame([{
         "unit_id": u["unit_id"], "state": "✓ labelled" if u["state"] == "labelled" else "○ open",
         "text": u["text"] or "", "labels": list(u["labels"] or []), "criticality": int(u["criticality"] or 1),
-        "category": u["category"], "dimensions": list(u["dimensions"] or []), "source_id": u["source_id"],
+        "category": u["category"], "dimensions": list(u["dimensions"] or []),
+        "source_id": u["source_id"] if u["state"] == "labelled" else u.get("claim_source_id"),
         "span": u["span"] or "", "note": u["note"] or ""} for u in units])
     columns = {
         "unit_id": st.column_config.TextColumn("Claim", disabled=True, pinned=True, width=110),

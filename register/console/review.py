@@ -25,6 +25,7 @@ from register.console.queries.queue import queue_stats as _queue_stats
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
+from register.ingest.pending import PENDING_MARK, pending_keys_select
 from register.readmodels.response_ids import revisions_select
 from register.scoring.authority import response_authority_select, review_keys_select
 
@@ -58,7 +59,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
     age_days (from creation, else import, to now), why ("scoring failed: <reason>", "no claims" or
     "action <action>", and/or "authority: c1: stale source, proposed OUTDATED" when a SUPPORTED claim
-    rests on a source that fails an Authority check).
+    rests on a source that fails an Authority check; "lower-risk change pending" when a label change that would
+    lower its decision waits for a second person).
     """
     check_window(limit, offset)
     now = now or utc_now()
@@ -83,7 +85,8 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
                    CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
                         WHEN no_claims THEN 'no claims'
                         WHEN action IN {p.in_list(QUEUE_ACTIONS)} THEN 'action ' || action END,
-                   CASE WHEN au.to_review > 0 THEN 'authority: ' || au.authority END) AS why,
+                   CASE WHEN au.to_review > 0 THEN 'authority: ' || au.authority END,
+                   CASE WHEN page.response_key IN ({pending_keys_select()}) THEN '{PENDING_MARK}' END) AS why,
                (SELECT count(*) FROM q WHERE queued) AS queue_size
         FROM page LEFT JOIN au ON au.response_key = page.response_key
         ORDER BY {order}""", p.values)

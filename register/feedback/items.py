@@ -23,10 +23,11 @@ silent.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 import pandas as pd
 
-from hri_core import Label
+from hri_core import Claim, Label
 from register.access.permissions import Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
@@ -36,7 +37,8 @@ from register.readmodels.response_ids import revisions_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["MAX_TEXT", "STATES", "VALIDATION_METHODS", "feedback_item", "list_feedback", "outside_register",
-           "reject_feedback", "report_feedback", "resolve_feedback", "validate_feedback"]
+           "reject_feedback", "report_feedback", "resolve_feedback", "settled_claim", "validate_feedback",
+           "validated_claim"]
 
 STATES = ("reported", "validated", "rejected", "resolved")
 # how a validator confirmed the problem: the paper's "reviewer, source check, or adjudication process"
@@ -137,9 +139,25 @@ def _open_item(store: Store, actor: Actor, feedback_id: int, state: str, permiss
     return item
 
 
-def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int:
+def validated_claim(claim: Claim, validated_at: datetime) -> Claim:
+    """The claim once feedback on it is validated: VALIDATED_NEGATIVE_FEEDBACK added to its labels,
+    ``feedback_at`` = ``validated_at``, ``feedback_count`` + 1, ``feedback_resolved`` false; every other
+    field as it was."""
+    return claim.model_copy(update={
+        "labels": tuple(dict.fromkeys((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK))),
+        "feedback_at": validated_at, "feedback_count": (claim.feedback_count or 0) + 1,
+        "feedback_resolved": False})
+
+
+def settled_claim(claim: Claim, *, resolved: bool) -> Claim:
+    """The claim with ``feedback_resolved`` set; every other field as it was."""
+    return claim.model_copy(update={"feedback_resolved": resolved})
+
+
+def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int | None:
     """Store the current revision of ``response_id`` with ``update(claim)`` applied to one claim; returns
-    the new revision number (rescored by the batch path)."""
+    the new revision number (rescored by the batch path), or None when the change would lower the answer's
+    decision and waits for a second person (``register.ingest.pending``)."""
     response = load_response(store, response_id)
     if claim_id not in {c.claim_id for c in response.claims}:
         raise InvalidFeedback("claim_id", f"the current revision of {response_id!r} has no claim {claim_id!r}")
@@ -148,6 +166,8 @@ def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, u
     revised = response.model_copy(update={"claims": type(response.claims)(claims)})
     report = revise_responses(store, actor, [revised], origin="feedback", subject=subject,
                               permission=Permission.FEEDBACK_VALIDATE)
+    if report.held:  # it would lower the decision: pending approval, the answer keeps its labels meanwhile
+        return None
     if report.new_revisions != 1:  # quarantined or unchanged: the label did not land, say so (fail closed)
         raise RegisterError(f"{subject}: the revision was not stored ({report.quarantined} quarantined, "
                             f"{report.unchanged} unchanged; see import batch {report.batch_id})")
@@ -177,11 +197,8 @@ def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str,
     note = None if note is None or not str(note).strip() else _text(note, "note")
     validated_at = utc_now()
 
-    def labelled(claim):
-        return claim.model_copy(update={
-            "labels": tuple(dict.fromkeys((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK))),
-            "feedback_at": validated_at, "feedback_count": (claim.feedback_count or 0) + 1,
-            "feedback_resolved": False})
+    def labelled(claim: Claim) -> Claim:
+        return validated_claim(claim, validated_at)
 
     revision = _revise_claim(store, actor, item["response_id"], target, labelled,
                              f"feedback #{feedback_id} validated on claim {target} of {item['response_id']}")
@@ -226,8 +243,10 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
     """Mark a validated problem resolved, saying what fixed it; returns the revision that records it.
 
     The claim's ``feedback_resolved`` becomes true (in a new revision, rescored) once no other validated
-    item on it is open; while one is, nothing is scored and None is returned. The count stays: the
-    paper's floor fires on repeated feedback even when resolved.
+    item on it is open; while one is, nothing is scored and None is returned. None too when marking it
+    resolved would lower the answer's decision: that change waits for a second reviewer
+    (``register.ingest.pending``). The count stays: the paper's floor fires on repeated feedback even when
+    resolved.
     """
     item = _open_item(store, actor, feedback_id, "validated", Permission.FEEDBACK_VALIDATE)
     resolution = _text(resolution, "resolution")
@@ -237,8 +256,8 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
         [item["response_id"], item["validated_claim_id"], feedback_id])
     resolved_at = utc_now()
 
-    def settled(claim):
-        return claim.model_copy(update={"feedback_resolved": not still_open})
+    def settled(claim: Claim) -> Claim:
+        return settled_claim(claim, resolved=not still_open)
 
     revision = _revise_claim(store, actor, item["response_id"], item["validated_claim_id"], settled,
                              f"feedback #{feedback_id} resolved on claim {item['validated_claim_id']} of "

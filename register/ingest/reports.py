@@ -48,6 +48,7 @@ class BatchReport:
     score_run_id: int | None = None
     scored: int = 0
     scoring_failures: int = 0  # responses that failed closed (worst case, action review); named in notes
+    held: list[int] = field(default_factory=list)  # pending label changes a revision made in the register waits as
 
     @property
     def balanced(self) -> bool:

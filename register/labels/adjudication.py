@@ -16,7 +16,10 @@ When every unit of a response is agreed or adjudicated, ``apply_resolved`` store
 the next revision through ``register.ingest.revise.revise_responses`` (``origin="adjudication"``, or
 ``"annotation"`` when nobody disagreed), which audits and rescores it, and records the provenance of
 every label (``label_provenance``: annotated, adjudicated, or imported for a validated-feedback label
-kept from the record). A response revised since the batch was drawn is not applied (it is named).
+kept from the record). The revision decides labels and criticality, and category, dimensions, source and span
+where the resolved reading gives them; every other field of the claim (and those left blank) is copied from the
+revision drawn (``register.ingest.revise.revised_claim``). A response revised since the batch was drawn is not
+applied (it is named).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from register.access.permissions import Permission, authorize, require_other_per
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import LabellingError, NotFound
-from register.ingest.revise import revise_responses
+from register.ingest.revise import revise_responses, revised_claim
 from register.labels.batches import batch
 from register.labels.units import readings_sql, unit_status_sql
 from register.labels.workbench import checked_reading
@@ -178,6 +181,7 @@ class ApplyReport:
 
     applied: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # would lower their decision: pending a second person
     new_revisions: int = 0
     unchanged: int = 0
     score_run_id: int | None = None
@@ -191,6 +195,10 @@ def _stored_response(store: Store, response_id: str, revision: int) -> Response:
     if isinstance(record, dict):
         return parse_response(record, limits=NO_TEXT_LIMITS)
     return load_response(store, response_id, revision)  # a flat-table record: the stored columns
+
+
+# reading fields a blank of which means "not decided" (an annotator's form starts them blank)
+_KEPT_WHEN_BLANK = ("category", "dimensions", "source_id", "span")
 
 
 def _resolved_claims(base: Response, units: list[dict]) -> tuple[list[dict], list[tuple[str, str, str]]]:
@@ -208,13 +216,14 @@ def _resolved_claims(base: Response, units: list[dict]) -> tuple[list[dict], lis
         kept_feedback = original is not None and Label.VALIDATED_NEGATIVE_FEEDBACK in original.labels
         if kept_feedback and Label.VALIDATED_NEGATIVE_FEEDBACK.value not in labels:
             labels.append(Label.VALIDATED_NEGATIVE_FEEDBACK.value)
-        record.update({"labels": labels, "criticality": unit["criticality"], "category": unit["category"],
-                       "dimensions": unit["dimensions"], "source_id": unit["source_id"], "span": unit["span"]})
-        if Label.CONTRADICTED.value not in labels:
-            record.pop("contradicted_by", None)
+        # what the reading leaves blank (no source, span, category or dimensions chosen) is not decided: the
+        # claim keeps it from the revision before (applying agreed labels used to empty source and span)
+        decided = {"labels": labels, "criticality": unit["criticality"],
+                   **{name: unit[name] for name in _KEPT_WHEN_BLANK if unit[name] is not None}}
+        record = revised_claim(record, decided)
         if original is None:
             record.pop("entailment", None)
-        claims.append({k: v for k, v in record.items() if v is not None})
+        claims.append(record)
         for label in labels:
             origin = "imported" if kept_feedback and label == Label.VALIDATED_NEGATIVE_FEEDBACK.value and \
                 label not in unit["labels"] else how
@@ -288,8 +297,17 @@ def apply_resolved(store: Store, actor: Actor, batch_id: int) -> ApplyReport:
     batch_report = revise_responses(store, actor, revised, origin=origin, permission=Permission.ADJUDICATE,
                                     subject=f"labelling batch {batch_id} ({record['title']}): "
                                             f"{len(ids)} response(s) resolved")
+    # a response whose resolved labels would lower its decision waits for a second person: not applied yet
+    held = {rid for (rid,) in store.query("SELECT response_id FROM pending_label_changes WHERE "
+                                          "list_contains(?, change_id)", [batch_report.held])} if batch_report.held \
+        else set()
+    ids = [rid for rid in ids if rid not in held]
+    provenance = {rid: entries for rid, entries in provenance.items() if rid not in held}
+    report.held = sorted(held)
     report.applied, report.new_revisions, report.unchanged = ids, batch_report.new_revisions, batch_report.unchanged
     report.score_run_id = batch_report.score_run_id
+    if not ids:
+        return report
     rubric_version = record["rubric_version"]
 
     def fn(tx: Transaction) -> Change:

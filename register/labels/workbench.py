@@ -124,7 +124,9 @@ def retrieved_chunks(raw: str | None) -> list[dict]:
 def work_item(store: Store, actor: Actor, batch_id: int, response_id: str) -> dict:
     """What an annotator sees of one response: ``question``, ``answer``, ``use_case``, ``model``, ``context``
     (chunks), ``sources`` (the register's sources the context and claims cite, restricted ones without their
-    reference), ``units`` (the actor's units in answer order: unit_id, origin, text, state, and their own labels).
+    reference), ``units`` (the actor's units in answer order: unit_id, origin, text, state, their own labels, and
+    ``claim_source_id``: the source of the claim, or of the first claim a made unit derives from that has one, in
+    the revision drawn).
 
     Never another annotator's labels, the current labels or the score."""
     _require_annotator(store, actor, batch_id)
@@ -137,9 +139,13 @@ def work_item(store: Store, actor: Actor, batch_id: int, response_id: str) -> di
                source_id, span, note
         FROM rd WHERE annotator = {p(actor.name)} AND state <> 'absent' ORDER BY position, unit_id""", p.values)
     cited = {c["source_id"] for c in context if c["source_id"]}
-    cited |= {sid for (sid,) in store.query(
-        "SELECT DISTINCT c.source_id FROM claims c WHERE c.response_id = ? AND c.revision = ? "
-        "AND c.source_id IS NOT NULL", [response_id, item["revision"]])}
+    # each claim's source in the revision drawn: the Source the form starts at (a reading left at it keeps it)
+    claim_sources = dict(store.query("SELECT claim_id, source_id FROM claims WHERE response_id = ? AND revision = ? "
+                                     "AND source_id IS NOT NULL", [response_id, item["revision"]]))
+    cited |= set(claim_sources.values())
+    for unit in units:
+        origins = [unit["unit_id"]] if unit["origin"] == "claim" else list(unit["derived_from"] or [])
+        unit["claim_source_id"] = next((claim_sources[c] for c in origins if c in claim_sources), None)
     readable = readable_sources(store, cited, actor.role)
     sources = store.dicts("SELECT source_id, title, ref, source_type FROM sources WHERE list_contains(?, source_id) "
                           "AND NOT deleted ORDER BY source_id", [sorted(cited)])

@@ -21,7 +21,13 @@ confidence, reason, span, link score). A verdict the active judge policy allows 
 ``applied``); every other claim enters the register as UNSUPPORTED -- unverified counts as unsupported, the
 fail-closed reading -- until a person confirms or corrects its proposal (``register.verify.proposals``).
 The responses are stored through ``register.ingest.revise.revise_responses(origin="verification")``: a new
-revision each, audited and scored.
+revision each, audited and scored. A linked claim carries its chunk's ``source_id`` (so Authority checks the
+source it rests on); an UNLINKED claim carries no span, and its proposal says no evidence is linked.
+
+A judge never overwrites a person: an answer that already has claims in the register is not re-extracted and
+gets no new revision. Its stored claims are judged as they stand and every verdict on them -- even one the
+policy would apply, and never an abstention -- waits beside the current labels as a proposal, which changes a
+label only when a person confirms it. Starting such a run needs a reviewer (``Permission.REVIEW_DECIDE``).
 """
 
 from __future__ import annotations
@@ -89,6 +95,7 @@ class VerifyReport:
     abstained: int = 0
     labels: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    kept: int = 0  # answers that already had claims: their labels stay, the verdicts wait as proposals
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON form."""
@@ -179,6 +186,8 @@ class _Claim:
     evidence_index: int | None
     link_score: float
     extraction: str
+    source_id: str | None = None  # the linked chunk's source (None when unlinked or the chunk names none)
+    stored: dict[str, Any] | None = None  # the claim as the register holds it (a person's labels): never replaced
 
 
 def _extract(judge: Judge, item: VerifyInput) -> tuple[list[str], str]:
@@ -192,14 +201,55 @@ def _extract(judge: Judge, item: VerifyInput) -> tuple[list[str], str]:
     return split_sentences(item.answer), "sentences"
 
 
-def _link(item: VerifyInput, texts: Sequence[str], extraction: str) -> list[_Claim]:
+def _link(item: VerifyInput, texts: Sequence[str], extraction: str,
+          stored: Sequence[dict[str, Any]] | None = None) -> list[_Claim]:
+    """Each claim's best span among the chunks, and the source of the chunk it comes from. ``stored``: the
+    register's claims the texts are (their index is the stored claim's position)."""
     chunks = [c["text"] for c in item.chunks]
     out = []
     for i, text in enumerate(texts):
         features = extract_features(text, chunks)
         span = features.span
-        out.append(_Claim(item, i, text, span.text if span else None, span.item if span else None,
-                          round(features.content_recall, 4) if span else 0.0, extraction))
+        chunk = item.chunks[span.item] if span is not None and span.item is not None \
+            and 0 <= span.item < len(item.chunks) else None
+        held = stored[i] if stored is not None else None
+        out.append(_Claim(item, held["claim_idx"] if held else i, text, span.text if span else None,
+                          span.item if span else None, round(features.content_recall, 4) if span else 0.0,
+                          extraction, chunk.get("source_id") if chunk else None, held))
+    return out
+
+
+def _answers_as_stored(store: Store, inputs: Sequence[VerifyInput], existing: dict[str, list[dict[str, Any]]]
+                       ) -> tuple[list[VerifyInput], list[str]]:
+    """The inputs to verify, and the problems of those left out: an input whose response has claims in the
+    register under another answer text would replace people's claims with a judge's; it is named (import the
+    new answer first, then verify it) and ``existing`` forgets it."""
+    if not existing:
+        return list(inputs), []
+    stored = dict(store.query("SELECT response_id, answer FROM responses WHERE is_current "
+                              "AND list_contains(?, response_id)", [sorted(existing)]))
+    kept, problems = [], []
+    for item in inputs:
+        if item.response_id in existing and stored.get(item.response_id) != item.answer:
+            problems.append(_problem(f"line {item.line}", "answer", f"response {item.response_id} has claims in the "
+                                     "register under another answer text: import the new answer first, then "
+                                     "verify it"))
+            del existing[item.response_id]
+        else:
+            kept.append(item)
+    if not kept:
+        raise RegisterError("nothing to verify: " + "; ".join(problems))
+    return kept, problems
+
+
+def _stored_claims(store: Store, inputs: Sequence[VerifyInput]) -> dict[str, list[dict[str, Any]]]:
+    """The current claims (with text) of the inputs already in the register with claims, by response id."""
+    rows = store.dicts("SELECT response_id, claim_idx, claim_id, text, criticality, category FROM claims "
+                       "WHERE is_current AND list_contains(?, response_id) ORDER BY response_id, claim_idx",
+                       [sorted({item.response_id for item in inputs})])
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        out.setdefault(row["response_id"], []).append(row)
     return out
 
 
@@ -208,8 +258,9 @@ def _guarded(judge: Judge, claim: _Claim, verdict: Verdict, link_threshold: floa
     if verdict.label is not Label.SUPPORTED:
         return verdict
     if claim.link_score < link_threshold:
-        return abstention(judge.profile, f"needs review: UNLINKED (claim-word recall {claim.link_score:.2f} of the "
-                                         f"best span, below {link_threshold:.2f})", verdict.confidence)
+        return abstention(judge.profile, f"needs review: UNLINKED, no evidence is linked (claim-word recall "
+                                         f"{claim.link_score:.2f} of the best span, below {link_threshold:.2f})",
+                          verdict.confidence)
     item = claim.source
     if judge.profile.backend.startswith("offline-") and not offline_may_clear(item.category, item.stakes):
         what = f"a {item.category} claim" if item.category else f"a {item.stakes}-stakes answer"
@@ -226,6 +277,11 @@ def verify(store: Store, actor: Actor, inputs: Sequence[VerifyInput], judge: Jud
         raise RegisterError("nothing to verify: no valid input line")
     if not 0.0 < link_threshold <= 1.0:
         raise RegisterError(f"link threshold {link_threshold} must lie in (0, 1]")
+    existing = _stored_claims(store, inputs)
+    inputs, problems = _answers_as_stored(store, inputs, existing)
+    if existing:  # a run over people's claims: only a reviewer starts it (its proposals may replace them)
+        authorize(store, actor, Permission.REVIEW_DECIDE, entity_type="verification_run",
+                  entity_id=", ".join(sorted(existing)[:10]))
     policy = active_policy(store)
     run_id = _open_run(store, actor, source_name, judge, policy, link_threshold)
     ledger = getattr(judge, "ledger", None)
@@ -233,8 +289,12 @@ def verify(store: Store, actor: Actor, inputs: Sequence[VerifyInput], judge: Jud
         ledger.run_id = run_id  # the LLM judge's usage rows name this run
     claims: list[_Claim] = []
     for done, item in enumerate(inputs, start=1):
-        texts, how = _extract(judge, item)
-        claims.extend(_link(item, texts, how))
+        held = [c for c in existing.get(item.response_id, []) if c["text"]]  # a claim without text has no verdict
+        if item.response_id in existing:
+            claims.extend(_link(item, [c["text"] for c in held], "stored claims", held))
+        else:
+            texts, how = _extract(judge, item)
+            claims.extend(_link(item, texts, how))
         if progress:
             progress(done, len(inputs), "answers extracted and linked")
     verdicts: list[Verdict] = []
@@ -250,10 +310,14 @@ def verify(store: Store, actor: Actor, inputs: Sequence[VerifyInput], judge: Jud
         targets.extend(next(judged).label if c.source.gt_answer else None for c in part)
         if progress:
             progress(min(start + step, len(claims)), len(claims), "claims judged")
-    rows, responses, report = _decide(inputs, claims, verdicts, targets, judge, policy, link_threshold)
-    batch = revise_responses(store, actor, responses, origin="verification",
-                             subject=f"verification run {run_id}: {source_name}", permission=Permission.LABEL)
-    report.run_id, report.batch_id, report.score_run_id = run_id, batch.batch_id, batch.score_run_id
+    rows, responses, report = _decide([i for i in inputs if i.response_id not in existing], claims, verdicts,
+                                      targets, judge, policy, link_threshold)
+    report.responses, report.kept, report.problems = len(inputs), len(existing), problems
+    report.run_id = run_id
+    if responses:
+        batch = revise_responses(store, actor, responses, origin="verification",
+                                 subject=f"verification run {run_id}: {source_name}", permission=Permission.LABEL)
+        report.batch_id, report.score_run_id = batch.batch_id or None, batch.score_run_id
     _store_proposals(store, actor, run_id, rows, report)
     return report
 
@@ -276,15 +340,18 @@ def _open_run(store: Store, actor: Actor, source_name: str, judge: Judge, policy
 def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: Sequence[Verdict],
             targets: Sequence[Label | None], judge: Judge, policy: JudgePolicy | None,
             link_threshold: float) -> tuple[list[list[Any]], list[Response], VerifyReport]:
-    """Proposal rows, the responses to store (applied labels or the unverified one) and the report."""
+    """Proposal rows, the responses to store (``inputs``: those without claims in the register; applied labels
+    or the unverified one) and the report. A stored claim's verdict is always a proposal."""
     report = VerifyReport(responses=len(inputs), claims=len(claims))
     by_input: dict[int, list[dict[str, Any]]] = {item.line: [] for item in inputs}
     rows: list[list[Any]] = []
     for claim, verdict, target in zip(claims, verdicts, targets, strict=True):
-        item = claim.source
+        item, held = claim.source, claim.stored
+        category = held["category"] if held else item.category
+        criticality = int(held["criticality"]) if held else item.criticality
         rule = policy.allows(profile=verdict.profile, backend=verdict.backend, label=verdict.label,
-                             confidence=verdict.confidence, category=item.category, stakes=item.stakes,
-                             criticality=item.criticality) if policy else None
+                             confidence=verdict.confidence, category=category, stakes=item.stakes,
+                             criticality=criticality) if policy and held is None else None
         status = "applied" if rule is not None else "proposed"
         label = verdict.label if rule is not None and verdict.label is not None else UNVERIFIED_LABEL
         unlinked = claim.link_score < link_threshold
@@ -294,15 +361,23 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
         report.abstained += verdict.abstained
         key = verdict.label.value if verdict.label else "needs review"
         report.labels[key] = report.labels.get(key, 0) + 1
-        claim_id = f"c{claim.index + 1}"
-        text = _bounded(claim.text, DEFAULT_LIMITS.claim_text)  # the proposal names the claim as stored
-        by_input[item.line].append({"claim_id": claim_id, "text": text,
-                                    "labels": [label.value], "criticality": item.criticality,
-                                    "span": None if claim.span is None else _bounded(claim.span, DEFAULT_LIMITS.span),
-                                    **({"category": item.category} if item.category else {})})
+        # an UNLINKED claim rests on no evidence: it keeps no span and names no source
+        span = None if unlinked or claim.span is None else _bounded(claim.span, DEFAULT_LIMITS.span)
+        source_id = None if unlinked else claim.source_id
+        if held is not None:
+            claim_id, text = held["claim_id"], held["text"]  # as stored: a confirmation finds it unchanged
+        else:
+            claim_id = f"c{claim.index + 1}"
+            text = _bounded(claim.text, DEFAULT_LIMITS.claim_text)  # the proposal names the claim as stored
+            by_input[item.line].append({"claim_id": claim_id, "text": text,
+                                        "labels": [label.value], "criticality": criticality, "span": span,
+                                        **({"source_id": source_id} if source_id else {}),
+                                        **({"category": category} if category else {})})
         reason = verdict.reason if claim.extraction == "sentences" else f"{verdict.reason} [{claim.extraction}]"
-        rows.append([item.response_id, claim.index, claim_id, text, item.category, item.stakes,
-                     item.criticality, verdict.span or claim.span,
+        if unlinked and "UNLINKED" not in reason:
+            reason = f"{reason} [UNLINKED: no evidence is linked]"
+        rows.append([item.response_id, claim.index, claim_id, text, category, item.stakes, criticality,
+                     None if unlinked else verdict.span or claim.span,
                      verdict.evidence_index if verdict.evidence_index is not None else claim.evidence_index,
                      claim.link_score, unlinked, verdict.label.value if verdict.label else None, verdict.confidence,
                      verdict.abstained, reason[:500], target.value if target else None, verdict.backend,

@@ -3,8 +3,9 @@
 
 Each stored answer is read back as the input line it would have been (question, answer, retrieved context,
 target, use case, model, stakes) and checked by the same parser, so a stored answer the pipeline cannot take
-(e.g. no answer text) is named with its field and the others go through. The verified claims become the
-answer's next revision, keeping its creation time; the revision before stays, with its score and labels.
+(e.g. no answer text) is named with its field and the others go through. An answer without claims gets the
+verified claims as its next revision, keeping its creation time; an answer that has claims keeps them: the
+judge's verdicts on them wait as proposals until a person confirms them, and only a reviewer starts such a run.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _INPUT_COLUMNS = ("question", "answer", "gt_answer", "use_case", "model", "stake
 
 def candidates(store: Store, *, with_claims: bool = False, limit: int = MAX_SELECTION) -> pd.DataFrame:
     """Current answers that can be verified, newest first: those without claims, and with ``with_claims``
-    also those whose claims a verification would replace (in a new revision). Columns: response_id,
+    also those that have claims (judged as they stand, into proposals; a reviewer's run). Columns: response_id,
     use_case, model, created_at, claim_count, context_chunks."""
     return store.frame("""
         SELECT response_id, use_case, model, created_at, claim_count,

@@ -8,9 +8,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from register import Actor
+from register import SYSTEM, Actor
+from register.ingest.importer import import_path
 from register.labels import agreement, batches, workbench
 from tests.helpers.accounts import ensure_account, login
+from tests.helpers.console_records import write_jsonl
 from tests.helpers.paths import REPO_ROOT
 from ui.framework.text import escape_markdown
 
@@ -151,3 +153,23 @@ def test_the_workbench_grid_shows_every_claim_with_only_the_annotators_own_label
     assert "bens note" not in frame.to_string() and "OUT_OF_SCOPE" not in frame.to_string()
     at.button[[b.label for b in at.button].index("Save the grid")].click().run()
     assert "Nothing changed in the grid." in _texts(at)
+
+
+def test_the_workbench_source_starts_at_the_claims_source_and_offers_the_contexts(seeded_db, tmp_path):
+    for actor in (ANNA, BEN, RITA):
+        ensure_account(actor.name, actor.role)
+    record = {"response_id": "r-sourced", "answer": "Refunds take 14 days. Shipping is free.",
+              "retrieved_context": [{"id": "k1", "text": "Refunds take 14 days.", "source_id": "policy-unregistered"},
+                                    {"id": "k2", "text": "Shipping costs 5 EUR.", "source_id": "tariff-2019"}],
+              "claims": [{"claim_id": "s1", "text": "Refunds take 14 days.", "labels": ["SUPPORTED"],
+                          "source_id": "policy-unregistered", "span": "Refunds take 14 days."},
+                         {"claim_id": "s2", "text": "Shipping is free.", "labels": ["CONTRADICTED"],
+                          "criticality": 2, "source_id": "tariff-2019"}]}
+    import_path(seeded_db, SYSTEM, write_jsonl(tmp_path / "sourced.jsonl", [record]))
+    batch_id = batches.create_batch(seeded_db, RITA, "sources", batches.Selection(response_ids=("r-sourced",)),
+                                    [ANNA.name, BEN.name])
+    at = _page("pages/workbench.py", "annotator")
+    at.radio(key="wb_unit").set_value("s2").run()
+    picker = at.selectbox(key=f"wb_{batch_id}_r-sourced_s2_src")
+    assert picker.value == "tariff-2019"  # not "(none)": a reading left alone keeps the claim's source
+    assert picker.options == ["(none)", "tariff-2019", "policy-unregistered"]  # registered or not

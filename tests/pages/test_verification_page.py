@@ -151,3 +151,32 @@ def test_a_decision_without_its_choice_or_label_is_not_recorded_and_says_why(see
     assert [e.value for e in at.error] == [
         "**Decision not recorded** — " + escape_markdown("choose the label that replaces the judge's") + "."]
     assert seeded_db.scalar("SELECT count(*) FROM judge_proposals WHERE status <> 'proposed'") == 0
+
+
+def test_the_correct_form_sets_criticality_category_source_and_keeps_the_rest(seeded_db):
+    sourced = {**NILE, "retrieved_context": [{"id": "k1", "text": NILE["retrieved_context"][0],
+                                              "source_id": "atlas-unregistered"}]}
+    enrol(seeded_db, SEED)
+    verify(seeded_db, SEED, list(read_inputs([json.dumps(sourced)])),
+           judge_for(load_profile("offline-default")), source_name="nile.jsonl")
+    at = _page("annotator")
+    bananas = int(at.dataframe[-1].value["proposal_id"].iloc[1])
+    at.selectbox(key="proposal_pick").set_value(bananas).run()
+    assert at.number_input(key=f"proposal_{bananas}_criticality").value == 1
+    # Source offers the sources of the retrieved context, registered or not; the claim has none yet
+    assert at.selectbox(key=f"proposal_{bananas}_source").options == ["(none)", "atlas-unregistered"]
+    assert at.selectbox(key=f"proposal_{bananas}_source").value == "(none)"
+    at.radio(key="proposal_action").set_value("correct")
+    at.selectbox(key="proposal_label").set_value("CONTRADICTED")
+    at.number_input(key=f"proposal_{bananas}_criticality").set_value(3)
+    at.selectbox(key=f"proposal_{bananas}_category").set_value("financial")
+    at.selectbox(key=f"proposal_{bananas}_source").set_value("atlas-unregistered")
+    _button(at, "Record decision").click().run()
+    assert not at.exception, at.exception
+    row = seeded_db.one("SELECT labels, criticality, category, source_id, span FROM claims WHERE is_current "
+                        "AND response_id = 'r-nile' AND claim_id = 'c2'")
+    assert (row["labels"], row["criticality"], row["category"], row["source_id"], row["span"]) == \
+        (["CONTRADICTED"], 3, "financial", "atlas-unregistered", None)
+    nile = seeded_db.one("SELECT source_id, span FROM claims WHERE is_current AND response_id = 'r-nile' "
+                         "AND claim_id = 'c1'")
+    assert nile["source_id"] == "atlas-unregistered" and "Mediterranean" in nile["span"]  # untouched

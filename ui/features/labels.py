@@ -68,6 +68,15 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def source_choices(item: dict, units: list[dict]) -> list[str]:
+    """The workbench's Source choices: "" (none), then the claims' current sources, every source of the answer's
+    retrieved context (registered or not) and the register's sources they cite, then the annotator's own."""
+    return list(dict.fromkeys(["", *(u.get("claim_source_id") for u in units if u.get("claim_source_id")),
+                               *(c["source_id"] for c in item["context"] if c["source_id"]),
+                               *(s["source_id"] for s in item["sources"]),
+                               *(u["source_id"] for u in units if u["source_id"])]))
+
+
 def grid_changes(original: pd.DataFrame, edited: pd.DataFrame) -> list[dict]:
     """The readings of the rows of the workbench grid whose fields were changed, in grid order.
 

@@ -35,7 +35,8 @@ def review_proposals(actor: Actor) -> None:
                 icon=":material/inbox:")
         return
     st.caption(f"{int(waiting['proposals'].sum()):,} proposals on {len(waiting):,} responses wait for a person. "
-               "Until a verdict is confirmed its claim counts as UNSUPPORTED.")
+               "Until a verdict is confirmed its claim keeps the label it has (a claim the judge extracted counts "
+               "as UNSUPPORTED).")
     marks = {r.response_id: f"{r.response_id} — {r.proposals} proposal{'s' if r.proposals != 1 else ''}"
                             + (f", {r.abstained} abstained" if r.abstained else "")
                             + (f", {r.unlinked} UNLINKED" if r.unlinked else "")
@@ -74,6 +75,7 @@ def _decision_form(actor: Actor, item: dict) -> None:
     rows = item["proposals"]
     with st.form(f"wb_proposals_{item['response_id']}", enter_to_submit=False):
         choices: dict[int, tuple[str | None, str | None]] = {}
+        fields: dict[int, dict] = {}
         for row in rows:
             pid = int(row["proposal_id"])
             with st.container(border=True):
@@ -85,11 +87,12 @@ def _decision_form(actor: Actor, item: dict) -> None:
                 label = right.selectbox(f"Another label for proposal {pid}", [lab.value for lab in LABELS],
                                         index=None, key=f"wb_proposal_{pid}_label")
                 choices[pid] = (action, label)
+                fields[pid] = verification.claim_fields(row, f"wb_proposal_{pid}")
         submitted = st.form_submit_button("Record decisions", type="primary")
     if not submitted:
         return
     abstained = {int(r["proposal_id"]) for r in rows if not r["label"]}
-    decisions, problems = verification.decisions_from(choices, abstained)
+    decisions, problems = verification.decisions_from(choices, abstained, fields)
     if not decisions and not problems:
         st.info("No decision chosen: every proposal still waits.", icon=":material/info:")
         return
@@ -100,6 +103,9 @@ def _decision_form(actor: Actor, item: dict) -> None:
             show_error(error)
             return
         revision = f" (a new revision, batch {result['batch_id']})" if result["batch_id"] else ""
+        if result["held"]:
+            revision += (f"; {len(result['held'])} change(s) would lower a decision and wait for a second reviewer "
+                         "(Review queue)")
         keep_message(PLACE, "success", f"Recorded: {result['confirmed']} confirmed{revision}, "
                                        f"{result['rejected']} rejected.")
     for proposal_id, why in problems.items():

@@ -3,9 +3,15 @@ decision on proposals is written with ``ui.framework.data.write``)."""
 
 from __future__ import annotations
 
-import pandas as pd
+import math
+from collections.abc import Mapping
+from typing import Any
 
-from hri_core.vocabulary import LABELS
+import pandas as pd
+import streamlit as st
+
+from hri_core.models import MAX_CRITICALITY
+from hri_core.vocabulary import CATEGORIES, LABELS
 from register.db.store import Actor, Store
 from register.verify import policy, proposals, stored, testsets
 from register.verify.agreement import judge_agreement
@@ -17,7 +23,46 @@ ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with an
 
 PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
                     "link_score", "reason", "target_label", "category", "stakes", "backend", "judge_profile",
-                    "span", "evidence_index", "run_id")
+                    "span", "evidence_index", "run_id", "current_criticality", "current_category",
+                    "current_source_id", "current_span", "context_sources")
+NO_CHOICE = "(none)"
+
+
+def _given(value: Any) -> Any:
+    """None for a missing value (a frame holds it as NaN)."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def claim_fields(row: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The confirm / correct form's claim fields for one proposal -- criticality, category, source and span --
+    each starting at the claim's current value; returns those the person changed, as ``Decision`` keywords
+    (a cleared field as a blank text). Source offers the claim's current source and every source of the
+    answer's retrieved context, registered or not."""
+    criticality = _given(row.get("current_criticality")) or _given(row.get("criticality")) or 1
+    category = _given(row.get("current_category"))
+    source = _given(row.get("current_source_id"))
+    span = _given(row.get("current_span")) or ""
+    sources = list(dict.fromkeys(s for s in (source, *(_given(row.get("context_sources")) or [])) if s))
+    categories = [NO_CHOICE, *CATEGORIES]
+    cols = st.columns([1, 2, 2, 3])
+    chosen_criticality = cols[0].number_input("Criticality", min_value=1, max_value=MAX_CRITICALITY,
+                                              value=int(criticality), step=1, key=f"{key}_criticality")
+    chosen_category = cols[1].selectbox("Category", categories,
+                                        index=categories.index(category) if category in categories else 0,
+                                        key=f"{key}_category")
+    chosen_source = cols[2].selectbox("Source", [NO_CHOICE, *sources], index=sources.index(source) + 1
+                                      if source in sources else 0, key=f"{key}_source")
+    chosen_span = cols[3].text_input("Span", value=span, key=f"{key}_span")
+    fields: dict[str, Any] = {}
+    if int(chosen_criticality) != int(criticality):
+        fields["criticality"] = int(chosen_criticality)
+    if (None if chosen_category == NO_CHOICE else chosen_category) != category:
+        fields["category"] = "" if chosen_category == NO_CHOICE else chosen_category
+    if (None if chosen_source == NO_CHOICE else chosen_source) != source:
+        fields["source_id"] = "" if chosen_source == NO_CHOICE else chosen_source
+    if chosen_span.strip() != span.strip():
+        fields["span"] = chosen_span
+    return fields
 
 
 @data.cached
@@ -46,10 +91,12 @@ def active_policy_version(store: Store) -> int | None:
     return active.version if active else None
 
 
-def decisions_from(choices: dict[int, tuple[str | None, str | None]],
-                   abstained: set[int]) -> tuple[list[proposals.Decision], dict[int, str]]:
+def decisions_from(choices: dict[int, tuple[str | None, str | None]], abstained: set[int],
+                   fields: Mapping[int, Mapping[str, Any]] | None = None
+                   ) -> tuple[list[proposals.Decision], dict[int, str]]:
     """The decisions a form's ``choices`` (proposal id -> (action or None, label or None)) make, and why the
-    others cannot be recorded, by proposal. No action: left for later, neither a decision nor a problem."""
+    others cannot be recorded, by proposal. No action: left for later, neither a decision nor a problem.
+    ``fields``: the claim fields a confirmation also sets, by proposal (``claim_fields``)."""
     made: list[proposals.Decision] = []
     problems: dict[int, str] = {}
     by_value = {label.value: label for label in LABELS}
@@ -63,8 +110,9 @@ def decisions_from(choices: dict[int, tuple[str | None, str | None]],
         elif action not in ACTIONS:
             problems[proposal_id] = f"unknown decision {action!r}"
         else:
+            extra = dict((fields or {}).get(proposal_id, {})) if action != "reject" else {}
             made.append(proposals.Decision(proposal_id, "reject" if action == "reject" else "confirm",
-                                           by_value[label] if action == "correct" and label else None))
+                                           by_value[label] if action == "correct" and label else None, **extra))
     return made, problems
 
 

@@ -12,6 +12,7 @@ from hri_core.profile import REVIEW_ACTIONS
 from register.console.queries.filters import Filters, filtered_scores
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.ingest.pending import pending_keys_select
 from register.scoring.authority import review_keys_select
 
 __all__ = ["QUEUE_ACTIONS", "age_days_expr", "flag_queued", "queue_stats"]
@@ -34,8 +35,10 @@ def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None
     (response_id, revision) strings, an order of magnitude faster (docs/performance.md, "Figures behind the code").
     """
     authority = f" OR {source}.response_key IN ({authority_keys})" if authority_keys else ""
+    # a lower-risk label change pending keeps its answer queued (register.ingest.pending; OR binds after AND)
+    pending = f" OR {source}.response_key IN ({pending_keys_select()})"
     return (f"SELECT {source}.*, ({source}.action IN {p.in_list(QUEUE_ACTIONS)} OR {source}.no_claims{authority}) "
-            f"AND d.decision_id IS NULL AS queued FROM {source} LEFT JOIN review_decisions d "
+            f"AND d.decision_id IS NULL{pending} AS queued FROM {source} LEFT JOIN review_decisions d "
             f"ON d.response_key = {source}.response_key")
 
 

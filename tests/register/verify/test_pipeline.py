@@ -10,13 +10,14 @@ import pytest
 
 from hri_core.judge_policy import JudgePolicyError
 from hri_core.vocabulary import Label
-from register import Actor
+from register import SYSTEM, Actor
 from register.errors import PermissionDenied, RegisterError
+from register.ingest.importer import import_path
 from register.verify.judge_cli import judge_for, load_profile
 from register.verify.pipeline import VerifyInput, read_inputs, verify
 from register.verify.policy import active_policy, publish_policy, turn_policy_off
 from register.verify.proposals import Decision, decide_proposals, list_proposals, proposal_counts
-from tests.helpers.actors import ANN, ANNOTATOR, enrol
+from tests.helpers.actors import ANN, ANNOTATOR, REVIEWER, enrol
 
 NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
         "answer": "The Nile flows into the Mediterranean Sea. Bananas are the largest export of Egypt.",
@@ -100,13 +101,26 @@ def test_decisions_are_refused_whole_when_one_is_wrong(store):
     assert current_labels(store, "r-nile") == [("c1", ["UNSUPPORTED"]), ("c2", ["UNSUPPORTED"])]
 
 
-def test_a_stale_proposal_is_refused(store):
+def test_a_stale_proposal_is_refused(store, tmp_path):
     run(store, NILE)
     first = list_proposals(store, response_id="r-nile")[0]
-    run(store, {**NILE, "answer": "Bananas are the largest export of Egypt. The Nile flows into the "
-                                  "Mediterranean Sea."})  # claim c1 is another sentence now
+    path = tmp_path / "again.jsonl"  # a new revision of the answer: claim c1 is another sentence now
+    path.write_text(json.dumps({"response_id": "r-nile", "answer": NILE["answer"], "claims": [
+        {"claim_id": "c1", "text": "Bananas are the largest export of Egypt.", "labels": ["UNSUPPORTED"]}]}) + "\n")
+    import_path(store, SYSTEM, path)
     with pytest.raises(RegisterError, match="stale"):
         decide_proposals(store, ANNOTATOR, [Decision(first["proposal_id"], "confirm")])
+
+
+def test_a_file_answer_that_differs_from_a_stored_one_with_claims_is_named_not_verified(store):
+    run(store, NILE)
+    claims = current_labels(store, "r-nile")
+    enrol(store, REVIEWER)
+    report = run(store, {**NILE, "answer": "The Nile flows south."}, {**NILE, "response_id": "r-new"},
+                 actor=REVIEWER)
+    assert report.responses == 1 and current_labels(store, "r-nile") == claims
+    assert report.problems == ["line 1: answer: response r-nile has claims in the register under another answer "
+                               "text: import the new answer first, then verify it"]
 
 
 def test_with_no_policy_nothing_is_applied_and_with_one_the_allowed_verdicts_are(store):
@@ -182,3 +196,19 @@ def test_an_unpunctuated_long_answer_is_stored_with_bounded_claim_and_span(store
 def test_an_answer_over_the_text_limit_is_a_bad_line():
     (problems,) = list(read_inputs([json.dumps({**NILE, "question": "q" * 20_001})]))
     assert problems == ["line 1: question: longer than 20,000 characters"]
+
+
+def test_a_linked_claim_carries_its_chunks_source_and_an_unlinked_one_no_span(store):
+    record = {**NILE, "retrieved_context": [
+        {"id": "k1", "text": "Rivers of Africa and Egypt.", "source_id": "atlas-old"},
+        {"id": "k2", "text": "The Nile flows north and flows into the Mediterranean Sea at Alexandria.",
+         "source_id": "atlas"}]}
+    run(store, record)
+    claims = store.dicts("SELECT claim_id, source_id, span FROM claims WHERE is_current AND response_id = 'r-nile' "
+                         "ORDER BY claim_idx")
+    assert claims[0]["source_id"] == "atlas" and "Mediterranean" in claims[0]["span"]  # Authority checks atlas
+    assert (claims[1]["source_id"], claims[1]["span"]) == (None, None)  # UNLINKED: nothing backs it
+    bananas = list_proposals(store, response_id="r-nile")[1]
+    assert bananas["unlinked"] and bananas["span"] is None and "no evidence is linked" in bananas["reason"]
+    mitigation = store.scalar("SELECT mitigation_reason FROM current_scores WHERE response_id = 'r-nile'")
+    assert "evidence is linked to it" not in (mitigation or "").replace("no evidence is linked to it", "")

@@ -14,7 +14,7 @@ from register.ingest.importer import import_path
 from register.verify.judge_cli import judge_for, load_profile
 from register.verify.proposals import list_proposals
 from register.verify.stored import MAX_SELECTION, candidates, stored_inputs, verify_stored
-from tests.helpers.actors import ANNOTATOR, enrol
+from tests.helpers.actors import ANNOTATOR, REVIEWER, enrol
 
 VIEWER = Actor("Vic Viewer", "viewer")
 
@@ -30,7 +30,7 @@ BLANK = {"response_id": "r-blank", "answer": "", "claims": []}
 
 @pytest.fixture
 def stored(store, tmp_path):
-    enrol(store, VIEWER)
+    enrol(store, VIEWER, REVIEWER)
     path = tmp_path / "answers.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in (NILE, LABELLED, BLANK)))
     import_path(store, SYSTEM, path)
@@ -67,7 +67,7 @@ def test_an_answer_the_pipeline_cannot_take_is_named_and_the_others_go_through(s
     inputs, problems = stored_inputs(stored, ["r-blank", "r-done"])
     assert [i.response_id for i in inputs] == ["r-done"]
     assert problems == ["response r-blank: answer: required: a non-empty string"]
-    report = verify_stored(stored, ANNOTATOR, ["r-blank", "r-done"], judge())
+    report = verify_stored(stored, REVIEWER, ["r-blank", "r-done"], judge())  # r-done has claims: a reviewer's run
     assert report.responses == 1 and report.problems == problems
     with pytest.raises(RegisterError, match="none of the chosen answers can be verified: response r-blank"):
         verify_stored(stored, ANNOTATOR, ["r-blank"], judge())
