@@ -62,7 +62,7 @@ class AnswerRecord:
 # waiting for a second person. Identifiers from this list only reach the SQL (never a user's text).
 ANSWER_RECORDS: tuple[AnswerRecord, ...] = (
     AnswerRecord("risk_acceptances", "acceptance_id", "risk_acceptance", "risk acceptance"),
-    AnswerRecord("pending_changes", "change_id", "pending_change", "lower-risk change"),
+    AnswerRecord("pending_label_changes", "change_id", "label_change", "lower-risk change"),
 )
 
 

@@ -94,9 +94,12 @@ def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, 
         tx.executemany("INSERT INTO pending_label_changes (change_id, response_id, base_revision, base_key, origin, "
                        "subject, record, decision_before, decision_after, reasons_after, proposed_by, proposed_at, "
                        "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        after_state = {str(r[0]): {"response_id": r[1], "revision": r[2], "origin": origin,
-                                   "decision": f"{r[7]} -> {r[8]}"} for r in rows}
-        return Change("label_change", ", ".join(str(i) for i in ids[:20]), None, after_state, result=ids)
+        # one event per held change, filed under its id: an answer's life in the audit trail finds it by its id
+        events = [("label_change.hold", "label_change", str(r[0]), None,
+                   {"response_id": r[1], "revision": r[2], "origin": origin, "decision": f"{r[7]} -> {r[8]}"})
+                  for r in rows]
+        first, *others = events
+        return Change("label_change", first[2], None, first[4], result=ids, extra_events=others)
 
     ids: list[int] = store.write(actor, "label_change.hold", write)
     return free, ids

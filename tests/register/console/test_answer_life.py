@@ -117,9 +117,9 @@ def test_one_answer_is_found_through_import_labels_feedback_verification_rescore
     runs = {}
     for rid in ("r1", "r2"):
         mark = _head(lab)
-        verified = verify_stored(lab, ANNA, [rid], judge)
+        verified = verify_stored(lab, RITA, [rid], judge)  # only reviewers verify answers that have claims
         proposal = list_proposals(lab, response_id=rid)[0]["proposal_id"]
-        decide_proposals(lab, ANNA, [Decision(proposal, "reject")])
+        decide_proposals(lab, RITA, [Decision(proposal, "reject")])
         runs[rid] = (_seqs(lab, "verify.start", "verification_run", verified.run_id)
                      | _seqs(lab, "verify.proposals", "verification_run", verified.run_id)
                      | _seqs(lab, "judge_proposal.decide", "judge_proposal", None, after=mark)

@@ -112,3 +112,16 @@ def test_a_change_that_raises_the_decision_lands_at_once(store, tmp_path):
     result = decide_proposals(store, ANNOTATOR, [Decision(proposal["proposal_id"], "confirm", label="CONTRADICTED",
                                                           criticality=3)])
     assert result["held"] == [] and result["batch_id"] is not None and _labels(store) == ["CONTRADICTED"]
+
+
+def test_the_held_change_and_its_approval_are_part_of_the_answers_life(held):
+    from register.console.answer_life import answer_events
+    from register.db.audit import EventFilter
+
+    store, _ = held
+    (change,) = list_pending(store)
+    approve_change(store, REVIEWER, change["change_id"], "checked the opening hours")
+    life = answer_events(store, "r-low", EventFilter())[0]
+    found = life[life["entity_type"] == "label_change"]
+    assert found["action"].tolist() == ["label_change.hold", "label_change.approve"]
+    assert set(found["entity_id"]) == {str(change["change_id"])}
