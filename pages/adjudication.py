@@ -30,7 +30,7 @@ from ui.framework.text import code_span, escape_markdown
 RULE_LABELS = {"majority": "Majority vote", "expert": "Expert adjudication", "escalation": "Escalation rule"}
 RULE_HELP = ("Majority: the reading a strict majority of the annotators gave. Expert: your reading below. "
              "Escalation: the most cautious reading (every annotator's labels, SUPPORTED dropped when another label "
-             "is there; the highest criticality and its category).")
+             "is there and PARTIAL when UNSUPPORTED is; the highest criticality and its category).")
 
 
 def _show_result(report, response_id: str) -> None:
