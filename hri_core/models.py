@@ -48,7 +48,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, RecordError
-from .vocabulary import CATEGORIES, CONTRADICTED_BY, ENTAILMENT_LABELS, STAKES, Dimension, Label
+from .vocabulary import CATEGORIES, CONTRADICTED_BY, ENTAILMENT_LABELS, STAKES, Dimension, Label, label_set_problem
 
 Stakes = Literal["low", "medium", "high", "critical"]
 Category = Literal["legal", "financial", "safety", "health", "security", "eligibility", "discrimination/bias",
@@ -264,7 +264,13 @@ class Claim(BaseModel):
     @classmethod
     def _distinct_labels(cls, value: tuple[Label, ...]) -> tuple[Label, ...]:
         # A label repeated on one claim is counted once: contributions take the max per dimension.
-        return tuple(dict.fromkeys(value))
+        value = tuple(dict.fromkeys(value))
+        # Labels that contradict each other (SUPPORTED with another label...) are refused, never repaired:
+        # the one list of allowed combinations is the vocabulary's (``LABEL_CONFLICTS``).
+        problem = label_set_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("dimensions")
     @classmethod

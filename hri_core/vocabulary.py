@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -86,3 +87,101 @@ CONTRADICTED_BY: tuple[str, ...] = ("context", "world")
 
 # RAGChecker's entailment verdicts (claim-level checks kept on imported records).
 ENTAILMENT_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
+
+# --- label sets: which labels one claim may carry together ----------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelConflict:
+    """Labels that cannot describe one claim together: ``label`` with any of ``excludes``.
+
+    ``reason`` is the named reason every entry point gives when it refuses such a set (an import's
+    quarantine, the workbench, the grid, verification, ``python -m hri_core score``); ``yields`` is the
+    label that gives way when readings are merged into the most cautious one (the adjudication's
+    escalation rule, a validated feedback label added to a claim): dropping it never lowers the
+    claim's worst verdict.
+    """
+
+    label: Label
+    excludes: frozenset[Label]
+    reason: str
+    yields: Label
+
+    @property
+    def mask(self) -> int:
+        """Bit mask of ``label`` (``LABEL_BIT``)."""
+        return LABEL_BIT[self.label]
+
+    @property
+    def excludes_mask(self) -> int:
+        """Bit mask of ``excludes``."""
+        return label_mask(self.excludes)
+
+    def refuses(self, mask: int) -> bool:
+        """True when a claim whose labels have the bit mask ``mask`` carries ``label`` and an excluded label."""
+        return bool(mask & self.mask) and bool(mask & self.excludes_mask)
+
+
+LABEL_CONFLICTS: tuple[LabelConflict, ...] = (
+    # Table III gives SUPPORTED the contribution 0.00: every other label says the claim is *not* backed as
+    # stated. The rubric: "The evidence linked to the claim ... entails it: if the evidence is true, the
+    # claim must be true." A claim that is also PARTIAL, UNSUPPORTED, CONTRADICTED, OUTDATED, OUT_OF_SCOPE,
+    # ACCESS_GAP or confirmed wrong by validated feedback is not that claim; seed 004 (CLAIM) reads SUPPORTED
+    # only when every step passes ("All claims SUPPORTED, authority passes -> Answer").
+    LabelConflict(Label.SUPPORTED, frozenset(label for label in Label if label is not Label.SUPPORTED),
+                  "SUPPORTED stands alone", yields=Label.SUPPORTED),
+    # PARTIAL: "on topic and partly backed by the evidence but says more than it does (an overreach)";
+    # UNSUPPORTED: "No evidence available to the system backs the claim" (Table II: "Claim lacks explicit
+    # evidence"). Partly backed and backed by nothing cannot both hold; seed 004 makes them two different
+    # verdicts of one claim (OVERREACH: a span that does not entail; UNLINKED: no span at all). UNLINKED is
+    # the more severe, so PARTIAL yields when readings are merged.
+    LabelConflict(Label.PARTIAL, frozenset({Label.UNSUPPORTED}),
+                  "PARTIAL and UNSUPPORTED exclude each other (partly backed by the evidence, or backed by none)",
+                  yields=Label.PARTIAL),
+)
+"""The one list of refused label combinations; every other non-empty set of labels is allowed.
+
+Kept on purpose (the paper: "A claim may contribute to more than one risk dimension simultaneously ...
+not mutually exclusive in operational settings"): CONTRADICTED with OUTDATED (a claim that follows a
+superseded document the current one contradicts), UNSUPPORTED or PARTIAL with ACCESS_GAP (the backing
+exists only where the requester may not look: Table II's "Relevant evidence exists but cannot be accessed
+or used"), UNSUPPORTED with CONTRADICTED (seed 003's hallucination: "unsupported by the retrieved references
+and incorrect with respect to the target"; section VI: "a claim without evidence ... is not necessarily
+contradicted", so the two are separate findings), PARTIAL with CONTRADICTED (partly backed by the context,
+contradicted by another reliable source), OUT_OF_SCOPE with any error label, and VALIDATED_NEGATIVE_FEEDBACK
+with any error label (a reviewer confirmed what the label says).
+"""
+
+
+def label_set_problem(labels: Iterable[Label | str]) -> str | None:
+    """Why a claim may not carry ``labels`` together (``LABEL_CONFLICTS``), or None when it may.
+
+    The message names the rule and the labels given, in the vocabulary's order
+    ("SUPPORTED stands alone; got SUPPORTED, UNSUPPORTED"). Unknown labels raise ``ValueError``.
+    """
+    mask = label_mask(labels)
+    reasons = [conflict.reason for conflict in LABEL_CONFLICTS if conflict.refuses(mask)]
+    if not reasons:
+        return None
+    given = ", ".join(label.value for label in LABELS if mask & LABEL_BIT[label])
+    return f"{'; '.join(reasons)}; got {given}"
+
+
+def allowed_label_mask(mask: int) -> bool:
+    """True when the label set with bit mask ``mask`` is non-empty, known and refused by no conflict."""
+    return 0 < mask < (1 << len(LABELS)) and not any(conflict.refuses(mask) for conflict in LABEL_CONFLICTS)
+
+
+ALLOWED_LABEL_MASKS: frozenset[int] = frozenset(m for m in range(1, 1 << len(LABELS)) if allowed_label_mask(m))
+
+
+def cautious_label_set(labels: Iterable[Label | str]) -> tuple[Label, ...]:
+    """``labels`` (in their order, each once) with every conflict resolved towards the more cautious reading:
+    the label a conflict ``yields`` is dropped while the labels it excludes are there (SUPPORTED beside any
+    other label, PARTIAL beside UNSUPPORTED). For merging readings, never for checking input: input with a
+    refused set is refused, not repaired."""
+    chosen = list(dict.fromkeys(Label(label) for label in labels))
+    for conflict in LABEL_CONFLICTS:
+        if conflict.refuses(label_mask(chosen)):
+            chosen = [label for label in chosen if label is not conflict.yields]
+    return tuple(chosen)

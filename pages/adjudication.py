@@ -18,10 +18,10 @@ from register.labels.adjudication import RULES
 from register.labels.batches import MAX_BATCH_RESPONSES, Selection
 from register.labels.workbench import ANNOTATOR_LABELS
 from ui.features import labels as ui
-from ui.features.labels import NO_CATEGORY
+from ui.features.labels import LABEL_SET_HELP, NO_CATEGORY
 from ui.framework import data
 from ui.framework.auth import can, current_actor
-from ui.framework.components import empty_state, keep_message, show_kept_messages
+from ui.framework.components import empty_state, keep_message, label_picker, show_kept_messages
 from ui.framework.errors import show_error
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
@@ -30,7 +30,7 @@ from ui.framework.text import code_span, escape_markdown
 RULE_LABELS = {"majority": "Majority vote", "expert": "Expert adjudication", "escalation": "Escalation rule"}
 RULE_HELP = ("Majority: the reading a strict majority of the annotators gave. Expert: your reading below. "
              "Escalation: the most cautious reading (every annotator's labels, SUPPORTED dropped when another label "
-             "is there; the highest criticality and its category).")
+             "is there and PARTIAL when UNSUPPORTED is; the highest criticality and its category).")
 
 
 def _show_result(report, response_id: str) -> None:
@@ -65,7 +65,7 @@ def _decision_form(actor, row) -> None:
         reason = st.text_area("Reason (required)", key=f"{key}_reason", max_chars=2000)
         st.caption("Your reading (counts for expert adjudication only)")
         keep = st.checkbox("The claim stands in the answer", value=True, key=f"{key}_keep")
-        chosen = st.multiselect("Labels", ANNOTATOR_LABELS, key=f"{key}_labels")
+        chosen = label_picker("Labels", ANNOTATOR_LABELS, key=f"{key}_labels", help=LABEL_SET_HELP)
         left, right = st.columns(2)
         criticality = left.number_input("Criticality", min_value=1, max_value=MAX_CRITICALITY, value=1,
                                         key=f"{key}_crit")

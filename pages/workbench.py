@@ -22,10 +22,10 @@ from register.labels.workbench import ANNOTATOR_LABELS
 from ui.features import labels as ui
 from ui.features import proposal_review
 from ui.features.answer_view import show_answer
-from ui.features.labels import NO_CATEGORY
+from ui.features.labels import LABEL_SET_HELP, NO_CATEGORY
 from ui.framework import data
 from ui.framework.auth import can, current_actor
-from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
+from ui.framework.components import empty_state, keep_message, label_picker, show_kept_messages, toast_then_rerun
 from ui.framework.errors import show_error
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
@@ -80,8 +80,8 @@ def _label_form(actor, batch_id: int, item: dict, unit: dict, next_unit: str | N
                    f"{escape_markdown(unit['category'])} claim.", icon=":material/flag:")
     with st.form(key, enter_to_submit=True, border=True):
         st.markdown(f"**Claim {code_span(unit['unit_id'])}** — {escape_markdown(unit['text'] or '')}")
-        chosen = st.multiselect("Labels (one or more)", ANNOTATOR_LABELS, default=list(unit["labels"] or []),
-                                key=f"{key}_labels")
+        chosen = label_picker("Labels (one or more)", ANNOTATOR_LABELS, default=unit["labels"] or [],
+                              key=f"{key}_labels", help=LABEL_SET_HELP)
         left, right = st.columns(2)
         criticality = left.number_input("Criticality (v_i)", min_value=1, max_value=MAX_CRITICALITY, step=1,
                                         value=int(unit["criticality"] or 1), key=f"{key}_crit")

@@ -28,6 +28,7 @@ from datetime import datetime
 import pandas as pd
 
 from hri_core import Claim, Label
+from hri_core.vocabulary import cautious_label_set
 from register.access.permissions import Permission, authorize, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
@@ -140,11 +141,11 @@ def _open_item(store: Store, actor: Actor, feedback_id: int, state: str, permiss
 
 
 def validated_claim(claim: Claim, validated_at: datetime) -> Claim:
-    """The claim once feedback on it is validated: VALIDATED_NEGATIVE_FEEDBACK added to its labels,
-    ``feedback_at`` = ``validated_at``, ``feedback_count`` + 1, ``feedback_resolved`` false; every other
-    field as it was."""
+    """The claim once feedback on it is validated: VALIDATED_NEGATIVE_FEEDBACK added to its labels (a SUPPORTED
+    label gives way: confirmed wrong, and SUPPORTED stands alone, ``hri_core.vocabulary``), ``feedback_at`` =
+    ``validated_at``, ``feedback_count`` + 1, ``feedback_resolved`` false; every other field as it was."""
     return claim.model_copy(update={
-        "labels": tuple(dict.fromkeys((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK))),
+        "labels": cautious_label_set((*claim.labels, Label.VALIDATED_NEGATIVE_FEEDBACK)),
         "feedback_at": validated_at, "feedback_count": (claim.feedback_count or 0) + 1,
         "feedback_resolved": False})
 
@@ -181,8 +182,8 @@ def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str,
 
     ``method``: one of ``VALIDATION_METHODS``; ``severity``: q_j (default: the proposed one); ``claim_id``:
     the claim that gets the label (default: the reported claim; required for a report on the whole answer).
-    The claim gets VALIDATED_NEGATIVE_FEEDBACK, ``feedback_at`` = now, ``feedback_count`` + 1 and
-    ``feedback_resolved`` false, as the response's next revision, rescored.
+    The claim gets VALIDATED_NEGATIVE_FEEDBACK (in place of SUPPORTED, which stands alone), ``feedback_at`` = now,
+    ``feedback_count`` + 1 and ``feedback_resolved`` false, as the response's next revision, rescored.
     """
     item = _open_item(store, actor, feedback_id, "reported", Permission.FEEDBACK_VALIDATE)
     require_other_person(store, actor, item["reported_by"], Permission.FEEDBACK_VALIDATE, entity_type=_ENTITY,

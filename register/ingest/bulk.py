@@ -15,9 +15,11 @@ The SQL only ever *accepts*. A line it does not recognise as plain -- anything u
 not: non-ASCII text, a ``\\u`` escape, a key it does not know, a number where text belongs, a label in
 lower case, a time in another notation, an extension such as ``retrieved_context``, a trailing comma,
 a duplicate key -- goes through the per-record path (``hri_core.parse_response``), which decides and
-names the line and field of every problem exactly as before. So the fast path can change how fast a
-record is stored, never whether it is accepted or what is stored; ``tests/register/ingest/test_bulk.py``
-imports random and hostile files both ways and compares every stored column.
+names the line and field of every problem exactly as before (a label set the vocabulary refuses,
+``hri_core.vocabulary.LABEL_CONFLICTS``, included: the SQL accepts only sets no conflict refuses). So the
+fast path can change how fast a record is stored, never whether it is accepted or what is stored;
+``tests/register/ingest/test_bulk.py`` imports random and hostile files both ways and compares every stored
+column.
 
 What the SQL cannot see is settled before it runs, on the raw lines (Arrow's compute kernels,
 ``candidates``): the line is ASCII and holds no ``\\u``, ``\\b`` or ``\\f`` escape and no DEL (so every string
@@ -33,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hri_core.models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, TextLimits
-from hri_core.vocabulary import CATEGORIES, DIMENSION_BIT, LABEL_BIT, STAKES
+from hri_core.vocabulary import CATEGORIES, DIMENSION_BIT, LABEL_BIT, LABEL_CONFLICTS, STAKES
 from register.db.store import Cursor
 
 __all__ = ["BulkChunk", "stage_plain"]
@@ -146,6 +148,17 @@ def _tokens_ok(name: str, vocabulary: tuple[str, ...]) -> str:
             f"AND len(list_distinct({values})) = len({values}) AND list_aggregate({values}, 'count') = len({values}))")
 
 
+def _label_set_ok(name: str) -> str:
+    """SQL: the labels hold no combination ``hri_core.vocabulary.LABEL_CONFLICTS`` refuses (SUPPORTED beside another
+    label, PARTIAL beside UNSUPPORTED). A refused set is left to the per-record path, which names the rule."""
+    values = f"v.{name}"
+
+    def tokens(labels) -> str:
+        return "[" + ", ".join(f"'{label.value}'" for label in sorted(labels)) + "]"
+    return " AND ".join(f"NOT (list_has_any({values}, {tokens([c.label])}) AND list_has_any({values}, "
+                        f"{tokens(c.excludes)}))" for c in LABEL_CONFLICTS)
+
+
 def _keys_ok(allowed: tuple[str, ...]) -> str:
     """SQL: the object's keys (``keys``, duplicates kept as ``json_keys`` lists them) are among ``allowed``, none
     twice: the allowed keys present, counted once each, are all of them. (``list_has_all`` with ``list_distinct``
@@ -213,7 +226,7 @@ def _claims_sql(limits: TextLimits) -> str:
         _keys_ok(_CLAIM_KEYS),
         _text_ok("claim_id", limits.identifier), _text_ok("text", limits.claim_text),
         _text_ok("source_id", limits.identifier), _text_ok("span", limits.span),
-        _tokens_ok("labels", tuple(str(label) for label in LABEL_BIT)),
+        _tokens_ok("labels", tuple(str(label) for label in LABEL_BIT)), _label_set_ok("labels"),
         f"(l.dimensions IS NULL OR {_tokens_ok('dimensions', tuple(str(dim) for dim in DIMENSION_BIT))})",
         # absent: the default 1; null: pydantic refuses it (left to the per-record path)
         f"(CASE WHEN l.criticality IS NULL THEN NOT list_contains(keys, 'criticality') "

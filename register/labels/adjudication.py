@@ -9,7 +9,8 @@ one of the batch's annotators (four eyes):
   annotators who disagree: use another rule);
 * ``expert``: the adjudicator's own reading;
 * ``escalation`` (the documented rule, ``escalated_reading``): the most cautious reading: the union of
-  the annotators' labels (SUPPORTED dropped when any other label is there), the highest criticality
+  the annotators' labels (SUPPORTED dropped when any other label is there, PARTIAL when UNSUPPORTED is:
+  ``hri_core.vocabulary.cautious_label_set``), the highest criticality
   and its category, the profile's default dimensions; the claim is kept if any annotator kept it.
 
 When every unit of a response is agreed or adjudicated, ``apply_resolved`` stores the resolved claims as
@@ -33,7 +34,7 @@ import pandas as pd
 
 from hri_core import Response, parse_response
 from hri_core.models import NO_TEXT_LIMITS
-from hri_core.vocabulary import Label
+from hri_core.vocabulary import Label, cautious_label_set
 from register.access.permissions import Permission, authorize, require_other_person
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -90,9 +91,8 @@ def escalated_reading(rows: Sequence[dict]) -> dict:
     labelled = [r for r in rows if r["state"] == "labelled"]
     if not labelled:
         return {"keep": False}
-    labels = list(dict.fromkeys(label for r in labelled for label in r["labels"]))
-    if len(labels) > 1 and Label.SUPPORTED.value in labels:
-        labels.remove(Label.SUPPORTED.value)
+    # the union, made an allowed set the cautious way (SUPPORTED beside another label, PARTIAL beside UNSUPPORTED go)
+    labels = [label.value for label in cautious_label_set(label for r in labelled for label in r["labels"])]
     top = max(labelled, key=lambda r: (r["criticality"], r["category"] is not None))
     return {"keep": True, "labels": labels, "criticality": top["criticality"], "category": top["category"],
             "dimensions": None, "source_id": next((r["source_id"] for r in labelled if r["source_id"]), None),
@@ -215,7 +215,8 @@ def _resolved_claims(base: Response, units: list[dict]) -> tuple[list[dict], lis
         how = unit["provenance"]
         kept_feedback = original is not None and Label.VALIDATED_NEGATIVE_FEEDBACK in original.labels
         if kept_feedback and Label.VALIDATED_NEGATIVE_FEEDBACK.value not in labels:
-            labels.append(Label.VALIDATED_NEGATIVE_FEEDBACK.value)
+            # confirmed wrong by validated feedback: a SUPPORTED reading gives way (SUPPORTED stands alone)
+            labels = [label.value for label in cautious_label_set([*labels, Label.VALIDATED_NEGATIVE_FEEDBACK])]
         # what the reading leaves blank (no source, span, category or dimensions chosen) is not decided: the
         # claim keeps it from the revision before (applying agreed labels used to empty source and span)
         decided = {"labels": labels, "criticality": unit["criticality"],

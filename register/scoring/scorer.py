@@ -17,8 +17,9 @@ claims that can fire a floor (see ``score_select``).
 No response can stop the scoring of the others. The arithmetic cannot overflow (sums are HUGEINT or
 DOUBLE and stored as BIGINT: nothing is cast to 32 bits), and a response the scorer must not score
 fails closed instead of failing the statement: a claim stored outside the model's bounds (criticality
-outside 1..``MAX_CRITICALITY``, no known label, an unknown dimension -- a record stored before a bound
-existed, or edited by hand), or a result outside [0, 1], gives a score row whose ``scoring_failure``
+outside 1..``MAX_CRITICALITY``, no known label, an unknown dimension, labels that contradict each other
+(``hri_core.vocabulary.LABEL_CONFLICTS``) -- a record stored before a bound or rule existed, or edited by
+hand), or a result outside [0, 1], gives a score row whose ``scoring_failure``
 says why, with the worst-case numbers (every dimension 1, HRI 1, score 100, the top band) and the action
 ``review``. ``rescore`` reports those responses by id (``RescoreSummary.failed``).
 """
@@ -32,7 +33,7 @@ from typing import Any
 from hri_core import DIMENSIONS, LABELS, Label, ScoringProfile
 from hri_core.models import MAX_CRITICALITY, ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS, SCORE_DECIMALS
-from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
+from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT, LABEL_CONFLICTS
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -55,6 +56,11 @@ _BAD_SHAPE = {
     2: "claims: a claim has no label this version knows; re-import the response",
     4: "claims: a claim names a dimension this version does not know; re-import the response",
 }
+# ... and one bit per refused label combination (``hri_core.vocabulary.LABEL_CONFLICTS``): every entry refuses it
+# now, a claim stored before the rule is not scored as if its labels made sense
+_CONFLICT_BITS = {8 << i: conflict for i, conflict in enumerate(LABEL_CONFLICTS)}
+_BAD_SHAPE.update({bit: f"claims: a claim carries labels that contradict each other ({conflict.reason}), stored "
+                        "before this rule; label the claim again" for bit, conflict in _CONFLICT_BITS.items()})
 _OUT_OF_RANGE = "the computed score is outside 0 to 1 (report this)"
 
 
@@ -63,7 +69,9 @@ def _bad_shape(p: Params) -> str:
     all_labels, all_dims = (1 << len(LABELS)) - 1, (1 << len(DIMENSIONS)) - 1
     return (f"(CASE WHEN criticality BETWEEN 1 AND {p(MAX_CRITICALITY)} THEN 0 ELSE 1 END"
             f" | CASE WHEN label_mask BETWEEN 1 AND {all_labels} THEN 0 ELSE 2 END"
-            f" | CASE WHEN dim_mask IS NULL OR dim_mask BETWEEN 1 AND {all_dims} THEN 0 ELSE 4 END)")
+            f" | CASE WHEN dim_mask IS NULL OR dim_mask BETWEEN 1 AND {all_dims} THEN 0 ELSE 4 END"
+            + "".join(f" | CASE WHEN (label_mask & {c.mask}) <> 0 AND (label_mask & {c.excludes_mask}) <> 0 "
+                      f"THEN {bit} ELSE 0 END" for bit, c in _CONFLICT_BITS.items()) + ")")
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,7 @@ GENERATED: dict[str, tuple[Callable[[Path], None], Outcome]] = {
         "labels": pa.array([[["SUPPORTED"]], [["PARTIAL", "x"]]], pa.list_(pa.list_(pa.string())))})),
         Outcome(2, 2, klass="Parquet types")),
     "pq_list_labels.parquet": (_parquet("pq_list_labels.parquet", pa.table({
-        "response_id": ["ll-1", "ll-2"], "labels": pa.array([["SUPPORTED", "PARTIAL"], []], pa.list_(pa.string())),
+        "response_id": ["ll-1", "ll-2"], "labels": pa.array([["PARTIAL", "OUTDATED"], []], pa.list_(pa.string())),
         "dimensions": pa.array([["F"], None], pa.list_(pa.string()))})), Outcome(2, 1, klass="Parquet types")),
     "pq_dictionary_encoded.parquet": (_parquet("pq_dictionary_encoded.parquet", pa.table({
         "response_id": pa.array(["de-1", "de-2", "de-3"]).dictionary_encode(),

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import strategies as hs
 
 from hri_core import DIMENSIONS, LABELS, Band, FloorRule, ScoringProfile
+from hri_core.vocabulary import cautious_label_set
 
 AS_OF = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 FEEDBACK_WINDOW = timedelta(days=120)
@@ -39,12 +40,20 @@ def feedback_times(draw) -> str:
     return iso(AS_OF + timedelta(seconds=draw(hs.integers(-seconds, seconds))))
 
 
+def allowed_label_lists():
+    """1-3 distinct labels that one claim may carry together (``hri_core.vocabulary.LABEL_CONFLICTS``): drawn
+    freely, then the label a conflict yields is dropped (SUPPORTED beside another label, PARTIAL beside
+    UNSUPPORTED)."""
+    return hs.lists(hs.sampled_from(LABEL_VALUES), min_size=1, max_size=3, unique=True).map(
+        lambda labels: [label.value for label in cautious_label_set(labels)])
+
+
 @hs.composite
 def claim_bodies(draw, labels=None) -> dict:
-    """One claim without its id: 1-3 distinct labels, optional dimensions, criticality 1-5, optional feedback."""
+    """One claim without its id: 1-3 distinct labels allowed together, optional dimensions, criticality 1-5,
+    optional feedback."""
     claim: dict = {
-        "labels": list(draw(labels if labels is not None
-                            else hs.lists(hs.sampled_from(LABEL_VALUES), min_size=1, max_size=3, unique=True))),
+        "labels": list(draw(labels if labels is not None else allowed_label_lists())),
         "criticality": draw(hs.integers(1, 5)),
     }
     if draw(hs.booleans()):

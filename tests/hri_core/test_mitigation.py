@@ -187,8 +187,8 @@ def test_each_label_reads_as_a_claim_verdict(label, verdict, step, failure):
 
 def test_a_claim_with_several_labels_takes_the_worst_verdict_and_every_failure():
     (reading,) = read_claims(parse_response({"response_id": "r", "claims": [
-        {"labels": ["PARTIAL", "OUTDATED", "UNSUPPORTED", "ACCESS_GAP"]}]}), default_mitigation_policy())
-    assert (reading.verdict, reading.step) == ("UNLINKED", "Link")
+        {"labels": ["PARTIAL", "OUTDATED", "CONTRADICTED", "ACCESS_GAP"]}]}), default_mitigation_policy())
+    assert (reading.verdict, reading.step) == ("CONTRADICTED", "Inference")
     assert [f.failure for f in reading.authority_failures] == ["stale", "not allowed"]
 
 

@@ -36,9 +36,9 @@ def nonzero(result) -> dict[str, float]:
     [
         # PARTIAL defaults to U with 0.5
         ({"labels": ["PARTIAL"]}, {"U": 0.5}),
-        # two labels on U: the larger counts, never the sum (0.75 + 0.5 would be 1.25)
-        ({"labels": ["UNSUPPORTED", "PARTIAL"]}, {"U": 0.75}),
-        ({"labels": ["PARTIAL", "UNSUPPORTED"]}, {"U": 0.75}),
+        # two labels on U: the larger counts, never the sum (0.75 + 0.6 would be 1.35)
+        ({"labels": ["UNSUPPORTED", "ACCESS_GAP"], "dimensions": ["U"]}, {"U": 0.75}),
+        ({"labels": ["ACCESS_GAP", "UNSUPPORTED"], "dimensions": ["U"]}, {"U": 0.75}),
         # a label repeated on one claim counts once
         ({"labels": ["OUTDATED", "OUTDATED"]}, {"O": 0.75}),
         # labels on different default dimensions each hit their own
@@ -49,11 +49,10 @@ def nonzero(result) -> dict[str, float]:
         ({"labels": ["CONTRADICTED"]}, {"F": 1.0}),
         # explicit dimensions shared by two labels: still the max on each, not the sum
         ({"labels": ["UNSUPPORTED", "CONTRADICTED"], "dimensions": ["F", "U"]}, {"F": 1.0, "U": 1.0}),
-        ({"labels": ["UNSUPPORTED", "PARTIAL"], "dimensions": ["C"]}, {"C": 0.75}),
-        # SUPPORTED adds nothing, even with explicit dimensions or next to another label
+        ({"labels": ["UNSUPPORTED", "ACCESS_GAP"], "dimensions": ["C"]}, {"C": 0.75}),
+        # SUPPORTED adds nothing, even with explicit dimensions (it stands alone: tests/hri_core/test_label_sets.py)
         ({"labels": ["SUPPORTED"]}, {}),
         ({"labels": ["SUPPORTED"], "dimensions": ["F"]}, {}),
-        ({"labels": ["SUPPORTED", "OUT_OF_SCOPE"]}, {"S": 0.75}),
         # labels are read case-insensitively
         ({"labels": ["access_gap "]}, {"P": 0.6}),
     ],

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from hri_core.vocabulary import LABEL_CONFLICTS
 from register import Store
 from register.access.identity import list_users
 from register.access.permissions import Permission, allowed
@@ -17,6 +18,9 @@ from ui.framework import data
 
 # the pickers' choice for a claim without a category (stored as NULL)
 NO_CATEGORY = "(no category)"
+# the label pickers' help: how to pick by keyboard, and the combinations the register refuses (the vocabulary's)
+LABEL_SET_HELP = ("Type a label and press Enter to pick it alone. Refused together: "
+                  + "; ".join(conflict.reason for conflict in LABEL_CONFLICTS) + ".")
 
 # --- the rubric ---------------------------------------------------------------------------------------------
 

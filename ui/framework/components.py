@@ -1,5 +1,5 @@
-"""Small display components shared by the pages: empty states, emptying a form after it was saved, and
-messages and toasts kept across the rerun that follows a save.
+"""Small display components shared by the pages: empty states, emptying a form after it was saved,
+messages and toasts kept across the rerun that follows a save, and the label picker.
 
 Errors are shown by ``ui.framework.errors``, escaping is ``ui.framework.text``, the logged-in user and its
 permissions are ``ui.framework.auth``.
@@ -7,6 +7,7 @@ permissions are ``ui.framework.auth``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NoReturn
 
 import streamlit as st
@@ -81,3 +82,22 @@ def show_kept_toasts() -> None:
     """Show, once, the toasts ``toast_then_rerun`` kept, in the order they were kept."""
     for text, icon in st.session_state.pop("_kept_toasts", []):
         st.toast(text, icon=icon)
+
+
+def label_picker(label: str, options: Sequence[str], *, key: str, default: Sequence[str] | None = None,
+                 help: str | None = None) -> list[str]:
+    """A multiselect that selects exactly what the person chose: every label picker of the console.
+
+    Streamlit's multiselect filters fuzzily and offers "Select N matches" first while the typed text matches
+    several options, so typing SUPPORTED and pressing Enter selected SUPPORTED and UNSUPPORTED (issue 33).
+    Here options match by prefix (SUPPORTED is no prefix of UNSUPPORTED) and there is no bulk action, so
+    Enter selects the first match alone: a label typed in full is that label. Options must not be prefixes
+    of one another, or a label typed in full would not be the first match of its own text.
+    """
+    texts = [str(option).casefold() for option in options]
+    clashes = [(a, b) for a in texts for b in texts if a != b and b.startswith(a)]
+    if clashes:
+        raise ValueError(f"label_picker: option {clashes[0][0]!r} is a prefix of {clashes[0][1]!r}")
+    chosen = st.multiselect(label, list(options), default=list(default or []), key=key, help=help,
+                            filter_mode="prefix", select_all=False)
+    return [str(option) for option in chosen]

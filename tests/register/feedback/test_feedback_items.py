@@ -71,7 +71,8 @@ def test_reported_validated_by_a_second_person_resolved_and_the_score_follows_ov
     revision = fb.validate_feedback(store, RITA, fid, "source_check", severity=0.6, note="clause 12 says so")
     assert revision == 2
     claim = _current_claim(store, "c2")
-    assert claim == {"revision": 2, "labels": ["SUPPORTED", "VALIDATED_NEGATIVE_FEEDBACK"], "feedback_at": VALIDATED,
+    # confirmed wrong: SUPPORTED gives way (SUPPORTED stands alone: hri_core.vocabulary.LABEL_CONFLICTS)
+    assert claim == {"revision": 2, "labels": ["VALIDATED_NEGATIVE_FEEDBACK"], "feedback_at": VALIDATED,
                      "feedback_count": 1, "feedback_resolved": False}
     item = fb.feedback_item(store, fid)
     assert (item["state"], item["validated_by"], item["validated_at"], item["validation_method"],
@@ -91,7 +92,7 @@ def test_reported_validated_by_a_second_person_resolved_and_the_score_follows_ov
 
     clock.now = RESOLVED
     assert fb.resolve_feedback(store, ROB, fid, "clause 12 added to the retrieval index") == 3
-    assert _current_claim(store, "c2") == {"revision": 3, "labels": ["SUPPORTED", "VALIDATED_NEGATIVE_FEEDBACK"],
+    assert _current_claim(store, "c2") == {"revision": 3, "labels": ["VALIDATED_NEGATIVE_FEEDBACK"],
                                            "feedback_at": VALIDATED, "feedback_count": 1, "feedback_resolved": True}
     resolved = _score_at(store, VALIDATED + timedelta(days=half_life))
     # resolved once: the floor no longer fires; the decayed H stays as its weighted part of HRI_add (0.10 * 0.25)

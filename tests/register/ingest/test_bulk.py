@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from hri_core.vocabulary import LABELS as LABEL_ORDER
+from hri_core.vocabulary import cautious_label_set, label_set_problem
 from register import SYSTEM, Store
 from register.ingest import batches, bulk
 from register.ingest.importer import import_path
@@ -41,7 +43,8 @@ ODD_TIMES = ["2026-06-01 09:30:00", "2026-06-01", "2026-02-30T00:00:00Z", "2026-
 
 
 def plain_claim(rng: random.Random, rid: str, index: int) -> dict:
-    claim: dict = {"labels": rng.sample(LABELS, rng.choice([1, 1, 2]))}
+    # labels one claim may carry together (a refused set is a near-miss: ``_edit``)
+    claim: dict = {"labels": [label.value for label in cautious_label_set(rng.sample(LABELS, rng.choice([1, 1, 2])))]}
     if rng.random() < 0.8:
         claim["claim_id"] = f"{rid}-{index + 1}"
     for key, values in (("text", ["The probation period is 6 months.", "Say \"yes\"\\no\n\ttab/slash", ""]),
@@ -82,7 +85,7 @@ def _some_claim(record: dict, rng: random.Random) -> dict:
 # near-misses: each changes one thing a plain record could hold (a dict edit, or an edit of the line's text)
 def _edit(rng: random.Random, record: dict) -> str | None:
     claim = _some_claim(record, rng)
-    kind = rng.randrange(34)
+    kind = rng.randrange(35)
     if kind == 0:
         claim["labels"] = [claim["labels"][0].lower()]
     elif kind == 1:
@@ -139,6 +142,9 @@ def _edit(rng: random.Random, record: dict) -> str | None:
         record["query_ambiguous"] = rng.choice(["false", 0])
     elif kind == 26:
         claim["entailment"] = {"target": "Entailment"}
+    elif kind == 34:  # labels that contradict each other, in the canonical spelling
+        claim["labels"] = rng.choice([["SUPPORTED", "UNSUPPORTED"], ["PARTIAL", "UNSUPPORTED"],
+                                      ["OUTDATED", "SUPPORTED", "ACCESS_GAP"]])
     # edits of the text itself
     line = json.dumps(record)
     if kind == 27:
@@ -267,3 +273,23 @@ def test_candidates_leave_out_what_only_python_reads_exactly():
     lines = ['{"a": "x\\ty"}', '{"a": "x\\by"}', '{"a": [1, ]}', '{"a": "\x7f"}', '{"a": "é"}', '{"a": "\\u0041"}',
              '{"a": 1 }', '{"a": {"b": 1 ,}}']
     assert bulk.candidates(lines) == [0, 6]
+
+
+def test_every_label_pair_is_refused_or_stored_alike_with_and_without_the_bulk_check(tmp_path, monkeypatch):
+    """The bulk check never accepts a label set the record model refuses (issue 33: SUPPORTED + UNSUPPORTED was
+    stored by the fast path); each refused record is quarantined with its claim, field and rule named."""
+    pairs = [[first.value, second.value] for first in LABEL_ORDER for second in LABEL_ORDER if first != second]
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps({"response_id": f"p-{i}", "claims": [{"labels": ["SUPPORTED"]},
+                                                                              {"labels": labels}]}) + "\n"
+                              for i, labels in enumerate(pairs)), encoding="utf-8")
+    with_bulk, per_record, taken = import_both(tmp_path, monkeypatch, [source])
+    assert with_bulk == per_record
+    refused = {i for i, labels in enumerate(pairs) if label_set_problem(labels) is not None}
+    assert len(refused) == 2 * (7 + 1)  # SUPPORTED with each of the 7 others, PARTIAL with UNSUPPORTED: both orders
+    assert taken == len(pairs) - len(refused)
+    reasons = {rid: json.loads(why) for _, _, rid, _, why, _ in with_bulk["quarantine"]}
+    assert set(reasons) == {f"p-{i}" for i in refused}
+    first = pairs.index(["SUPPORTED", "UNSUPPORTED"])
+    assert reasons[f"p-{first}"] == [{"field": "claims[1].labels",
+                                      "message": "SUPPORTED stands alone; got SUPPORTED, UNSUPPORTED"}]

@@ -105,12 +105,12 @@ def test_a_database_from_before_the_counts_is_counted_by_the_migration(tmp_path,
     monkeypatch.setattr(claim_counts, "move", lambda *args, **kwargs: None)  # the importer before the counts
     older = Store(tmp_path / "older.duckdb")
     ensure_default_profile(older, SYSTEM)
-    _import(older, tmp_path, "old", _records("o", "src-1", ["SUPPORTED", "PARTIAL"]))
+    _import(older, tmp_path, "old", _records("o", "src-1", ["PARTIAL", "OUTDATED"]))
     assert older.scalar("SELECT count(*) FROM information_schema.tables WHERE table_name = 'claim_source_counts'") == 0
     older.close()
     monkeypatch.undo()
     upgraded = Store(tmp_path / "older.duckdb")
-    assert _counts(upgraded) == {(1 | 2, "src-1", "legal"): 3, (1, "src-2", None): 3}
+    assert _counts(upgraded) == {(2 | 16, "src-1", "legal"): 3, (1, "src-2", None): 3}
     assert claim_counts.check(upgraded) == []
     upgraded.close()
 

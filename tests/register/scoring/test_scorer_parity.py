@@ -103,7 +103,7 @@ def test_parity_on_hand_picked_edge_cases():
              "feedback_resolved": True, "feedback_count": 1},
             {"claim_id": "o2", "labels": ["SUPPORTED"], "dimensions": ["F", "C"], "criticality": 4}]},
         {"response_id": "multi-label", "claims": [
-            {"claim_id": "m1", "labels": ["CONTRADICTED", "UNSUPPORTED", "PARTIAL"], "dimensions": ["F", "U"],
+            {"claim_id": "m1", "labels": ["CONTRADICTED", "UNSUPPORTED", "ACCESS_GAP"], "dimensions": ["F", "U"],
              "criticality": 2},
             {"claim_id": "m2", "labels": ["OUTDATED", "OUT_OF_SCOPE"], "criticality": 5}]},
         {"response_id": "floor-tie", "claims": [
