@@ -38,6 +38,7 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring.decision import DECISION_COLUMNS, authority_found, decision_parts, decision_values
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -528,8 +529,14 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             else:
                 tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                            "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
-            # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
-            # joined in as the rows are written (deciding afterwards rewrote every new row: docs/performance.md)
+            # the fired floors first: the decision reads those with a minimum action
+            p = Params()
+            floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
+            tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
+                       f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
+            # CLAIM's Authority checks and Mitigation step (under the active mitigation policy, reading the checks),
+            # decided for the same revisions first and joined in as the rows are written with their decision
+            # (deciding afterwards rewrote every new row: docs/performance.md)
             scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
                                        else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
             policy = active_policy(tx)
@@ -540,19 +547,21 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                        "scoring_failure, action_floor_claim_id, action_floor_rule_id")
             mitigation = ", ".join(MITIGATION_VALUES)
             decision = ", ".join(MITIGATION_VALUES.values())
-            with decided(tx, policy, scope_sql, scope_params):
+            answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason")
+            with (authority_found(tx, as_of, scope_sql, scope_params) as authority,
+                  decided(tx, policy, scope_sql, scope_params, authority=authority),
+                  decision_parts(tx, profile, policy, run_id, authority)):
                 count = tx.execute(
                     f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
-                    f"{columns}, {mitigation}, mitigation_policy_version) "
+                    f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}) "
                     f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
                     f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
-                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
+                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
+                    f"{', '.join(answer[c] for c in DECISION_COLUMNS)} "
                     f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values) or 0
-        p = Params()
-        floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
-        tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
-                   f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
+                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision "
+                    "LEFT JOIN _decision_floors df ON df.response_key = n.response_key "
+                    "LEFT JOIN _decision_authority da ON da.response_key = n.response_key", p.values) or 0
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

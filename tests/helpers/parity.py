@@ -118,3 +118,47 @@ def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime) 
         expected = score_response(parse_response(record), profile, as_of)
         assert_matches(rows[rid], expected)
         assert floors.get(rid, []) == expected_floors(expected), rid
+
+
+def add_register(store: Store, register: dict) -> None:
+    """Record a ``strategies.source_registers`` register: its sources and its use cases' requesters."""
+    from register import SYSTEM
+    from register.governance.registers import add_row
+    from register.scoring.authority_rules import save_use_cases
+
+    for row in register["sources"]:
+        add_row(store, SYSTEM, "sources", row)
+    save_use_cases(store, SYSTEM, register["use_cases"], "parity")
+
+
+def register_sources(store: Store) -> dict:
+    """The source register as ``hri_core.authority.SourceRecord`` by id (deleted rows left out: unknown)."""
+    from hri_core.authority import SourceRecord
+    from register.governance.registers import list_sources
+
+    def na(value) -> bool:
+        return value is None or (not hasattr(value, "__len__") and pd_isna(value))
+
+    out = {}
+    for r in list_sources(store).to_dict("records"):
+        out[r["source_id"]] = SourceRecord.model_validate(
+            {**r, "restricted_to": None if na(r["restricted_to"]) else list(r["restricted_to"]),
+             "authority_tier": None if na(r["authority_tier"]) else int(r["authority_tier"]),
+             "valid_until": None if na(r["valid_until"]) else r["valid_until"],
+             "superseded_by": None if na(r["superseded_by"]) else r["superseded_by"]})
+    return out
+
+
+def pure_authority(store: Store, response, as_of: datetime) -> tuple:
+    """``hri_core.authority.check_response`` of ``response`` against the store's register, rules and requesters."""
+    from hri_core.authority import check_response
+    from register.scoring.authority_rules import authority_rules, requester_roles
+
+    return check_response(response, register_sources(store), as_of=as_of,
+                          requester_roles=requester_roles(store).get(response.use_case or ""),
+                          rules=authority_rules(store))
+
+
+def pd_isna(value) -> bool:
+    import pandas as pd
+    return bool(pd.isna(value))
