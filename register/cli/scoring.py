@@ -1,5 +1,6 @@
-"""``rescore``, ``keep-view``, ``export``, ``queue`` and the Spark exchange (``export-parquet``, ``import-scores``): scoring the
-current responses under the active profile, here or on a Spark cluster, and writing the current scores out."""
+"""``rescore``, ``keep-view``, ``export``, ``queue`` and the Spark exchange (``export-parquet``, ``import-scores``):
+scoring the current responses under the active profile, here or on a Spark cluster, writing the current scores out
+and listing the review queue."""
 
 from __future__ import annotations
 
