@@ -14,7 +14,8 @@ equal, sentence for sentence):
   the decision the failed (``False``) checks;
 * ``decision_parts``: per revision, the fired floors with a minimum action (from the run's ``score_floors``) and the
   failed Authority checks, each as its severity and its sentence, in order;
-* ``decision_values``: the two stored columns as SQL over a score row, its Mitigation decision and those parts.
+* ``decision_values``: the two stored columns as SQL over a score row, its Mitigation decision and those parts;
+* ``apply_decision``: the same on the stored rows of a run written elsewhere (a Spark job's, imported).
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from register.db.store import Transaction
 from register.scoring.authority import claim_checks_select
 from register.scoring.authority_rules import authority_rules, requester_roles
 
-__all__ = ["AUTHORITY_TABLE", "DECISION_COLUMNS", "authority_found", "decision_parts", "decision_values"]
+__all__ = ["AUTHORITY_TABLE", "DECISION_COLUMNS", "apply_decision", "authority_found", "decision_parts",
+           "decision_values"]
 
 DECISION_COLUMNS = ("decision", "decision_reasons")
 AUTHORITY_TABLE = "_authority_found"  # while ``authority_found`` is open
@@ -151,3 +153,24 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
                f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN ['scoring failed (' || {s}.scoring_failure || '): ' "
                f"|| {failed}] ELSE []::VARCHAR[] END)")
     return {"decision": f"{actions}[{sev} + 1]", "decision_reasons": reasons}
+
+
+def apply_decision(tx: Transaction, run_id: int, profile: ScoringProfile, policy: MitigationPolicy,
+                   authority: str) -> None:
+    """Decide every score row of ``run_id`` and store the decision on it, from the row's stored band, failure and
+    mitigation, the run's ``score_floors`` and ``authority`` (``authority_found``'s table, the one its mitigation
+    read). A score run of the register decides as it writes; this is for rows written elsewhere: a Spark job's."""
+    p = Params()
+    values = decision_values(p, profile, score="s", action="s.mitigation_action", reason="s.mitigation_reason")
+    with decision_parts(tx, profile, policy, run_id, authority):
+        tx.execute(f"""CREATE OR REPLACE TEMP TABLE _decided_rows AS
+            SELECT s.response_key, {values['decision']} AS decision, {values['decision_reasons']} AS decision_reasons
+            FROM scores s LEFT JOIN {_FLOORS} df ON df.response_key = s.response_key
+                 LEFT JOIN {_AUTHORITY} da ON da.response_key = s.response_key
+            WHERE s.run_id = {p(int(run_id))}""", p.values)
+    try:
+        tx.execute("UPDATE scores SET decision = u.decision, decision_reasons = u.decision_reasons "
+                   "FROM _decided_rows u WHERE scores.run_id = $run AND scores.response_key = u.response_key",
+                   {"run": int(run_id)})
+    finally:
+        tx.execute("DROP TABLE IF EXISTS _decided_rows")
