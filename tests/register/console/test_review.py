@@ -236,7 +236,7 @@ def test_a_revision_replaced_before_the_decision_is_stale(loaded, tmp_path):
 
 def test_a_decided_low_risk_response_never_enters_the_queue(loaded):
     store, rows = loaded
-    low = next(r for r in rows if r.band == "Low" and not r.no_claims)
+    low = next(r for r in rows if r.decision in ("release", "caution") and r.action == "release")
     size = queue_stats(store)["size"]
     record_decision(store, REVIEWER, low.response_id, 1, "release", "spot check")
     assert queue_stats(store)["size"] == size
@@ -268,10 +268,11 @@ def test_no_claims_is_queued_whatever_action_the_profile_gives_it(loaded):
     activate(store, SYSTEM, version, "test: no-claims answers get caution")
     rescore(store, SYSTEM, get_profile(store, version))
     frame = review_queue(store, Filters(), limit=1000)[0].set_index("response_id")
+    # the band's action is the profile's caution; the mitigation (no claims: nothing was checked) asks for a person
     assert frame.loc["hc-noclaims", "action"] == "caution"
-    assert frame.loc["hc-noclaims", "why"] == "no claims"
-    caution = frame[frame["action"] == "caution"]
-    assert caution["no_claims"].all() and set(caution["why"]) == {"no claims"}
+    assert frame.loc["hc-noclaims", "decision"] == "review"
+    assert frame.loc["hc-noclaims", "why"].startswith("decision review: band ")
+    assert list(frame.loc["hc-noclaims", "decision_reasons"])[0].endswith(": caution")
 
 
 def test_a_decision_is_found_in_the_audit_trail_by_its_response_id(loaded):
