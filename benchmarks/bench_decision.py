@@ -57,16 +57,17 @@ def _load_before(commit: str):
                 ("from register.scoring.mitigation import", "from before_mitigation import"))
 
 
-def _register_sources(store: Store) -> dict[str, int]:
+def _register_sources(store: Store, all_current: bool = False) -> dict[str, int]:
     """Record the cited sources: 1 in 10 left out, the rest current and strong but for every 7th superseded, 11th
-    expired, 13th restricted to reviewers, 17th of tier 5. Returns how many of each."""
+    expired, 13th restricted to reviewers, 17th of tier 5 (``all_current``: every one recorded, current and strong).
+    Returns how many of each."""
     from register.governance.registers import RowChanges, save_sources
 
     cited = [s for (s,) in store.query("SELECT DISTINCT source_id FROM claim_source_counts ORDER BY 1")]
     counts = {"cited": len(cited), "unknown": 0, "superseded": 0, "expired": 0, "restricted": 0, "tier 5": 0}
     rows = []
     for n, source in enumerate(cited):
-        if n % 10 == 9:
+        if n % 10 == 9 and not all_current:
             counts["unknown"] += 1
             continue
         values = {"source_id": source, "title": source, "source_type": "official framework", "authority_tier": 1,
@@ -75,7 +76,7 @@ def _register_sources(store: Store) -> dict[str, int]:
                                    (11, "expired", {"valid_until": "2026-08-31"}),
                                    (13, "restricted", {"restricted_to": "reviewer"}),
                                    (17, "tier 5", {"authority_tier": 5})):
-            if n % every == every - 1:
+            if n % every == every - 1 and not all_current:
                 values.update(change)
                 counts[key] += 1
         rows.append({"values": values, "row": len(rows) + 1})
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before-commit", default="9f83560")
+    parser.add_argument("--all-current", action="store_true", help="a register of current strong sources only")
     args = parser.parse_args()
     before = _load_before(args.before_commit)
     with tempfile.TemporaryDirectory() as folder:
@@ -100,7 +102,7 @@ def main() -> None:
         store = Store(Path(folder) / "bench.duckdb")
         ensure_default_profile(store, SYSTEM)
         import_path(store, SYSTEM, source, score=False)
-        registered = _register_sources(store)
+        registered = _register_sources(store, args.all_current)
         profile = active_profile(store)
         claims = store.scalar("SELECT count(*) FROM claims WHERE is_current")
         print(f"{args.responses:,} responses, {claims:,} claims; sources: {registered}")
