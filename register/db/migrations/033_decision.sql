@@ -37,6 +37,7 @@ ALTER TABLE current_scores ADD COLUMN decision VARCHAR;
 ALTER TABLE current_scores ADD COLUMN decision_reasons VARCHAR[];
 
 UPDATE current_scores SET decision = s.decision, decision_reasons = s.decision_reasons
-FROM scores s WHERE s.run_id = current_scores.run_id AND s.response_key = current_scores.response_key;
+FROM scores s WHERE s.run_id = current_scores.run_id AND s.response_id = current_scores.response_id
+                   AND s.revision = current_scores.revision;
 
 DELETE FROM kept_version_views;
