@@ -27,11 +27,15 @@ from typing import cast
 
 from pydantic import BaseModel, ConfigDict
 
+from .authority import AuthorityResult
+from .mitigation import MitigationDecision
+from .models import Response
 from .profile import ACTIONS, Action, stricter_action
+from .scoring import ScoreResult
 
-__all__ = ["DECISIONS", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY", "AuthorityFinding", "Decision",
-           "authority_minimum", "authority_reason", "band_reason", "decide_answer", "failure_reason",
-           "floor_reason", "mitigation_reason"]
+__all__ = ["CHECK_PROBLEMS", "DECISIONS", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY", "AuthorityFinding",
+           "Decision", "authority_findings", "authority_minimum", "authority_reason", "band_reason", "decide_answer",
+           "decide_scored", "failure_reason", "floor_reason", "mitigation_reason"]
 
 DECISIONS: tuple[str, ...] = ACTIONS  # release < caution < review < block
 # Mitigation action -> the least severe decision it allows (seed 004: escalate and abstain hand the answer to a
@@ -40,6 +44,9 @@ MITIGATION_MINIMUM: dict[str, Action] = {"answer": "release", "revise": "caution
                                          "abstain": "review", "escalate": "review"}
 # a failed Authority check on a claim of at least this criticality (or a core claim) needs a person
 SERIOUS_CRITICALITY = 2
+# the checks a finding can fail, in the order they are read, and the register's word for each failure
+CHECK_PROBLEMS: tuple[tuple[str, str], ...] = (("allowed", "forbidden source"), ("current", "stale source"),
+                                               ("authoritative", "insufficient authority"))
 FAILED_SCORING_DECISION: Action = "review"  # a response the scorer could not score goes to a person
 
 
@@ -125,3 +132,31 @@ def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, st
         decision = stricter_action(decision, FAILED_SCORING_DECISION)
         reasons.append(failure_reason(scoring_failure))
     return Decision(decision=cast(Action, decision), reasons=tuple(reasons))  # every input is one of ACTIONS
+
+
+def authority_findings(response: Response, results: Sequence[AuthorityResult], *,
+                       unmarked_claims_core: bool) -> tuple[AuthorityFinding, ...]:
+    """The failed (``False``, not undecided) checks of ``results`` (``hri_core.authority.check_response``'s, in
+    claim order), each check in ``CHECK_PROBLEMS`` order. A claim without ``is_core`` counts as the mitigation
+    policy's ``unmarked_claims_core`` says."""
+    claims = {claim.claim_id: claim for claim in response.claims}
+    out = []
+    for result in results:
+        claim = claims[result.claim_id]
+        core = unmarked_claims_core if claim.is_core is None else claim.is_core
+        for check, problem in CHECK_PROBLEMS:
+            if getattr(result, check).passed is False:
+                out.append(AuthorityFinding(claim_id=result.claim_id, source_id=result.source_id, check=check,
+                                            problem=problem, is_core=core, criticality=claim.criticality))
+    return tuple(out)
+
+
+def decide_scored(score: ScoreResult, *, authority: Sequence[AuthorityFinding] = (),
+                  mitigation: MitigationDecision | None = None) -> Decision:
+    """``decide_answer`` of a ``hri_core.score_response`` result, its Authority findings and its Mitigation
+    decision (``hri_core.mitigation.decide`` with the same Authority results)."""
+    return decide_answer(
+        # an answer without claims gets the profile's no-claims action in place of its band's
+        band=score.band, band_action=score.action if score.no_claims else (score.band_action or score.action),
+        floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action) for f in score.floors],
+        authority=authority, mitigation=None if mitigation is None else (mitigation.action, mitigation.reason))

@@ -39,6 +39,10 @@
                                        fails (findings with their proposed labels), 0 when none
     settings [NAME...]                 every HRI_* setting in force with its meaning, or just the named
                                        values, one per line (opens no database)
+    queue [--json]                     the review queue: current answers decided review or block that no
+                                       reviewer decided, oldest first, with the decision's reasons; --json: a
+                                       JSON list (response_id, revision, use_case, decision, decision_reasons,
+                                       score, band, action, age_days); empty: []
     export-parquet DIR                 current responses and claims as Parquet (DIR/responses/, DIR/claims/)
                                        and the active profile (DIR/profile.json), for the Spark scoring job
     import-scores DIR                  the Spark job's scores (DIR/scores/, DIR/score_floors/) as a score run

@@ -1,5 +1,6 @@
-"""``rescore``, ``keep-view``, ``export`` and the Spark exchange (``export-parquet``, ``import-scores``): scoring the
-current responses under the active profile, here or on a Spark cluster, and writing the current scores out."""
+"""``rescore``, ``keep-view``, ``export``, ``queue`` and the Spark exchange (``export-parquet``, ``import-scores``):
+scoring the current responses under the active profile, here or on a Spark cluster, writing the current scores out
+and listing the review queue."""
 
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ def add_export(sub) -> None:
     exp.add_argument("--format", choices=("csv", "parquet", "jsonl"), help="default: from the file extension")
     exp.add_argument("--batch", type=int, help="only responses of this import batch")
     exp.set_defaults(func=cmd_export)
+
+    que = sub.add_parser("queue", help="the review queue: current answers decided review or block, not yet decided "
+                                      "by a reviewer, oldest first")
+    que.add_argument("--json", action="store_true", help="a JSON list of objects (an empty queue: [])")
+    que.set_defaults(func=cmd_queue)
 
 
 def _parse_time(text: str) -> datetime:
@@ -76,6 +82,53 @@ def cmd_export(store: Store, args) -> int:
     count = export_scores(store, args.file, fmt=args.format, batch_id=args.batch)
     print(f"wrote {count:,} score row(s) to {args.file}")
     return EXIT_OK
+
+
+QUEUE_FIELDS = ("response_id", "revision", "use_case", "decision", "decision_reasons", "score", "band", "action",
+                "age_days")
+QUEUE_PAGE = 10_000  # answers read at once
+
+
+def cmd_queue(store: Store, args) -> int:
+    """Print the review queue (``register.console.review.review_queue``, unfiltered): as JSON with ``--json``,
+    else one readable line per answer and its reasons beneath."""
+    import json
+
+    from register.console.queries.filters import Filters
+    from register.console.review import review_queue
+
+    rows: list[dict] = []
+    while True:
+        frame, size = review_queue(store, Filters(), limit=QUEUE_PAGE, offset=len(rows))
+        rows += [{name: _plain(row[name]) for name in QUEUE_FIELDS} for row in frame.to_dict("records")]
+        if len(frame) < QUEUE_PAGE or len(rows) >= size:
+            break
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not rows:
+        print("the review queue is empty")
+        return EXIT_OK
+    print(f"{len(rows):,} answer(s) in the review queue, oldest first")
+    for row in rows:
+        print(f"{row['response_id']} r{row['revision']}  {row['decision']:<7}  score {row['score']:.1f} "
+              f"({row['band']})  {row['use_case'] or '-'}  {row['age_days']:.1f} days")
+        for reason in row["decision_reasons"]:
+            print(f"    - {reason}")
+    return EXIT_OK
+
+
+def _plain(value):
+    """A frame cell as JSON: a list of reasons as a list, NaN / NA as None, numpy numbers as Python's."""
+    import pandas as pd
+
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if not isinstance(value, list) and pd.isna(value):
+        return None
+    if value is None or isinstance(value, (list, str, int, float, bool)):
+        return value
+    return str(value)
 
 
 # --- scoring on Spark (register/spark/score_job.py; docs/spark.md) ------------------------------------

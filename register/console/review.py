@@ -1,9 +1,9 @@
 """The review queue and reviewers' decisions.
 
 Called by the review-queue and response-detail pages (through ``ui`` helpers) and by scripts. A
-response is queued when its selected score's action asks for a person (``queries.queue.QUEUE_ACTIONS``:
-review or block), it has no claims, or the Authority checks propose a label for one of its SUPPORTED
-claims (``register.scoring.authority``), and nobody has decided on that revision yet. A decision binds
+response is queued when its selected score's decision asks for a person (``queries.queue.QUEUE_DECISIONS``:
+review or block; the decision reads the band's action, the floors, the Authority checks and the mitigation:
+``register.scoring.decision``), and nobody has decided on that revision yet. A decision binds
 to one revision, copies the score it was made on, and is written through ``Store.write`` with an
 audit event ``review.decide``; the ``known_outcomes`` view (migrations 002, 014) turns decisions into
 good/bad outcomes for calibration (an escalation is none). The audit event is filed under the response
@@ -20,14 +20,14 @@ import pandas as pd
 from register.access.permissions import Permission, authorize
 from register.console.queries.explorer import check_window
 from register.console.queries.filters import NO_CLAIMS_STATE, Filters, filtered_scores
-from register.console.queries.queue import QUEUE_ACTIONS, age_days_expr, flag_queued
+from register.console.queries.queue import QUEUE_DECISIONS, age_days_expr, flag_queued
 from register.console.queries.queue import queue_stats as _queue_stats
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
 from register.ingest.pending import PENDING_MARK, pending_keys_select
 from register.readmodels.response_ids import revisions_select
-from register.scoring.authority import response_authority_select, review_keys_select
+from register.scoring.authority import response_authority_select
 
 __all__ = ["DECISIONS", "OUTCOMES", "QUEUE_COLUMNS", "decisions_for", "queue_stats",
            "record_decision", "review_queue"]
@@ -56,36 +56,31 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
                  now: datetime | None = None) -> tuple[pd.DataFrame, int]:
     """One page of the queue, oldest first (creation time, else import time), and the queue's size.
 
-    Columns: response_id, revision, use_case, model, created_at, score, band, action, no_claims,
-    age_days (from creation, else import, to now), why ("scoring failed: <reason>", "no claims" or
-    "action <action>", and/or "authority: c1: stale source, proposed OUTDATED" when a SUPPORTED claim
-    rests on a source that fails an Authority check; "lower-risk change pending" when a label change that would
-    lower its decision waits for a second person).
+    Columns: response_id, revision, use_case, model, created_at, score, band, action (the band's, the HRI action
+    of the paper), no_claims, decision, decision_reasons, mitigation_action, age_days (from creation, else import,
+    to now), why ("decision <decision>: <its reasons>", "authority now: c1: stale source, proposed OUTDATED"
+    when a SUPPORTED claim rests on a source that fails an Authority check as the register stands, and "lower-risk
+    change pending" when a label change that would lower its decision waits for a second person).
     """
     check_window(limit, offset)
     now = now or utc_now()
     p = Params()
     moment = "coalesce(created_at, imported_at)"
-    keys = review_keys_select(store, p, use_cases=f.use_cases)
     order = f"{moment}, imported_at, response_id"
     # the page first, then the Authority lines of its rows only: listing the checks of every queued answer (up to
     # the whole queue) to show fifty was slow. The page is read twice (its rows, its keys for the checks):
-    # materialised, its fifty rows are; otherwise DuckDB materialises the whole queue flagging under it. The
-    # answers the Authority checks send to review are found once for the page and the queue's size (with a
-    # much-cited dated source, seconds of CPU each time; docs/performance.md, "Figures behind the code")
+    # materialised, its fifty rows are; otherwise DuckDB materialises the whole queue flagging under it
     frame = store.frame(f"""
-        WITH ak AS MATERIALIZED ({keys}),
-        fr AS NOT MATERIALIZED ({filtered_scores(store, f, p)}),
-        q AS NOT MATERIALIZED ({flag_queued(p, authority_keys='SELECT response_key FROM ak')}),
+        WITH fr AS NOT MATERIALIZED ({filtered_scores(store, f, p)}),
+        q AS NOT MATERIALIZED ({flag_queued(p)}),
         page AS MATERIALIZED (SELECT * FROM q WHERE queued ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
         au AS ({response_authority_select(store, p, keys='SELECT response_key FROM page')})
         SELECT page.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
+               decision, decision_reasons, mitigation_action,
                {age_days_expr(p, now, moment)} AS age_days,
                concat_ws('; ',
-                   CASE WHEN scoring_failure IS NOT NULL THEN 'scoring failed: ' || scoring_failure
-                        WHEN no_claims THEN 'no claims'
-                        WHEN action IN {p.in_list(QUEUE_ACTIONS)} THEN 'action ' || action END,
-                   CASE WHEN au.to_review > 0 THEN 'authority: ' || au.authority END,
+                   'decision ' || decision || ': ' || array_to_string(decision_reasons, '; '),
+                   CASE WHEN au.to_review > 0 THEN 'authority now: ' || au.authority END,
                    CASE WHEN page.response_key IN ({pending_keys_select()}) THEN '{PENDING_MARK}' END) AS why,
                (SELECT count(*) FROM q WHERE queued) AS queue_size
         FROM page LEFT JOIN au ON au.response_key = page.response_key
@@ -137,7 +132,7 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
             raise StaleEdit(f"{response_id} revision {revision} is no longer current (revision {current} is), "
                             "reload")
         score = tx.one(
-            "SELECT score, band, action, profile_version, run_id, no_claims FROM scores "
+            "SELECT score, band, action, profile_version, run_id, no_claims, decision AS answer_decision FROM scores "
             "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]) or {}
         version, run_id, no_claims = score.get("profile_version"), score.get("run_id"), score.get("no_claims")
         # the state the reviewer saw: a response without claims shows "No claims", not the band of its 0
@@ -154,7 +149,8 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
         state = {"response_id": response_id, "revision": revision, "score": score_at, "band": band,
                  "action": action, "profile_version": version, "run_id": run_id}
         before = {**state, "decision": None,
-                  "queued": bool(action in QUEUE_ACTIONS or no_claims) if score else None}
+                  "answer_decision": score.get("answer_decision"),
+                  "queued": bool(score.get("answer_decision") in QUEUE_DECISIONS) if score else None}
         after = {**state, "decision_id": decision_id, "decision": decision, "outcome": OUTCOMES[decision],
                  "reason": reason, "decided_by": actor.name, "decided_role": actor.role,
                  "decided_at": decided_at.isoformat()}

@@ -26,6 +26,7 @@ from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, Problem, StaleEdit, ValidationFailed
 from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, normalise_claim, normalise_source, validate
+from register.scoring.redecide import redecide_sources
 
 __all__ = ["RowChanges", "add_row", "canonical_rows", "list_claims", "list_sources", "readable_key", "restore",
            "save_claims", "save_rows", "save_sources"]
@@ -187,9 +188,14 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
             counts["deleted"] += 1
             events.append((f"{table.entity}.delete", table.entity, item["key"], _content(state, table.columns),
                            {"deleted": True}))
+        touched.extend(key for _, _, key, _, _ in events if key is not None)
         return Change(table.name, None, None, counts, result=counts, extra_events=events)
 
-    return store.write(actor, f"{table.entity}.save", fn)
+    touched: list[str] = []
+    counts = store.write(actor, f"{table.entity}.save", fn)
+    if kind == "sources":  # the answers citing a changed source are decided again at once
+        redecide_sources(store, actor, touched)
+    return counts
 
 
 def _update(tx: Transaction, table: _Table, values: dict, actor: Actor, now, undelete: bool = False) -> None:
@@ -269,3 +275,5 @@ def restore(store: Store, actor: Actor, kind: str, key: str) -> None:
         return Change(table.entity, key, {"deleted": True}, {"deleted": False})
 
     store.write(actor, f"{table.entity}.restore", fn)
+    if kind == "sources":
+        redecide_sources(store, actor, [key])

@@ -56,6 +56,10 @@ EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("mitigation_reason", "s.mitigation_reason", "text"),
     ("mitigation_claim_id", "s.mitigation_claim_id", "text"),
     ("mitigation_policy_version", "s.mitigation_policy_version", "number"),
+    # the one decision on the answer (issue 33: release / caution / review / block) and its reasons in order: a
+    # list in JSON Lines and Parquet, joined with "; " in CSV
+    ("decision", "s.decision", "text"),
+    ("decision_reasons", "s.decision_reasons", "list"),
 )
 
 
@@ -75,7 +79,9 @@ def export_format(path: str | Path, fmt: str | None = None) -> str:
 def _select(fmt: str, p: Params) -> str:
     columns = []
     for name, expr, kind in EXPORT_COLUMNS:
-        if fmt == "csv" and kind == "text":
+        if fmt == "csv" and kind == "list":
+            expr = escape_formulas_sql(f"array_to_string({expr}, '; ')", p)
+        elif fmt == "csv" and kind == "text":
             expr = escape_formulas_sql(expr, p)
         elif fmt != "parquet" and kind == "time":  # ISO 8601 in UTC for text formats
             expr = f"strftime({expr} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')"

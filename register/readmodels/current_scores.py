@@ -41,7 +41,8 @@ COLUMNS = (
     ("profile_version", "s.profile_version"), ("as_of", "s.as_of"),
     *((c, f"s.{c}") for c in (*_DIMS, "hri_add", "hri", "score", "band",
                               "action", "no_claims", "floors_fired", "decisive_claim_id", "decisive_rule_id",
-                              "scoring_failure", "action_floor_rule_id", "mitigation_action", "mitigation_reason")),
+                              "scoring_failure", "action_floor_rule_id", "mitigation_action", "mitigation_reason",
+                              "decision", "decision_reasons")),
 )
 _NAMES = ", ".join(name for name, _ in COLUMNS)
 REBUILD_SLICE = 2_500_000  # response keys per statement of ``rebuild``

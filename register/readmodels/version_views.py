@@ -88,6 +88,8 @@ def keep_before_rebuild(cur: Cursor, run_version: int, run_id: int) -> int | Non
         return None
     scores_table, summary_table = tables(version)
     for live, kept_as in (("current_scores", scores_table), ("score_summary", summary_table)):
+        # a table of that name that is no longer kept (migration 033 forgot the views older than its columns)
+        cur.execute(f"DROP TABLE IF EXISTS {kept_as}")
         cur.execute(f"ALTER TABLE {live} RENAME TO {kept_as}")
         _create_like(cur, live, kept_as)
     cur.execute("INSERT INTO kept_version_views (profile_version, kept_at, run_id) VALUES (?, now(), ?)",

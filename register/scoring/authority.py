@@ -73,6 +73,14 @@ def _may_fail(p: Params, rules: AuthorityRules) -> str:
             f"OR len(coalesce(restricted_to, [])) > 0{tier}") + ")")
 
 
+def _never_flagged(p: Params, rules: AuthorityRules) -> str:
+    """SELECT of the registered source ids whose three checks pass whatever claim cites them under ``rules``: those
+    that cannot fail (not ``_may_fail``) and, when a rule reads a tier, have one (else authority is undecided)."""
+    tiers = any(r.max_tier is not None for r in [*rules.rules.values(), rules.uncategorised])
+    return (f"SELECT source_id FROM sources WHERE NOT deleted AND source_id NOT IN ({_may_fail(p, rules)})"
+            + (" AND authority_tier IS NOT NULL" if tiers else ""))
+
+
 def _labels(p: Params) -> tuple[str, str, str, str]:
     """Placeholders of the labels the checks read and propose (vocabulary values are bound, never typed)."""
     return p(Label.ACCESS_GAP.value), p(Label.OUTDATED.value), p(Label.SUPPORTED.value), p(NEEDS_REVIEW)
@@ -82,7 +90,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
                         *, response_key: int | None = None, keys: str | None = None, supported_only: bool = False,
                         failing_only: bool = False, grouped_over: str | None = None,
                         over_every_current: bool = False, use_cases: tuple[str, ...] = (),
-                        models: tuple[str, ...] = (), any_dated: bool = True, answers: str | None = None) -> str:
+                        models: tuple[str, ...] = (), any_dated: bool = True, answers: str | None = None,
+                        flaggable_only: bool = False) -> str:
     """SELECT of one row per current sourced claim (or those of one revision, ``response_key``) with its checks.
 
     Narrower selections, for the queries that read only part of it: ``keys`` (a SELECT of response keys: those
@@ -123,6 +132,9 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     of such an answer citing a dated source (``dated_source_cited(store, untimed=True)``) -- then no claim is
     joined to the responses at all (the join built its hash table of the filtered responses even when it found no
     claim). The figures behind these choices: docs/performance.md, "Figures behind the code".
+    ``flaggable_only`` (with ``answers``, for a score run's decision): the claims, of any label, whose source can
+    fail a check, be undecided or is unknown (``_never_flagged`` are left out), with three more columns, is_core,
+    criticality and span: a claim on a registered, current, unrestricted, strong source is not read.
     """
     gap, outdated, supported, review = _labels(p)
     names = list(rules.rules)
@@ -150,6 +162,10 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
         which += f" AND (c.label_mask & {p(LABEL_BIT[Label.SUPPORTED])}) <> 0"
     if failing_only:
         which += f" AND c.source_id IN ({_may_fail(p, rules)})"
+    if flaggable_only:
+        if answers is None or grouped_over is not None or failing_only:
+            raise ValueError("flaggable_only lists the claims of the caller's answers")
+        which += f" AND c.source_id NOT IN ({_never_flagged(p, rules)})"
     missing = "'source ''' || source_id || ''' is not in the source register'"
     tier_failed = ("CASE WHEN tier_state = 'failed' THEN 'tier ' || authority_tier || ' is weaker than the tier <= ' "
                    "|| max_tier || ' required for ' || rule || ' claims' END")
@@ -163,7 +179,8 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     WITH rl AS (SELECT unnest({rule_keys}::VARCHAR[]) AS rule_key, unnest({tiers}::INTEGER[]) AS max_tier,
                        unnest({types}::VARCHAR[][]) AS source_types),
     uc AS (SELECT unnest({uc_names}::VARCHAR[]) AS use_case, unnest({uc_roles}::VARCHAR[][]) AS roles),
-    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated, answers, narrow=failing_only)},
+    {_claims_part(p, which, now, supported, grouped_over, table_where, any_dated, answers, narrow=failing_only,
+                  claim_columns=flaggable_only)},
     j AS (
         SELECT cl.*, coalesce(rc.rule_key, 'uncategorised') AS rule,
                coalesce(rc.max_tier, ru.max_tier) AS max_tier,
@@ -241,7 +258,7 @@ def claim_checks_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple
     SELECT response_id, revision, response_key, claim_idx, claim_id, text, labels, label_mask, source_id, category,
            rule, answered_at, use_case, unknown_source, allowed, allowed_reason, current, current_reason,
            authoritative, authoritative_reason,
-           supported, problems, proposals, n,
+           supported, problems, proposals, n,{" is_core, criticality, span," if flaggable_only else ""}
            len(proposals) > 0 AND (allowed = false OR current = false OR authoritative = false) AS to_review,
            CASE WHEN len(problems) = 0 THEN 'ok' ELSE array_to_string(list_transform(problems, lambda x: x || CASE
                 WHEN x = {p(FORBIDDEN)} AND list_contains(proposals, {gap}) THEN ', proposed ' || {gap}
@@ -259,7 +276,7 @@ _RESTRICTED = "SELECT source_id FROM sources WHERE NOT deleted AND len(coalesce(
 
 def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_over: str | None,
                  table_where: str | None = None, any_dated: bool = True, answers: str | None = None,
-                 narrow: bool = False) -> str:
+                 narrow: bool = False, claim_columns: bool = False) -> str:
     """WITH items ``c0`` and ``cl``: the claims the checks read, one row each or (``grouped_over``) counted;
     ``narrow``: listed with their response key and what the checks read only."""
     if grouped_over is None:
@@ -276,7 +293,8 @@ def _claims_part(p: Params, which: str, now: datetime, supported: str, grouped_o
             ident = "c.response_id, c.revision, c.response_key, c.claim_idx, c.claim_id, c.text"
             labels, picked = "c.labels", "*"
         listed = (f"{ident}, {labels} AS labels, c.label_mask, c.source_id, c.category, {{time}} AS answered_at, "
-                  f"{{use_case}} AS use_case, list_contains({labels}, {supported}) AS supported, 1::BIGINT AS n")
+                  f"{{use_case}} AS use_case, list_contains({labels}, {supported}) AS supported, 1::BIGINT AS n"
+                  + (", c.is_core, c.criticality, c.span" if claim_columns else ""))
         now_at = f"{p(now)}::TIMESTAMPTZ"
         chosen = f"SELECT {picked} FROM claims c WHERE {which} AND c.source_id IS NOT NULL"
         if answers is not None:  # the caller's answers, with their times and use cases (one join)

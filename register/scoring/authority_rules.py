@@ -67,7 +67,7 @@ def list_use_cases(store: Store, version: int | None = None) -> pd.DataFrame:
                        "ORDER BY use_case", [version])
 
 
-def requester_roles(store: Store) -> dict[str, tuple[str, ...]]:
+def requester_roles(store: Store | Transaction) -> dict[str, tuple[str, ...]]:
     """``{use case: requester roles}`` in force (a use case not listed has unknown requesters)."""
     rows = store.query("SELECT use_case, requester_roles FROM use_case_requesters WHERE version = "
                        "(SELECT max(version) FROM use_case_versions)")
@@ -120,9 +120,17 @@ def save_use_cases(store: Store, actor: Actor, rows: list[dict], reason: str) ->
         for row in clean:
             tx.execute("INSERT INTO use_case_requesters (version, use_case, requester_roles, note) "
                        "VALUES (?, ?, ?, ?)", [version, row["use_case"], row["requester_roles"], row["note"]])
+        old = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in before or []}
+        new = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in clean}
+        changed.extend(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
         return Change("use_cases", str(version), before, clean, result=version)
 
-    return store.write(actor, "use_cases.publish", fn)
+    changed: list[str] = []
+    version = store.write(actor, "use_cases.publish", fn)
+    # the answers of those use cases on restricted sources are decided again (register.scoring.redecide)
+    from register.scoring.redecide import redecide_use_cases
+    redecide_use_cases(store, actor, changed)
+    return version
 
 
 # --- authority rules ------------------------------------------------------------------------------------
@@ -134,7 +142,7 @@ def _rules_from_row(version: int, name: str, params: Any) -> AuthorityRules:
     return AuthorityRules.model_validate(data)
 
 
-def authority_rules(store: Store) -> AuthorityRules:
+def authority_rules(store: Store | Transaction) -> AuthorityRules:
     """The authority rules in force: the newest saved version, else ``default_authority_rules()``."""
     row = store.query_one("SELECT version, name, params FROM authority_rule_versions ORDER BY version DESC LIMIT 1")
     return default_authority_rules() if row is None else _rules_from_row(*row)
@@ -190,4 +198,8 @@ def save_authority_rules(store: Store, actor: Actor, rules: AuthorityRules | dic
                     reason.strip()])
         return Change("authority_rules", str(version), before, params, result=version)
 
-    return store.write(actor, "authority_rules.publish", fn)
+    version = store.write(actor, "authority_rules.publish", fn)
+    # every answer with a sourced claim is decided again under the new rules (register.scoring.redecide)
+    from register.scoring.redecide import redecide_all_sourced
+    redecide_all_sourced(store, actor, f"authority-rules:v{version}")
+    return version

@@ -176,7 +176,8 @@ def _neutral_labels(policy: MitigationPolicy) -> list[str]:
             and policy.readings[label].authority_failure is None]
 
 
-def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys: tuple[int, int]) -> str:
+def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys: tuple[int, int],
+                      authority: str | None = None) -> str:
     """SELECT of decide's inputs per response: response_key, stakes, query_ambiguous, claims (the claims that are
     not neutral, as ``"claim_idx:token"`` in a fixed order), n (the claim count) and sig (the tuple as one text
     key).
@@ -184,6 +185,10 @@ def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys:
     ``responses`` is a condition on ``responses r`` naming the revisions to decide (the caller's fixed SQL; it
     may use named ``$`` parameters of its own); ``keys`` (lowest, highest ``response_key``, both included)
     limits it to a slice, read from the claims' row groups of that range only (claims are stored in key order).
+    ``authority``: a table of the claims the register's Authority checks flag (``register.scoring.decision``'s
+    ``_authority_found``: response_key, claim_idx, labels, label_mask, is_core, span, source_id and failures, the
+    words ``hri_core.authority.AuthorityResult.failures`` gives); each such claim's token carries its words, and a
+    claim of neutral labels that is flagged is not neutral.
     """
     in_slice = f" AND {{alias}}.response_key BETWEEN {p(int(keys[0]))} AND {p(int(keys[1]))}"
     neutral = _neutral_labels(policy)
@@ -194,7 +199,8 @@ def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys:
               "cl.source_id))))")
     token = ("array_to_string(cl.labels, ',') || '/' || "
              "CASE WHEN cl.is_core THEN 'C' WHEN NOT cl.is_core THEN 'N' ELSE '?' END || '/' || "
-             f"CASE WHEN {linked} THEN 'L' ELSE '-' END")
+             f"CASE WHEN {linked} THEN 'L' ELSE '-' END || '/' || "
+             "coalesce(array_to_string(au.failures, '+'), '')")
     stakes = f"CASE WHEN r.stakes IN ({', '.join(p(s) for s in STAKES)}) THEN r.stakes END"
     # Only the claims that are not neutral are read into the tuple, each with its position (claim_idx): a neutral
     # claim between them is known by its position alone, and those after the last other one count in no sentence
@@ -204,11 +210,22 @@ def mitigation_inputs(policy: MitigationPolicy, p: Params, responses: str, keys:
     # text costs much less than list(token ORDER BY claim_idx) over every claim, an ordered aggregate DuckDB sorts
     # group by group (docs/performance.md); the text order is fixed, so equal tuples have equal keys, and
     # ``_tokens`` places each claim by its claim_idx.
+    # Authority: the flagged claims are few (a register of current strong sources flags none), so a claim of
+    # neutral labels is read from the flagged table, never by another scan of the claims.
+    joined, flagged = "", ""
+    if authority is not None:
+        joined = (f"\n      LEFT JOIN {authority} au ON au.response_key = cl.response_key "
+                  "AND au.claim_idx = cl.claim_idx")
+        flagged = (f"SELECT cl.response_key, cl.claim_idx, {token.replace('au.failures', 'cl.failures')} AS token "
+                   f"FROM {authority} cl JOIN rr r ON r.response_key = cl.response_key "
+                   f"WHERE (cl.label_mask & {p(non_neutral)}) = 0{in_slice.format(alias='cl')}\n      UNION ALL ")
+    else:
+        token = token.replace("au.failures", "NULL::VARCHAR[]")
     return f"""
 WITH rr AS (SELECT r.response_key, {stakes} AS stakes, r.query_ambiguous, r.retrieved_context, r.claim_count
             FROM responses r WHERE ({responses}){in_slice.format(alias="r")}),
-t AS (SELECT cl.response_key, cl.claim_idx, {token} AS token
-      FROM claims cl JOIN rr r ON r.response_key = cl.response_key
+t AS ({flagged}SELECT cl.response_key, cl.claim_idx, {token} AS token
+      FROM claims cl JOIN rr r ON r.response_key = cl.response_key{joined}
       WHERE (cl.label_mask & {p(non_neutral)}) <> 0{in_slice.format(alias="cl")}),
 c AS (SELECT response_key, list_sort(list(claim_idx || ':' || token)) AS claims FROM t GROUP BY response_key),
 d AS (SELECT r.response_key, r.stakes, r.query_ambiguous, r.claim_count AS n, c.claims IS NULL AND r.claim_count > 0
@@ -231,24 +248,29 @@ def _tokens(claims: list[str], n: int) -> list[str]:
     return [placed.get(idx, NEUTRAL_TOKEN) for idx in range(max(placed) + 1)]
 
 
-def _canonical_response(stakes: str | None, ambiguous: bool | None, tokens: list[str], filler: str) -> Response:
-    """A response with the decision-relevant content of the tuple: claim ``c<n>`` at position n."""
+def _canonical_response(stakes: str | None, ambiguous: bool | None, tokens: list[str],
+                        filler: str) -> tuple[Response, dict[str, list[str]]]:
+    """A response with the decision-relevant content of the tuple: claim ``c<n>`` at position n; and the Authority
+    failure words of its claims (claim id -> words), as ``decide`` reads them."""
     # validated like any record (pydantic's core is faster here than constructing models in Python): a stored
     # label this version does not know fails the tuple, which then fails closed
-    claims = []
+    claims: list[dict[str, Any]] = []
+    authority: dict[str, list[str]] = {}
     for position, token in enumerate(tokens, start=1):
         if token == NEUTRAL_TOKEN:
             claims.append({"claim_id": f"c{position}", "labels": [filler]})
             continue
-        labels, core, linked = token.rsplit("/", 2)
+        labels, core, linked, words = token.split("/")
         claim: dict[str, Any] = {"claim_id": f"c{position}", "labels": labels.split(",")}
+        if words:
+            authority[f"c{position}"] = words.split("+")
         if core != "?":
             claim["is_core"] = core == "C"
         if linked == "L":
             claim["span"] = "linked evidence"
         claims.append(claim)
     return Response.model_validate({"response_id": "tuple", "stakes": stakes, "query_ambiguous": ambiguous,
-                                    "claims": claims})
+                                    "claims": claims}), authority
 
 
 def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
@@ -264,7 +286,8 @@ def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
     rule: str  # the decision's rule, or UNREADABLE_RULE (no rule of the policy) for a tuple that cannot be read
     for sig, stakes, ambiguous, tokens in tuples:
         try:
-            decision = decide(_canonical_response(stakes, ambiguous, list(tokens), filler), policy)
+            response, authority = _canonical_response(stakes, ambiguous, list(tokens), filler)
+            decision = decide(response, policy, authority=authority)
             action, rule, reason = decision.action, decision.rule, decision.reason
             position = int(decision.claim_id[1:]) if decision.claim_id else None
         except (ValueError, KeyError) as error:  # pydantic's ValidationError is a ValueError
@@ -288,7 +311,7 @@ MITIGATION_VALUES = {"mitigation_action": "d.action", "mitigation_rule": "d.rule
 
 @contextlib.contextmanager
 def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
-            params: dict[str, Any] | None = None) -> Iterator[int]:
+            params: dict[str, Any] | None = None, *, authority: str | None = None) -> Iterator[int]:
     """Decide the mitigation of the revisions ``responses`` (a condition on ``responses r``, named ``$``
     parameters in ``params``) and hold the decisions for the caller's statements; yields the number of
     distinct input tuples ``decide`` ran on.
@@ -299,6 +322,8 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
     INSERT reads them, so no score row is written twice). In slices of about ``MITIGATION_SLICE`` revisions by
     ``response_key``: the inputs of the benchmark database at once outgrow the memory limit (measured:
     docs/performance.md), a slice's do not; each distinct tuple is decided once, whichever slice it first appears in.
+    ``authority``: the table of the claims the Authority checks flag (``mitigation_inputs``), read by ``decide``
+    as seed 004 asks (answer only when authority passes).
     """
     params = dict(params or {})
     tx.execute("CREATE OR REPLACE TEMP TABLE _mitigated (response_key BIGINT, decision INTEGER, claim_id VARCHAR)")
@@ -311,7 +336,7 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
             slices = max(1, math.ceil(span["n"] / MITIGATION_SLICE))
             width = max(1, math.ceil((span["hi"] - span["lo"] + 1) / slices))
             for lo in range(span["lo"], span["hi"] + 1, width):
-                _decide_slice(tx, policy, responses, params, (lo, lo + width - 1))
+                _decide_slice(tx, policy, responses, params, (lo, lo + width - 1), authority)
         yield tx.scalar("SELECT count(*) FROM _mitigation_decided")
     finally:
         tx.execute("DROP TABLE IF EXISTS _mitigated")
@@ -319,9 +344,9 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
 
 
 def _decide_slice(tx: Transaction, policy: MitigationPolicy, responses: str, params: dict[str, Any],
-                  keys: tuple[int, int]) -> None:
+                  keys: tuple[int, int], authority: str | None) -> None:
     p = Params()
-    inputs = mitigation_inputs(policy, p, responses, keys)
+    inputs = mitigation_inputs(policy, p, responses, keys, authority)
     tx.execute(f"CREATE OR REPLACE TEMP TABLE _mitigation_in AS {inputs}", {**params, **p.values})
     try:
         fresh = [(sig, stakes, ambiguous, _tokens(claims, n)) for sig, stakes, ambiguous, claims, n in tx.query(
@@ -344,12 +369,13 @@ def _decide_slice(tx: Transaction, policy: MitigationPolicy, responses: str, par
         tx.execute("DROP TABLE IF EXISTS _mitigation_in")
 
 
-def apply_mitigation(tx: Transaction, run_id: int, policy: MitigationPolicy) -> int:
+def apply_mitigation(tx: Transaction, run_id: int, policy: MitigationPolicy, *, authority: str | None = None) -> int:
     """Decide the mitigation of every score row of ``run_id`` and store it on the row; returns the number of
     distinct input tuples ``decide`` ran on. (A score run of the register decides before it writes: ``decided``
-    joined in its INSERT; this is for rows written from elsewhere, such as a Spark job's scores.)"""
+    joined in its INSERT; this is for rows written from elsewhere, such as a Spark job's scores.) ``authority``: as
+    ``decided`` reads it."""
     with decided(tx, policy, "r.response_key IN (SELECT response_key FROM scores WHERE run_id = $run)",
-                 {"run": run_id}) as count:
+                 {"run": run_id}, authority=authority) as count:
         sets = ", ".join(f"{column} = u.{column}" for column in MITIGATION_VALUES)
         tx.execute(f"""
             UPDATE scores SET {sets}, mitigation_policy_version = $version

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hri_core import Response, ScoreResult, parse_response, score_response
+from hri_core.authority import AuthorityResult, SourceRecord, check_response
 from hri_core.mitigation import MitigationDecision, decide
 from hri_core.models import NO_TEXT_LIMITS
 from hri_core.vocabulary import DIMENSIONS
@@ -21,8 +22,21 @@ from register.db.store import Store
 from register.errors import NotFound
 from register.readmodels import response_ids
 from register.readmodels.response_ids import revisions_select
+from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.mitigation import get_policy as get_policy_version
 from register.scoring.profiles import get_profile
+
+
+def authority_results(store: Store, response: Response, as_of) -> tuple[AuthorityResult, ...]:
+    """``hri_core.authority.check_response`` of ``response`` against the store's source register (deleted rows left
+    out), authority rules and its use case's requesters, at its time (else ``as_of``)."""
+    cited = sorted({c.source_id for c in response.claims if c.source_id is not None})
+    sources = {row["source_id"]: SourceRecord.model_validate(row) for row in store.dicts(
+        "SELECT source_id, source_type, authority_tier, valid_until, superseded_by, restricted_to FROM sources "
+        "WHERE NOT deleted AND list_contains(?, source_id)", [cited])} if cited else {}
+    return check_response(response, sources, as_of=as_of, rules=authority_rules(store),
+                          requester_roles=requester_roles(store).get(response.use_case or ""))
+
 
 TOLERANCE = 1e-9  # how far a stored HRI (0-1) may be from its recomputation (here and checklist item 7)
 _JSON_COLUMNS = ("retrieved_context", "gt_claims")
@@ -117,7 +131,11 @@ def reproduce(store: Store, response_id: str, run_id: int | None = None, *,
             diffs.append(f"{name}: stored {stored[name]!r}, recomputed {value!r}")
     mitigation = None
     if stored["mitigation_policy_version"] is not None:  # scores stored before migration 009 have none
-        mitigation = decide(response, get_policy_version(store, stored["mitigation_policy_version"]))
+        # the Authority checks it read: at the answer's time against the register as it stands (every change of the
+        # register decides the current answers again: register.scoring.redecide)
+        mitigation = decide(response, get_policy_version(store, stored["mitigation_policy_version"]),
+                            authority={r.claim_id: r.failures for r in authority_results(store, response,
+                                                                                          stored["as_of"])})
         for name, value in (("mitigation_action", mitigation.action), ("mitigation_rule", mitigation.rule),
                             ("mitigation_reason", mitigation.reason), ("mitigation_claim_id", mitigation.claim_id)):
             if stored[name] != value:

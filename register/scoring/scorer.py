@@ -39,6 +39,7 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring.decision import DECISION_COLUMNS, authority_found, decision_parts, decision_values
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -142,8 +143,14 @@ def _floor_condition(rule, as_of_param: str, p: Params) -> str:
     return " AND ".join(cond)
 
 
-def _scope(p: Params, batch_id: int | None, alias: str) -> str:
-    """Rows of current responses, optionally of one import batch (claims reach it via response_key)."""
+KEYS_TABLE = "_scored_keys"  # the response keys of a keyed run (``_write_scores``'s ``keys``), while it runs
+
+
+def _scope(p: Params, batch_id: int | None, alias: str, keyed: bool = False) -> str:
+    """Rows of current responses, optionally of one import batch (claims reach it via response_key) or of the
+    keys in ``KEYS_TABLE`` (``keyed``)."""
+    if keyed:
+        return f"{alias}.is_current AND {alias}.response_key IN (SELECT response_key FROM {KEYS_TABLE})"
     if batch_id is None:
         return f"{alias}.is_current"
     batch = p(batch_id)
@@ -189,7 +196,7 @@ def score_query(profile: ScoringProfile, as_of: datetime, *, batch_id: int | Non
 
 
 def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
-                 dialect: Dialect = DUCKDB, with_key: bool = False) -> str:
+                 dialect: Dialect = DUCKDB, with_key: bool = False, keyed: bool = False) -> str:
     """SELECT of one score row per current response: dimension scores, HRI, band, action, floors.
 
     Its values are bound through ``p``, so that it can be part of a larger statement sharing ``p``
@@ -199,7 +206,8 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure (NULL, or why
     the response fails closed: see the module docstring), action_floor_claim_id and action_floor_rule_id
     (the fired floor whose ``min_action`` raised the band's action, ``hri_core.ScoreResult.action_floor``);
-    ``with_key`` adds response_key (the revision's integer key) after revision, for the rows ``rescore`` stores.
+    ``with_key`` adds response_key (the revision's integer key) after revision, for the rows ``rescore`` stores;
+    ``keyed`` scores the current revisions in ``KEYS_TABLE`` only (a re-decision: ``register.scoring.redecide``).
 
     A CONTRADICTED claim with ``contradicted_by = 'context'`` and no explicit dimensions hits the
     profile's ``context_contradiction_dimensions`` (a flag of the claim shape); a fired floor's
@@ -366,7 +374,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     actions_p = f"({dl.cast(p(list(ACTIONS)), 'VARCHAR[]')})"
     shape_base = ", ".join([*(f"{expr} AS {name}" for name, expr in shape_max.items()),
                             *(f"{cond} AS {name}" for name, cond in fired.items())])
-    scope_cl = _scope(p, batch_id, "cl")
+    scope_cl = _scope(p, batch_id, "cl", keyed)
     # why a response fails closed: its claims' bad-shape bits, or a result outside [0, 1] (NaN included:
     # NaN is not BETWEEN anything)
     checked = (*DIM_COLUMNS.values(), "hri_add0", "greatest(hri_add0, phi)")
@@ -408,7 +416,7 @@ WITH k AS (
     coalesce(f.n_fired, 0) AS floors_fired,
     f.top_claim, f.top_rule, f.ma_sev, f.ma_claim, f.ma_rule
     FROM responses r LEFT JOIN a ON a.response_key = r.response_key LEFT JOIN f ON f.response_key = r.response_key
-    WHERE {_scope(p, batch_id, "r")}
+    WHERE {_scope(p, batch_id, "r", keyed)}
 ), h AS (
     SELECT *, least(1.0, {weighted}) AS hri_add0 FROM s
 ), g AS (
@@ -449,7 +457,7 @@ def fired_floors_query(profile: ScoringProfile, as_of: datetime, *, batch_id: in
 
 
 def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_id: int | None = None,
-                        dialect: Dialect = DUCKDB, with_key: bool = False) -> str:
+                        dialect: Dialect = DUCKDB, with_key: bool = False, keyed: bool = False) -> str:
     """SELECT of every floor that fires: response_id, revision, claim_idx, claim_id, rule_id, label,
     criticality, value (one row per claim and rule, in claim then profile order); values bound through ``p``.
     ``with_key`` adds response_key (the revision's integer key) at the end, for the rows ``rescore`` stores."""
@@ -467,7 +475,7 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
         f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order"
         f"{', response_key' if with_key else ''} "
-        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl')} AND {_floor_condition(rule, at, p)} "
+        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl', keyed)} AND {_floor_condition(rule, at, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
     return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
@@ -513,60 +521,79 @@ def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, batch
 
 
 def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None,
-                  batch_id: int | None) -> RescoreSummary:
-    """Score current responses (all, or one batch) under ``profile`` in one audited transaction."""
+                  batch_id: int | None, keys: tuple[str, str, dict] | None = None) -> RescoreSummary:
+    """Score current responses (all, one batch, or ``keys``: (scope, SELECT of response keys, its parameters))
+    under ``profile`` in one audited transaction."""
     as_of = ensure_utc(as_of or utc_now())
     scope = SCOPE_ALL if batch_id is None else f"{SCOPE_BATCH_PREFIX}{batch_id}"
+    scope = keys[0] if keys is not None else scope
+    keyed = keys is not None
+    in_keys = f"r.is_current AND r.response_key IN (SELECT response_key FROM {KEYS_TABLE})"
 
     def fn(tx: Transaction) -> Change:
+        if keys is not None:
+            tx.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS_TABLE} AS {keys[1]}", keys[2])
         run_id = tx.scalar("SELECT nextval('seq_score_run')")
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, profile.version, as_of, utc_now(), actor.name, scope, profile.fingerprint()])
         # the read models follow the run (register.readmodels.hub): everything, or the batch's current revisions
-        change = (ScoresWritten(profile.version, run_id) if batch_id is None else
+        change = (ScoresWritten(profile.version, run_id, f"SELECT response_key FROM {KEYS_TABLE}") if keyed else
+                  ScoresWritten(profile.version, run_id) if batch_id is None else
                   ScoresWritten(profile.version, run_id, "SELECT response_key FROM responses "
                                 "WHERE is_current AND batch_id = $batch", {"batch": batch_id}))
         with scores_written(tx, change) as kept:
             # the responses score_select scores (current, of the batch if any) lose their current score, then
             # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
-            if batch_id is None:
+            if keyed:
+                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                           f"(SELECT response_id FROM responses r WHERE {in_keys})")
+            elif batch_id is None:
                 tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                            "(SELECT response_id FROM responses WHERE is_current)")
             else:
                 tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                            "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
-            # CLAIM's Mitigation step, under the active mitigation policy, decided for the same revisions first and
-            # joined in as the rows are written (deciding afterwards rewrote every new row: docs/performance.md)
-            scope_sql, scope_params = (("r.is_current", {}) if batch_id is None
+            # the fired floors first: the decision reads those with a minimum action
+            p = Params()
+            floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
+            tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
+                       f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
+            # CLAIM's Authority checks and Mitigation step (under the active mitigation policy, reading the checks),
+            # decided for the same revisions first and joined in as the rows are written with their decision
+            # (deciding afterwards rewrote every new row: docs/performance.md)
+            scope_sql, scope_params = ((in_keys, {}) if keyed else ("r.is_current", {}) if batch_id is None
                                        else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
             policy = active_policy(tx)
             p = Params()
-            select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True)
+            select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
             columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, "
                        "no_claims, total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, "
                        "scoring_failure, action_floor_claim_id, action_floor_rule_id")
             mitigation = ", ".join(MITIGATION_VALUES)
             decision = ", ".join(MITIGATION_VALUES.values())
-            with decided(tx, policy, scope_sql, scope_params):
+            answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason")
+            with (authority_found(tx, as_of, scope_sql, scope_params) as authority,
+                  decided(tx, policy, scope_sql, scope_params, authority=authority),
+                  decision_parts(tx, profile, policy, run_id, authority)):
                 count = tx.execute(
                     f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
-                    f"{columns}, {mitigation}, mitigation_policy_version) "
+                    f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}) "
                     f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
                     f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
-                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END "
+                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
+                    f"{', '.join(answer[c] for c in DECISION_COLUMNS)} "
                     f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision", p.values) or 0
-        p = Params()
-        floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True)
-        tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
-                   f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
+                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision "
+                    "LEFT JOIN _decision_floors df ON df.response_key = n.response_key "
+                    "LEFT JOIN _decision_authority da ON da.response_key = n.response_key", p.values) or 0
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])
         failed = dict(tx.query("SELECT response_id, scoring_failure FROM scores WHERE run_id = ? "
                                "AND scoring_failure IS NOT NULL ORDER BY response_id LIMIT ?",
                                [run_id, FAILURE_REPORT_LIMIT])) if failed_count else {}
+        tx.execute(f"DROP TABLE IF EXISTS {KEYS_TABLE}")
         summary = RescoreSummary(run_id, profile.version, as_of, count, failed, failed_count)
         after = {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,
                  "responses_scored": count}

@@ -7,9 +7,10 @@ run of the profile version it was computed under, exactly as ``rescore`` stores 
 scores kept, the new rows current, the fired floors stored, one audit event. It fails closed: scores of
 another profile than the register's version of that number, of a response that is no longer current
 (the register changed since the export), duplicated, outside [0, 1] or with a band the profile does
-not have, are refused whole, naming the first offending row. The mitigation columns are decided here, in
-the register, under its active mitigation policy (``register.scoring.mitigation.apply_mitigation``, as
-``rescore`` does): the job computes only what the scorer's SQL computes.
+not have, are refused whole, naming the first offending row. The mitigation columns and the decision are decided
+here, in the register, under its active mitigation policy and against its source register as it stands
+(``register.scoring.decision.apply_decision``, the code ``rescore`` runs): the job computes only what the scorer's
+SQL computes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from register.db.sql import file_literal
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring.decision import apply_decision, authority_found
 from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
 from register.scoring.scorer import DIM_COLUMNS, FAILURE_REPORT_LIMIT, RescoreSummary
@@ -178,8 +180,6 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                 f"s.as_of, true, {from_file} FROM spark_scores s JOIN responses r "
                 "ON r.is_current AND r.response_id = s.response_id AND r.revision = s.revision "
                 "ORDER BY s.response_id", {"run": run_id}) or 0
-            # CLAIM's Mitigation step on every imported score row, under the active mitigation policy (as rescore)
-            apply_mitigation(tx, run_id, active_policy(tx))
             if floors_glob is not None:
                 tx.execute("INSERT INTO score_floors (run_id, response_id, revision, response_key, claim_idx, "
                            "claim_id, rule_id, label, criticality, value) SELECT $run, f.response_id, f.revision, "
@@ -188,6 +188,14 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                            "AND r.response_id = f.response_id AND r.revision = f.revision WHERE EXISTS (SELECT 1 "
                            "FROM spark_scores s WHERE s.response_id = f.response_id AND s.revision = f.revision) "
                            "ORDER BY f.response_id, f.revision, f.claim_idx", {"run": run_id, "floors": floors_glob})
+            # CLAIM's Authority checks (as the register stands now, at the answers' times or the run's as-of) and
+            # Mitigation step on every imported score row, under the active mitigation policy, then the decision
+            # from them and the imported floors: the same code as a register score run's
+            policy = active_policy(tx)
+            scored = "r.response_key IN (SELECT response_key FROM scores WHERE run_id = $run)"
+            with authority_found(tx, as_of, scored, {"run": run_id}) as authority:
+                apply_mitigation(tx, run_id, policy, authority=authority)
+                apply_decision(tx, run_id, profile, policy, authority)
             tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         tx.execute("DROP TABLE spark_scores")
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",

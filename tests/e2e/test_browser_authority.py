@@ -133,7 +133,9 @@ def test_superseding_a_source_proposes_outdated_and_queues_the_answer(start_app,
     _open(page, "Review queue", "Review queue")
     wait_metric(page, "In queue", f"{before + 1:,}")
     # oldest first: the 2025 answer is the one picked, with its reason shown
-    page.get_by_text("Why in queue: authority: c1: stale source, proposed OUTDATED").wait_for(timeout=30_000)
+    # the supersession decided the answer again at once (issue 33): review, for the stale source
+    page.get_by_text("Why in queue: decision review:").first.wait_for(timeout=30_000)
+    page.get_by_text("failed current (stale source)").first.wait_for(timeout=10_000)
     page.get_by_text("Open the detail of").first.wait_for(timeout=10_000)
     assert "au-e2e" in page.get_by_text("Open the detail of").first.inner_text()
     screenshot(page, "authority-review-queue")

@@ -87,10 +87,13 @@ class Row:
     floors: list[tuple[str, str]]
     dims: dict[str, float]
     hri_add: float
+    decision: str | None = None  # hri_core's decision and its reasons (with ``expected_rows(..., store=)``)
+    decision_reasons: tuple[str, ...] = ()
 
 
-def expected_rows(records: list[dict], profile) -> list[Row]:
-    """Each record scored with ``hri_core.score_response`` at AS_OF, as the pages should show it."""
+def expected_rows(records: list[dict], profile, store: Store | None = None) -> list[Row]:
+    """Each record scored with ``hri_core.score_response`` at AS_OF, as the pages should show it; with ``store``,
+    its decision too (against the store's source register and active mitigation policy)."""
     rows = []
     for record in records:
         response = parse_response(record)
@@ -101,8 +104,15 @@ def expected_rows(records: list[dict], profile) -> list[Row]:
             NO_CLAIMS_STATE if result.no_claims else result.band, result.action, result.no_claims,
             result.decisive_floor is not None,
             [(fl.claim_id, fl.rule_id) for fl in result.floors],
-            {d.value: v for d, v in result.dimensions.items()}, result.hri_add))
+            {d.value: v for d, v in result.dimensions.items()}, result.hri_add,
+            *((None, ()) if store is None else _decided(store, record, profile))))
     return rows
+
+
+def _decided(store: Store, record: dict, profile) -> tuple[str, tuple[str, ...]]:
+    from tests.helpers.parity import pure_decision
+    decision = pure_decision(store, record, profile, AS_OF)
+    return decision.decision, decision.reasons
 
 
 def select(rows: list[Row], f: Filters) -> list[Row]:

@@ -98,23 +98,102 @@ def assert_matches(row: dict, expected: ScoreResult) -> None:
         (raised.claim_id, raised.rule_id) if raised else (None, None)), rid
 
 
-def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime) -> tuple[dict, dict]:
-    """Load ``records`` into a throwaway register; return the bulk scorer's rows and fired floors by response."""
+def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datetime,
+                      register: dict | None = None) -> tuple[dict, dict]:
+    """Load ``records`` into a throwaway register; return the bulk scorer's rows and fired floors by response.
+    With a source ``register`` (``strategies.source_registers``), also rescore and check every stored decision
+    against the pure one (``check_decisions``)."""
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "parity.duckdb")
         try:
             load(store, records)
+            if register is not None:
+                add_register(store, register)
+                check_decisions(store, records, profile, as_of)
             return bulk_scores(store, profile, as_of), fired_floors(store, profile, as_of)
         finally:
             store.close()
 
 
-def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
-    """Every record's SQL row and fired floors equal its reference score under ``profile`` at ``as_of``."""
-    rows, floors = score_in_fresh_db(records, profile, as_of)
+def pure_decision(store: Store, record: dict, profile: ScoringProfile, as_of: datetime):
+    """``hri_core``'s decision on ``record``: score_response, the Authority checks against the store's register,
+    the mitigation reading them, decide_answer."""
+    from hri_core.decision import authority_findings, decide_scored
+    from hri_core.mitigation import decide
+    from register.scoring.mitigation import active_policy
+
+    policy = active_policy(store)
+    response = parse_response(record)
+    results = pure_authority(store, response, as_of)
+    mitigation = decide(response, policy, authority={r.claim_id: r.failures for r in results})
+    return decide_scored(score_response(response, profile, as_of), mitigation=mitigation, authority=authority_findings(
+        response, results, unmarked_claims_core=policy.unmarked_claims_core))
+
+
+def check_decisions(store: Store, records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
+    """A rescore under ``profile`` stores on every record's row the decision and reasons ``pure_decision`` gives."""
+    from register import SYSTEM
+    from register.scoring.scorer import rescore
+
+    rescore(store, SYSTEM, profile, as_of=as_of)
+    stored = {rid: (decision, list(reasons)) for rid, decision, reasons in store.query(
+        "SELECT response_id, decision, decision_reasons FROM scores WHERE is_current")}
+    for record in records:
+        want = pure_decision(store, record, profile, as_of)
+        assert stored[record["response_id"]] == (want.decision, list(want.reasons)), record
+
+
+def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime, register: dict | None = None) -> None:
+    """Every record's SQL row and fired floors equal its reference score under ``profile`` at ``as_of`` (and, with
+    a source ``register``, its stored decision the pure one)."""
+    rows, floors = score_in_fresh_db(records, profile, as_of, register)
     assert sorted(rows) == sorted(r["response_id"] for r in records)
     for record in records:
         rid = record["response_id"]
         expected = score_response(parse_response(record), profile, as_of)
         assert_matches(rows[rid], expected)
         assert floors.get(rid, []) == expected_floors(expected), rid
+
+
+def add_register(store: Store, register: dict) -> None:
+    """Record a ``strategies.source_registers`` register: its sources and its use cases' requesters."""
+    from register import SYSTEM
+    from register.governance.registers import add_row
+    from register.scoring.authority_rules import save_use_cases
+
+    for row in register["sources"]:
+        add_row(store, SYSTEM, "sources", row)
+    save_use_cases(store, SYSTEM, register["use_cases"], "parity")
+
+
+def register_sources(store: Store) -> dict:
+    """The source register as ``hri_core.authority.SourceRecord`` by id (deleted rows left out: unknown)."""
+    from hri_core.authority import SourceRecord
+    from register.governance.registers import list_sources
+
+    def na(value) -> bool:
+        return value is None or (not hasattr(value, "__len__") and pd_isna(value))
+
+    out = {}
+    for r in list_sources(store).to_dict("records"):
+        out[r["source_id"]] = SourceRecord.model_validate(
+            {**r, "restricted_to": None if na(r["restricted_to"]) else list(r["restricted_to"]),
+             "authority_tier": None if na(r["authority_tier"]) else int(r["authority_tier"]),
+             "valid_until": None if na(r["valid_until"]) else r["valid_until"],
+             "superseded_by": None if na(r["superseded_by"]) else r["superseded_by"]})
+    return out
+
+
+def pure_authority(store: Store, response, as_of: datetime) -> tuple:
+    """``hri_core.authority.check_response`` of ``response`` against the store's register, rules and requesters."""
+    from hri_core.authority import check_response
+    from register.scoring.authority_rules import authority_rules, requester_roles
+
+    return check_response(response, register_sources(store), as_of=as_of,
+                          requester_roles=requester_roles(store).get(response.use_case or ""),
+                          rules=authority_rules(store))
+
+
+def pd_isna(value) -> bool:
+    import pandas as pd
+    return bool(pd.isna(value))

@@ -158,3 +158,25 @@ def profiles(draw) -> ScoringProfile:
         context_contradiction_dimensions=tuple(draw(hs.lists(hs.sampled_from(DIMENSION_VALUES), min_size=1,
                                                              max_size=3, unique=True))),
     )
+
+
+@hs.composite
+def source_registers(draw) -> dict:
+    """A source register for the ids ``claim_bodies`` cites (``doc-1``, ``src-a``; ``elsewhere`` is never
+    registered: an unknown source) and the requesters of its use cases: {"sources": rows for ``add_row``,
+    "use_cases": rows for ``save_use_cases``}. Each source may be left out, superseded, dated (expired at
+    ``AS_OF`` or not), restricted, of any tier or none, of any type."""
+    rows = []
+    for source_id in ("doc-1", "src-a"):
+        if not draw(hs.booleans()) and draw(hs.booleans()):
+            continue  # not registered: unknown
+        rows.append({"source_id": source_id, "title": f"Source {source_id}",
+                     "source_type": draw(hs.sampled_from(["official framework", "web page", "preprint"])),
+                     "authority_tier": draw(hs.sampled_from([None, 1, 2, 3, 4, 5])), "access_date": "2026-01-01",
+                     "valid_until": draw(hs.sampled_from([None, "2026-06-30", "2027-06-30"])),
+                     "superseded_by": draw(hs.sampled_from([None, None, "src-new"])),
+                     "restricted_to": draw(hs.sampled_from(["", "", "reviewer", "admin; annotator"]))})
+    use_cases = [{"use_case": "supplier-contracts", "requester_roles": draw(hs.sampled_from([[], ["reviewer"]]))}]
+    if draw(hs.booleans()):
+        use_cases.append({"use_case": "hr-policy", "requester_roles": ["viewer", "admin"]})
+    return {"sources": rows, "use_cases": use_cases}

@@ -98,8 +98,9 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
     run_id, profile_version, as_of, s_f..s_h, hri_add, hri, score, band, action, no_claims,
     floors_fired, decisive_claim_id, decisive_rule_id, scoring_failure, action_floor_rule_id (the floor whose
     minimum action raised the band's action), mitigation_action, mitigation_reason (CLAIM's Mitigation
-    step: answer / revise / ask / abstain / escalate and its one sentence) (+ question, answer with
-    ``text_columns``). ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
+    step: answer / revise / ask / abstain / escalate and its one sentence), decision and decision_reasons (the one
+    decision on the answer and why: ``register.scoring.decision``) (+ question, answer with ``text_columns``).
+    ``band`` is the response's state: its band, or ``NO_CLAIMS_STATE`` when it has no
     claims (the band filter reads the same state).
     ``responses`` names the relation read as the responses table (``searched`` passes the matching
     subset); it needs the columns ``RESPONSE_COLUMNS`` (+ question, answer with ``text_columns``).
@@ -136,7 +137,7 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
            {', '.join('s.' + c for c in DIM_COLUMNS)},
            s.hri_add, s.hri, s.score, {state} AS band, s.action, s.no_claims, s.floors_fired,
            s.decisive_claim_id, s.decisive_rule_id, s.scoring_failure, s.action_floor_rule_id,
-           s.mitigation_action, s.mitigation_reason{text}
+           s.mitigation_action, s.mitigation_reason, s.decision, s.decision_reasons{text}
     FROM {source}
     WHERE {' AND '.join(cond) or 'true'}"""
 

@@ -38,7 +38,6 @@ from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.readmodels import version_views
 from register.readmodels.current_scores import WEEK
-from register.scoring.authority import review_keys_select
 from register.scoring.profiles import active_profile, get_profile
 
 __all__ = ["FIGURES", "GROUP_COLUMNS", "band_mix_by_week", "dimension_contributions", "filter_options", "high_share_by",
@@ -89,13 +88,13 @@ def filter_options(store: Store) -> dict:
 # apart) or, for the read models, over their summary ``sm``; ``_figures`` joins the ones asked for into one statement.
 
 
-def _kpis_part(p: Params, now: datetime, authority_keys: str, *, counted: str | None = None) -> str:
+def _kpis_part(p: Params, now: datetime, *, counted: str | None = None) -> str:
     """The headline figures' row. ``counted``: the summary rows (``_summary_rows``) the counts come from instead
     of the scored rows (the quantiles and the queue read the scored rows either way)."""
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     scanned = f"""{quantile_ends_select(p)} AS quantile_ends,
                count(*) FILTER (WHERE queued) AS queue_size, {oldest} AS queue_oldest_age_days
-        FROM ({flag_queued(p, authority_keys=authority_keys)}) q"""
+        FROM ({flag_queued(p)}) q"""
     if counted is None:
         return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,
@@ -302,8 +301,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
         # its rows (the last two by groups of scores first)
         summary = f"sm AS ({_summary_rows(f, p, model.summary)}), "
         if "kpis" in wanted:
-            keys = review_keys_select(store, p, use_cases=f.use_cases)
-            rows["kpis"] = _kpis_part(p, now or utc_now(), keys, counted="sm")
+            rows["kpis"] = _kpis_part(p, now or utc_now(), counted="sm")
         if "dimension_contributions" in wanted:
             rows["dimension_contributions"] = _summary_dimensions_part(p, by_letter)
         if "band_mix_by_week" in wanted:
@@ -313,7 +311,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
             lists[f"high_share_by_{by}"] = _summary_share_part(p, by, band_names)
     else:
         if "kpis" in wanted:
-            rows["kpis"] = _kpis_part(p, now or utc_now(), review_keys_select(store, p, use_cases=f.use_cases))
+            rows["kpis"] = _kpis_part(p, now or utc_now())
         if "dimension_contributions" in wanted:
             rows["dimension_contributions"] = _dimensions_part(p, by_letter)
         if "band_mix_by_week" in wanted:

@@ -13,22 +13,26 @@ from register.console.queries.filters import Filters, filtered_scores
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.ingest.pending import pending_keys_select
-from register.scoring.authority import review_keys_select
 
-__all__ = ["QUEUE_ACTIONS", "age_days_expr", "flag_queued", "queue_stats"]
+__all__ = ["QUEUE_ACTIONS", "QUEUE_DECISIONS", "age_days_expr", "flag_queued", "queue_stats"]
 
-# Actions that put a response in the review queue (a response with no claims is queued too):
-# ``hri_core.profile.REVIEW_ACTIONS``; which score maps to which action is the profile's business.
+# Actions of the band that ask for a person (``hri_core.profile.REVIEW_ACTIONS``; which score maps to which action
+# is the profile's business), and the decisions that put an answer in the review queue (issue 33: review, block)
 QUEUE_ACTIONS = REVIEW_ACTIONS
+QUEUE_DECISIONS = ("review", "block")
 
 
 def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:
     """The rows of ``source`` (a ``scored_set``) with a boolean ``queued``: the review queue's one
     definition, shared by ``kpis``, ``queue_stats`` and ``register.console.review.review_queue`` so that their
-    numbers always agree. Queued: the action asks for a person (``QUEUE_ACTIONS``), the response has
-    no claims, or (``authority_keys``, a SELECT of response keys: ``register.scoring.authority.
-    review_keys_select``) a SUPPORTED claim of it has a proposed label from the Authority checks -- and
-    nobody has decided on that revision yet.
+    numbers always agree. Queued: the answer's decision asks for a person (``QUEUE_DECISIONS``: review or block;
+    the decision already reads the band's action, the floors, the Authority checks and the mitigation, and a
+    score that failed closed is decided review) -- and nobody has decided on that revision yet.
+
+    ``authority_keys`` (a SELECT of response keys, ``register.scoring.authority.review_keys_select``): answers
+    queued for their sources' current state as well. The decision was made at the score run, and every write to
+    the source register, the authority rules or the requesters decides the affected answers again
+    (``register.scoring.redecide``), so the callers pass None; kept for a caller that checks live.
 
     A LEFT JOIN on the (small) decisions table rather than a correlated NOT EXISTS: DuckDB turns the
     latter into a mark join over every row, several times slower; on the integer key (migration 021), not the
@@ -37,7 +41,7 @@ def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None
     authority = f" OR {source}.response_key IN ({authority_keys})" if authority_keys else ""
     # a lower-risk label change pending keeps its answer queued (register.ingest.pending; OR binds after AND)
     pending = f" OR {source}.response_key IN ({pending_keys_select()})"
-    return (f"SELECT {source}.*, ({source}.action IN {p.in_list(QUEUE_ACTIONS)} OR {source}.no_claims{authority}) "
+    return (f"SELECT {source}.*, ({source}.decision IN {p.in_list(QUEUE_DECISIONS)}{authority}) "
             f"AND d.decision_id IS NULL{pending} AS queued FROM {source} LEFT JOIN review_decisions d "
             f"ON d.response_key = {source}.response_key")
 
@@ -54,8 +58,7 @@ def queue_stats(store: Store, f: Filters | None = None, *, now: datetime | None 
     """
     p = Params()
     oldest = age_days_expr(p, now or utc_now(), "min(coalesce(created_at, imported_at))")
-    keys = review_keys_select(store, p, use_cases=(f or Filters()).use_cases)
     row = store.row(
-        f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p, authority_keys=keys)}) "
+        f"WITH fr AS ({filtered_scores(store, f or Filters(), p)}), q AS ({flag_queued(p)}) "
         f"SELECT count(*) AS size, {oldest} AS oldest FROM q WHERE queued", p.values, what="the review queue's size")
     return {"size": int(row["size"]), "oldest_age_days": None if row["oldest"] is None else float(row["oldest"])}

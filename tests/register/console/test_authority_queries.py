@@ -74,15 +74,21 @@ def test_the_overview_counts_supported_claims_on_stale_or_unauthoritative_source
     assert authority_overview(register, Filters(use_cases=("elsewhere",)))["supported_sourced"] == 0
 
 
-def test_failed_checks_send_the_answer_to_review_unknown_sources_do_not(register):
+def test_failed_checks_send_the_answer_to_review_and_the_mitigation_reads_unknown_sources(register):
+    """Issue 33: the queue is the answers decided review or block. A failed check decides review; an unknown source
+    is no failed check, but the mitigation reads it (seed 004: answer only when authority passes) and escalates at
+    the assumed high stakes; the CONTRADICTED claim on a stale source too."""
     queue, size = review_queue(register, Filters())
     why = dict(zip(queue["response_id"], queue["why"], strict=True))
-    assert set(why) == {"au-stale", "au-expired", "au-restricted", "au-weak"} and size == 4
-    assert why["au-stale"] == "authority: c1: stale source, proposed OUTDATED"
-    assert queue_stats(register)["size"] == 4 and kpis(register, Filters())["queue_size"] == 4
+    assert set(why) == {"au-stale", "au-expired", "au-restricted", "au-weak", "au-unknown", "au-contra"}
+    assert size == 6
+    assert why["au-stale"].startswith("decision review: band Low: release; Authority: core claim c1")
+    assert why["au-stale"].endswith("; authority now: c1: stale source, proposed OUTDATED")
+    assert "authority now" not in why["au-unknown"] and "unknown source" in why["au-unknown"]
+    assert queue_stats(register)["size"] == 6 and kpis(register, Filters())["queue_size"] == 6
     record_decision(register, REVIEWER, "au-stale", 1, "release_with_caution", "the new policy says the same")
     assert "au-stale" not in set(review_queue(register, Filters())[0]["response_id"])
-    assert queue_stats(register)["size"] == 3
+    assert queue_stats(register)["size"] == 5
 
 
 def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, monkeypatch):
@@ -92,10 +98,10 @@ def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, m
 
     with recorded_statements(monkeypatch) as statements:
         queue, size = review_queue(register, Filters(), limit=2)
-    assert len(queue) == 2 and size == 4 == queue_stats(register)["size"]
+    assert len(queue) == 2 and size == 6 == queue_stats(register)["size"]
     assert len([sql for sql in statements if "FROM claims c WHERE" in sql]) == 1
     past, size = review_queue(register, Filters(), limit=2, offset=10)
-    assert past.empty and size == 4 and list(past.columns) == list(queue.columns)
+    assert past.empty and size == 6 and list(past.columns) == list(queue.columns)
 
 
 def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_no_claim_is_read_for_it(
@@ -136,9 +142,10 @@ def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_no_cl
     assert listed(Filters()) == (0, False) and queue_stats(store)["size"] == 0
     answer("after", "2026-04-01T00:00:00Z", "hr")
     assert flagged_counted(store, utc_now()) == 1 and flagged_counted(store, utc_now(), use_cases=("helpdesk",)) == 0
-    assert listed(Filters()) == (1, True)
+    # the answer after the date was decided review when it was scored: the queue reads its decision, no check
+    assert listed(Filters()) == (1, False)
     assert listed(Filters(use_cases=("helpdesk",))) == (0, False)
-    assert listed(Filters(use_cases=("hr",))) == (1, True)
+    assert listed(Filters(use_cases=("hr",))) == (1, False)
     assert list(review_queue(store, Filters())[0]["response_id"]) == ["after"]
 
 

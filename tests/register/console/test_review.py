@@ -39,7 +39,7 @@ NOW = datetime(2027, 2, 1, 12, 0, tzinfo=UTC)
 def loaded(store, tmp_path):
     records = dataset()
     load(store, tmp_path, records)
-    return store, expected_rows(records, active_profile(store))
+    return store, expected_rows(records, active_profile(store), store)
 
 
 def _imported_at(store: Store) -> dict[str, datetime]:
@@ -47,30 +47,34 @@ def _imported_at(store: Store) -> dict[str, datetime]:
 
 
 def expected_queue(store: Store, rows, f: Filters | None = None, decided=frozenset()):
-    """The queue in Python: action review or block, or no claims, not decided; oldest first."""
+    """The queue in Python: decided review or block (hri_core's decision), not decided by a reviewer; oldest
+    first."""
     f = f or Filters()
     imported = _imported_at(store)
     queued = [r for r in select(rows, f)
-              if (r.action in ("review", "block") or r.no_claims) and r.response_id not in decided]
+              if r.decision in ("review", "block") and r.response_id not in decided]
     moment = {r.response_id: r.created_at or imported[r.response_id] for r in queued}
     return sorted(queued, key=lambda r: (moment[r.response_id], imported[r.response_id], r.response_id)), moment
 
 
-def test_the_queue_holds_review_block_and_no_claims_oldest_first(loaded):
+def test_the_queue_holds_every_answer_decided_review_or_block_oldest_first(loaded):
     store, rows = loaded
     want, moment = expected_queue(store, rows)
-    assert {r.action for r in want} >= {"review", "block"} and any(r.no_claims for r in want)
+    assert {r.decision for r in want} == {"review", "block"} and any(r.no_claims for r in want)
+    assert any(r.action in ("release", "caution") for r in want)  # queued by the mitigation, not the band
     frame, total = review_queue(store, Filters(), limit=1000, now=NOW)
     assert total == len(want)
     assert list(frame.columns) == ["response_id", "revision", "use_case", "model", "created_at", "score", "band",
-                                   "action", "no_claims", "age_days", "why"]
+                                   "action", "no_claims", "decision", "decision_reasons", "mitigation_action",
+                                   "age_days", "why"]
     assert list(frame["response_id"]) == [r.response_id for r in want]
-    for rid, age, why in frame[["response_id", "age_days", "why"]].itertuples(index=False):
+    for rid, age, why, decision, reasons in frame[["response_id", "age_days", "why", "decision",
+                                                   "decision_reasons"]].itertuples(index=False):
         row = next(r for r in want if r.response_id == rid)
         assert age == pytest.approx((NOW - moment[rid]).total_seconds() / 86400, abs=1e-6)
-        assert why == ("no claims" if row.no_claims else f"action {row.action}")
-    assert set(frame.loc[frame["response_id"] == "hc-noclaims", "why"]) == {"no claims"}
-    assert set(frame.loc[frame["response_id"] == "hc-crit", "why"]) == {"action block"}
+        assert (decision, tuple(reasons)) == (row.decision, row.decision_reasons)
+        assert why == f"decision {row.decision}: " + "; ".join(row.decision_reasons)
+    assert set(frame.loc[frame["response_id"] == "hc-crit", "decision"]) == {"block"}
     # the undated response is aged from its import time
     undated = frame.loc[frame["response_id"] == "hc-nodate-high", "age_days"].item()
     assert undated == pytest.approx((NOW - _imported_at(store)["hc-nodate-high"]).total_seconds() / 86400, abs=1e-6)
@@ -232,7 +236,7 @@ def test_a_revision_replaced_before_the_decision_is_stale(loaded, tmp_path):
 
 def test_a_decided_low_risk_response_never_enters_the_queue(loaded):
     store, rows = loaded
-    low = next(r for r in rows if r.band == "Low" and not r.no_claims)
+    low = next(r for r in rows if r.decision in ("release", "caution") and r.action == "release")
     size = queue_stats(store)["size"]
     record_decision(store, REVIEWER, low.response_id, 1, "release", "spot check")
     assert queue_stats(store)["size"] == size
@@ -264,10 +268,11 @@ def test_no_claims_is_queued_whatever_action_the_profile_gives_it(loaded):
     activate(store, SYSTEM, version, "test: no-claims answers get caution")
     rescore(store, SYSTEM, get_profile(store, version))
     frame = review_queue(store, Filters(), limit=1000)[0].set_index("response_id")
+    # the band's action is the profile's caution; the mitigation (no claims: nothing was checked) asks for a person
     assert frame.loc["hc-noclaims", "action"] == "caution"
-    assert frame.loc["hc-noclaims", "why"] == "no claims"
-    caution = frame[frame["action"] == "caution"]
-    assert caution["no_claims"].all() and set(caution["why"]) == {"no claims"}
+    assert frame.loc["hc-noclaims", "decision"] == "review"
+    assert frame.loc["hc-noclaims", "why"].startswith("decision review: band ")
+    assert list(frame.loc["hc-noclaims", "decision_reasons"])[0].endswith(": caution")
 
 
 def test_a_decision_is_found_in_the_audit_trail_by_its_response_id(loaded):

@@ -39,8 +39,8 @@ def test_a_decision_stores_its_revisions_key_and_leaves_the_queue(store, tmp_pat
 
 
 def test_migration_021_gives_an_older_databases_decisions_their_keys(tmp_path, monkeypatch):
-    # 022, 023: today's importer keeps the summary and the search index
-    migrations_before(tmp_path, monkeypatch, 21, also=(22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32))
+    # 022, 023: today's importer keeps the summary and the search index (033: its scores carry the decision)
+    migrations_before(tmp_path, monkeypatch, 21, also=(22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33))
     db = tmp_path / "older.duckdb"
     before = Store(db)
     ensure_default_profile(before, SYSTEM)

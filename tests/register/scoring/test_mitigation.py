@@ -15,6 +15,7 @@ from hri_core import parse_response
 from hri_core.mitigation import decide, default_mitigation_policy, mitigation_policy_from_dict
 from register import SYSTEM, Store
 from register.errors import FourEyesViolation
+from register.governance.registers import add_row
 from register.scoring.mitigation import (
     activate_policy,
     active_policy,
@@ -27,8 +28,8 @@ from register.scoring.profiles import get_profile
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import rescore
 from tests.helpers.actors import ANN, BOB
-from tests.helpers.parity import load
-from tests.helpers.strategies import AS_OF, responses
+from tests.helpers.parity import add_register, load, pure_authority
+from tests.helpers.strategies import AS_OF, responses, source_registers
 
 MITIGATION = ("mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
               "mitigation_policy_version")
@@ -39,9 +40,14 @@ def stored_mitigation(store: Store) -> dict[str, dict]:
     return {row[0]: dict(zip(MITIGATION, row[1:], strict=True)) for row in rows}
 
 
-def expected(record: dict, policy=None) -> dict:
+def expected(record: dict, policy=None, store: Store | None = None) -> dict:
+    """``decide`` on the record, reading the Authority checks of ``store``'s register (none without one: a record
+    citing no source is checked against nothing)."""
     policy = policy or default_mitigation_policy()
-    decision = decide(parse_response(record), policy)
+    response = parse_response(record)
+    authority = ({r.claim_id: r.failures for r in pure_authority(store, response, AS_OF)} if store is not None
+                 else None)
+    decision = decide(response, policy, authority=authority)
     return {"mitigation_action": decision.action, "mitigation_rule": decision.rule,
             "mitigation_reason": decision.reason, "mitigation_claim_id": decision.claim_id,
             "mitigation_policy_version": policy.version}
@@ -112,7 +118,7 @@ def test_the_same_verdicts_revise_at_low_stakes_and_escalate_at_high_stakes(stor
         "low-tool": "revise", "medium-tool": "revise", "high-tool": "escalate", "critical-tool": "escalate"}
     assert rows["low-tool"]["mitigation_claim_id"] == "low-3"  # the sentence names the contradicted claim
     for record in records:
-        assert rows[record["response_id"]] == expected(record)
+        assert rows[record["response_id"]] == expected(record, store=store)
 
 
 # --- the bulk decision equals decide on every record -------------------------------------------------------
@@ -123,11 +129,12 @@ VARIANT = {"unmarked_claims_core": False, "non_core_unsupported_action": "revise
                         "SUPPORTED": {"verdict": "UNLINKED", "step": "Link"}}}
 
 
-def _decided_in_fresh_db(records: list[dict], overrides: dict | None) -> tuple[dict, object]:
+def _decided_in_fresh_db(records: list[dict], overrides: dict | None, register: dict) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "mitigation.duckdb")
         try:
             load(store, records)
+            add_register(store, register)
             policy = active_policy(store)
             if overrides is not None:
                 version = create_policy_draft(store, SYSTEM, overrides)
@@ -136,18 +143,19 @@ def _decided_in_fresh_db(records: list[dict], overrides: dict | None) -> tuple[d
             from register.scoring.profiles import ensure_default_profile
             ensure_default_profile(store, SYSTEM)
             rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF)
-            return stored_mitigation(store), policy
+            return stored_mitigation(store), {r["response_id"]: expected(r, policy, store) for r in records}
         finally:
             store.close()
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(records=responses(min_size=1, max_size=25, min_claims=0, max_claims=6))
-def test_bulk_mitigation_equals_decide_on_random_records(records):
+@given(records=responses(min_size=1, max_size=25, min_claims=0, max_claims=6), register=source_registers())
+def test_bulk_mitigation_equals_decide_on_random_records(records, register):
+    """With a random source register: the bulk path reads each claim's Authority failures as ``decide`` does."""
     for overrides in (None, VARIANT):
-        rows, policy = _decided_in_fresh_db(records, overrides)
+        rows, want = _decided_in_fresh_db(records, overrides, register)
         for record in records:
-            assert rows[record["response_id"]] == expected(record, policy), (record, overrides)
+            assert rows[record["response_id"]] == want[record["response_id"]], (record, overrides, register)
 
 
 def test_decide_runs_once_per_distinct_input_tuple(store):
@@ -176,7 +184,7 @@ def test_decide_runs_once_per_distinct_input_tuple(store):
     assert store.write(SYSTEM, "scores.rescore", fn) == 3
     rows = stored_mitigation(store)
     for record in (*same, moved, trailing, *answered):
-        assert rows[record["response_id"]] == expected(record), record["response_id"]
+        assert rows[record["response_id"]] == expected(record, store=store), record["response_id"]
     assert rows["ok-critical"]["mitigation_reason"] == (
         "answer: every claim SUPPORTED (2 checked) and none failed Authority")
     assert {rows[f"same-{i}"]["mitigation_claim_id"] for i in range(10)} == {f"same-{i}-2" for i in range(10)}
@@ -192,12 +200,15 @@ def test_evidence_linked_through_the_retrieved_context_makes_an_unlinked_claim_r
     records.append({"response_id": "blank-span", "stakes": "low", "claims": [
         {"claim_id": "blank-1", "labels": ["UNSUPPORTED"], "is_core": True, "span": " \u00a0\u3000"}]})
     load(store, records)
+    for source in ("chunk-1", "policy-7", "elsewhere"):  # registered, current and strong: Authority passes
+        add_row(store, SYSTEM, "sources", {"source_id": source, "title": source, "source_type": "official framework",
+                                           "authority_tier": 1, "access_date": "2026-01-01"})
     rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF)
     rows = stored_mitigation(store)
     assert {rid: row["mitigation_action"] for rid, row in rows.items()} == {
         "by-chunk": "revise", "by-source": "revise", "by-none": "abstain", "blank-span": "abstain"}
     for record in records:
-        assert rows[record["response_id"]] == expected(record)
+        assert rows[record["response_id"]] == expected(record, store=store)
 
 
 # --- versions, publishing, reproduction ---------------------------------------------------------------------
@@ -284,7 +295,7 @@ def test_mitigation_in_slices_decides_each_response_as_in_one_pass(store, monkey
     assert sum(calls) >= distinct  # ... and no tuple decided twice: repeated tuples are remembered
     assert sum(calls) < 120
     for record in records[:10]:  # and each is what decide says of the record itself
-        assert whole[record["response_id"]] == expected(record)
+        assert whole[record["response_id"]] == expected(record, store=store)
 
 
 def test_claims_past_the_ninth_are_placed_by_their_position_not_their_text(store):
@@ -309,3 +320,20 @@ def test_claims_past_the_ninth_are_placed_by_their_position_not_their_text(store
     assert rows["third"]["mitigation_claim_id"] == "third-3"
     assert rows["neutral"]["mitigation_reason"] == rows["neutral-high"]["mitigation_reason"]
     assert "11 checked" in rows["neutral"]["mitigation_reason"]
+
+
+# --- the mitigation reads the register's Authority checks (seed 004: answer only when authority passes) -------
+
+
+def test_answers_on_superseded_forbidden_and_weak_sources_are_not_answered(store, tmp_path):
+    """Before issue 33 every one of these was stored as "answer: every claim SUPPORTED ... none failed Authority"."""
+    from tests.helpers.authority import load_authority_register
+    load_authority_register(store, tmp_path)
+    rows = stored_mitigation(store)
+    for rid in ("au-stale", "au-expired", "au-restricted", "au-weak", "au-unknown"):
+        assert rows[rid]["mitigation_action"] != "answer", (rid, rows[rid])
+        assert "failed Authority" in rows[rid]["mitigation_reason"] or "Authority" in rows[rid]["mitigation_reason"]
+    assert rows["au-ok"]["mitigation_action"] == "answer"
+    assert "stale" in rows["au-stale"]["mitigation_reason"]
+    assert "not allowed" in rows["au-restricted"]["mitigation_reason"]
+    assert "insufficient authority" in rows["au-weak"]["mitigation_reason"]

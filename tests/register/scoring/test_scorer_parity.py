@@ -29,7 +29,7 @@ from tests.helpers.parity import (
     stored_scores,
 )
 from tests.helpers.paths import REPO_ROOT
-from tests.helpers.strategies import AS_OF, profiles, responses
+from tests.helpers.strategies import AS_OF, profiles, responses, source_registers
 
 TABLE_V_FILE = REPO_ROOT / "data" / "table_v_supplier_contract.jsonl"
 
@@ -80,9 +80,12 @@ def test_table_v_rescore_stores_the_same_numbers(store):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(records=responses(min_size=1, max_size=30, min_claims=0, max_claims=8), profile=profiles())
-def test_bulk_scorer_equals_score_response_on_random_profiles(records, profile):
-    check_parity(records, profile, AS_OF)
+@given(records=responses(min_size=1, max_size=30, min_claims=0, max_claims=8), profile=profiles(),
+       register=source_registers())
+def test_bulk_scorer_equals_score_response_on_random_profiles(records, profile, register):
+    """... and the decision a rescore stores equals hri_core's (score, Authority, mitigation, decide_answer) on a
+    random source register."""
+    check_parity(records, profile, AS_OF, register)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -33,7 +33,7 @@ def test_the_scorer_stores_each_rows_revision_key(store, tmp_path):
 
 def test_migrations_019_and_020_give_an_older_databases_scores_and_floors_their_keys(tmp_path, monkeypatch):
     # before 019 and 020; and 022, 023: today's writers keep the summary of the read model and the search index
-    migrations_before(tmp_path, monkeypatch, 19, also=(22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32))
+    migrations_before(tmp_path, monkeypatch, 19, also=(22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33))
     db = tmp_path / "older.duckdb"
     before = Store(db)
     ensure_default_profile(before, SYSTEM)

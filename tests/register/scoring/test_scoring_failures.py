@@ -111,7 +111,8 @@ def test_a_poison_pill_already_stored_is_isolated_and_sent_to_review(store, tmp_
     assert later.batches[0].scored == 1
     queue, size = review_queue(store, Filters(), now=AS_OF)
     why = dict(zip(queue["response_id"], queue["why"], strict=True))
-    assert why["poison"].startswith("scoring failed: claims: a criticality is outside")
+    assert why["poison"].startswith("decision review: band Critical: review")
+    assert "scoring failed (claims: a criticality is outside" in why["poison"]
 
 
 def test_rescore_and_status_name_the_failed_response(register_cli, tmp_path):

@@ -207,8 +207,20 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
                             "AND mitigation_policy_version IS NOT NULL", [run_id]) == 302
         actions = [a for (a,) in store.query("SELECT action FROM audit_events ORDER BY seq")]
         assert actions[-2:] == ["export.parquet", "scores.import"]
+        # the decision of every imported row, and its reasons, are the ones a local rescore at the same time
+        # stores: decided at import by the code the register's score run runs
+        from register.scoring.scorer import rescore
+        on_spark = decided_of_run(store, run_id)
+        local = rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF).run_id
+        assert len(on_spark) == 302 and on_spark == decided_of_run(store, local)
+        assert {d for d, *_ in on_spark.values()} >= {"review"}
     finally:
         store.close()
+
+
+def decided_of_run(store: Store, run_id: int) -> dict:
+    return {rid: (decision, list(reasons), action) for rid, decision, reasons, action in store.query(
+        "SELECT response_id, decision, decision_reasons, mitigation_action FROM scores WHERE run_id = ?", [run_id])}
 
 
 def bulk_scores_of_run(store: Store, run_id: int) -> dict:

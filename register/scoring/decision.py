@@ -1,0 +1,176 @@
+"""The one decision on each answer, in the register's SQL: ``hri_core.decision.decide_answer`` in bulk.
+
+A score run (``register.scoring.scorer``) and the import of a Spark job's scores (``register.scoring.spark_exchange``)
+store on every score row ``decision`` (release | caution | review | block) and ``decision_reasons`` (its sentences:
+the band, each fired floor with a minimum action and its claim, each failed Authority check with its claim and
+source, the Mitigation step), computed here as ``hri_core.decision`` computes them (a property test holds the two
+equal, sentence for sentence):
+
+* ``authority_found``: the register's Authority checks (``register.scoring.authority.claim_checks_select``) of the
+  scored revisions' sourced claims, at each answer's time (``created_at``, else the run's as-of time), against the
+  source register, the authority rules and the use cases' requesters as they are when the run happens. Only claims
+  whose source can fail a check, be undecided or is unknown are read (a register of current strong sources costs
+  nothing). The Mitigation step reads the failure words of these claims (``register.scoring.mitigation.decided``),
+  the decision the failed (``False``) checks;
+* ``decision_parts``: per revision, the fired floors with a minimum action (from the run's ``score_floors``) and the
+  failed Authority checks, each as its severity and its sentence, in order;
+* ``decision_values``: the two stored columns as SQL over a score row, its Mitigation decision and those parts;
+* ``apply_decision``: the same on the stored rows of a run written elsewhere (a Spark job's, imported).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from hri_core import ScoringProfile
+from hri_core.authority import (
+    ACCESS_UNKNOWN,
+    AUTHORITY_UNKNOWN,
+    INSUFFICIENT,
+    NOT_ALLOWED,
+    STALE,
+    UNKNOWN_SOURCE,
+)
+from hri_core.decision import CHECK_PROBLEMS, FAILED_SCORING_DECISION, MITIGATION_MINIMUM, SERIOUS_CRITICALITY
+from hri_core.mitigation import MitigationPolicy
+from hri_core.models import ensure_utc
+from hri_core.profile import ACTION_SEVERITY, ACTIONS
+from register.db.sql import Params
+from register.db.store import Transaction
+from register.scoring.authority import claim_checks_select
+from register.scoring.authority_rules import authority_rules, requester_roles
+
+__all__ = ["AUTHORITY_TABLE", "DECISION_COLUMNS", "apply_decision", "authority_found", "decision_parts",
+           "decision_values"]
+
+DECISION_COLUMNS = ("decision", "decision_reasons")
+AUTHORITY_TABLE = "_authority_found"  # while ``authority_found`` is open
+_FLOORS, _AUTHORITY = "_decision_floors", "_decision_authority"  # while ``decision_parts`` is open
+
+
+@contextlib.contextmanager
+def authority_found(tx: Transaction, as_of: datetime, responses: str,
+                    params: dict[str, Any] | None = None) -> Iterator[str]:
+    """Check the sourced claims of the revisions ``responses`` (a condition on ``responses r``, named ``$``
+    parameters in ``params``) and hold the claims flagged; yields the table's name (``AUTHORITY_TABLE``).
+
+    One row per flagged claim: response_key, claim_idx, claim_id, source_id, labels, label_mask, is_core,
+    criticality, span, allowed / current / authoritative (NULL undecided) and failures, the words
+    ``hri_core.authority.AuthorityResult.failures`` gives (an unknown source: that alone). Dropped on leaving.
+    """
+    p = Params()
+    rules, roles = authority_rules(tx), requester_roles(tx)
+    at = ensure_utc(as_of)
+    answers = (f"(SELECT r.response_key, r.use_case, r.created_at, {p(at)}::TIMESTAMPTZ AS as_of "
+               f"FROM responses r WHERE {responses})")
+    checks = claim_checks_select(p, rules, roles, at, answers=answers, flaggable_only=True)
+    failures = (f"CASE WHEN unknown_source THEN [{p(UNKNOWN_SOURCE)}] ELSE list_filter(["
+                f"CASE WHEN allowed IS NULL THEN {p(ACCESS_UNKNOWN)} WHEN NOT allowed THEN {p(NOT_ALLOWED)} END, "
+                f"CASE WHEN current = false THEN {p(STALE)} END, "
+                f"CASE WHEN authoritative IS NULL THEN {p(AUTHORITY_UNKNOWN)} "
+                f"WHEN NOT authoritative THEN {p(INSUFFICIENT)} END], lambda x: x IS NOT NULL) END")
+    try:
+        tx.execute(f"""CREATE OR REPLACE TEMP TABLE {AUTHORITY_TABLE} AS
+            SELECT response_key, claim_idx, claim_id, source_id, labels, label_mask, is_core, criticality, span,
+                   allowed, current, authoritative, {failures} AS failures
+            FROM ({checks})
+            WHERE unknown_source OR allowed IS NOT true OR current = false OR authoritative IS NOT true""",
+                   {**(params or {}), **p.values})
+        yield AUTHORITY_TABLE
+    finally:
+        tx.execute(f"DROP TABLE IF EXISTS {AUTHORITY_TABLE}")
+
+
+@contextlib.contextmanager
+def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationPolicy, run_id: int,
+                   authority: str) -> Iterator[None]:
+    """Hold, per revision of run ``run_id``, the decision's floor and Authority parts (``decision_values`` joins
+    them): TEMP TABLEs ``_decision_floors`` and ``_decision_authority`` (response_key, sev: the most severe minimum,
+    as an index of ``ACTIONS``; reasons: the sentences in order). The floors are read from the run's ``score_floors``
+    (written first), the Authority findings from ``authority`` (``authority_found``'s table). Dropped on leaving."""
+    p = Params()
+    with_min = [rule for rule in profile.floors if rule.min_action is not None]
+    rule_ids = p([rule.rule_id for rule in profile.floors])
+    mins = p([rule.min_action for rule in with_min])
+    named = p([rule.rule_id for rule in with_min])
+    actions = p(list(ACTIONS))
+    floors = (f"""SELECT response_key, max(sev) AS sev, list(reason ORDER BY claim_idx, rule_order) AS reasons FROM (
+        SELECT f.response_key, f.claim_idx, list_position({rule_ids}::VARCHAR[], f.rule_id) AS rule_order,
+               list_position({actions}::VARCHAR[], m.min_action) - 1 AS sev,
+               'floor ' || f.rule_id || ' on claim ' || f.claim_id || ' (' || f.label || ', criticality '
+               || f.criticality || '): at least ' || m.min_action AS reason
+        FROM score_floors f JOIN (SELECT unnest({named}::VARCHAR[]) AS rule_id,
+                                         unnest({mins}::VARCHAR[]) AS min_action) m ON m.rule_id = f.rule_id
+        WHERE f.run_id = {p(int(run_id))}) GROUP BY response_key""" if with_min else
+              "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
+    a = Params()  # the Authority part's own (the floors' statement may bind nothing)
+    review, caution = a("review"), a("caution")
+    checks = " UNION ALL ".join(f"SELECT {i} AS k, {a(check)} AS chk, {a(problem)} AS problem"
+                                for i, (check, problem) in enumerate(CHECK_PROBLEMS))
+    failed = " OR ".join(f"(u.k = {i} AND a.{check} = false)" for i, (check, _) in enumerate(CHECK_PROBLEMS))
+    serious = f"(a.core OR a.criticality >= {a(SERIOUS_CRITICALITY)})"
+    found = f"""SELECT response_key, max(sev) AS sev, list(reason ORDER BY claim_idx, k) AS reasons FROM (
+        SELECT a.response_key, a.claim_idx, u.k,
+               CASE WHEN {serious} THEN {a(ACTION_SEVERITY['review'])} ELSE {a(ACTION_SEVERITY['caution'])} END AS sev,
+               'Authority: ' || CASE WHEN a.core THEN 'core claim' ELSE 'claim' END || ' ' || a.claim_id
+               || ' (criticality ' || a.criticality || ') rests on ' || a.source_id || ', which failed ' || u.chk
+               || ' (' || u.problem || '): at least ' || CASE WHEN {serious} THEN {review} ELSE {caution} END AS reason
+        FROM (SELECT *, coalesce(is_core, {a(policy.unmarked_claims_core)}) AS core FROM {authority}) a, ({checks}) u
+        WHERE {failed}) GROUP BY response_key"""
+    try:
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_FLOORS} AS {floors}", p.values if with_min else {})
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_AUTHORITY} AS {found}", a.values)
+        yield
+    finally:
+        tx.execute(f"DROP TABLE IF EXISTS {_FLOORS}")
+        tx.execute(f"DROP TABLE IF EXISTS {_AUTHORITY}")
+
+
+def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str) -> dict[str, str]:
+    """The stored decision columns as SQL: ``score`` is the alias of a score row (band, no_claims, scoring_failure,
+    response_key), ``action`` and ``reason`` the expressions of its Mitigation action and sentence (NULL: none
+    decided); the statement LEFT JOINs ``_decision_floors df`` and ``_decision_authority da`` on response_key
+    (``decision_parts``)."""
+    s = score
+    names, band_actions = p([b.name for b in profile.bands]), p([b.action for b in profile.bands])
+    actions = f"({p(list(ACTIONS))}::VARCHAR[])"
+    failed = p(FAILED_SCORING_DECISION)
+    band_action = (f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {failed} "
+                   f"WHEN {s}.no_claims THEN {p(profile.no_claims_action)} "
+                   f"ELSE ({band_actions}::VARCHAR[])[list_position({names}::VARCHAR[], {s}.band)] END")
+    minimum = "CASE " + " ".join(f"WHEN {action} = {p(step)} THEN {p(least)}"
+                                 for step, least in MITIGATION_MINIMUM.items()) + " END"
+    sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(df.sev, 0), coalesce(da.sev, 0), "
+           f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
+           f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
+    reasons = (f"list_concat(list_concat(list_concat(list_concat(['band ' || {s}.band || ': ' || {band_action}], "
+               "coalesce(df.reasons, []::VARCHAR[])), coalesce(da.reasons, []::VARCHAR[])), "
+               f"CASE WHEN {action} IS NOT NULL THEN ['mitigation ' || {reason} || ': at least ' || {minimum}] "
+               "ELSE []::VARCHAR[] END), "
+               f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN ['scoring failed (' || {s}.scoring_failure || '): ' "
+               f"|| {failed}] ELSE []::VARCHAR[] END)")
+    return {"decision": f"{actions}[{sev} + 1]", "decision_reasons": reasons}
+
+
+def apply_decision(tx: Transaction, run_id: int, profile: ScoringProfile, policy: MitigationPolicy,
+                   authority: str) -> None:
+    """Decide every score row of ``run_id`` and store the decision on it, from the row's stored band, failure and
+    mitigation, the run's ``score_floors`` and ``authority`` (``authority_found``'s table, the one its mitigation
+    read). A score run of the register decides as it writes; this is for rows written elsewhere: a Spark job's."""
+    p = Params()
+    values = decision_values(p, profile, score="s", action="s.mitigation_action", reason="s.mitigation_reason")
+    with decision_parts(tx, profile, policy, run_id, authority):
+        tx.execute(f"""CREATE OR REPLACE TEMP TABLE _decided_rows AS
+            SELECT s.response_key, {values['decision']} AS decision, {values['decision_reasons']} AS decision_reasons
+            FROM scores s LEFT JOIN {_FLOORS} df ON df.response_key = s.response_key
+                 LEFT JOIN {_AUTHORITY} da ON da.response_key = s.response_key
+            WHERE s.run_id = {p(int(run_id))}""", p.values)
+    try:
+        tx.execute("UPDATE scores SET decision = u.decision, decision_reasons = u.decision_reasons "
+                   "FROM _decided_rows u WHERE scores.run_id = $run AND scores.response_key = u.response_key",
+                   {"run": int(run_id)})
+    finally:
+        tx.execute("DROP TABLE IF EXISTS _decided_rows")

@@ -1,0 +1,72 @@
+"""Keep decisions current when governance changes: the answers a write to the source register, the authority rules
+or the use cases' requesters affects are decided again at once.
+
+A decision reads the Authority checks as the register stood when its score run happened
+(``register.scoring.decision``). After a write that can change a check -- a source superseded, restricted, given
+another tier, type or valid-until date, deleted or restored; a new authority-rule version; new requesters of a use
+case -- the affected current answers are scored again under the active profile, in a score run of their own (its
+scope says why: ``sources:<ids>``, ``authority-rules:v<n>``, ``use-cases:<names>``), so that their decision and
+their place in the review queue follow at once; the hub keeps the read models (``register.scoring.scorer``). Only
+answers with a current score are decided again: an answer imported without scoring stays unscored.
+
+It is a consequence of a write the actor was allowed to make, so it needs no permission of its own; like every
+score run it is audited (``scores.rescore``). A change of scope no answer cites writes no run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from register.db.store import Actor, Store
+from register.errors import NotFound
+from register.scoring.profiles import active_profile
+from register.scoring.scorer import RescoreSummary, _write_scores
+
+__all__ = ["SCOPE_LIMIT", "redecide_all_sourced", "redecide_sources", "redecide_use_cases"]
+
+SCOPE_LIMIT = 10  # names listed in a run's scope; more are counted
+_SCORED = "response_key IN (SELECT response_key FROM current_scores)"
+
+
+def _scope(prefix: str, names: list[str]) -> str:
+    shown = ",".join(names[:SCOPE_LIMIT])
+    return f"{prefix}:{shown}" + (f",+{len(names) - SCOPE_LIMIT}" if len(names) > SCOPE_LIMIT else "")
+
+
+def _run(store: Store, actor: Actor, scope: str, keys: str, params: dict) -> RescoreSummary | None:
+    if not store.scalar(f"SELECT count(*) FROM ({keys})", params):
+        return None
+    try:
+        profile = active_profile(store)
+    except NotFound:  # a register not initialised yet has no score to decide again
+        return None
+    return _write_scores(store, actor, profile, as_of=None, batch_id=None, keys=(scope, keys, params))
+
+
+def redecide_sources(store: Store, actor: Actor, source_ids: Iterable[str]) -> RescoreSummary | None:
+    """Decide again the current scored answers whose current claims cite one of ``source_ids``."""
+    ids = sorted({str(s) for s in source_ids if s})
+    if not ids:
+        return None
+    keys = (f"SELECT DISTINCT response_key FROM claim_source_answers WHERE list_contains($ids, source_id) "
+            f"AND {_SCORED}")
+    return _run(store, actor, _scope("sources", ids), keys, {"ids": ids})
+
+
+def redecide_all_sourced(store: Store, actor: Actor, why: str) -> RescoreSummary | None:
+    """Decide again every current scored answer with a sourced claim (a new authority-rule version: any check of
+    any source may change)."""
+    keys = f"SELECT DISTINCT response_key FROM claim_source_answers WHERE {_SCORED}"
+    return _run(store, actor, why, keys, {})
+
+
+def redecide_use_cases(store: Store, actor: Actor, use_cases: Iterable[str]) -> RescoreSummary | None:
+    """Decide again the current scored answers of ``use_cases`` that cite a restricted source (new requesters change
+    only the allowed check, which reads the use case only against a restricted source)."""
+    names = sorted({str(u) for u in use_cases if u})
+    if not names:
+        return None
+    keys = ("SELECT DISTINCT a.response_key FROM claim_source_answers a JOIN sources s ON s.source_id = a.source_id "
+            "AND NOT s.deleted AND len(coalesce(s.restricted_to, [])) > 0 "
+            f"WHERE list_contains($names, a.use_case) AND a.{_SCORED}")
+    return _run(store, actor, _scope("use-cases", names), keys, {"names": names})
