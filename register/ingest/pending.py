@@ -95,9 +95,10 @@ def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, 
                        "subject, record, decision_before, decision_after, reasons_after, proposed_by, proposed_at, "
                        "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         # one event per held change, filed under its id: an answer's life in the audit trail finds it by its id
-        events = [("label_change.hold", "label_change", str(r[0]), None,
-                   {"response_id": r[1], "revision": r[2], "origin": origin, "decision": f"{r[7]} -> {r[8]}"})
-                  for r in rows]
+        events: list[tuple[str, str, str | None, Any, Any]] = [
+            ("label_change.hold", "label_change", str(r[0]), None,
+             {"response_id": r[1], "revision": r[2], "origin": origin, "decision": f"{r[7]} -> {r[8]}"})
+            for r in rows]
         first, *others = events
         return Change("label_change", first[2], None, first[4], result=ids, extra_events=others)
 
