@@ -80,8 +80,9 @@ def authority_minimum(finding: AuthorityFinding) -> Action:
     return "review" if finding.serious else "caution"
 
 
-def band_reason(band: str, band_action: str) -> str:
-    return f"band {band}: {band_action}"
+def band_reason(band: str, band_action: str, *, no_claims: bool = False) -> str:
+    """The first reason: the band's action, or the profile's no-claims action for an answer without claims."""
+    return f"no claims: {band_action}" if no_claims else f"band {band}: {band_action}"
 
 
 def floor_reason(rule_id: str, claim_id: str, label: str, criticality: int, min_action: str) -> str:
@@ -107,16 +108,17 @@ def failure_reason(failure: str) -> str:
 
 def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, str, str, int, str | None]] = (),
                   authority: Sequence[AuthorityFinding] = (), mitigation: tuple[str, str] | None = None,
-                  scoring_failure: str | None = None) -> Decision:
+                  scoring_failure: str | None = None, no_claims: bool = False) -> Decision:
     """The decision on one answer.
 
     ``floors``: the fired floors as (rule id, claim id, label, criticality, minimum action or None), in the
     order the scorer lists them; only those with a minimum action say something about the decision.
     ``authority``: the failed checks, in claim order. ``mitigation``: (action, sentence) of the Mitigation
     step, or None when none was decided. ``scoring_failure``: why the scorer could not score the response.
+    ``no_claims``: the answer has no claims (``band_action`` is then the profile's no-claims action).
     """
     decision: str = band_action
-    reasons = [band_reason(band, band_action)]
+    reasons = [band_reason(band, band_action, no_claims=no_claims)]
     for rule_id, claim_id, label, criticality, min_action in floors:
         if min_action is not None:
             decision = stricter_action(decision, min_action)
@@ -159,4 +161,5 @@ def decide_scored(score: ScoreResult, *, authority: Sequence[AuthorityFinding] =
         # an answer without claims gets the profile's no-claims action in place of its band's
         band=score.band, band_action=score.action if score.no_claims else (score.band_action or score.action),
         floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action) for f in score.floors],
-        authority=authority, mitigation=None if mitigation is None else (mitigation.action, mitigation.reason))
+        authority=authority, mitigation=None if mitigation is None else (mitigation.action, mitigation.reason),
+        no_claims=score.no_claims)

@@ -52,6 +52,10 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
     # One wrapping row of metrics, each as wide as its value: fixed columns cut "escalate" or
     # "Release with caution" to "escal…".
     head = st.container(horizontal=True, gap="large")
+    verdict = stored.get("decision")
+    head.metric("Decision", escape_markdown(verdict or "—"), width="content",
+                help="What to do with the answer: the most severe of the band's action, the floors' minimum actions, "
+                     "failed Authority checks and the mitigation (its reasons are listed below)")
     if result.no_claims:
         head.metric("HRI score", "—", width="content", help="A response without claims is not judged: it has no score")
         head.metric("Band", NO_CLAIMS_STATE, width="content")
@@ -59,7 +63,7 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
         head.metric("HRI score", f"{result.score:.1f}", width="content")
         head.metric("Band", escape_markdown(result.band), width="content")
     raised = result.action_floor
-    head.metric("Action", escape_markdown(result.action), width="content",
+    head.metric("HRI action", escape_markdown(result.action), width="content",
                 help=(f"Raised from {result.band_action} by the floor {raised.rule_id} on claim {raised.claim_id}, "
                       f"whose minimum action is {raised.min_action}") if raised else "The band's action")
     mitigation = stored.get("mitigation_action")
@@ -74,6 +78,9 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
     if decision is not None:
         st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
                    f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
+    reasons = list(stored.get("decision_reasons") or [])
+    if reasons:
+        st.markdown("**Why this decision**\n\n" + "\n".join(f"- {escape_markdown(str(r))}" for r in reasons))
     if stored.get("mitigation_reason"):
         st.caption(f"Mitigation (policy v{stored.get('mitigation_policy_version')}): "
                    f"{escape_markdown(stored['mitigation_reason'])}")

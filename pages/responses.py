@@ -27,7 +27,11 @@ COLUMNS = {
     "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
     "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
     "band": st.column_config.TextColumn("Band"),
-    "action": st.column_config.TextColumn("Action"),
+    "decision": st.column_config.TextColumn(
+        "Decision", help="What to do with the answer: the most severe of the band's action, the floors, Authority and "
+                         "the mitigation"),
+    "decision_reasons": st.column_config.ListColumn("Why (decision)", width="large"),
+    "action": st.column_config.TextColumn("HRI action", help="The band's action (paper Table VI), raised by floors"),
     "mitigation_action": st.column_config.TextColumn(
         "Mitigation", help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate"),
     "mitigation_reason": st.column_config.TextColumn("Why (mitigation)", width="large"),

@@ -79,14 +79,16 @@ def main() -> None:
     st.caption("Oldest first. Select a response to decide on it.")
     event = st.dataframe(
         frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="queue_table",
-        column_order=("response_id", "why", "age_days", "score", "band", "action", "use_case", "model",
-                      "created_at", "revision"),
+        column_order=("response_id", "decision", "why", "age_days", "score", "band", "action", "mitigation_action",
+                      "use_case", "model", "created_at", "revision"),
         column_config={
             "response_id": st.column_config.TextColumn("Response"),
             "why": st.column_config.TextColumn("Why in queue"),
             "score": st.column_config.ProgressColumn("HRI score", min_value=0, max_value=100, format="%.1f"),
             "band": st.column_config.TextColumn("Band"),
-            "action": st.column_config.TextColumn("Action"),
+            "decision": st.column_config.TextColumn("Decision"),
+            "action": st.column_config.TextColumn("HRI action"),
+            "mitigation_action": st.column_config.TextColumn("Mitigation"),
             "use_case": st.column_config.TextColumn("Use case"),
             "model": st.column_config.TextColumn("Model"),
             "age_days": st.column_config.NumberColumn("Age (days)", format="%.1f"),

@@ -146,7 +146,8 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
     sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(df.sev, 0), coalesce(da.sev, 0), "
            f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
            f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
-    reasons = (f"list_concat(list_concat(list_concat(list_concat(['band ' || {s}.band || ': ' || {band_action}], "
+    reasons = (f"list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims THEN 'no claims: ' "
+               f"ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
                "coalesce(df.reasons, []::VARCHAR[])), coalesce(da.reasons, []::VARCHAR[])), "
                f"CASE WHEN {action} IS NOT NULL THEN ['mitigation ' || {reason} || ': at least ' || {minimum}] "
                "ELSE []::VARCHAR[] END), "

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from hri_core import Response, ScoringProfile, score_response
 from hri_core.authority import AuthorityRules, SourceRecord, check_response
-from hri_core.decision import DECISIONS, AuthorityFinding, Decision, decide_answer
+from hri_core.decision import DECISIONS, Decision, authority_findings, decide_scored
 from hri_core.mitigation import MitigationPolicy, decide
 from register.db.store import Store, utc_now
 from register.scoring import mitigation as mitigation_store
@@ -24,9 +24,6 @@ from register.scoring.authority_rules import authority_rules, requester_roles
 from register.scoring.profiles import active_profile
 
 __all__ = ["RegisterSettings", "decision_of", "lowers", "register_settings"]
-
-# each Authority check in the register's words (hri_core.decision.AuthorityFinding.problem)
-_PROBLEMS = {"allowed": "forbidden source", "current": "stale source", "authoritative": "insufficient authority"}
 
 
 @dataclass(frozen=True)
@@ -61,20 +58,10 @@ def decision_of(store: Store, response: Response, *, as_of: datetime | None = No
     score = score_response(response, settings.profile, as_of)
     checks = check_response(response, settings.sources, as_of=as_of,
                             requester_roles=settings.roles.get(response.use_case or ""), rules=settings.rules)
-    claims = {c.claim_id: c for c in response.claims}
-    findings = []
-    for result in checks:
-        claim = claims.get(result.claim_id)
-        for check in ("allowed", "current", "authoritative"):
-            if getattr(result, check).passed is False:  # failed, not undecided
-                findings.append(AuthorityFinding(result.claim_id, result.source_id, check, _PROBLEMS[check],
-                                                 bool(claim and claim.is_core), claim.criticality if claim else 1))
-    failures = {r.claim_id: r.failures for r in checks if r.failures}
-    step = decide(response, settings.policy, authority=failures)
-    return decide_answer(band=score.band, band_action=score.band_action or score.action,
-                         floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action)
-                                 for f in score.floors],
-                         authority=findings, mitigation=(step.action, step.reason))
+    step = decide(response, settings.policy, authority={r.claim_id: r.failures for r in checks if r.failures})
+    # the very path the parity tests hold the stored decision equal to (hri_core.decision)
+    findings = authority_findings(response, checks, unmarked_claims_core=settings.policy.unmarked_claims_core)
+    return decide_scored(score, authority=findings, mitigation=step)
 
 
 def lowers(before: Decision, after: Decision) -> bool:

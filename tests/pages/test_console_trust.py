@@ -123,7 +123,7 @@ def test_after_a_decision_the_response_header_shows_it(seeded_db):
     assert not at.exception, at.exception
     detail = _open("pages/response_detail.py", response_id=rid)
     shown = _metrics(detail)
-    assert shown["Review decision"] == "Block" and shown["Action"] in ("review", "block")
+    assert shown["Review decision"] == "Block" and shown["Decision"] in ("review", "block")
     assert any("Decided by" in c.value and "test-reviewer" in c.value for c in detail.caption)
 
 
@@ -142,7 +142,7 @@ def test_a_response_without_claims_shows_no_claims_everywhere(seeded_db, tmp_pat
     assert (_metrics(detail)["Band"], _metrics(detail)["HRI score"]) == (NO_CLAIMS_STATE, "—")
     queue = _open("pages/review_queue.py")
     row = queue.dataframe[0].value.set_index("response_id").loc["none-1"]
-    assert (row["band"], row["why"]) == (NO_CLAIMS_STATE, "no claims")
+    assert row["band"] == NO_CLAIMS_STATE and row["why"].startswith("decision review: no claims: review")
     responses = _open("pages/responses.py", band=NO_CLAIMS_STATE)
     assert set(responses.dataframe[0].value["band"]) == {NO_CLAIMS_STATE}
 

@@ -161,7 +161,13 @@ def test_detail_of_table_v_shows_70_high_review_and_names_claim_3(seeded_db):
     at.switch_page("pages/response_detail.py").run()
     assert not at.exception, at.exception
     shown = _metrics(at)
-    assert (shown["HRI score"], shown["Band"], shown["Action"]) == ("70.0", "High", "review")
+    assert (shown["HRI score"], shown["Band"], shown["HRI action"]) == ("70.0", "High", "review")
+    # the decision a person acts on, and why: at least the band's action, its reasons listed from the stored row
+    stored = seeded_db.query_one("SELECT decision, decision_reasons FROM current_scores "
+                                 "WHERE response_id = 'paper-table-v'")
+    assert shown["Decision"] == stored[0] and stored[0] in ("review", "block")
+    why = " ".join(m.value for m in at.markdown)
+    assert "Why this decision" in why and escape_markdown(stored[1][0]) in why
     explanation = " ".join(i.value for i in at.info)
     assert escape_markdown("claim 3 (criticality 3) is CONTRADICTED") in explanation  # escaped: it quotes data
     assert escape_markdown("0.70 safety floor") in explanation

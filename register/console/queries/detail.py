@@ -26,7 +26,7 @@ _SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of"
                  "hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
                  "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
                  "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
-                 "mitigation_policy_version")
+                 "mitigation_policy_version", "decision", "decision_reasons")
 
 
 _AUTHORITY_FIELDS = ("authority", "allowed", "allowed_reason", "current", "current_reason", "authoritative",
@@ -93,7 +93,7 @@ def response_detail(store: Store, response_id: str, revision: int | None = None)
         [None if score is None else score["run_id"], key])
     history = store.frame(
         "SELECT run_id, revision, profile_version, as_of, score, CASE WHEN no_claims THEN ? ELSE band END AS band, "
-        "action, mitigation_action, hri_add, is_current FROM scores WHERE list_contains(?, response_key) "
+        "action, mitigation_action, decision, hri_add, is_current FROM scores WHERE list_contains(?, response_key) "
         "ORDER BY run_id, revision", [NO_CLAIMS_STATE, [k for _, k, _ in known]])
     revisions = [r for r, _, _ in known]
     decisions = store.frame(
