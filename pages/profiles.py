@@ -126,12 +126,16 @@ def editor(versions: pd.DataFrame) -> None:
     c1, c2, c3 = st.columns(3)
     half_life = c1.number_input("Feedback half-life (days)", min_value=0.0, step=1.0, key=f"{p}half_life",
                                 value=float(base.feedback_half_life_days))
+    # empty: twice the half-life (section V.A: resolved feedback stops counting as repeated)
+    repeat_window = c1.number_input("Repeated-feedback window (days; empty: twice the half-life)", min_value=0.0,
+                                    step=1.0, key=f"{p}repeat_window", value=base.feedback_repeat_window_days)
     no_claims = c2.selectbox("Action for responses with no claims", ACTIONS, key=f"{p}no_claims",
                              index=list(ACTIONS).index(base.no_claims_action))
     name = c3.text_input("Draft name", key=f"{p}name", value=base.name, max_chars=80)
     mapping = {"weights": weights_in, "contributions": contributions, "default_dimensions": default_dims,
                "floors": scoring.floors_from_frame(floors), "bands": scoring.bands_from_frame(bands),
-               "feedback_half_life_days": half_life, "no_claims_action": no_claims}
+               "feedback_half_life_days": half_life, "feedback_repeat_window_days": repeat_window,
+               "no_claims_action": no_claims}
     try:
         candidate = profile_from_dict(mapping, base=base)
     except HRIError as error:

@@ -344,3 +344,12 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot
     at.selectbox(key="pv_version").set_value(draft).run()
     assert any(f"v{draft}: no answer is scored under it." == c.value for c in at.caption)
     assert not any(b.key == "kv_keep" for b in at.button)
+
+
+def test_editor_sets_the_repeated_feedback_window(seeded_db, acting):
+    at = acting.open("pages/profiles.py")
+    assert at.number_input(key="pe1_repeat_window").value is None  # twice the half-life
+    at.number_input(key="pe1_repeat_window").set_value(14.0).run()
+    at.button(key="pe_save").click().run()
+    saved = get_profile(seeded_db, list_profiles(seeded_db)[-1]["profile_version"])
+    assert (saved.feedback_repeat_window_days, saved.repeat_window_days) == (14.0, 14.0)
