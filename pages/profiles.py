@@ -291,6 +291,31 @@ def review_floors_offer() -> None:
         render_impact(preview, [b.name for b in recommended_profile().bands], "rfi")
 
 
+def endorse_offer(version: int, state: dict, actor) -> bool:
+    """A draft the system created counts as nobody's: one admin endorses it, a different admin publishes it.
+    Shows where it stands (and the endorse form until it is endorsed); True once it may be published."""
+    if state["endorsed_by"] is not None:
+        st.caption(escape_markdown(f"Made by the system; endorsed by {state['endorsed_by']}: {state['reason']}"))
+        if state["endorsed_by"] == actor.name:
+            st.warning("You endorsed this draft: a different admin must publish it (four eyes).",
+                       icon=":material/group:")
+        return True
+    st.warning("The system made this draft, so it is nobody's: one admin endorses it, then a different admin "
+               "publishes it (four eyes).", icon=":material/group:")
+    with st.form("pp_endorse_form", enter_to_submit=False):
+        why = st.text_area("Why you endorse it (required)", key="pp_endorse_reason", max_chars=2000)
+        go = st.form_submit_button("Endorse", disabled=not can(Permission.PROFILE_PUBLISH))
+    if go:
+        try:
+            data.write(reg_profiles.endorse_draft, actor, version, why)
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+        else:
+            st.session_state["pp_done"] = f"Endorsed draft v{version}: a different admin publishes it."
+            st.rerun()
+    return False
+
+
 def publish_section(versions: pd.DataFrame) -> None:
     st.subheader("Preview and publish a draft")
     review_floors_offer()
@@ -306,7 +331,11 @@ def publish_section(versions: pd.DataFrame) -> None:
     actor = current_actor()
     st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
     show_records(version)
-    if meta["created_by"] == actor.name:
+    system_made = scoring.system_draft_state(version)
+    if system_made is not None:
+        if not endorse_offer(version, system_made, actor):
+            return
+    elif meta["created_by"] == actor.name:
         st.warning("You created this draft: a second person must publish it (four eyes).", icon=":material/group:")
     if st.button("Preview impact", key="pp_preview"):
         st.session_state["pp_impact"] = (version, scoring.preview(draft))

@@ -11,10 +11,13 @@ import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
 from hri_core.profile import recommended_profile
-from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
+from register.access import version_approvals
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
 from register.scoring.scorer import rescore
+
+PROFILE_KIND = "scoring_profile"  # in version_approvals
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -61,6 +64,8 @@ def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor:
         [version, profile.name, status, json.dumps(params), profile.fingerprint(), based_on, now, actor.name,
          now if status == "active" else None, actor.name if status == "active" else None, reason],
     )
+    if status == "draft":  # who proposed it, and in which role: a system-made draft is nobody's
+        version_approvals.record_proposal(tx, PROFILE_KIND, version, actor)
     return version
 
 
@@ -131,16 +136,18 @@ def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int |
 def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
     """Make a draft the active profile (the previous active one is archived). Rescoring is separate.
 
-    Four eyes: the draft's creator cannot publish it (command-line jobs of the ``system`` role, run by
-    whoever operates the machine, are exempt).
+    Four eyes (``register.access.version_approvals.require_second_person``): the draft's creator cannot
+    publish it (command-line jobs of the ``system`` role, run by whoever operates the machine, are exempt);
+    a draft the system created counts as nobody's: one admin endorses it (``endorse_draft``), a different
+    admin publishes it.
     """
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
     author = store.one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
-    if author is not None and actor.role != SYSTEM_ROLE:
-        require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,
-                             entity_type="scoring_profile", entity_id=version, what=f"draft profile version {version}")
+    if author is not None:
+        version_approvals.require_second_person(store, actor, PROFILE_KIND, version, author["created_by"],
+                                                Permission.PROFILE_PUBLISH)
 
     def fn(tx: Transaction) -> Change:
         status = tx.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
@@ -157,6 +164,27 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
                       {"status": "active", "reason": reason.strip()})
 
     store.write(actor, "profile.publish", fn)
+
+
+def endorse_draft(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """An admin makes a draft the system created theirs (reason required, audited ``scoring_profile.endorse``),
+    so that a different admin may publish it; refused for a draft a person created, twice, or by the system."""
+    status = store.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
+    if status is None:
+        raise NotFound(f"scoring profile version {version} does not exist")
+    if status != "draft":
+        raise RegisterError(f"profile version {version} is {status}; only a draft is endorsed")
+    version_approvals.endorse(store, actor, PROFILE_KIND, version, reason, Permission.PROFILE_PUBLISH)
+
+
+def system_draft_state(store: Store, version: int) -> dict | None:
+    """For a draft the system created: ``{"endorsed_by", "reason"}`` (both None until an admin endorses it);
+    None for a draft a person created (its author is known: anyone else publishes it)."""
+    if not version_approvals.proposed_by_system(store, PROFILE_KIND, version):
+        return None
+    endorsed = version_approvals.endorsement(store, PROFILE_KIND, version)
+    return {"endorsed_by": endorsed["actor_name"] if endorsed else None,
+            "reason": endorsed["reason"] if endorsed else None}
 
 
 def profile_meta(store: Store, version: int) -> dict:

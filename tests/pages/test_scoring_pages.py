@@ -353,3 +353,26 @@ def test_editor_sets_the_repeated_feedback_window(seeded_db, acting):
     at.button(key="pe_save").click().run()
     saved = get_profile(seeded_db, list_profiles(seeded_db)[-1]["profile_version"])
     assert (saved.feedback_repeat_window_days, saved.repeat_window_days) == (14.0, 14.0)
+
+
+def test_a_system_draft_is_endorsed_by_one_admin_and_published_by_another(seeded_db, acting):
+    from register import SYSTEM
+    from register.scoring.profiles import ensure_review_floors_profile
+
+    version = ensure_review_floors_profile(seeded_db, SYSTEM)
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pp_version").set_value(version).run()
+    assert any("nobody's" in w.value for w in at.warning)
+    assert not any(b.key == "pp_preview" for b in at.button)  # nothing to publish until endorsed
+    at.text_area(key="pp_endorse_reason").set_value("Table IV asks for review")
+    at.button(key="FormSubmitter:pp_endorse_form-Endorse").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Endorsed draft v{version}" in s.value for s in at.success)
+    assert any("different admin must publish" in w.value for w in at.warning)
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pp_version").set_value(version).run()
+    at.text_area(key="pp_reason").set_value("endorsed by Ann; Table IV")
+    at.button(key="FormSubmitter:pp_form-Publish and rescore").click().run()
+    assert not at.exception, at.exception
+    assert active_profile(seeded_db).version == version
