@@ -11,21 +11,21 @@ audited). The steps live in ``version_approvals`` (migration 037), append-only:
 - ``endorsed``: that admin, with the reason.
 - ``approved``: the second person who made a pending version take effect.
 
-The ``system`` role (command-line jobs, run by whoever operates the machine) is exempt from four eyes on a
-version a person proposed -- the operator is the second person -- as profile publishing always was; it never
-publishes a version the system itself proposed.
+The ``system`` role (command-line jobs, run by whoever operates the machine and controls the register's file)
+is exempt from four eyes, as profile publishing always treated it; the rule binds the people of the console.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from register.access.permissions import SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, NotFound, RegisterError
 
-__all__ = ["KINDS", "approval_of", "endorse", "endorsement", "pending_clause", "pending_versions", "proposed_by_system",
-           "record_approval", "record_proposal", "require_second_person"]
+__all__ = ["KINDS", "approval_of", "approve", "endorse", "endorsement", "pending_clause", "pending_versions",
+           "proposed_by_system", "record_approval", "record_proposal", "require_second_person", "takes_effect_at_once"]
 
 # kind -> how people call a version of it (in refusals and audit events)
 KINDS: dict[str, str] = {
@@ -99,27 +99,25 @@ def require_second_person(store: Store, actor: Actor, kind: str, version: int, a
     """Four eyes before ``actor`` makes ``version`` of ``kind`` take effect; raises ``FourEyesViolation``
     (audited) with the reason named.
 
-    A version a person proposed: anyone but its author (the ``system`` role included: its operator is the
-    second person). A version the system proposed: it needs an endorsement first, and a publisher who is
-    neither the endorser nor the system.
+    The ``system`` role (command-line jobs, run by whoever operates the machine and controls the register's
+    file) is exempt, as profile publishing always treated it. A person: not the version's author; and for a
+    version the system proposed (nobody's), only after a different admin endorsed it -- one admin endorses,
+    another publishes.
     """
-    what = _what(kind, version)
-    if proposed_by_system(store, kind, version):
-        endorsed = endorsement(store, kind, version)
-        if endorsed is None:
-            deny(store, actor, permission, kind, version,
-                 f"{what} was made by the system and counts as nobody's: one admin endorses it first, then a "
-                 "different admin publishes it (four eyes)", FourEyesViolation)
-        elif actor.role == SYSTEM_ROLE:
-            deny(store, actor, permission, kind, version,
-                 f"{what} was made by the system: a person other than its endorser "
-                 f"{endorsed['actor_name']} must publish it (four eyes)", FourEyesViolation)
-        else:
-            require_other_person(store, actor, endorsed["actor_name"], permission, entity_type=kind,
-                                 entity_id=version, what=f"{what} (endorsed it)")
+    if actor.role == SYSTEM_ROLE:
         return
-    if actor.role != SYSTEM_ROLE:
+    what = _what(kind, version)
+    if not proposed_by_system(store, kind, version):
         require_other_person(store, actor, author, permission, entity_type=kind, entity_id=version, what=what)
+        return
+    endorsed = endorsement(store, kind, version)
+    if endorsed is None:
+        deny(store, actor, permission, kind, version,
+             f"{what} was made by the system and counts as nobody's: one admin endorses it first, then a "
+             "different admin publishes it (four eyes)", FourEyesViolation)
+    else:
+        require_other_person(store, actor, endorsed["actor_name"], permission, entity_type=kind,
+                             entity_id=version, what=f"{what} (endorsed it)")
 
 
 def endorse(store: Store, actor: Actor, kind: str, version: int, reason: str, permission: Permission) -> None:
@@ -149,3 +147,43 @@ def endorse(store: Store, actor: Actor, kind: str, version: int, reason: str, pe
         return Change(kind, str(version), None, {"endorsed_by": actor.name, "reason": reason.strip()})
 
     store.write(actor, f"{kind}.endorse", fn)
+
+
+def takes_effect_at_once(actor: Actor, in_force: int | None) -> bool:
+    """Whether a new version of rules saved by ``actor`` takes effect without a second person: the ``system``
+    role's (set-up and command-line jobs, whose operator controls the register) and the very first version
+    (nothing in force to change); every other save waits, pending, for a different person's approval."""
+    return actor.role == SYSTEM_ROLE or in_force is None
+
+
+def approve(store: Store, actor: Actor, kind: str, version: int, reason: str, permission: Permission, *,
+            in_force: Callable[[Transaction], int | None],
+            take_effect: Callable[[Transaction], None] | None = None) -> None:
+    """A second person makes a pending version of ``kind`` take effect (reason required, audited as
+    ``<kind>.approve``). Refused with a named reason: without the permission or a reason, a version that is
+    not pending, its proposer approving it (four eyes, ``require_second_person``), or a newer version
+    already in force (``in_force(tx)``: the version in force; saving again is the way). ``take_effect(tx)``
+    does what approval means beyond this record (the judge policy's active flag), in the same write."""
+    authorize(store, actor, permission, entity_type=kind, entity_id=version)
+    what = _what(kind, version)
+    if not (reason or "").strip():
+        raise RegisterError(f"a reason is required to approve {what}")
+    proposal = _step(store, kind, version, "proposed")
+    if proposal is None or _step(store, kind, version, "approved") is not None:
+        raise RegisterError(f"{what} is not waiting for approval")
+    require_second_person(store, actor, kind, version, proposal["actor_name"], permission)
+
+    def fn(tx: Transaction) -> Change:
+        if _step(tx, kind, version, "approved") is not None:
+            raise RegisterError(f"{what} is not waiting for approval")
+        current = in_force(tx)
+        if current is not None and current > version:
+            raise RegisterError(f"{what} is older than version {current}, in force since it was proposed: "
+                                "save the change again from the version in force")
+        record_approval(tx, kind, version, actor, reason.strip())
+        if take_effect is not None:
+            take_effect(tx)
+        return Change(kind, str(version), {"status": "pending", "in_force": current, "proposed_by":
+                                          proposal["actor_name"]}, {"status": "in force", "reason": reason.strip()})
+
+    store.write(actor, f"{kind}.approve", fn)
