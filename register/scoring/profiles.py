@@ -69,18 +69,29 @@ def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor:
     return version
 
 
+# Why a new register's version 1 carries Table IV's review rationale (hri_core.profile.REVIEW_FLOOR_IDS).
+DEFAULT_PROFILE_REASON = (
+    "paper defaults (provisional design parameters) with Table IV's review rationale: 'Confirmed contradiction "
+    "requiring review' (CONTRADICTED, criticality 2) and 'Confirmed unresolved feedback indicates persistent "
+    "system risk' (repeated or unresolved VALIDATED_NEGATIVE_FEEDBACK) -- both floors require at least review")
+
+
 def ensure_default_profile(store: Store, actor: Actor) -> int:
-    """Create version 1 (the paper's provisional parameters, active) in an empty database (needs
-    ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is something to do)."""
+    """Create version 1, active, in an empty database: ``hri_core.recommended_profile()`` -- the paper's
+    provisional parameters whose CONTRADICTED criticality-2 floor and feedback floor require at least
+    ``review``, as Table IV's rationale says -- with that rationale as its reason. The plain parameters
+    (``hri_core.default_profile()``, whose 0.50 floors land in Medium, caution) stay available for a draft.
+    Needs ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is
+    something to do."""
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles")
     if existing is not None:
         return existing
 
     def fn(tx: Transaction) -> Change:
-        version = insert_profile(tx, default_profile(), "active", actor, None,
-                                 "paper defaults (provisional design parameters)")
-        return Change("scoring_profile", str(version), None, {"status": "active"}, result=version)
+        version = insert_profile(tx, recommended_profile(), "active", actor, None, DEFAULT_PROFILE_REASON)
+        return Change("scoring_profile", str(version), None, {"status": "active", "reason": DEFAULT_PROFILE_REASON},
+                      result=version)
 
     return store.write(actor, "profile.create_default", fn)
 
@@ -97,7 +108,8 @@ def ensure_review_floors_profile(store: Store, actor: Actor) -> int:
 
     It is stored as a *draft* based on the paper's version: publishing it changes the action of answers
     already scored, so it goes through the impact preview and the four-eyes publish like any other
-    version. Returns its version number.
+    version. A register made since ``ensure_default_profile`` stores these floors as version 1 already has
+    them: that version is returned and nothing is written. Returns its version number.
     """
     target = recommended_profile()
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
