@@ -229,33 +229,27 @@ def _version_floors(at):
 
 
 def test_the_profiles_page_shows_minimum_actions_and_previews_the_review_floors(seeded_db, acting):
-    """Issue 12: each floor's minimum action on the version view; Table IV's review floors previewed on the demo
-    set (how many answers move from caution to review), then saved as a draft with their minimum actions."""
-    from hri_core import recommended_profile
+    """Issue 12: each floor's minimum action on the version view. A new register's version 1 carries Table IV's
+    review floors (issue 33), so the page does not offer them again; the plain paper profile saved as a draft
+    previews the answers it would move back from review to caution."""
+    from hri_core import default_profile
     from hri_core.profile import REVIEW_FLOOR_IDS
     from register.scoring.impact import impact_preview
 
-    at = acting.open("pages/profiles.py")
-    floors = _version_floors(at)
-    assert list(floors["min_action"].where(floors["min_action"].notna(), None)) == [None] * len(floors)
-    at.button(key="rf_preview").click().run()
-    assert not at.exception, at.exception
-    moved = impact_preview(seeded_db, recommended_profile()).action_moves("caution", "review")
+    moved = impact_preview(seeded_db, default_profile()).action_moves("review", "caution")
     assert moved > 0
-    assert _metrics(at)["Answers moving from caution to review"] == f"{moved:,}"
-    line = escape_markdown(f"{moved:,} caution -> review")
-    assert any(line in m.value for m in at.markdown), "the action transitions line"
-    at.button(key="rf_save").click().run()
-    assert not at.exception, at.exception
-    (version, status, author), = [(v["profile_version"], v["status"], v["created_by"])
-                                  for v in list_profiles(seeded_db) if v["profile_version"] > 1]
-    assert (status, author) == ("draft", ANN.name)
-    assert {f.rule_id for f in get_profile(seeded_db, version).floors if f.min_action == "review"} == set(
-        REVIEW_FLOOR_IDS)
-    at.selectbox(key="pv_version").set_value(version).run()
+    plain = create_draft(seeded_db, ANN, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pv_version").set_value(1).run()
     floors = _version_floors(at).set_index("rule_id")
     assert {rid for rid, action in floors["min_action"].items() if action == "review"} == set(REVIEW_FLOOR_IDS)
-    assert not any(b.key == "rf_preview" for b in at.button)  # offered only until a version is stored
+    assert not any(b.key == "rf_preview" for b in at.button)  # version 1 has them: nothing to offer
+    at.selectbox(key="pp_version").set_value(plain).run()
+    at.button(key="pp_preview").click().run()
+    assert not at.exception, at.exception
+    line = escape_markdown(f"{moved:,} review -> caution")
+    assert any(line in m.value for m in at.markdown), "the action transitions line"
 
 
 def test_the_mitigation_policy_tab_saves_and_publishes_a_draft_under_four_eyes(seeded_db, acting):
