@@ -3,7 +3,7 @@
 A version takes effect only when a second person makes it: scoring profiles and mitigation policies through
 their draft -> active publish, evidence rules, use-case requesters, authority rules and judge policies
 through a pending version that a different person with the publish permission approves (reason required,
-audited). The steps live in ``version_approvals`` (migration 037), append-only:
+audited). The steps live in ``approval_steps`` (migration 037), append-only:
 
 - ``proposed``: who saved the version, in which role. A version the ``system`` role proposed (set-up, the
   demo, a command-line job) counts as nobody's: before anyone publishes it an admin *endorses* it, making it
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from register.access.permissions import SYSTEM_ROLE, Permission, authorize, deny, require_other_person
+from register.access.permissions import SYSTEM_ROLE, Permission, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, NotFound, RegisterError
 
@@ -44,18 +44,18 @@ def _what(kind: str, version: int) -> str:
 
 def record_proposal(tx: Transaction, kind: str, version: int, actor: Actor) -> None:
     """Record, inside the caller's write, that ``actor`` saved ``version`` of ``kind`` (and in which role)."""
-    tx.execute("INSERT INTO version_approvals (kind, version, step, actor_name, actor_role, acted_at) "
+    tx.execute("INSERT INTO approval_steps (kind, version, step, actor_name, actor_role, acted_at) "
                "VALUES (?, ?, 'proposed', ?, ?, ?)", [kind, version, actor.name, actor.role, utc_now()])
 
 
 def record_approval(tx: Transaction, kind: str, version: int, actor: Actor, reason: str) -> None:
     """Record, inside the caller's write, that ``actor`` made ``version`` take effect, and why."""
-    tx.execute("INSERT INTO version_approvals (kind, version, step, actor_name, actor_role, acted_at, reason) "
+    tx.execute("INSERT INTO approval_steps (kind, version, step, actor_name, actor_role, acted_at, reason) "
                "VALUES (?, ?, 'approved', ?, ?, ?, ?)", [kind, version, actor.name, actor.role, utc_now(), reason])
 
 
 def _step(reader: Any, kind: str, version: int, step: str) -> dict[str, Any] | None:
-    return reader.one("SELECT actor_name, actor_role, acted_at, reason FROM version_approvals "
+    return reader.one("SELECT actor_name, actor_role, acted_at, reason FROM approval_steps "
                       "WHERE kind = ? AND version = ? AND step = ?", [kind, version, step])
 
 
@@ -80,8 +80,8 @@ def pending_clause(kind: str, column: str) -> str:
     ``kind`` is one of ``KINDS`` (checked: it is written into the SQL text)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of versioned rules: {kind!r}")
-    return (f"EXISTS (SELECT 1 FROM version_approvals pa WHERE pa.kind = '{kind}' AND pa.version = {column} "
-            f"AND pa.step = 'proposed' AND NOT EXISTS (SELECT 1 FROM version_approvals pb WHERE pb.kind = pa.kind "
+    return (f"EXISTS (SELECT 1 FROM approval_steps pa WHERE pa.kind = '{kind}' AND pa.version = {column} "
+            f"AND pa.step = 'proposed' AND NOT EXISTS (SELECT 1 FROM approval_steps pb WHERE pb.kind = pa.kind "
             f"AND pb.version = pa.version AND pb.step = 'approved'))")
 
 
@@ -90,7 +90,7 @@ def pending_versions(reader: Any, kind: str) -> list[dict[str, Any]]:
     proposed_at."""
     return reader.dicts(
         "SELECT version, actor_name AS proposed_by, actor_role AS proposed_role, acted_at AS proposed_at "
-        f"FROM version_approvals v WHERE kind = ? AND step = 'proposed' AND {pending_clause(kind, 'v.version')} "
+        f"FROM approval_steps v WHERE kind = ? AND step = 'proposed' AND {pending_clause(kind, 'v.version')} "
         "ORDER BY version", [kind])
 
 
@@ -124,9 +124,9 @@ def endorse(store: Store, actor: Actor, kind: str, version: int, reason: str, pe
     """An admin makes a version the system proposed theirs, so that a different admin may publish it.
 
     Refused (named reason) for a version a person proposed (nothing to endorse: its author is known), a version
-    already endorsed, the ``system`` role itself, or without a reason. Audited as ``<kind>.endorse``.
+    already endorsed, the ``system`` role itself, or without a reason. Audited as ``<kind>.endorse``. The
+    caller (``register.scoring.profiles.endorse_draft``) checks ``permission`` first.
     """
-    authorize(store, actor, permission, entity_type=kind, entity_id=version)
     what = _what(kind, version)
     if not (reason or "").strip():
         raise RegisterError(f"a reason is required to endorse {what}")
@@ -141,7 +141,7 @@ def endorse(store: Store, actor: Actor, kind: str, version: int, reason: str, pe
     def fn(tx: Transaction) -> Change:
         if _step(tx, kind, version, "endorsed") is not None:
             raise RegisterError(f"{what} is already endorsed")
-        tx.execute("INSERT INTO version_approvals (kind, version, step, actor_name, actor_role, acted_at, reason) "
+        tx.execute("INSERT INTO approval_steps (kind, version, step, actor_name, actor_role, acted_at, reason) "
                    "VALUES (?, ?, 'endorsed', ?, ?, ?, ?)",
                    [kind, version, actor.name, actor.role, utc_now(), reason.strip()])
         return Change(kind, str(version), None, {"endorsed_by": actor.name, "reason": reason.strip()})
@@ -163,8 +163,8 @@ def approve(store: Store, actor: Actor, kind: str, version: int, reason: str, pe
     ``<kind>.approve``). Refused with a named reason: without the permission or a reason, a version that is
     not pending, its proposer approving it (four eyes, ``require_second_person``), or a newer version
     already in force (``in_force(tx)``: the version in force; saving again is the way). ``take_effect(tx)``
-    does what approval means beyond this record (the judge policy's active flag), in the same write."""
-    authorize(store, actor, permission, entity_type=kind, entity_id=version)
+    does what approval means beyond this record (the judge policy's active flag), in the same write. The
+    caller (each kind's ``approve_*`` service function) checks ``permission`` first."""
     what = _what(kind, version)
     if not (reason or "").strip():
         raise RegisterError(f"a reason is required to approve {what}")

@@ -41,7 +41,7 @@ AS_WORDED_REASON = ("paper Table VIII as worded (not reported, no peer-reviewed 
                     "ACCESS_GAP/UNKNOWN)")
 
 
-KIND = "evidence_rules"  # in version_approvals
+KIND = "evidence_rules"  # in approval_steps
 # the newest version not waiting for a second person's approval
 _IN_FORCE = ("SELECT max(rule_version) FROM evidence_rule_versions v "
              f"WHERE NOT {version_approvals.pending_clause(KIND, 'v.rule_version')}")
@@ -57,7 +57,7 @@ def rule_versions(store: Store) -> pd.DataFrame:
     for a second person) or was approved (``approved_by``)."""
     return store.frame("SELECT rule_version, created_at, created_by, reason, "
                        f"{version_approvals.pending_clause(KIND, 'v.rule_version')} AS pending, "
-                       "(SELECT actor_name FROM version_approvals a WHERE a.kind = 'evidence_rules' "
+                       "(SELECT actor_name FROM approval_steps a WHERE a.kind = 'evidence_rules' "
                        "AND a.version = v.rule_version AND a.step = 'approved') AS approved_by "
                        "FROM evidence_rule_versions v ORDER BY rule_version DESC")
 
@@ -69,6 +69,7 @@ def pending_rule_versions(store: Store) -> list[dict]:
 
 def approve_rules(store: Store, actor: Actor, version: int, reason: str) -> None:
     """A second person (``Permission.RULES_EDIT``, not the one who saved them) puts pending rules in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=KIND, entity_id=version)
     version_approvals.approve(store, actor, KIND, version, reason, Permission.RULES_EDIT,
                               in_force=current_rule_version)
 

@@ -54,7 +54,7 @@ def _roles(value: Any) -> list[str]:
 # --- use cases ------------------------------------------------------------------------------------------
 
 
-USE_CASES, AUTHORITY_RULES = "use_cases", "authority_rules"  # kinds in version_approvals
+USE_CASES, AUTHORITY_RULES = "use_cases", "authority_rules"  # kinds in approval_steps
 # the newest version not waiting for a second person's approval
 _USE_CASES_IN_FORCE = ("SELECT max(version) FROM use_case_versions v "
                        f"WHERE NOT {version_approvals.pending_clause(USE_CASES, 'v.version')}")
@@ -64,7 +64,7 @@ _RULES_NOT_PENDING = f"NOT {version_approvals.pending_clause(AUTHORITY_RULES, 'v
 def _status_columns(kind: str) -> str:
     """``pending`` and ``approved_by`` of a version ``v.version`` (``kind`` is a fixed kind of this module)."""
     return (f"{version_approvals.pending_clause(kind, 'v.version')} AS pending, "
-            f"(SELECT actor_name FROM version_approvals a WHERE a.kind = '{kind}' AND a.version = v.version "
+            f"(SELECT actor_name FROM approval_steps a WHERE a.kind = '{kind}' AND a.version = v.version "
             "AND a.step = 'approved') AS approved_by")
 
 
@@ -87,6 +87,7 @@ def pending_use_case_versions(store: Store) -> list[dict]:
 def approve_use_cases(store: Store, actor: Actor, version: int, reason: str) -> None:
     """A second person (``Permission.RULES_EDIT``, not the one who saved it) puts a pending use-case table
     in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=USE_CASES, entity_id=version)
     version_approvals.approve(store, actor, USE_CASES, version, reason, Permission.RULES_EDIT,
                               in_force=use_case_version)
 
@@ -191,6 +192,7 @@ def pending_authority_rule_versions(store: Store) -> list[dict]:
 
 def approve_authority_rules(store: Store, actor: Actor, version: int, reason: str) -> None:
     """A second person (``Permission.RULES_EDIT``, not the one who saved them) puts pending rules in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=AUTHORITY_RULES, entity_id=version)
     version_approvals.approve(store, actor, AUTHORITY_RULES, version, reason, Permission.RULES_EDIT,
                               in_force=authority_rules_version)
 

@@ -17,7 +17,7 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
 from register.scoring.scorer import rescore
 
-PROFILE_KIND = "scoring_profile"  # in version_approvals
+PROFILE_KIND = "scoring_profile"  # in approval_steps
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -111,12 +111,13 @@ def ensure_review_floors_profile(store: Store, actor: Actor) -> int:
     version. A register made since ``ensure_default_profile`` stores these floors as version 1 already has
     them: that version is returned and nothing is written. Returns its version number.
     """
+    # checked even when it exists: it is a write whether or not there is something to do
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
     target = recommended_profile()
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
                             [target.fingerprint()])
     if existing is not None:
         return int(existing)
-    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
     paper = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
                          [default_profile().fingerprint()])
 
@@ -181,6 +182,7 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
 def endorse_draft(store: Store, actor: Actor, version: int, reason: str) -> None:
     """An admin makes a draft the system created theirs (reason required, audited ``scoring_profile.endorse``),
     so that a different admin may publish it; refused for a draft a person created, twice, or by the system."""
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type=PROFILE_KIND, entity_id=version)
     status = store.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
     if status is None:
         raise NotFound(f"scoring profile version {version} does not exist")

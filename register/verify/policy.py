@@ -21,7 +21,7 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 __all__ = ["active_policy", "approve_policy", "pending_policies", "policy_versions", "publish_policy",
            "turn_policy_off"]
 
-KIND = "judge_policy"  # in version_approvals
+KIND = "judge_policy"  # in approval_steps
 
 
 def active_policy(store: Store) -> JudgePolicy | None:
@@ -73,6 +73,8 @@ def pending_policies(store: Store) -> list[dict[str, Any]]:
 def approve_policy(store: Store, actor: Actor, version: int, reason: str) -> None:
     """A second person (``Permission.RULES_EDIT``, not the one who saved it) makes a pending judge policy the
     active one (reason required, audited ``judge_policy.approve``)."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=KIND, entity_id=version)
+
     def activate(tx: Transaction) -> None:
         tx.execute("UPDATE judge_policies SET active = false WHERE active")
         tx.execute("UPDATE judge_policies SET active = true WHERE version = ?", [version])

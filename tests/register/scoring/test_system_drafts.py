@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from hri_core import default_profile
 from register import SYSTEM
 from register.access.version_approvals import endorsement, proposed_by_system
 from register.db.store import MIGRATIONS_DIR
@@ -18,9 +19,13 @@ from register.scoring.profiles import (
     active_profile,
     create_draft,
     endorse_draft,
-    ensure_review_floors_profile,
 )
 from tests.helpers.actors import ANN, BOB
+
+
+def _system_draft(store) -> int:
+    """A draft the system role made (as set-up or a command-line job does): the plain paper floors."""
+    return create_draft(store, SYSTEM, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
 
 
 def _events(store, action: str) -> list[dict]:
@@ -28,7 +33,7 @@ def _events(store, action: str) -> list[dict]:
 
 
 def test_the_single_first_admin_cannot_publish_a_system_draft(store):
-    version = ensure_review_floors_profile(store, SYSTEM)
+    version = _system_draft(store)
     assert proposed_by_system(store, "scoring_profile", version)
     with pytest.raises(FourEyesViolation, match="counts as nobody's"):
         activate(store, ANN, version, "Table IV")
@@ -38,7 +43,7 @@ def test_the_single_first_admin_cannot_publish_a_system_draft(store):
 
 
 def test_one_admin_endorses_a_different_admin_publishes(store):
-    version = ensure_review_floors_profile(store, SYSTEM)
+    version = _system_draft(store)
     endorse_draft(store, ANN, version, "Table IV asks for review")
     assert endorsement(store, "scoring_profile", version)["actor_name"] == ANN.name
     assert _events(store, "scoring_profile.endorse")[-1]["actor_name"] == ANN.name
@@ -50,7 +55,7 @@ def test_one_admin_endorses_a_different_admin_publishes(store):
 
 
 def test_an_endorsement_needs_a_reason_a_person_and_happens_once(store):
-    version = ensure_review_floors_profile(store, SYSTEM)
+    version = _system_draft(store)
     with pytest.raises(RegisterError, match="reason"):
         endorse_draft(store, ANN, version, "  ")
     with pytest.raises(FourEyesViolation, match="not the system"):
@@ -71,10 +76,10 @@ def test_a_persons_draft_needs_no_endorsement_and_the_system_may_still_publish_i
 
 def test_a_system_draft_made_before_the_approvals_table_is_still_nobodys(store):
     # a draft the system wrote before migration 037 has no 'proposed' row: the migration finds it by its audit event
-    version = ensure_review_floors_profile(store, SYSTEM)
-    backfill = (MIGRATIONS_DIR / "037_version_approvals.sql").read_text(encoding="utf-8").split(";")[-2]
+    version = _system_draft(store)
+    backfill = (MIGRATIONS_DIR / "037_approval_steps.sql").read_text(encoding="utf-8").split(";")[-2]
     with store.cursor() as cur:
-        cur.execute("DELETE FROM version_approvals WHERE kind = 'scoring_profile' AND version = ?", [version])
+        cur.execute("DELETE FROM approval_steps WHERE kind = 'scoring_profile' AND version = ?", [version])
         cur.execute(backfill)
     assert proposed_by_system(store, "scoring_profile", version)
     with pytest.raises(FourEyesViolation, match="counts as nobody's"):

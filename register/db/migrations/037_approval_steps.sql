@@ -6,7 +6,7 @@
 -- no 'approved' row is pending and not in force. register.access.version_approvals reads and writes it.
 -- Never edit once landed: add a new numbered file instead.
 
-CREATE TABLE version_approvals (
+CREATE TABLE approval_steps (
     kind        VARCHAR NOT NULL,
     version     INTEGER NOT NULL,
     step        VARCHAR NOT NULL CHECK (step IN ('proposed', 'endorsed', 'approved')),
@@ -19,7 +19,7 @@ CREATE TABLE version_approvals (
 
 -- Drafts the system made before this table existed (set-up, the demo's review-floors draft): their creating
 -- audit event names the role.
-INSERT INTO version_approvals (kind, version, step, actor_name, actor_role, acted_at, reason)
+INSERT INTO approval_steps (kind, version, step, actor_name, actor_role, acted_at, reason)
 SELECT DISTINCT ON (entity_type, entity_id) entity_type, CAST(entity_id AS INTEGER), 'proposed', actor_name,
        actor_role, occurred_at, NULL
 FROM audit_events
