@@ -77,12 +77,15 @@ def test_the_overview_counts_supported_claims_on_stale_or_unauthoritative_source
 def test_failed_checks_send_the_answer_to_review_unknown_sources_do_not(register):
     queue, size = review_queue(register, Filters())
     why = dict(zip(queue["response_id"], queue["why"], strict=True))
-    assert set(why) == {"au-stale", "au-expired", "au-restricted", "au-weak"} and size == 4
+    # au-contra (CONTRADICTED, criticality 2) is queued by Table IV's review floor of a new register's version 1,
+    # not by its source: an unknown or failed source alone does not send it
+    assert set(why) == {"au-stale", "au-expired", "au-restricted", "au-weak", "au-contra"} and size == 5
+    assert "authority" not in why["au-contra"], why["au-contra"]
     assert why["au-stale"] == "authority: c1: stale source, proposed OUTDATED"
-    assert queue_stats(register)["size"] == 4 and kpis(register, Filters())["queue_size"] == 4
+    assert queue_stats(register)["size"] == 5 and kpis(register, Filters())["queue_size"] == 5
     record_decision(register, REVIEWER, "au-stale", 1, "release_with_caution", "the new policy says the same")
     assert "au-stale" not in set(review_queue(register, Filters())[0]["response_id"])
-    assert queue_stats(register)["size"] == 3
+    assert queue_stats(register)["size"] == 4
 
 
 def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, monkeypatch):
@@ -92,10 +95,11 @@ def test_the_queue_page_and_its_size_find_the_answers_to_review_once(register, m
 
     with recorded_statements(monkeypatch) as statements:
         queue, size = review_queue(register, Filters(), limit=2)
-    assert len(queue) == 2 and size == 4 == queue_stats(register)["size"]
+    # 5: the four failed sources and au-contra's review floor (CONTRADICTED, criticality 2)
+    assert len(queue) == 2 and size == 5 == queue_stats(register)["size"]
     assert len([sql for sql in statements if "FROM claims c WHERE" in sql]) == 1
     past, size = review_queue(register, Filters(), limit=2, offset=10)
-    assert past.empty and size == 4 and list(past.columns) == list(queue.columns)
+    assert past.empty and size == 5 and list(past.columns) == list(queue.columns)
 
 
 def test_a_dated_source_sends_to_review_only_once_an_answer_is_past_it_and_no_claim_is_read_for_it(
