@@ -278,10 +278,13 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
     draft changing a floor is rescored in full, and the page says so with the reason."""
     from datetime import UTC, datetime
 
+    from hri_core import default_profile
     from register import SYSTEM
     from register.scoring.scorer import rescore
 
     rescore(seeded_db, SYSTEM, active_profile(seeded_db), as_of=datetime(2026, 12, 1, tzinfo=UTC))
+    # the review floors are version 1 now (nothing offered): the plain paper floors are the draft changing floors
+    floors = create_draft(seeded_db, ANN, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
     create_draft(seeded_db, ANN, {"weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.05, "P": 0.05,
                                               "H": 0.1}})
     at = acting.open("pages/profiles.py")
@@ -289,7 +292,8 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
     assert not at.exception, at.exception
     assert any("Computed from the stored dimension scores" in c.value for c in at.caption), \
         [c.value for c in at.caption]
-    at.button(key="rf_preview").click().run()
+    at.selectbox(key="pp_version").set_value(floors).run()
+    at.button(key="pp_preview").click().run()
     assert any(escape_markdown("Full rescore of every response: the draft changes floors") in c.value
                for c in at.caption), [c.value for c in at.caption]
 
@@ -350,10 +354,11 @@ def test_editor_sets_the_repeated_feedback_window(seeded_db, acting):
 
 
 def test_a_system_draft_is_endorsed_by_one_admin_and_published_by_another(seeded_db, acting):
+    from hri_core import default_profile
     from register import SYSTEM
-    from register.scoring.profiles import ensure_review_floors_profile
 
-    version = ensure_review_floors_profile(seeded_db, SYSTEM)
+    # a draft the system role made (the review floors are version 1 now): the plain paper floors
+    version = create_draft(seeded_db, SYSTEM, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
     at = acting.open("pages/profiles.py")
     at.selectbox(key="pp_version").set_value(version).run()
     assert any("nobody's" in w.value for w in at.warning)
