@@ -6,7 +6,7 @@ Only validated feedback reaches these functions; pending and rejected feedback n
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -25,6 +25,20 @@ def decay_factor(validated_at: datetime | None, as_of: datetime, decay_lambda: f
     if age < 0:
         return 0.0
     return math.exp(-decay_lambda * age)
+
+
+def repeat_window_start(as_of: datetime, window_days: float) -> datetime | None:
+    """The earliest validation time that still counts as repeated feedback at ``as_of``: ``as_of`` minus
+    the window (to the microsecond, so the SQL scorer compares with the same bound instant). None when
+    the window reaches before the calendar's first day: then it covers all time.
+
+    Section V.A decays feedback because that "avoids indefinitely penalizing a corrected system": a
+    repetition older than the window no longer counts as one.
+    """
+    try:
+        return as_of - timedelta(days=window_days)
+    except OverflowError:
+        return None
 
 
 def scope_feedback_score(events: list[tuple[float, datetime]], n_reviewed: int, as_of: datetime,

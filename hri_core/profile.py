@@ -54,7 +54,9 @@ class FloorRule(BaseModel):
 
     Fires for a claim that carries ``label`` with ``min_criticality <= v_i <= max_criticality``.
     With ``condition="repeated_or_unresolved"`` (the feedback floor) it also needs the claim's
-    feedback count >= ``min_feedback_count`` or its feedback not marked resolved.
+    feedback count >= ``min_feedback_count`` with its latest validation inside the profile's
+    ``repeat_window_days``, or its feedback not marked resolved. A rule that reads feedback
+    (``reads_feedback``) never fires on feedback validated after the scoring time.
 
     ``min_action`` (optional): when the rule fires, the response's action is at least this one,
     whatever band the score lands in (DOMAIN.md: "Floors may carry a minimum action"; Table IV's
@@ -88,10 +90,17 @@ class FloorRule(BaseModel):
             del data["min_action"]
         return data
 
+    @property
+    def reads_feedback(self) -> bool:
+        """Whether firing depends on the claim's feedback fields (its time, count or resolution), not only
+        on its labels and criticality: the repeated-or-unresolved condition, or a floor on
+        VALIDATED_NEGATIVE_FEEDBACK, which counts only once the feedback was validated."""
+        return self.condition == "repeated_or_unresolved" or self.label == Label.VALIDATED_NEGATIVE_FEEDBACK
+
     def describe(self) -> str:
         """Human wording of the condition, e.g. ``CONTRADICTED with criticality >= 3``."""
         if self.condition == "repeated_or_unresolved":
-            return f"{self.label.value} repeated (count >= {self.min_feedback_count}) or unresolved"
+            return f"{self.label.value} repeated (count >= {self.min_feedback_count} in the window) or unresolved"
         if self.max_criticality == self.min_criticality:
             crit = f"criticality = {self.min_criticality}"
         elif self.max_criticality is None:
@@ -176,6 +185,10 @@ class ScoringProfile(BaseModel):
     floors: tuple[FloorRule, ...] = Field(default_factory=_default_floors)
     bands: tuple[Band, ...] = Field(default_factory=_default_bands)
     feedback_half_life_days: float = Field(default=30.0, gt=0.0)
+    # How far back the feedback floor's "repeated" looks (days): resolved feedback validated longer ago
+    # stops firing it. None means twice the half-life (``repeat_window_days``). Left out of dumps when
+    # None, so profiles stored before it existed keep their fingerprint.
+    feedback_repeat_window_days: float | None = Field(default=None, gt=0.0, allow_inf_nan=False)
     # A response with no claims cannot be judged: it is flagged and routed here, never silently released.
     no_claims_action: Action = "review"
     # Default dimensions of the CONTRADICTED label on a claim with contradicted_by = "context" (and no
@@ -200,6 +213,8 @@ class ScoringProfile(BaseModel):
     @model_serializer(mode="wrap")
     def _serialise(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
+        if data.get("feedback_repeat_window_days", 0) is None:
+            del data["feedback_repeat_window_days"]
         if "context_contradiction_dimensions" in data and \
                 self.context_contradiction_dimensions == CONTEXT_CONTRADICTION_DIMENSIONS:
             del data["context_contradiction_dimensions"]
@@ -251,6 +266,14 @@ class ScoringProfile(BaseModel):
     def decay_lambda(self) -> float:
         """Decay rate per day: ln 2 / half-life."""
         return math.log(2) / self.feedback_half_life_days
+
+    @property
+    def repeat_window_days(self) -> float:
+        """The feedback floor's window in days: ``feedback_repeat_window_days``, else twice the half-life
+        (feedback decayed to a quarter no longer counts as a repetition)."""
+        if self.feedback_repeat_window_days is not None:
+            return self.feedback_repeat_window_days
+        return 2.0 * self.feedback_half_life_days
 
     def band_for(self, score: float) -> Band:
         """Band of a 0-100 score. Bounds are inclusive and compared at 9 decimals (20.000000000000004 is Low)."""

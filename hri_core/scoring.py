@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .feedback import decay_factor
+from .feedback import decay_factor, repeat_window_start
 from .models import Claim, Response, ensure_utc
 from .profile import ACTION_SEVERITY, FloorRule, ScoringProfile
 from .vocabulary import DIMENSIONS, Dimension, Label
@@ -127,17 +127,24 @@ def label_contribution(claim: Claim, label: Label, profile: ScoringProfile, as_o
     return value
 
 
-def floor_fires(rule: FloorRule, claim: Claim, as_of: datetime) -> bool:
-    """Whether a floor rule applies to a claim."""
+def floor_fires(rule: FloorRule, claim: Claim, as_of: datetime, repeat_since: datetime | None) -> bool:
+    """Whether a floor rule applies to a claim at ``as_of``.
+
+    A rule that reads feedback (``FloorRule.reads_feedback``) never fires on feedback validated after
+    ``as_of``. "Repeated" counts only while the claim's latest validation is at or after ``repeat_since``
+    (``repeat_window_start`` of the profile's window; None: all time): the claim carries its count and
+    latest validation time, not each item's, so a recent item keeps the earlier ones counted (fail closed).
+    """
     if rule.label not in claim.labels:
         return False
     v = claim.criticality
     if v < rule.min_criticality or (rule.max_criticality is not None and v > rule.max_criticality):
         return False
+    if rule.reads_feedback and claim.feedback_at is not None and claim.feedback_at > as_of:
+        return False  # not validated yet at the scoring time
     if rule.condition == "repeated_or_unresolved":
-        if claim.feedback_at is not None and claim.feedback_at > as_of:
-            return False  # not validated yet at the scoring time
-        repeated = (claim.feedback_count or 0) >= rule.min_feedback_count
+        recent = claim.feedback_at is None or repeat_since is None or claim.feedback_at >= repeat_since
+        repeated = recent and (claim.feedback_count or 0) >= rule.min_feedback_count
         unresolved = claim.feedback_resolved is not True  # unknown counts as unresolved: fail closed
         return repeated or unresolved
     return True
@@ -152,12 +159,13 @@ def score_claim(claim: Claim, profile: ScoringProfile, as_of: datetime) -> tuple
         for dim in claim_dimensions(claim, label, profile):
             used[dim] = None
             m[dim] = max(m[dim], value)
+    repeat_since = repeat_window_start(as_of, profile.repeat_window_days)
     fired = [
         FiredFloor(claim_id=claim.claim_id or "", rule_id=rule.rule_id, label=rule.label,
                    criticality=claim.criticality, value=rule.value, description=rule.describe(),
                    min_action=rule.min_action)
         for rule in profile.floors
-        if floor_fires(rule, claim, as_of)
+        if floor_fires(rule, claim, as_of, repeat_since)
     ]
     phi = max((f.value for f in fired), default=0.0)
     return (

@@ -22,7 +22,7 @@ from ui.framework.auth import can, current_actor
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import escape_markdown
-from ui.framework.versioned_table import TableVersions, versioned_table_editor
+from ui.framework.versioned_table import TableVersions, pending_versions_panel, versioned_table_editor
 
 UNCATEGORISED = au.UNCATEGORISED
 
@@ -58,6 +58,9 @@ def use_case_editor(actor, editable: bool) -> None:
     missing = [u for u in known if u not in set(current["use_case"])]
     if missing:
         st.caption("Use cases of the answers not listed yet: " + ", ".join(escape_markdown(u) for u in missing))
+    pending_versions_panel("use_cases", "Use cases", au.pending_use_cases(),
+                           partial(data.write, authority_rules.approve_use_cases, actor),
+                           actor_name=actor.name, may_approve=editable)
     if not editable:
         st.dataframe(current, hide_index=True)
         return
@@ -65,7 +68,8 @@ def use_case_editor(actor, editable: bool) -> None:
     versioned_table_editor("use_cases", current, TableVersions(
         save=partial(data.write, authority_rules.save_use_cases, actor),
         reason="Why change the use cases? (required; recorded with the new version)",
-        button="Save use cases as a new version", saved=lambda version: f"Use cases version {version} is now in force"),
+        button="Save use cases as a new version",
+        saved=lambda version: f"Use cases version {version} saved: it takes effect when a second admin approves it"),
         column_config={"use_case": cc.TextColumn("Use case", required=True),
                        "requester_roles": cc.MultiselectColumn("Requester roles", options=ROLES),
                        "note": cc.TextColumn("Note", width="large")})
@@ -78,6 +82,9 @@ def rules_editor(actor, editable: bool) -> None:
                "largest tier, and its type one of the listed types when types are given. "
                f"“{UNCATEGORISED}” applies to claims without a category.")
     rows = au.rule_rows(rules)
+    pending_versions_panel("authority_rules", "Authority rules", au.pending_rules(),
+                           partial(data.write, authority_rules.approve_authority_rules, actor),
+                           actor_name=actor.name, may_approve=editable)
     if not editable:
         st.dataframe(rows, hide_index=True)
         st.caption(f"valid_until read as {'inclusive' if rules.valid_until_inclusive else 'exclusive'} (UTC)")
@@ -95,7 +102,8 @@ def rules_editor(actor, editable: bool) -> None:
     versioned_table_editor("authority_rules", rows, TableVersions(
         save=save, reason="Why change the authority rules? (required; recorded with the new version)",
         button="Save authority rules as a new version",
-        saved=lambda version: f"Authority rules version {version} are now in force", options=inclusive),
+        saved=lambda version: f"Authority rules version {version} saved: they take effect when a second admin "
+                              "approves them", options=inclusive),
         column_config={"category": cc.SelectboxColumn("Claim category", options=[*CATEGORIES, UNCATEGORISED],
                                                       required=True),
                        "max_tier": cc.NumberColumn("Largest tier", min_value=1, step=1),

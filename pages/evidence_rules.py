@@ -1,8 +1,8 @@
 """Minimum evidence rules (paper Table VIII) as versioned data, and the claims that violate them.
 
 Each claim type names the source types that are acceptable evidence and the handling required when
-that evidence is missing. Saving writes a new rule version (old ones are kept); every register claim
-is evaluated against the version in force.
+that evidence is missing. Saving writes a new rule version (old ones are kept), pending until a second admin
+approves it (four eyes); every register claim is evaluated against the version in force.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ui.framework.auth import can, current_actor
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import escape_markdown
-from ui.framework.versioned_table import TableVersions, versioned_table_editor
+from ui.framework.versioned_table import TableVersions, pending_versions_panel, versioned_table_editor
 
 
 def violations(evaluation: pd.DataFrame) -> None:
@@ -53,7 +53,8 @@ def editor(actor, version: int | None) -> None:
     versioned_table_editor("rules", current, TableVersions(
         save=partial(data.write, evidence.save_rules, actor),
         reason="Why change the rules? (required; recorded with the new version)",
-        button="Save as new rule version", saved=lambda version: f"Rule version {version} is now in force"),
+        button="Save as new rule version",
+        saved=lambda version: f"Rule version {version} saved: it takes effect when a second admin approves it"),
         column_config={
             "claim_type": cc.SelectboxColumn("Claim type", options=CLAIM_TYPES, required=True),
             "acceptable_source_types": cc.MultiselectColumn("Acceptable source types", options=SOURCE_TYPES),
@@ -71,6 +72,12 @@ def editor(actor, version: int | None) -> None:
                 help="e.g. the paper's own contribution may not be marked verified")})
 
 
+def evidence_in_force(versions: pd.DataFrame) -> int:
+    """The newest version not waiting for a second person (the first is always in force)."""
+    approved = versions[~versions["pending"].astype(bool)]
+    return int((approved if not approved.empty else versions)["rule_version"].iloc[0])
+
+
 def main() -> None:
     page_frame(filters=False)
     actor = current_actor()
@@ -80,13 +87,16 @@ def main() -> None:
         st.info("No evidence rules yet: load the demo set (`python -m register demo`) to start from the paper's "
                 "Table VIII.")
         return
-    current = int(versions["rule_version"].iloc[0])
+    current = evidence_in_force(versions)
     evaluation = gov.evaluation()
     stats = st.columns(3)
     stats[0].metric("Rule version in force", current)
     stats[1].metric("Claims evaluated", f"{len(evaluation):,}")
     stats[2].metric("Violations", f"{int((evaluation['outcome'] == 'violation').sum()):,}")
     violations(evaluation)
+    pending_versions_panel("rules", "Rule", gov.pending_rule_versions(),
+                           partial(data.write, evidence.approve_rules, actor),
+                           actor_name=actor.name, may_approve=can(Permission.RULES_EDIT))
     st.subheader(f"Rules (version {current}, in force)")
     if can(Permission.RULES_EDIT):
         editor(actor, current)

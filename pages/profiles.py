@@ -126,12 +126,16 @@ def editor(versions: pd.DataFrame) -> None:
     c1, c2, c3 = st.columns(3)
     half_life = c1.number_input("Feedback half-life (days)", min_value=0.0, step=1.0, key=f"{p}half_life",
                                 value=float(base.feedback_half_life_days))
+    # empty: twice the half-life (section V.A: resolved feedback stops counting as repeated)
+    repeat_window = c1.number_input("Repeated-feedback window (days; empty: twice the half-life)", min_value=0.0,
+                                    step=1.0, key=f"{p}repeat_window", value=base.feedback_repeat_window_days)
     no_claims = c2.selectbox("Action for responses with no claims", ACTIONS, key=f"{p}no_claims",
                              index=list(ACTIONS).index(base.no_claims_action))
     name = c3.text_input("Draft name", key=f"{p}name", value=base.name, max_chars=80)
     mapping = {"weights": weights_in, "contributions": contributions, "default_dimensions": default_dims,
                "floors": scoring.floors_from_frame(floors), "bands": scoring.bands_from_frame(bands),
-               "feedback_half_life_days": half_life, "no_claims_action": no_claims}
+               "feedback_half_life_days": half_life, "feedback_repeat_window_days": repeat_window,
+               "no_claims_action": no_claims}
     try:
         candidate = profile_from_dict(mapping, base=base)
     except HRIError as error:
@@ -287,6 +291,31 @@ def review_floors_offer() -> None:
         render_impact(preview, [b.name for b in recommended_profile().bands], "rfi")
 
 
+def endorse_offer(version: int, state: dict, actor) -> bool:
+    """A draft the system created counts as nobody's: one admin endorses it, a different admin publishes it.
+    Shows where it stands (and the endorse form until it is endorsed); True once it may be published."""
+    if state["endorsed_by"] is not None:
+        st.caption(escape_markdown(f"Made by the system; endorsed by {state['endorsed_by']}: {state['reason']}"))
+        if state["endorsed_by"] == actor.name:
+            st.warning("You endorsed this draft: a different admin must publish it (four eyes).",
+                       icon=":material/group:")
+        return True
+    st.warning("The system made this draft, so it is nobody's: one admin endorses it, then a different admin "
+               "publishes it (four eyes).", icon=":material/group:")
+    with st.form("pp_endorse_form", enter_to_submit=False):
+        why = st.text_area("Why you endorse it (required)", key="pp_endorse_reason", max_chars=2000)
+        go = st.form_submit_button("Endorse", disabled=not can(Permission.PROFILE_PUBLISH))
+    if go:
+        try:
+            data.write(reg_profiles.endorse_draft, actor, version, why)
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+        else:
+            st.session_state["pp_done"] = f"Endorsed draft v{version}: a different admin publishes it."
+            st.rerun()
+    return False
+
+
 def publish_section(versions: pd.DataFrame) -> None:
     st.subheader("Preview and publish a draft")
     review_floors_offer()
@@ -302,7 +331,11 @@ def publish_section(versions: pd.DataFrame) -> None:
     actor = current_actor()
     st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
     show_records(version)
-    if meta["created_by"] == actor.name:
+    system_made = scoring.system_draft_state(version)
+    if system_made is not None:
+        if not endorse_offer(version, system_made, actor):
+            return
+    elif meta["created_by"] == actor.name:
         st.warning("You created this draft: a second person must publish it (four eyes).", icon=":material/group:")
     if st.button("Preview impact", key="pp_preview"):
         st.session_state["pp_impact"] = (version, scoring.preview(draft))

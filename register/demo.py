@@ -56,8 +56,9 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     the importer; the rest are copies of them made in SQL (``register.ingest.replicate``), once.
 
     Needs every permission its parts need (checked before the first write, so nothing is half loaded).
-    ``review_floors``: also store Table IV's review floors (``hri_core.recommended_profile``) as a draft
-    version (``python -m register demo`` does), so the profiles page previews what publishing it changes.
+    ``review_floors``: make sure Table IV's review floors (``hri_core.recommended_profile``) are a stored version
+    (``python -m register demo`` asks): a new register's version 1 already is, so nothing is written; a register
+    whose version 1 is the plain paper profile gets them as a draft, which the profiles page previews.
     """
     for permission in (Permission.PROFILE_PUBLISH, Permission.RULES_EDIT, Permission.REGISTER_EDIT, Permission.IMPORT):
         authorize(store, actor, permission, entity_type="demo")

@@ -17,10 +17,12 @@ code inside the register imports the module that holds a name.
 
 from register.errors import Problem, ValidationFailed
 from register.governance.evidence import (
+                                          approve_rules,
                                           current_rule_version,
                                           ensure_default_rules,
                                           evaluate_rules,
                                           list_rules,
+                                          pending_rule_versions,
                                           rule_versions,
                                           save_rules,
 )
@@ -60,8 +62,8 @@ from register.governance.vocabulary import (
 __all__ = [
     "CLAIM_COLUMNS", "CLAIM_TEMPLATE_COLUMNS", "CLAIM_TYPES", "HANDLINGS", "MAX_UPLOAD_BYTES", "MUTABLE_SOURCE_TYPES",
     "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "ImportResult", "Problem", "RowChanges",
-    "ValidationFailed", "add_row", "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules",
-    "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register", "list_claims",
-    "list_rules", "list_sources", "read_upload", "readable_key", "restore", "rule_versions", "save_claims",
-    "save_rules", "save_sources", "seed_paper_register", "template",
+    "ValidationFailed", "add_row", "approve_rules", "canonical_rows", "claim_key_for", "current_rule_version",
+    "ensure_default_rules", "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register",
+    "list_claims", "list_rules", "list_sources", "pending_rule_versions", "read_upload", "readable_key", "restore",
+    "rule_versions", "save_claims", "save_rules", "save_sources", "seed_paper_register", "template",
 ]

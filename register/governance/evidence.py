@@ -2,7 +2,8 @@
 
 Called by the evidence rules page (through ``ui.features.governance``), the checklist (checks 1 and 2 read
 ``evaluate_rules``), the release report and the seeding of the paper register. Saving rules writes a
-new version; the newest version is the one in force. ``ensure_default_rules`` makes Table VIII
+new version; the newest version approved by a second person is the one in force (four eyes:
+``register.access.version_approvals``). ``ensure_default_rules`` makes Table VIII
 (``vocabulary.PAPER_RULES``) version 1 of an empty database.
 """
 
@@ -12,6 +13,7 @@ from datetime import date
 
 import pandas as pd
 
+from register.access import version_approvals
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import Problem, ValidationFailed
@@ -30,8 +32,8 @@ from register.governance.vocabulary import (
     WITHDRAWN_STATUSES,
 )
 
-__all__ = ["current_rule_version", "ensure_default_rules", "evaluate_rules", "list_rules", "rule_versions",
-           "save_rules"]
+__all__ = ["approve_rules", "current_rule_version", "ensure_default_rules", "evaluate_rules", "list_rules",
+           "pending_rule_versions", "rule_versions", "save_rules"]
 
 _RULE_COLUMNS = ("claim_type", "acceptable_source_types", "handling", "guidance", "handled_statuses",
                  "needs_access_date", "preprint_only_without_peer_review", "refused_statuses")
@@ -39,15 +41,37 @@ AS_WORDED_REASON = ("paper Table VIII as worded (not reported, no peer-reviewed 
                     "ACCESS_GAP/UNKNOWN)")
 
 
-def current_rule_version(store: Store) -> int | None:
-    """The version of the rules in force (the newest), or None before any rules exist."""
-    return store.scalar("SELECT max(rule_version) FROM evidence_rule_versions")
+KIND = "evidence_rules"  # in approval_steps
+# the newest version not waiting for a second person's approval
+_IN_FORCE = ("SELECT max(rule_version) FROM evidence_rule_versions v "
+             f"WHERE NOT {version_approvals.pending_clause(KIND, 'v.rule_version')}")
+
+
+def current_rule_version(store: Store | Transaction) -> int | None:
+    """The version of the rules in force (the newest approved), or None before any rules exist."""
+    return store.scalar(_IN_FORCE)
 
 
 def rule_versions(store: Store) -> pd.DataFrame:
-    """Every rule version, newest first: who wrote it, when and why."""
-    return store.frame("SELECT rule_version, created_at, created_by, reason FROM evidence_rule_versions "
-                       "ORDER BY rule_version DESC")
+    """Every rule version, newest first: who wrote it, when and why, and whether it is ``pending`` (waiting
+    for a second person) or was approved (``approved_by``)."""
+    return store.frame("SELECT rule_version, created_at, created_by, reason, "
+                       f"{version_approvals.pending_clause(KIND, 'v.rule_version')} AS pending, "
+                       "(SELECT actor_name FROM approval_steps a WHERE a.kind = 'evidence_rules' "
+                       "AND a.version = v.rule_version AND a.step = 'approved') AS approved_by "
+                       "FROM evidence_rule_versions v ORDER BY rule_version DESC")
+
+
+def pending_rule_versions(store: Store) -> list[dict]:
+    """Rule versions waiting for a second person: version, proposed_by, proposed_role, proposed_at."""
+    return version_approvals.pending_versions(store, KIND)
+
+
+def approve_rules(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """A second person (``Permission.RULES_EDIT``, not the one who saved them) puts pending rules in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=KIND, entity_id=version)
+    version_approvals.approve(store, actor, KIND, version, reason, Permission.RULES_EDIT,
+                              in_force=current_rule_version)
 
 
 def list_rules(store: Store, version: int | None = None) -> pd.DataFrame:
@@ -93,9 +117,18 @@ def _statuses(value) -> list[str] | None:
 
 
 def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> int:
-    """Write ``rules`` as a new version in force: claim_type, acceptable_source_types, handling, guidance, and
+    """Write ``rules`` as a new version: claim_type, acceptable_source_types, handling, guidance, and
     (optional) handled_statuses (the statuses that show the handling applied; absent: version 1's mapping
-    ``HANDLING_STATUSES``), needs_access_date, preprint_only_without_peer_review, refused_statuses."""
+    ``HANDLING_STATUSES``), needs_access_date, preprint_only_without_peer_review, refused_statuses.
+
+    Four eyes: a person's version is pending until a different person approves it (``approve_rules``); the
+    ``system`` role's and the very first version are in force at once
+    (``version_approvals.takes_effect_at_once``)."""
+    return _save_rules(store, actor, rules, reason, set_up=False)
+
+
+def _save_rules(store: Store, actor: Actor, rules: list[dict], reason: str, *, set_up: bool) -> int:
+    """``save_rules``; ``set_up``: the paper's own rules installed by ``ensure_default_rules``, in force at once."""
     authorize(store, actor, Permission.RULES_EDIT, entity_type="evidence_rules")
     rules = [{"claim_type": text_value(r.get("claim_type")),
               "acceptable_source_types": list_value(r.get("acceptable_source_types")),
@@ -110,21 +143,25 @@ def save_rules(store: Store, actor: Actor, rules: list[dict], reason: str) -> in
     if problems:
         raise ValidationFailed(problems)
 
+    at_once = set_up or version_approvals.takes_effect_at_once(actor, current_rule_version(store))
+
     def fn(tx: Transaction) -> Change:
-        previous = tx.scalar("SELECT max(rule_version) FROM evidence_rule_versions")
+        previous = current_rule_version(tx)
         before = None
         if previous is not None:
             before = tx.dicts(f"SELECT {', '.join(_RULE_COLUMNS)} FROM evidence_rules WHERE rule_version = ? "
                               "ORDER BY claim_type", [previous])
-        version = (previous or 0) + 1
+        version = int(tx.scalar("SELECT coalesce(max(rule_version), 0) + 1 FROM evidence_rule_versions"))
         tx.execute("INSERT INTO evidence_rule_versions VALUES (?, ?, ?, ?)",
                    [version, utc_now(), actor.name, reason.strip()])
         for r in rules:
             tx.execute(f"INSERT INTO evidence_rules (rule_version, {', '.join(_RULE_COLUMNS)}) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [version, *(r[c] for c in _RULE_COLUMNS)])
+        if not at_once:
+            version_approvals.record_proposal(tx, KIND, version, actor)
         return Change("evidence_rules", str(version), before, rules, result=version)
 
-    return store.write(actor, "evidence_rules.publish", fn)
+    return store.write(actor, "evidence_rules.publish" if at_once else "evidence_rules.propose", fn)
 
 
 def _as_worded_rows() -> list[dict]:
@@ -148,17 +185,18 @@ def _first_reading(rows: list[dict]) -> bool:
 def ensure_default_rules(store: Store, actor: Actor) -> int:
     """The paper's Table VIII as the rules in force: version 1 (``PAPER_RULES``) when no rules exist yet, then
     Table VIII as worded (``PAPER_RULES_AS_WORDED``) as the next version while the rules in force are still
-    version 1's untouched reading. Rules someone edited are left alone. Returns the version in force.
+    version 1's untouched reading. Rules someone edited are left alone. Returns the version in force. The
+    paper's own text is set-up, not a person's change: in force at once, whoever runs it.
     Needs ``Permission.RULES_EDIT`` even when the rules exist: it is a write whether or not there is
     something to do."""
     authorize(store, actor, Permission.RULES_EDIT, entity_type="evidence_rules")
     version = current_rule_version(store)
     if version is None:
-        version = save_rules(store, actor, [{"claim_type": t, "acceptable_source_types": list(a), "handling": list(h),
-                                             "guidance": g} for t, a, h, g in PAPER_RULES],
-                             "paper Table VIII (minimum evidence rules)")
+        version = _save_rules(store, actor, [{"claim_type": t, "acceptable_source_types": list(a),
+                                              "handling": list(h), "guidance": g} for t, a, h, g in PAPER_RULES],
+                              "paper Table VIII (minimum evidence rules)", set_up=True)
     if _first_reading(list_rules(store, version).to_dict("records")):
-        version = save_rules(store, actor, _as_worded_rows(), AS_WORDED_REASON)
+        version = _save_rules(store, actor, _as_worded_rows(), AS_WORDED_REASON, set_up=True)
     return version
 
 

@@ -7,8 +7,9 @@
   the largest acceptable ``authority_tier`` and/or source types per claim category. Before anything
   is saved, ``default_authority_rules()`` (version 1) is in force.
 
-Saving writes a new version; the newest one is in force; older ones are kept. Both writes need
-``Permission.RULES_EDIT`` and land through ``Store.write`` with their audit event. Called by the
+Saving writes a new version; the newest one a second person approved is in force (four eyes,
+``register.access.version_approvals``; the ``system`` role's saves are in force at once); older ones are
+kept. Both writes need ``Permission.RULES_EDIT`` and land through ``Store.write`` with their audit event. Called by the
 authority page (through ``ui.features.authority``), the Authority checks (``register.scoring.authority``) and
 tests.
 """
@@ -21,12 +22,15 @@ from typing import Any
 import pandas as pd
 
 from hri_core.authority import AuthorityRules, AuthorityRulesError, authority_rules_from_dict, default_authority_rules
-from register.access.permissions import ROLES, Permission, authorize
+from register.access import version_approvals
+from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, Problem, ValidationFailed
 
-__all__ = ["authority_rule_versions", "authority_rules", "get_authority_rules", "list_use_cases", "requester_roles",
-           "save_authority_rules", "save_use_cases", "use_case_version", "use_case_versions"]
+__all__ = ["approve_authority_rules", "approve_use_cases", "authority_rule_versions", "authority_rules",
+           "authority_rules_version", "get_authority_rules", "list_use_cases", "pending_authority_rule_versions",
+           "pending_use_case_versions", "requester_roles", "save_authority_rules", "save_use_cases", "use_case_version",
+           "use_case_versions"]
 
 MAX_TEXT = 200  # a use case name, a role or a note: short labels, never documents
 
@@ -50,14 +54,53 @@ def _roles(value: Any) -> list[str]:
 # --- use cases ------------------------------------------------------------------------------------------
 
 
-def use_case_version(store: Store) -> int | None:
-    """The use-case table in force (the newest version), or None before any was saved."""
-    return store.scalar("SELECT max(version) FROM use_case_versions")
+USE_CASES, AUTHORITY_RULES = "use_cases", "authority_rules"  # kinds in approval_steps
+# the newest version not waiting for a second person's approval
+_USE_CASES_IN_FORCE = ("SELECT max(version) FROM use_case_versions v "
+                       f"WHERE NOT {version_approvals.pending_clause(USE_CASES, 'v.version')}")
+_RULES_NOT_PENDING = f"NOT {version_approvals.pending_clause(AUTHORITY_RULES, 'v.version')}"
+
+
+def _status_columns(kind: str) -> str:
+    """``pending`` and ``approved_by`` of a version ``v.version`` (``kind`` is a fixed kind of this module)."""
+    return (f"{version_approvals.pending_clause(kind, 'v.version')} AS pending, "
+            f"(SELECT actor_name FROM approval_steps a WHERE a.kind = '{kind}' AND a.version = v.version "
+            "AND a.step = 'approved') AS approved_by")
+
+
+def use_case_version(store: Store | Transaction) -> int | None:
+    """The use-case table in force (the newest approved version), or None before any was saved."""
+    return store.scalar(_USE_CASES_IN_FORCE)
 
 
 def use_case_versions(store: Store) -> pd.DataFrame:
-    """Every use-case version, newest first: who wrote it, when and why."""
-    return store.frame("SELECT version, created_at, created_by, reason FROM use_case_versions ORDER BY version DESC")
+    """Every use-case version, newest first: who wrote it, when and why, pending or approved by whom."""
+    return store.frame(f"SELECT version, created_at, created_by, reason, {_status_columns(USE_CASES)} "
+                       "FROM use_case_versions v ORDER BY version DESC")
+
+
+def pending_use_case_versions(store: Store) -> list[dict]:
+    """Use-case versions waiting for a second person: version, proposed_by, proposed_role, proposed_at."""
+    return version_approvals.pending_versions(store, USE_CASES)
+
+
+def approve_use_cases(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """A second person (``Permission.RULES_EDIT``, not the one who saved it) puts a pending use-case table
+    in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=USE_CASES, entity_id=version)
+    previous = use_case_version(store)
+    version_approvals.approve(store, actor, USE_CASES, version, reason, Permission.RULES_EDIT,
+                              in_force=use_case_version)
+    # in force now: the answers of the use cases whose requesters changed are decided again
+    from register.scoring.redecide import redecide_use_cases
+
+    def roles(of: int | None) -> dict[str, list[str]]:
+        frame = pd.DataFrame() if of is None else list_use_cases(store, of)
+        return {str(r["use_case"]): sorted(() if r["requester_roles"] is None else r["requester_roles"])
+                for r in frame.to_dict("records")}
+
+    old, new = roles(previous), roles(version)
+    redecide_use_cases(store, actor, sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name)))
 
 
 def list_use_cases(store: Store, version: int | None = None) -> pd.DataFrame:
@@ -70,7 +113,7 @@ def list_use_cases(store: Store, version: int | None = None) -> pd.DataFrame:
 def requester_roles(store: Store | Transaction) -> dict[str, tuple[str, ...]]:
     """``{use case: requester roles}`` in force (a use case not listed has unknown requesters)."""
     rows = store.query("SELECT use_case, requester_roles FROM use_case_requesters WHERE version = "
-                       "(SELECT max(version) FROM use_case_versions)")
+                       f"({_USE_CASES_IN_FORCE})")
     return {use_case: tuple(roles or ()) for use_case, roles in rows}
 
 
@@ -94,7 +137,8 @@ def _use_case_problems(rows: list[dict]) -> list[Problem]:
 
 
 def save_use_cases(store: Store, actor: Actor, rows: list[dict], reason: str) -> int:
-    """Write ``rows`` (use_case, requester_roles, note) as the new use-case version in force; its number.
+    """Write ``rows`` (use_case, requester_roles, note) as a new use-case version; its number. Pending until a
+    different person approves it (``approve_use_cases``); the ``system`` role's is in force at once.
 
     ``requester_roles`` (roles of ``register.access.permissions.ROLES``, the roles a source can be
     restricted to) is a list or ``a; b`` text; an empty list says nobody in a restricted role asks
@@ -109,25 +153,31 @@ def save_use_cases(store: Store, actor: Actor, rows: list[dict], reason: str) ->
     if problems:
         raise ValidationFailed(problems)
 
+    # the first table changes Authority too (unknown requesters become known): a person's waits as well
+    at_once = actor.role == SYSTEM_ROLE
+
     def fn(tx: Transaction) -> Change:
-        previous = tx.scalar("SELECT max(version) FROM use_case_versions")
+        previous = use_case_version(tx)
         before = None if previous is None else tx.dicts(
             "SELECT use_case, requester_roles, note FROM use_case_requesters WHERE version = ? ORDER BY use_case",
             [previous])
-        version = (previous or 0) + 1
+        version = int(tx.scalar("SELECT coalesce(max(version), 0) + 1 FROM use_case_versions"))
         tx.execute("INSERT INTO use_case_versions (version, created_at, created_by, reason) VALUES (?, ?, ?, ?)",
                    [version, utc_now(), actor.name, reason.strip()])
         for row in clean:
             tx.execute("INSERT INTO use_case_requesters (version, use_case, requester_roles, note) "
                        "VALUES (?, ?, ?, ?)", [version, row["use_case"], row["requester_roles"], row["note"]])
-        old = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in before or []}
-        new = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in clean}
-        changed.extend(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+        if at_once:
+            old = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in before or []}
+            new = {str(r["use_case"]): sorted(r["requester_roles"] or []) for r in clean}
+            changed.extend(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+        else:
+            version_approvals.record_proposal(tx, USE_CASES, version, actor)
         return Change("use_cases", str(version), before, clean, result=version)
 
     changed: list[str] = []
-    version = store.write(actor, "use_cases.publish", fn)
-    # the answers of those use cases on restricted sources are decided again (register.scoring.redecide)
+    version: int = store.write(actor, "use_cases.publish" if at_once else "use_cases.propose", fn)
+    # in force now: the answers of those use cases on restricted sources are decided again (register.scoring.redecide)
     from register.scoring.redecide import redecide_use_cases
     redecide_use_cases(store, actor, changed)
     return version
@@ -143,9 +193,31 @@ def _rules_from_row(version: int, name: str, params: Any) -> AuthorityRules:
 
 
 def authority_rules(store: Store | Transaction) -> AuthorityRules:
-    """The authority rules in force: the newest saved version, else ``default_authority_rules()``."""
-    row = store.query_one("SELECT version, name, params FROM authority_rule_versions ORDER BY version DESC LIMIT 1")
+    """The authority rules in force: the newest approved version, else ``default_authority_rules()``."""
+    row = store.query_one(f"SELECT version, name, params FROM authority_rule_versions v WHERE {_RULES_NOT_PENDING} "
+                          "ORDER BY version DESC LIMIT 1")
     return default_authority_rules() if row is None else _rules_from_row(*row)
+
+
+def authority_rules_version(store: Store | Transaction) -> int:
+    """The version of the authority rules in force (1: the unsaved default)."""
+    return int(store.scalar(f"SELECT coalesce(max(version), 1) FROM authority_rule_versions v "
+                            f"WHERE {_RULES_NOT_PENDING}"))
+
+
+def pending_authority_rule_versions(store: Store) -> list[dict]:
+    """Authority rule versions waiting for a second person: version, proposed_by, proposed_role, proposed_at."""
+    return version_approvals.pending_versions(store, AUTHORITY_RULES)
+
+
+def approve_authority_rules(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """A second person (``Permission.RULES_EDIT``, not the one who saved them) puts pending rules in force."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type=AUTHORITY_RULES, entity_id=version)
+    version_approvals.approve(store, actor, AUTHORITY_RULES, version, reason, Permission.RULES_EDIT,
+                              in_force=authority_rules_version)
+    # in force now: every answer with a sourced claim is decided again (register.scoring.redecide)
+    from register.scoring.redecide import redecide_all_sourced
+    redecide_all_sourced(store, actor, f"authority-rules:v{version}")
 
 
 def get_authority_rules(store: Store, version: int) -> AuthorityRules:
@@ -160,12 +232,13 @@ def get_authority_rules(store: Store, version: int) -> AuthorityRules:
 
 def authority_rule_versions(store: Store) -> pd.DataFrame:
     """Every saved version, newest first (empty while the default version 1 is in force unsaved)."""
-    return store.frame("SELECT version, name, fingerprint, created_at, created_by, reason "
-                       "FROM authority_rule_versions ORDER BY version DESC")
+    return store.frame(f"SELECT version, name, fingerprint, created_at, created_by, reason, "
+                       f"{_status_columns(AUTHORITY_RULES)} FROM authority_rule_versions v ORDER BY version DESC")
 
 
 def save_authority_rules(store: Store, actor: Actor, rules: AuthorityRules | dict, reason: str) -> int:
-    """Store ``rules`` (an ``AuthorityRules`` or its JSON form) as the new version in force; its number.
+    """Store ``rules`` (an ``AuthorityRules`` or its JSON form) as a new version; its number. Pending until a
+    different person approves it (``approve_authority_rules``); the ``system`` role's is in force at once.
 
     The version number is the register's (the next after the newest saved, or 2 after the unsaved
     default), whatever ``rules.version`` says. Refused with ``ValidationFailed`` naming each bad field.
@@ -183,23 +256,28 @@ def save_authority_rules(store: Store, actor: Actor, rules: AuthorityRules | dic
     if problems or parsed is None:
         raise ValidationFailed(problems)
 
+    at_once = actor.role == SYSTEM_ROLE  # the default is in force before any save: a person's waits
+
     def fn(tx: Transaction) -> Change:
-        previous = tx.one("SELECT version, params FROM authority_rule_versions ORDER BY version DESC LIMIT 1")
+        previous = tx.one(f"SELECT version, params FROM authority_rule_versions v WHERE {_RULES_NOT_PENDING} "
+                          "ORDER BY version DESC LIMIT 1")
         if previous is None:
             before = default_authority_rules().model_dump(mode="json", exclude={"name", "version"})
-            version = 2  # version 1 is the default, in force until this first save
         else:
             before = json.loads(previous["params"]) if isinstance(previous["params"], str) else previous["params"]
-            version = previous["version"] + 1
+        # version 1 is the default, in force until a first save: the first saved one is 2
+        version = int(tx.scalar("SELECT coalesce(max(version), 1) + 1 FROM authority_rule_versions"))
         params = parsed.model_dump(mode="json", exclude={"name", "version"})
         tx.execute("INSERT INTO authority_rule_versions (version, name, params, fingerprint, created_at, created_by, "
                    "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [version, parsed.name, json.dumps(params), parsed.fingerprint(), utc_now(), actor.name,
                     reason.strip()])
+        if not at_once:
+            version_approvals.record_proposal(tx, AUTHORITY_RULES, version, actor)
         return Change("authority_rules", str(version), before, params, result=version)
 
-    version = store.write(actor, "authority_rules.publish", fn)
-    # every answer with a sourced claim is decided again under the new rules (register.scoring.redecide)
-    from register.scoring.redecide import redecide_all_sourced
-    redecide_all_sourced(store, actor, f"authority-rules:v{version}")
+    version: int = store.write(actor, "authority_rules.publish" if at_once else "authority_rules.propose", fn)
+    if at_once:  # in force now: every answer with a sourced claim is decided again (register.scoring.redecide)
+        from register.scoring.redecide import redecide_all_sourced
+        redecide_all_sourced(store, actor, f"authority-rules:v{version}")
     return version

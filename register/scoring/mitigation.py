@@ -36,7 +36,8 @@ from hri_core.mitigation import (
     mitigation_policy_from_dict,
 )
 from hri_core.vocabulary import LABEL_BIT, STAKES
-from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
+from register.access import version_approvals
+from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
@@ -122,6 +123,7 @@ def create_policy_draft(store: Store, actor: Actor, overrides: dict, *, based_on
                    "created_at, created_by) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?)",
                    [version, policy.name, json.dumps(params), policy.fingerprint(), base.version, utc_now(),
                     actor.name])
+        version_approvals.record_proposal(tx, "mitigation_policy", version, actor)  # a system draft is nobody's
         return Change("mitigation_policy", str(version), None, {"status": "draft", "params": params},
                       result=version)
 
@@ -138,10 +140,9 @@ def activate_policy(store: Store, actor: Actor, version: int, reason: str) -> No
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a mitigation policy")
     author = store.one("SELECT created_by FROM mitigation_policies WHERE policy_version = ?", [version])
-    if author is not None and actor.role != SYSTEM_ROLE:
-        require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,
-                             entity_type="mitigation_policy", entity_id=version,
-                             what=f"draft mitigation policy version {version}")
+    if author is not None:  # four eyes as for profiles: register.access.version_approvals
+        version_approvals.require_second_person(store, actor, "mitigation_policy", version, author["created_by"],
+                                                Permission.PROFILE_PUBLISH)
 
     def fn(tx: Transaction) -> Change:
         status = tx.scalar("SELECT status FROM mitigation_policies WHERE policy_version = ?", [version])

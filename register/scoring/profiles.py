@@ -11,10 +11,13 @@ import json
 
 from hri_core import ScoringProfile, default_profile, profile_from_dict
 from hri_core.profile import recommended_profile
-from register.access.permissions import SYSTEM_ROLE, Permission, authorize, require_other_person
+from register.access import version_approvals
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
 from register.scoring.scorer import rescore
+
+PROFILE_KIND = "scoring_profile"  # in approval_steps
 
 
 def _from_row(version: int, name: str, params: str) -> ScoringProfile:
@@ -61,21 +64,34 @@ def insert_profile(tx: Transaction, profile: ScoringProfile, status: str, actor:
         [version, profile.name, status, json.dumps(params), profile.fingerprint(), based_on, now, actor.name,
          now if status == "active" else None, actor.name if status == "active" else None, reason],
     )
+    if status == "draft":  # who proposed it, and in which role: a system-made draft is nobody's
+        version_approvals.record_proposal(tx, PROFILE_KIND, version, actor)
     return version
 
 
+# Why a new register's version 1 carries Table IV's review rationale (hri_core.profile.REVIEW_FLOOR_IDS).
+DEFAULT_PROFILE_REASON = (
+    "paper defaults (provisional design parameters) with Table IV's review rationale: 'Confirmed contradiction "
+    "requiring review' (CONTRADICTED, criticality 2) and 'Confirmed unresolved feedback indicates persistent "
+    "system risk' (repeated or unresolved VALIDATED_NEGATIVE_FEEDBACK) -- both floors require at least review")
+
+
 def ensure_default_profile(store: Store, actor: Actor) -> int:
-    """Create version 1 (the paper's provisional parameters, active) in an empty database (needs
-    ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is something to do)."""
+    """Create version 1, active, in an empty database: ``hri_core.recommended_profile()`` -- the paper's
+    provisional parameters whose CONTRADICTED criticality-2 floor and feedback floor require at least
+    ``review``, as Table IV's rationale says -- with that rationale as its reason. The plain parameters
+    (``hri_core.default_profile()``, whose 0.50 floors land in Medium, caution) stay available for a draft.
+    Needs ``Permission.PROFILE_PUBLISH`` even when it exists: it is a write whether or not there is
+    something to do."""
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=1)
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles")
     if existing is not None:
         return existing
 
     def fn(tx: Transaction) -> Change:
-        version = insert_profile(tx, default_profile(), "active", actor, None,
-                                 "paper defaults (provisional design parameters)")
-        return Change("scoring_profile", str(version), None, {"status": "active"}, result=version)
+        version = insert_profile(tx, recommended_profile(), "active", actor, None, DEFAULT_PROFILE_REASON)
+        return Change("scoring_profile", str(version), None, {"status": "active", "reason": DEFAULT_PROFILE_REASON},
+                      result=version)
 
     return store.write(actor, "profile.create_default", fn)
 
@@ -92,14 +108,16 @@ def ensure_review_floors_profile(store: Store, actor: Actor) -> int:
 
     It is stored as a *draft* based on the paper's version: publishing it changes the action of answers
     already scored, so it goes through the impact preview and the four-eyes publish like any other
-    version. Returns its version number.
+    version. A register made since ``ensure_default_profile`` stores these floors as version 1 already has
+    them: that version is returned and nothing is written. Returns its version number.
     """
+    # checked even when it exists: it is a write whether or not there is something to do
+    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
     target = recommended_profile()
     existing = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
                             [target.fingerprint()])
     if existing is not None:
         return int(existing)
-    authorize(store, actor, Permission.PROFILE_EDIT, entity_type="scoring_profile")
     paper = store.scalar("SELECT min(profile_version) FROM scoring_profiles WHERE fingerprint = ?",
                          [default_profile().fingerprint()])
 
@@ -131,16 +149,18 @@ def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int |
 def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
     """Make a draft the active profile (the previous active one is archived). Rescoring is separate.
 
-    Four eyes: the draft's creator cannot publish it (command-line jobs of the ``system`` role, run by
-    whoever operates the machine, are exempt).
+    Four eyes (``register.access.version_approvals.require_second_person``): the draft's creator cannot
+    publish it (command-line jobs of the ``system`` role, run by whoever operates the machine, are exempt);
+    a draft the system created counts as nobody's: one admin endorses it (``endorse_draft``), a different
+    admin publishes it.
     """
     authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type="scoring_profile", entity_id=version)
     if not reason or not reason.strip():
         raise RegisterError("a reason is required to publish a profile")
     author = store.one("SELECT created_by FROM scoring_profiles WHERE profile_version = ?", [version])
-    if author is not None and actor.role != SYSTEM_ROLE:
-        require_other_person(store, actor, author["created_by"], Permission.PROFILE_PUBLISH,
-                             entity_type="scoring_profile", entity_id=version, what=f"draft profile version {version}")
+    if author is not None:
+        version_approvals.require_second_person(store, actor, PROFILE_KIND, version, author["created_by"],
+                                                Permission.PROFILE_PUBLISH)
 
     def fn(tx: Transaction) -> Change:
         status = tx.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
@@ -157,6 +177,28 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
                       {"status": "active", "reason": reason.strip()})
 
     store.write(actor, "profile.publish", fn)
+
+
+def endorse_draft(store: Store, actor: Actor, version: int, reason: str) -> None:
+    """An admin makes a draft the system created theirs (reason required, audited ``scoring_profile.endorse``),
+    so that a different admin may publish it; refused for a draft a person created, twice, or by the system."""
+    authorize(store, actor, Permission.PROFILE_PUBLISH, entity_type=PROFILE_KIND, entity_id=version)
+    status = store.scalar("SELECT status FROM scoring_profiles WHERE profile_version = ?", [version])
+    if status is None:
+        raise NotFound(f"scoring profile version {version} does not exist")
+    if status != "draft":
+        raise RegisterError(f"profile version {version} is {status}; only a draft is endorsed")
+    version_approvals.endorse(store, actor, PROFILE_KIND, version, reason, Permission.PROFILE_PUBLISH)
+
+
+def system_draft_state(store: Store, version: int) -> dict | None:
+    """For a draft the system created: ``{"endorsed_by", "reason"}`` (both None until an admin endorses it);
+    None for a draft a person created (its author is known: anyone else publishes it)."""
+    if not version_approvals.proposed_by_system(store, PROFILE_KIND, version):
+        return None
+    endorsed = version_approvals.endorsement(store, PROFILE_KIND, version)
+    return {"endorsed_by": endorsed["actor_name"] if endorsed else None,
+            "reason": endorsed["reason"] if endorsed else None}
 
 
 def profile_meta(store: Store, version: int) -> dict:

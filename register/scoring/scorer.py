@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hri_core import DIMENSIONS, LABELS, Label, ScoringProfile
+from hri_core import DIMENSIONS, LABELS, FloorRule, Label, ScoringProfile
+from hri_core.feedback import repeat_window_start
 from hri_core.models import MAX_CRITICALITY, ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS, SCORE_DECIMALS
 from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT, LABEL_CONFLICTS
@@ -132,13 +133,32 @@ SPARK = Dialect("spark", ":", {"TIMESTAMPTZ": "TIMESTAMP", "VARCHAR": "STRING", 
                                "VARCHAR[]": "ARRAY<STRING>"})
 
 
-def _floor_condition(rule, as_of_param: str, p: Params) -> str:
+# --- the feedback conditions of a floor (``hri_core.scoring.floor_fires``), kept in one place --------------
+
+def _feedback_rule(rule: FloorRule) -> bool:
+    """Whether a rule reads the claim's feedback columns: it is evaluated per claim row, not per claim shape."""
+    return rule.reads_feedback
+
+
+def _repeat_since(profile: ScoringProfile, as_of: datetime, p: Params, dialect: Dialect) -> str | None:
+    """The repeat window's first instant (``hri_core.feedback.repeat_window_start``) as a bound TIMESTAMPTZ;
+    None when no rule counts repetitions (an unused named parameter is an error) or the window covers all time."""
+    if not any(rule.condition == "repeated_or_unresolved" for rule in profile.floors):
+        return None
+    start = repeat_window_start(as_of, profile.repeat_window_days)
+    return None if start is None else dialect.cast(p(start), "TIMESTAMPTZ")
+
+
+def _floor_condition(rule: FloorRule, as_of_param: str, since_param: str | None, p: Params) -> str:
     cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
     if rule.max_criticality is not None:
         cond.append(f"criticality <= {p(rule.max_criticality)}")
-    if rule.condition == "repeated_or_unresolved":
+    if _feedback_rule(rule):  # feedback validated after the as-of time does not exist yet
         cond.append(f"(feedback_at IS NULL OR feedback_at <= {as_of_param})")
-        cond.append(f"(coalesce(feedback_count, 0) >= {p(rule.min_feedback_count)} "
+    if rule.condition == "repeated_or_unresolved":
+        # repeated counts while the latest validation is inside the window (unknown time: fail closed)
+        recent = "" if since_param is None else f"(feedback_at IS NULL OR feedback_at >= {since_param}) AND "
+        cond.append(f"(({recent}coalesce(feedback_count, 0) >= {p(rule.min_feedback_count)}) "
                     f"OR feedback_resolved IS DISTINCT FROM true)")
     return " AND ".join(cond)
 
@@ -277,14 +297,15 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
               f"AND k.k_dim IS NOT DISTINCT FROM {alias}.dim_mask")
         return on + (f" AND k.k_ctx = coalesce({alias}.contradicted_by = 'context', false)" if uses_ctx else "")
     values, rule_ids, span, rank_mult = _floor_keys(profile)
-    static_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition != "repeated_or_unresolved"]
-    dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if r.condition == "repeated_or_unresolved"]
+    static_rules = [(i, r) for i, r in enumerate(profile.floors) if not _feedback_rule(r)]
+    dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if _feedback_rule(r)]
+    since = _repeat_since(profile, as_of, p, dl)
     rank_p = dl.cast(p(rank_mult), "BIGINT") if profile.floors else ""  # no unused parameter without floors
 
     def part(i: int, rule) -> str:  # rank * B + (R - 1 - pos): the claim-independent part of the key
         return f"({dl.cast(p(values.index(rule.value) + 1), 'BIGINT')} * {rank_p} + {p(span - 1 - i)})"
 
-    fired = {f"f{i}": _floor_condition(r, at, p) for i, r in static_rules}
+    fired = {f"f{i}": _floor_condition(r, at, since, p) for i, r in static_rules}
     shape_nf = " + ".join(dl.cast(f"f{i}", "INTEGER") for i, _ in static_rules) or "0"
     shape_part = (dl.greatest([f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules])
                   if static_rules else dl.cast("NULL", "BIGINT"))
@@ -312,7 +333,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb', 'c.dim_mask')}) "
                        f"AS vm_{low[d]}" for d in DIMENSIONS)
     static_vm = ", ".join(f"k.vm_{low[d]}" for d in DIMENSIONS)
-    dyn_fired = [(i, r, _floor_condition(r, at, p)) for i, r in dynamic_rules]
+    dyn_fired = [(i, r, _floor_condition(r, at, since, p)) for i, r in dynamic_rules]
     is_dyn = f"(cl.label_mask & {dyn_mask}) <> 0"
     if dyn_fired:
         row_nf = (f"CASE WHEN {is_dyn} THEN k.k_nf + " +
@@ -463,9 +484,9 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
     ``with_key`` adds response_key (the revision's integer key) at the end, for the rows ``rescore`` stores."""
     as_of = ensure_utc(as_of)
     dl = dialect
-    # only the feedback floor reads the as-of time: an unused named parameter is an error in DuckDB
-    at = (dl.cast(p(as_of), "TIMESTAMPTZ") if any(r.condition == "repeated_or_unresolved" for r in profile.floors)
-          else "")
+    # only the feedback floors read the as-of time: an unused named parameter is an error in DuckDB
+    at = dl.cast(p(as_of), "TIMESTAMPTZ") if any(_feedback_rule(r) for r in profile.floors) else ""
+    since = _repeat_since(profile, as_of, p, dl)
     if not profile.floors:
         v, i, f = dl.cast("NULL", "VARCHAR"), dl.cast("NULL", "INTEGER"), dl.cast("NULL", "DOUBLE")
         return (f"SELECT {v} AS response_id, {i} AS revision, {i} AS claim_idx, "
@@ -475,7 +496,7 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
         f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order"
         f"{', response_key' if with_key else ''} "
-        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl', keyed)} AND {_floor_condition(rule, at, p)} "
+        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl', keyed)} AND {_floor_condition(rule, at, since, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
     return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"

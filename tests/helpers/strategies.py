@@ -154,6 +154,8 @@ def profiles(draw) -> ScoringProfile:
         floors=tuple(draw(floor_rules(f"floor-{i}")) for i in range(n_floors)),
         bands=draw(band_lists()),
         feedback_half_life_days=draw(hs.floats(min_value=0.5, max_value=365.0, allow_nan=False)),
+        # None: twice the half-life; else a window around the +-120 days of ``feedback_times``
+        feedback_repeat_window_days=draw(hs.none() | hs.floats(min_value=0.5, max_value=240.0, allow_nan=False)),
         no_claims_action=draw(hs.sampled_from(ACTIONS)),
         context_contradiction_dimensions=tuple(draw(hs.lists(hs.sampled_from(DIMENSION_VALUES), min_size=1,
                                                              max_size=3, unique=True))),

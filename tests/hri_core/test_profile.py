@@ -263,4 +263,7 @@ def test_a_field_added_later_needs_a_rescore_unless_listed():
     # the recomputable fields are an allow-list: any other parameter of the profile counts as a change
     others = set(ScoringProfile.model_fields) - RECOMPUTABLE_FIELDS - {"name", "version"}
     assert others == {"contributions", "default_dimensions", "floors", "feedback_half_life_days",
-                      "context_contradiction_dimensions"}
+                      "feedback_repeat_window_days", "context_contradiction_dimensions"}
+    # the feedback floor's window changes which claims fire it: a rescore
+    windowed = DEFAULT.model_copy(update={"feedback_repeat_window_days": 10.0})
+    assert rescore_fields(windowed, DEFAULT) == ("feedback_repeat_window_days",)

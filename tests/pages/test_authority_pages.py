@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from register import SYSTEM, Store
 from register.scoring.profiles import ensure_default_profile
-from tests.helpers.accounts import login
+from tests.helpers.accounts import login, open_page
 from tests.helpers.authority import load_authority_register
 from tests.helpers.paths import REPO_ROOT
 
@@ -116,5 +116,11 @@ def test_saving_authority_rules_on_the_page_changes_the_verdict(authority_db):
     admin.button(key="authority_rules_save").click().run()
     assert not admin.exception, admin.exception
     assert authority_db.scalar("SELECT max(version) FROM authority_rule_versions") == 2
+    # pending until a second admin approves it on the page (four eyes)
+    assert any("version 2, saved by test" in w.value and "is pending" in w.value for w in admin.warning)
+    other = open_page("pages/authority.py", "admin", "test-admin-2")
+    other.text_input(key="authority_rules_approve_reason_2").set_value("valid_until is exclusive here")
+    next(b for b in other.button if b.label == "Approve version 2").click().run()
+    assert not other.exception, other.exception
     rules = authority_db.scalar("SELECT params->>'valid_until_inclusive' FROM authority_rule_versions")
     assert rules == "false"

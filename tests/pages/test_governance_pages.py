@@ -11,7 +11,7 @@ from register import Actor
 from register import governance as gov
 from register.governance.checks import CHECKS
 from register.governance.feedback_labels import validated_outside_register
-from tests.helpers.accounts import login
+from tests.helpers.accounts import login, open_page
 from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 from ui.framework.text import escape_markdown
@@ -231,7 +231,15 @@ def test_an_admin_publishes_a_new_rule_version_from_the_editor(seeded_db):
     at.text_input(key="rules_reason").set_value("vendor white papers accepted for methods (test)")
     next(b for b in at.button if b.label == "Save as new rule version").click().run()
     assert not at.exception, at.exception
-    assert _metrics(at)["Rule version in force"] == "3"  # 1: Table VIII as first read, 2: as worded
-    assert _metrics(at)["Violations"] == "0"
+    # pending until a second admin approves it (four eyes): the author is told, and may not approve it
+    assert _metrics(at)["Rule version in force"] == "2"  # 1: Table VIII as first read, 2: as worded
+    assert any("version 3, saved by test" in w.value and "is pending" in w.value for w in at.warning)
+    assert not any(b.label == "Approve version 3" for b in at.button)
+    other = open_page("pages/evidence_rules.py", "admin", "test-admin-2")
+    other.text_input(key="rules_approve_reason_3").set_value("vendor white papers are fine for methods")
+    next(b for b in other.button if b.label == "Approve version 3").click().run()
+    assert not other.exception, other.exception
+    assert _metrics(other)["Rule version in force"] == "3"
+    assert _metrics(other)["Violations"] == "0"
     assert gov.current_rule_version(seeded_db) == 3
     assert len(gov.list_rules(seeded_db, 1)) == 6  # version 1 is kept

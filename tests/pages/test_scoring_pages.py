@@ -229,33 +229,27 @@ def _version_floors(at):
 
 
 def test_the_profiles_page_shows_minimum_actions_and_previews_the_review_floors(seeded_db, acting):
-    """Issue 12: each floor's minimum action on the version view; Table IV's review floors previewed on the demo
-    set (how many answers move from caution to review), then saved as a draft with their minimum actions."""
-    from hri_core import recommended_profile
+    """Issue 12: each floor's minimum action on the version view. A new register's version 1 carries Table IV's
+    review floors (issue 33), so the page does not offer them again; the plain paper profile saved as a draft
+    previews the answers it would move back from review to caution."""
+    from hri_core import default_profile
     from hri_core.profile import REVIEW_FLOOR_IDS
     from register.scoring.impact import impact_preview
 
-    at = acting.open("pages/profiles.py")
-    floors = _version_floors(at)
-    assert list(floors["min_action"].where(floors["min_action"].notna(), None)) == [None] * len(floors)
-    at.button(key="rf_preview").click().run()
-    assert not at.exception, at.exception
-    moved = impact_preview(seeded_db, recommended_profile()).action_moves("caution", "review")
+    moved = impact_preview(seeded_db, default_profile()).action_moves("review", "caution")
     assert moved > 0
-    assert _metrics(at)["Answers moving from caution to review"] == f"{moved:,}"
-    line = escape_markdown(f"{moved:,} caution -> review")
-    assert any(line in m.value for m in at.markdown), "the action transitions line"
-    at.button(key="rf_save").click().run()
-    assert not at.exception, at.exception
-    (version, status, author), = [(v["profile_version"], v["status"], v["created_by"])
-                                  for v in list_profiles(seeded_db) if v["profile_version"] > 1]
-    assert (status, author) == ("draft", ANN.name)
-    assert {f.rule_id for f in get_profile(seeded_db, version).floors if f.min_action == "review"} == set(
-        REVIEW_FLOOR_IDS)
-    at.selectbox(key="pv_version").set_value(version).run()
+    plain = create_draft(seeded_db, ANN, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pv_version").set_value(1).run()
     floors = _version_floors(at).set_index("rule_id")
     assert {rid for rid, action in floors["min_action"].items() if action == "review"} == set(REVIEW_FLOOR_IDS)
-    assert not any(b.key == "rf_preview" for b in at.button)  # offered only until a version is stored
+    assert not any(b.key == "rf_preview" for b in at.button)  # version 1 has them: nothing to offer
+    at.selectbox(key="pp_version").set_value(plain).run()
+    at.button(key="pp_preview").click().run()
+    assert not at.exception, at.exception
+    line = escape_markdown(f"{moved:,} review -> caution")
+    assert any(line in m.value for m in at.markdown), "the action transitions line"
 
 
 def test_the_mitigation_policy_tab_saves_and_publishes_a_draft_under_four_eyes(seeded_db, acting):
@@ -284,10 +278,13 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
     draft changing a floor is rescored in full, and the page says so with the reason."""
     from datetime import UTC, datetime
 
+    from hri_core import default_profile
     from register import SYSTEM
     from register.scoring.scorer import rescore
 
     rescore(seeded_db, SYSTEM, active_profile(seeded_db), as_of=datetime(2026, 12, 1, tzinfo=UTC))
+    # the review floors are version 1 now (nothing offered): the plain paper floors are the draft changing floors
+    floors = create_draft(seeded_db, ANN, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
     create_draft(seeded_db, ANN, {"weights": {"F": 0.4, "C": 0.1, "U": 0.2, "O": 0.1, "S": 0.05, "P": 0.05,
                                               "H": 0.1}})
     at = acting.open("pages/profiles.py")
@@ -295,7 +292,8 @@ def test_the_impact_preview_says_how_it_was_computed(seeded_db, acting):
     assert not at.exception, at.exception
     assert any("Computed from the stored dimension scores" in c.value for c in at.caption), \
         [c.value for c in at.caption]
-    at.button(key="rf_preview").click().run()
+    at.selectbox(key="pp_version").set_value(floors).run()
+    at.button(key="pp_preview").click().run()
     assert any(escape_markdown("Full rescore of every response: the draft changes floors") in c.value
                for c in at.caption), [c.value for c in at.caption]
 
@@ -344,3 +342,36 @@ def test_an_admin_keeps_a_view_of_a_version_read_by_a_join_and_a_reviewer_cannot
     at.selectbox(key="pv_version").set_value(draft).run()
     assert any(f"v{draft}: no answer is scored under it." == c.value for c in at.caption)
     assert not any(b.key == "kv_keep" for b in at.button)
+
+
+def test_editor_sets_the_repeated_feedback_window(seeded_db, acting):
+    at = acting.open("pages/profiles.py")
+    assert at.number_input(key="pe1_repeat_window").value is None  # twice the half-life
+    at.number_input(key="pe1_repeat_window").set_value(14.0).run()
+    at.button(key="pe_save").click().run()
+    saved = get_profile(seeded_db, list_profiles(seeded_db)[-1]["profile_version"])
+    assert (saved.feedback_repeat_window_days, saved.repeat_window_days) == (14.0, 14.0)
+
+
+def test_a_system_draft_is_endorsed_by_one_admin_and_published_by_another(seeded_db, acting):
+    from hri_core import default_profile
+    from register import SYSTEM
+
+    # a draft the system role made (the review floors are version 1 now): the plain paper floors
+    version = create_draft(seeded_db, SYSTEM, {"floors": [f.model_dump(mode="json") for f in default_profile().floors]})
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pp_version").set_value(version).run()
+    assert any("nobody's" in w.value for w in at.warning)
+    assert not any(b.key == "pp_preview" for b in at.button)  # nothing to publish until endorsed
+    at.text_area(key="pp_endorse_reason").set_value("Table IV asks for review")
+    at.button(key="FormSubmitter:pp_endorse_form-Endorse").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Endorsed draft v{version}" in s.value for s in at.success)
+    assert any("different admin must publish" in w.value for w in at.warning)
+    acting.user = BOB
+    at = acting.open("pages/profiles.py")
+    at.selectbox(key="pp_version").set_value(version).run()
+    at.text_area(key="pp_reason").set_value("endorsed by Ann; Table IV")
+    at.button(key="FormSubmitter:pp_form-Publish and rescore").click().run()
+    assert not at.exception, at.exception
+    assert active_profile(seeded_db).version == version

@@ -46,6 +46,8 @@ rules = data.cached(authority_rules.authority_rules)
 rule_versions = data.cached(authority_rules.authority_rule_versions)
 use_cases = data.cached(authority_rules.list_use_cases)
 use_case_versions = data.cached(authority_rules.use_case_versions)
+pending_use_cases = data.cached(authority_rules.pending_use_case_versions)
+pending_rules = data.cached(authority_rules.pending_authority_rule_versions)
 
 
 # --- the rule editor's rows -----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ claims = data.cached(registers.list_claims)
 evaluation = data.cached(evidence.evaluate_rules)
 rules = data.cached(evidence.list_rules)
 rule_versions = data.cached(evidence.rule_versions)
+pending_rule_versions = data.cached(evidence.pending_rule_versions)
 checklist_history = data.cached(checklist.history)
 run_detail = data.cached(checklist.run_detail)
 

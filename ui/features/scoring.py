@@ -32,6 +32,7 @@ def profiles_table(store: Store) -> pd.DataFrame:
 
 
 profile_meta = data.cached(reg_profiles.profile_meta)
+system_draft_state = data.cached(reg_profiles.system_draft_state)
 elicitations_for = data.cached(reg_elicitation.elicitations_for)
 outcome_pairs = data.cached(reg_calibration.outcome_pairs)
 audit_sample_items = data.cached(reg_calibration.audit_sample_items)

@@ -33,6 +33,7 @@ from register.governance.registers import RowChanges
 from ui.framework import data
 from ui.framework.components import toast_then_rerun
 from ui.framework.errors import show_error
+from ui.framework.text import escape_markdown
 
 __all__ = ["RowVersions", "TableVersions", "editor_changes", "recent_changes", "reload", "versioned_table_editor"]
 
@@ -208,3 +209,31 @@ def recent_changes(entity_type: str, limit: int = 10) -> None:
         "action": events["action"], "row": events["entity_id"],
         "change": [_change_summary(b, a) for b, a in zip(events["before"], events["after"], strict=True)],
     }))
+
+
+# --- versions waiting for a second person (four eyes: register.access.version_approvals) -------------------
+
+def pending_versions_panel(key: str, what: str, pending: list[dict], approve: Callable[[int, str], Any], *,
+                           actor_name: str, may_approve: bool) -> None:
+    """Each pending version of ``what`` (rows of a ``pending_*`` read: version, proposed_by), with an Approve
+    form (reason required) for anyone with the permission but the person who saved it."""
+    for row in pending:
+        version, author = int(row["version"]), str(row["proposed_by"])
+        st.warning(escape_markdown(f"{what} version {version}, saved by {author}, is pending: it takes effect when "
+                                   "a second person approves it (four eyes)."), icon=":material/group:")
+        if author == actor_name:
+            st.caption("You saved it: a different person approves it.")
+            continue
+        if not may_approve:
+            continue
+        with st.form(f"{key}_approve_{version}", enter_to_submit=False):
+            reason = st.text_input("Why you approve it (required)", key=f"{key}_approve_reason_{version}",
+                                   max_chars=2000)
+            go = st.form_submit_button(f"Approve version {version}")
+        if go:
+            try:
+                approve(version, reason)
+            except RegisterError as error:
+                show_error(error)
+            else:
+                toast_then_rerun(escape_markdown(f"{what} version {version} is now in force"))

@@ -34,6 +34,12 @@ ALLOWED: dict[str, tuple[str, type[Exception] | None]] = {
     "register.access.permissions.deny": ("records a refusal; only the checks call it", None),
     "register.access.permissions.require_other_person": (
         "the four-eyes check itself; its callers authorise first", None),
+    "register.access.version_approvals.require_second_person": (
+        "the four-eyes check of versioned rules; its callers authorise first", None),
+    "register.access.version_approvals.approve": (
+        "the shared approval of a pending version; each kind's approve_* function authorises first", None),
+    "register.access.version_approvals.endorse": (
+        "the shared endorsement of a system-made version; profiles.endorse_draft authorises first", None),
     "register.access.identity.record_session_event": (
         "records what happened to the actor's own session (login, logout, expiry, revocation), also when the "
         "account was just disabled", None),

@@ -23,7 +23,8 @@ CAROL = Actor("carol", "reviewer")
 @pytest.fixture
 def store(store):
     """The shared register, with accounts for this module's actors (the register re-reads them on every write)."""
-    enrol(store, ANN, CAROL, Actor("dora", "reviewer"), Actor("root", "admin"), Actor("vic", "viewer"))
+    enrol(store, ANN, CAROL, Actor("dora", "reviewer"), Actor("root", "admin"), Actor("olga", "admin"),
+          Actor("vic", "viewer"))
     return store
 
 
@@ -170,7 +171,9 @@ def test_sign_off_goes_stale_when_a_checked_record_changes(paper):
 
 def test_rule_change_also_makes_a_run_stale(paper):
     run = chk.record_run(paper, ANN)
-    gov.save_rules(paper, Actor("root", "admin"), gov.list_rules(paper).to_dict("records"), "re-publish")
+    version = gov.save_rules(paper, Actor("root", "admin"), gov.list_rules(paper).to_dict("records"), "re-publish")
+    assert not chk.run_detail(paper, run)["stale"]  # pending: the rules in force are unchanged
+    gov.approve_rules(paper, Actor("olga", "admin"), version, "re-published")  # a second admin (four eyes)
     assert chk.run_detail(paper, run)["stale"]
 
 

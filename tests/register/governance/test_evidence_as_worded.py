@@ -8,18 +8,26 @@ import pytest
 from register import Actor
 from register import governance as gov
 from register.errors import ValidationFailed
-from register.governance.evidence import AS_WORDED_REASON, ensure_default_rules, evaluate_rules, list_rules, save_rules
+from register.governance.evidence import (
+    AS_WORDED_REASON,
+    approve_rules,
+    ensure_default_rules,
+    evaluate_rules,
+    list_rules,
+    save_rules,
+)
 from register.governance.seed import seed_paper_register
 from tests.helpers.actors import enrol
 
 ROOT = Actor("root", "admin")
+OTHER_ADMIN = Actor("olga", "admin")  # approves root's rule versions (four eyes)
 ANN = Actor("ann", "reviewer")
 
 
 @pytest.fixture
 def store(store):
     """The shared register, with accounts for the actors (the register re-reads them on every write)."""
-    enrol(store, ROOT, ANN)
+    enrol(store, ROOT, OTHER_ADMIN, ANN)
     return store
 
 
@@ -60,6 +68,7 @@ def test_edited_rules_are_not_replaced_by_the_worded_ones(store):
     rules = list_rules(store, first).to_dict("records")
     rules[0]["guidance"] = "our own wording"
     mine = save_rules(store, ROOT, rules, "house rules")
+    approve_rules(store, OTHER_ADMIN, mine, "house rules checked")  # a second admin puts them in force
     assert ensure_default_rules(store, ROOT) == mine
 
 

@@ -101,6 +101,10 @@ def test_rules_are_versioned_and_the_newest_is_in_force(reg):
             r["acceptable_source_types"] = list(r["acceptable_source_types"]) + ["web page"]
     admin = Actor("root", "admin")
     assert gov.save_rules(reg, admin, rules, "accept blog posts for methods") == 3  # after the two of Table VIII
+    assert gov.evaluate_rules(reg).set_index("claim_key").loc["w", "outcome"] == "violation"  # pending
+    second = Actor("olga", "admin")
+    enrol(reg, second)
+    gov.approve_rules(reg, second, 3, "methods papers are often blog posts")  # four eyes
     assert gov.evaluate_rules(reg).set_index("claim_key").loc["w", "outcome"] == "compliant"
     assert gov.evaluate_rules(reg, 1).set_index("claim_key").loc["w", "outcome"] == "violation"  # version 1 kept
     with pytest.raises(PermissionDenied):

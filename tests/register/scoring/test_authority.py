@@ -18,6 +18,8 @@ from register.governance.registers import RowChanges, add_row, list_sources, sav
 from register.ingest.importer import import_path
 from register.scoring.authority import claim_checks, findings
 from register.scoring.authority_rules import (
+    approve_authority_rules,
+    approve_use_cases,
     authority_rule_versions,
     authority_rules,
     list_use_cases,
@@ -27,12 +29,13 @@ from register.scoring.authority_rules import (
 )
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import rescore
-from tests.helpers.actors import ANN, REVIEWER
+from tests.helpers.actors import ANN, BOB, REVIEWER, enrol
 from tests.helpers.authority import load_authority_register
 
 
 @pytest.fixture
 def register(store, tmp_path):
+    enrol(store, BOB)  # approves ANN's versions (four eyes)
     return load_authority_register(store, tmp_path)
 
 
@@ -68,7 +71,10 @@ def test_allowed_fails_when_the_use_cases_requesters_may_not_read_the_source(reg
 
 
 def test_allowed_passes_once_the_use_case_lists_a_permitted_requester(register):
-    save_use_cases(register, ANN, [{"use_case": "helpdesk", "requester_roles": "viewer; reviewer"}], "legal joins")
+    version = save_use_cases(register, ANN, [{"use_case": "helpdesk", "requester_roles": "viewer; reviewer"}],
+                             "legal joins")
+    assert by_response(claim_checks(register))["au-restricted"]["allowed"] is False  # pending: not in force yet
+    approve_use_cases(register, BOB, version, "legal joins the helpdesk")  # a second admin (four eyes)
     row = by_response(claim_checks(register))["au-restricted"]
     assert row["allowed"] is True and row["allowed_reason"].endswith("requesters include reviewer")
 
@@ -133,7 +139,9 @@ def test_a_new_authority_rule_version_changes_the_verdict(register):
     rules = default_authority_rules().model_dump(mode="json")
     rules["rules"]["legal"] = {"max_tier": 4, "source_types": None, "note": "any but the weakest"}
     version = save_authority_rules(register, ANN, rules, "legal answers may cite commentary")
-    assert version == 2 and authority_rules(register).rules["legal"].max_tier == 4
+    assert version == 2 and authority_rules(register).rules["legal"].max_tier == 2  # pending: not in force yet
+    approve_authority_rules(register, BOB, version, "commentary is fine for legal")  # a second admin
+    assert authority_rules(register).rules["legal"].max_tier == 4
     assert authority_rule_versions(register)["version"].tolist() == [2]
     assert by_response(claim_checks(register))["au-weak"]["authoritative"] is True
 
@@ -186,6 +194,7 @@ def test_use_cases_are_versioned_and_validated(register):
     version = save_use_cases(register, ANN, [{"use_case": "helpdesk", "requester_roles": ["viewer"]},
                                              {"use_case": "legal-desk", "requester_roles": ["reviewer", "admin"]}],
                              "legal desk opens")
+    approve_use_cases(register, BOB, version, "legal desk opens")  # a second admin (four eyes)
     assert version == 2 and list_use_cases(register)["use_case"].tolist() == ["helpdesk", "legal-desk"]
     assert list_use_cases(register, 1)["use_case"].tolist() == ["helpdesk"]
     with pytest.raises(ValidationFailed) as refused:

@@ -11,10 +11,17 @@ import pytest
 from hri_core import default_profile, parse_response, recommended_profile, score_response
 from hri_core.profile import REVIEW_FLOOR_IDS
 from hri_core.synthetic import generate_responses
-from register import SYSTEM
+from register import SYSTEM, Store
+from register.db.store import Change
 from register.demo import SYNTHETIC_SEED, demo_sources
 from register.scoring.impact import impact_preview
-from register.scoring.profiles import ensure_review_floors_profile, get_profile, list_profiles, profile_meta
+from register.scoring.profiles import (
+    ensure_review_floors_profile,
+    get_profile,
+    insert_profile,
+    list_profiles,
+    profile_meta,
+)
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import rescore
 from tests.helpers.parity import assert_matches, bulk_scores, check_parity, load
@@ -77,17 +84,25 @@ def test_a_contradiction_by_the_retrieved_context_counts_in_c(store, contradicte
     assert bulk_scores(store, off, AS_OF)["x"]["s_c"] == 0.0
 
 
-def test_the_review_floors_version_is_seeded_once_as_a_draft(store):
-    version = ensure_review_floors_profile(store, SYSTEM)
-    assert ensure_review_floors_profile(store, SYSTEM) == version  # found by its fingerprint
-    meta = profile_meta(store, version)
-    assert (meta["status"], meta["based_on"], meta["fingerprint"]) == (
-        "draft", 1, recommended_profile().fingerprint())
-    assert "Confirmed contradiction requiring review" in meta["reason"]
-    stored = get_profile(store, version)
-    assert {f.rule_id: f.min_action for f in stored.floors} == {
-        f.rule_id: ("review" if f.rule_id in REVIEW_FLOOR_IDS else None) for f in default_profile().floors}
-    assert [r["status"] for r in list_profiles(store)] == ["active", "draft"]
+def test_the_review_floors_version_is_seeded_once_as_a_draft_in_a_register_of_the_plain_paper(tmp_path):
+    """A register made before version 1 carried the review floors (its version 1 is the plain paper profile)."""
+    store = Store(tmp_path / "older.duckdb")
+    try:
+        store.write(SYSTEM, "profile.create_default", lambda tx: Change(
+            "scoring_profile", "1", None, {"status": "active"},
+            result=insert_profile(tx, default_profile(), "active", SYSTEM, None, "paper defaults")))
+        version = ensure_review_floors_profile(store, SYSTEM)
+        assert ensure_review_floors_profile(store, SYSTEM) == version  # found by its fingerprint
+        meta = profile_meta(store, version)
+        assert (meta["status"], meta["based_on"], meta["fingerprint"]) == (
+            "draft", 1, recommended_profile().fingerprint())
+        assert "Confirmed contradiction requiring review" in meta["reason"]
+        stored = get_profile(store, version)
+        assert {f.rule_id: f.min_action for f in stored.floors} == {
+            f.rule_id: ("review" if f.rule_id in REVIEW_FLOOR_IDS else None) for f in default_profile().floors}
+        assert [r["status"] for r in list_profiles(store)] == ["active", "draft"]
+    finally:
+        store.close()
 
 
 def _demo_records(synthetic: int) -> list[dict]:
@@ -97,21 +112,21 @@ def _demo_records(synthetic: int) -> list[dict]:
     return records + list(generate_responses(synthetic, seed=SYNTHETIC_SEED))
 
 
-def test_the_impact_preview_counts_the_answers_that_move_from_caution_to_review(demo_store):
-    """The demo set, the review-floors draft against the active paper profile: the only change is caution ->
-    review, as many answers as the reference scorer moves, and no band changes."""
-    version = ensure_review_floors_profile(demo_store, SYSTEM)
-    preview = impact_preview(demo_store, get_profile(demo_store, version), as_of=AS_OF)
+def test_the_impact_preview_counts_the_answers_the_review_floors_route_to_review(demo_store):
+    """The demo set, the plain paper profile previewed against the active version 1 (the review floors): the only
+    change is review -> caution, as many answers as the reference scorer moves the other way, no band changes."""
+    assert ensure_review_floors_profile(demo_store, SYSTEM) == 1  # a new register's version 1
+    preview = impact_preview(demo_store, default_profile(), as_of=AS_OF)
     moved = 0
     for record in _demo_records(120):
         response = parse_response(record)
-        before = score_response(response, default_profile(), AS_OF)
-        after = score_response(response, recommended_profile(), AS_OF)
-        assert after.band == before.band
-        moved += (before.action, after.action) == ("caution", "review")
+        plain = score_response(response, default_profile(), AS_OF)
+        floors = score_response(response, recommended_profile(), AS_OF)
+        assert floors.band == plain.band
+        moved += (plain.action, floors.action) == ("caution", "review")
     assert moved > 0
-    assert preview.action_moves("caution", "review") == moved
-    assert preview.action_lines() == [f"{moved:,} caution -> review"]
+    assert preview.action_moves("review", "caution") == moved
+    assert preview.action_lines() == [f"{moved:,} review -> caution"]
     assert (preview.band_changes, preview.action_changes) == (0, moved)
 
 

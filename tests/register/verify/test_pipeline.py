@@ -15,9 +15,9 @@ from register.errors import PermissionDenied, RegisterError
 from register.ingest.importer import import_path
 from register.verify.judge_cli import judge_for, load_profile
 from register.verify.pipeline import VerifyInput, read_inputs, verify
-from register.verify.policy import active_policy, publish_policy, turn_policy_off
+from register.verify.policy import active_policy, approve_policy, publish_policy, turn_policy_off
 from register.verify.proposals import Decision, decide_proposals, list_proposals, proposal_counts
-from tests.helpers.actors import ANN, ANNOTATOR, REVIEWER, enrol
+from tests.helpers.actors import ANN, ANNOTATOR, BOB, REVIEWER, enrol
 
 NILE = {"response_id": "r-nile", "question": "Where does the Nile flow?",
         "answer": "The Nile flows into the Mediterranean Sea. Bananas are the largest export of Egypt.",
@@ -126,6 +126,9 @@ def test_a_file_answer_that_differs_from_a_stored_one_with_claims_is_named_not_v
 def test_with_no_policy_nothing_is_applied_and_with_one_the_allowed_verdicts_are(store):
     assert active_policy(store) is None
     version = publish_policy(store, ANN, POLICY)
+    assert active_policy(store) is None  # pending until a second admin approves it (four eyes)
+    enrol(store, BOB)
+    approve_policy(store, BOB, version, "checked on the test set")
     report = run(store, NILE)
     assert report.applied == 1 and report.proposed == 1
     applied = [r for r in list_proposals(store, status="applied")]
@@ -137,7 +140,8 @@ def test_with_no_policy_nothing_is_applied_and_with_one_the_allowed_verdicts_are
 
 
 def test_the_policy_does_not_cover_other_stakes_or_categories(store):
-    publish_policy(store, ANN, POLICY)
+    enrol(store, BOB)
+    approve_policy(store, BOB, publish_policy(store, ANN, POLICY), "checked")
     run(store, {**NILE, "stakes": "medium"}, {**NILE, "response_id": "r-2", "category": "financial"})
     assert proposal_counts(store)["applied"] == 0
 
