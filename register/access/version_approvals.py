@@ -3,7 +3,7 @@
 A version takes effect only when a second person makes it: scoring profiles and mitigation policies through
 their draft -> active publish, evidence rules, use-case requesters, authority rules and judge policies
 through a pending version that a different person with the publish permission approves (reason required,
-audited). The steps live in ``approval_steps`` (migration 037), append-only:
+audited). The steps live in ``approval_steps`` (migration 035), append-only:
 
 - ``proposed``: who saved the version, in which role. A version the ``system`` role proposed (set-up, the
   demo, a command-line job) counts as nobody's: before anyone publishes it an admin *endorses* it, making it

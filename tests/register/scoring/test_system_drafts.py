@@ -75,9 +75,9 @@ def test_a_persons_draft_needs_no_endorsement_and_the_system_may_still_publish_i
 
 
 def test_a_system_draft_made_before_the_approvals_table_is_still_nobodys(store):
-    # a draft the system wrote before migration 037 has no 'proposed' row: the migration finds it by its audit event
+    # a draft the system wrote before migration 035 has no 'proposed' row: the migration finds it by its audit event
     version = _system_draft(store)
-    backfill = (MIGRATIONS_DIR / "037_approval_steps.sql").read_text(encoding="utf-8").split(";")[-2]
+    backfill = (MIGRATIONS_DIR / "035_approval_steps.sql").read_text(encoding="utf-8").split(";")[-2]
     with store.cursor() as cur:
         cur.execute("DELETE FROM approval_steps WHERE kind = 'scoring_profile' AND version = ?", [version])
         cur.execute(backfill)

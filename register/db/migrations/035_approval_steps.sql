@@ -1,4 +1,4 @@
--- 037: four eyes on every versioned set of rules (issue 33, item 7). One row per step of a version's way to taking
+-- 035: four eyes on every versioned set of rules (issue 33, item 7). One row per step of a version's way to taking
 -- effect, append-only: 'proposed' (who saved it and in which role: a version the system role made counts as
 -- nobody's), 'endorsed' (an admin made a system-made draft theirs, so that a different admin may publish it) and
 -- 'approved' (a second person made it take effect, with the reason). Kinds: scoring_profile, mitigation_policy,
