@@ -68,9 +68,9 @@ def approve_change(store: Store, actor: Actor, change_id: int, note: str | None 
 
 def reject_change(store: Store, actor: Actor, change_id: int, reason: str) -> None:
     """Reject the pending change with a reason: the answer keeps its labels."""
+    row = _open_change(store, actor, change_id)  # the permission first: a refusal says nothing of the input
     if not (reason or "").strip():
         raise RegisterError(f"label change {change_id}: reason: say why the change is rejected")
-    row = _open_change(store, actor, change_id)
 
     def write(tx: Transaction) -> Change:
         changed = tx.execute("UPDATE pending_label_changes SET status = 'rejected', decided_by = ?, decided_at = ?, "

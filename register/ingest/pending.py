@@ -19,6 +19,7 @@ from typing import Any
 from hri_core import Response
 from hri_core.decision import Decision
 from hri_core.fingerprint import canonical_json
+from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.scoring.preview import RegisterSettings, decision_of, lowers, register_settings
@@ -59,7 +60,9 @@ def _compared(store: Store, before: Response, after: Response, as_of: datetime,
 def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, origin: str,
                   subject: str) -> tuple[list[Response], list[int]]:
     """The responses that may be stored now, and the ids of the pending changes written for the others (those
-    whose proposed revision would lower the answer's decision, or whose decision cannot be computed)."""
+    whose proposed revision would lower the answer's decision, or whose decision cannot be computed).
+    Needs ``Permission.LABEL`` at least (``revise_responses`` checks the revision's own permission first)."""
+    authorize(store, actor, Permission.LABEL, entity_type="response")
     current = _current(store, [r.response_id for r in responses])
     as_of = utc_now()
     before = {r.response_id: load_response(store, r.response_id) for r in responses if r.response_id in current}

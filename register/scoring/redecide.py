@@ -9,14 +9,16 @@ scope says why: ``sources:<ids>``, ``authority-rules:v<n>``, ``use-cases:<names>
 their place in the review queue follow at once; the hub keeps the read models (``register.scoring.scorer``). Only
 answers with a current score are decided again: an answer imported without scoring stays unscored.
 
-It is a consequence of a write the actor was allowed to make, so it needs no permission of its own; like every
-score run it is audited (``scores.rescore``). A change of scope no answer cites writes no run.
+It is a consequence of a write the actor was allowed to make, so it asks for that write's permission (the source
+register's edit, the rules' edit); like every score run it is audited (``scores.rescore``). A change of scope no
+answer cites writes no run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import NotFound
 from register.scoring.profiles import active_profile
@@ -45,6 +47,7 @@ def _run(store: Store, actor: Actor, scope: str, keys: str, params: dict) -> Res
 
 def redecide_sources(store: Store, actor: Actor, source_ids: Iterable[str]) -> RescoreSummary | None:
     """Decide again the current scored answers whose current claims cite one of ``source_ids``."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type="scores")
     ids = sorted({str(s) for s in source_ids if s})
     if not ids:
         return None
@@ -56,6 +59,7 @@ def redecide_sources(store: Store, actor: Actor, source_ids: Iterable[str]) -> R
 def redecide_all_sourced(store: Store, actor: Actor, why: str) -> RescoreSummary | None:
     """Decide again every current scored answer with a sourced claim (a new authority-rule version: any check of
     any source may change)."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="scores")
     keys = f"SELECT DISTINCT response_key FROM claim_source_answers WHERE {_SCORED}"
     return _run(store, actor, why, keys, {})
 
@@ -63,6 +67,7 @@ def redecide_all_sourced(store: Store, actor: Actor, why: str) -> RescoreSummary
 def redecide_use_cases(store: Store, actor: Actor, use_cases: Iterable[str]) -> RescoreSummary | None:
     """Decide again the current scored answers of ``use_cases`` that cite a restricted source (new requesters change
     only the allowed check, which reads the use case only against a restricted source)."""
+    authorize(store, actor, Permission.RULES_EDIT, entity_type="scores")
     names = sorted({str(u) for u in use_cases if u})
     if not names:
         return None

@@ -91,7 +91,7 @@ def test_the_overview_counts_supported_claims_on_failing_sources(authority_db):
 
 def test_the_review_queue_says_why_an_answer_waits_for_its_source(authority_db):
     at = _open("pages/review_queue.py")
-    assert "authority: c1: stale source, proposed OUTDATED" in _texts(at) + str(
+    assert "authority now: c1: stale source, proposed OUTDATED" in _texts(at) + str(
         [d.value.to_dict("records") for d in at.dataframe])
 
 

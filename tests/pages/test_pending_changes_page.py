@@ -25,7 +25,8 @@ PROPOSER, VERIFIER = Actor("ann-proposer", "annotator"), Actor("rita-verifier", 
 def test_a_reviewer_approves_a_pending_lower_risk_change_from_the_queue(seeded_db, tmp_path):
     enrol(seeded_db, PROPOSER, VERIFIER)
     path = tmp_path / "low.jsonl"
-    path.write_text(json.dumps(CONTRADICTED) + "\n")
+    # the oldest answer: first on the queue's first page, however many answers the demo queues
+    path.write_text(json.dumps({**CONTRADICTED, "created_at": "2000-01-01T00:00:00Z"}) + "\n")
     import_path(seeded_db, SYSTEM, path)
     verify_stored(seeded_db, VERIFIER, ["r-low"], AbstainingJudge())
     (proposal,) = list_proposals(seeded_db, response_id="r-low")

@@ -271,7 +271,7 @@ def test_no_claims_is_queued_whatever_action_the_profile_gives_it(loaded):
     # the band's action is the profile's caution; the mitigation (no claims: nothing was checked) asks for a person
     assert frame.loc["hc-noclaims", "action"] == "caution"
     assert frame.loc["hc-noclaims", "decision"] == "review"
-    assert frame.loc["hc-noclaims", "why"].startswith("decision review: band ")
+    assert frame.loc["hc-noclaims", "why"].startswith("decision review: no claims: caution; mitigation escalate")
     assert list(frame.loc["hc-noclaims", "decision_reasons"])[0].endswith(": caution")
 
 

@@ -85,7 +85,8 @@ def test_reported_validated_by_a_second_person_resolved_and_the_score_follows_ov
     # at validation: c2 (criticality 1 of 2) carries m = 1, s_H = 1/2; unresolved, so the feedback floor (0.50)
     at = _score_at(store, VALIDATED)
     assert at["s_h"] == pytest.approx(0.5) and at["floors"] == ["feedback-repeated-or-unresolved"]
-    assert at["hri"] == pytest.approx(0.5) and (at["band"], at["action"]) == ("Medium", "caution")
+    # a new register's profile carries Table IV's review rationale: the feedback floor asks for at least review
+    assert at["hri"] == pytest.approx(0.5) and (at["band"], at["action"]) == ("Medium", "review")
     # one half-life later the contribution halves; the floor holds while the problem is unresolved
     later = _score_at(store, VALIDATED + timedelta(days=half_life))
     assert later["s_h"] == pytest.approx(0.25) and later["hri"] == pytest.approx(0.5)

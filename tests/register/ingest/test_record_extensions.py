@@ -122,7 +122,11 @@ def test_exports_carry_the_extensions_and_the_mitigation(store, tmp_path):
     assert (row["mitigation_action"], row["mitigation_rule"], row["mitigation_claim_id"]) == (
         "escalate", "contradicted", "ext-1-1")
     assert row["mitigation_reason"] == "escalate: claim 1 CONTRADICTED at Inference, high stakes"
-    assert (row["mitigation_policy_version"], row["action"], row["action_floor_rule_id"]) == ("1", "caution", "")
+    # a new register's profile carries Table IV's review rationale: the CONTRADICTED criticality-2 floor asks for
+    # at least review
+    assert (row["mitigation_policy_version"], row["action"], row["action_floor_rule_id"]) == (
+        "1", "review", "contradicted-medium")
+    assert row["decision"] == "review" and "mitigation escalate: claim 1 CONTRADICTED" in row["decision_reasons"]
     parquet = tmp_path / "scores.parquet"
     export_scores(store, parquet)
     exported = pq.read_table(parquet).to_pylist()[0]

@@ -41,4 +41,5 @@ def test_a_stored_contradictory_label_set_fails_closed_to_review_saying_why(stor
 
     queue, _ = review_queue(store, Filters(), now=AS_OF)
     reasons = dict(zip(queue["response_id"], queue["why"], strict=True))
-    assert reasons["mixed"].startswith("scoring failed: claims: a claim carries labels that contradict each other")
+    assert reasons["mixed"].startswith("decision review: ")
+    assert "scoring failed (claims: a claim carries labels that contradict each other" in reasons["mixed"]
