@@ -199,6 +199,11 @@ def test_a_decision_shows_on_the_response_and_is_found_in_the_audit_trail_by_its
     record = page.get_by_role("textbox", name="Record id (exact)")
     record.fill(rid)
     record.press("Enter")
+    # a response id finds the answer's whole life (its import, scoring and the decision); the toggle narrows it to
+    # the events filed under the id itself: the review decision alone
+    page.get_by_text("Only the events filed under this exact id").wait_for(timeout=30_000)
+    screenshot(page, "trust-audit-answer-life")
+    page.get_by_text("Only the events filed under this exact id").click()
     page.get_by_text("1 matching events").wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "trust-audit-by-response-id")

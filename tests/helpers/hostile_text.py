@@ -59,7 +59,7 @@ def write_hostile_responses(path: Path, port: int) -> dict:
         "response_id": hostile_id(port, "response_id"),
         "use_case": hostile_id(port, "use_case"),
         "model": hostile_id(port, "model"),
-        "created_at": "2026-06-01T10:00:00Z",
+        "created_at": "2000-06-01T10:00:00Z",  # the oldest answer: first in the review queue
         "question": hostile(port, "question", multiline=True),
         "answer": hostile(port, "answer", multiline=True),
         "claims": [
