@@ -44,7 +44,10 @@ def test_a_critical_test_set_run_is_reported_on_the_verification_page(start_app,
     page.get_by_role("link", name="Claim verification").click()
     page.get_by_role("heading", name="Claim verification").wait_for(timeout=30_000)
     section = page.get_by_test_id("stExpander").filter(has_text="Critical-information test sets")
-    section.get_by_test_id("stDataFrame").wait_for(timeout=30_000)
+    # the run's figures, then each critical question's
+    tables = section.get_by_test_id("stDataFrame")
+    tables.first.wait_for(timeout=30_000)
+    tables.nth(1).wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "verification-test-set-report")
     server["stop"]()
