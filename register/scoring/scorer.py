@@ -30,16 +30,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hri_core import DIMENSIONS, LABELS, FloorRule, Label, ScoringProfile
-from hri_core.feedback import repeat_window_start
-from hri_core.models import MAX_CRITICALITY, ensure_utc
+from hri_core import DIMENSIONS, Label, ScoringProfile
+from hri_core.models import ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS, SCORE_DECIMALS
-from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT, LABEL_CONFLICTS
+from hri_core.vocabulary import DIMENSION_BIT, LABEL_BIT
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring.claim_conditions import (
+    BAD_SHAPE,
+    OUT_OF_RANGE,
+    bad_shape,
+    floor_condition,
+    reads_feedback,
+    repeat_since,
+)
 from register.scoring.decision import DECISION_COLUMNS, authority_found, decision_parts, decision_values
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
@@ -50,31 +57,6 @@ SCOPE_BATCH_PREFIX = "batch:"  # ... and of one that scored an import batch's: "
 FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
 # the columns of score_floors that fired_floors_select gives, in its order
 _FLOOR_COLUMNS = "response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
-
-# Why a claim shape cannot be scored: bit -> reason (the bits are OR-ed over a response's claims).
-_BAD_SHAPE = {
-    1: f"claims: a criticality is outside 1 to {MAX_CRITICALITY:,} (stored before this bound existed); "
-       "re-import the response with a valid criticality",
-    2: "claims: a claim has no label this version knows; re-import the response",
-    4: "claims: a claim names a dimension this version does not know; re-import the response",
-}
-# ... and one bit per refused label combination (``hri_core.vocabulary.LABEL_CONFLICTS``): every entry refuses it
-# now, a claim stored before the rule is not scored as if its labels made sense
-_CONFLICT_BITS = {8 << i: conflict for i, conflict in enumerate(LABEL_CONFLICTS)}
-_BAD_SHAPE.update({bit: f"claims: a claim carries labels that contradict each other ({conflict.reason}), stored "
-                        "before this rule; label the claim again" for bit, conflict in _CONFLICT_BITS.items()})
-_OUT_OF_RANGE = "the computed score is outside 0 to 1 (report this)"
-
-
-def _bad_shape(p: Params) -> str:
-    """The bits of ``_BAD_SHAPE`` that a claim shape (label_mask, dim_mask, criticality) sets."""
-    all_labels, all_dims = (1 << len(LABELS)) - 1, (1 << len(DIMENSIONS)) - 1
-    return (f"(CASE WHEN criticality BETWEEN 1 AND {p(MAX_CRITICALITY)} THEN 0 ELSE 1 END"
-            f" | CASE WHEN label_mask BETWEEN 1 AND {all_labels} THEN 0 ELSE 2 END"
-            f" | CASE WHEN dim_mask IS NULL OR dim_mask BETWEEN 1 AND {all_dims} THEN 0 ELSE 4 END"
-            + "".join(f" | CASE WHEN (label_mask & {c.mask}) <> 0 AND (label_mask & {c.excludes_mask}) <> 0 "
-                      f"THEN {bit} ELSE 0 END" for bit, c in _CONFLICT_BITS.items()) + ")")
-
 
 @dataclass(frozen=True)
 class Dialect:
@@ -131,36 +113,6 @@ class Dialect:
 DUCKDB = Dialect("duckdb", "$")
 SPARK = Dialect("spark", ":", {"TIMESTAMPTZ": "TIMESTAMP", "VARCHAR": "STRING", "DOUBLE[]": "ARRAY<DOUBLE>",
                                "VARCHAR[]": "ARRAY<STRING>"})
-
-
-# --- the feedback conditions of a floor (``hri_core.scoring.floor_fires``), kept in one place --------------
-
-def _feedback_rule(rule: FloorRule) -> bool:
-    """Whether a rule reads the claim's feedback columns: it is evaluated per claim row, not per claim shape."""
-    return rule.reads_feedback
-
-
-def _repeat_since(profile: ScoringProfile, as_of: datetime, p: Params, dialect: Dialect) -> str | None:
-    """The repeat window's first instant (``hri_core.feedback.repeat_window_start``) as a bound TIMESTAMPTZ;
-    None when no rule counts repetitions (an unused named parameter is an error) or the window covers all time."""
-    if not any(rule.condition == "repeated_or_unresolved" for rule in profile.floors):
-        return None
-    start = repeat_window_start(as_of, profile.repeat_window_days)
-    return None if start is None else dialect.cast(p(start), "TIMESTAMPTZ")
-
-
-def _floor_condition(rule: FloorRule, as_of_param: str, since_param: str | None, p: Params) -> str:
-    cond = [f"(label_mask & {LABEL_BIT[rule.label]}) <> 0", f"criticality >= {p(rule.min_criticality)}"]
-    if rule.max_criticality is not None:
-        cond.append(f"criticality <= {p(rule.max_criticality)}")
-    if _feedback_rule(rule):  # feedback validated after the as-of time does not exist yet
-        cond.append(f"(feedback_at IS NULL OR feedback_at <= {as_of_param})")
-    if rule.condition == "repeated_or_unresolved":
-        # repeated counts while the latest validation is inside the window (unknown time: fail closed)
-        recent = "" if since_param is None else f"(feedback_at IS NULL OR feedback_at >= {since_param}) AND "
-        cond.append(f"(({recent}coalesce(feedback_count, 0) >= {p(rule.min_feedback_count)}) "
-                    f"OR feedback_resolved IS DISTINCT FROM true)")
-    return " AND ".join(cond)
 
 
 KEYS_TABLE = "_scored_keys"  # the response keys of a keyed run (``_write_scores``'s ``keys``), while it runs
@@ -297,15 +249,15 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
               f"AND k.k_dim IS NOT DISTINCT FROM {alias}.dim_mask")
         return on + (f" AND k.k_ctx = coalesce({alias}.contradicted_by = 'context', false)" if uses_ctx else "")
     values, rule_ids, span, rank_mult = _floor_keys(profile)
-    static_rules = [(i, r) for i, r in enumerate(profile.floors) if not _feedback_rule(r)]
-    dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if _feedback_rule(r)]
-    since = _repeat_since(profile, as_of, p, dl)
+    static_rules = [(i, r) for i, r in enumerate(profile.floors) if not reads_feedback(r)]
+    dynamic_rules = [(i, r) for i, r in enumerate(profile.floors) if reads_feedback(r)]
+    since = repeat_since(profile, as_of, p, dl)
     rank_p = dl.cast(p(rank_mult), "BIGINT") if profile.floors else ""  # no unused parameter without floors
 
     def part(i: int, rule) -> str:  # rank * B + (R - 1 - pos): the claim-independent part of the key
         return f"({dl.cast(p(values.index(rule.value) + 1), 'BIGINT')} * {rank_p} + {p(span - 1 - i)})"
 
-    fired = {f"f{i}": _floor_condition(r, at, since, p) for i, r in static_rules}
+    fired = {f"f{i}": floor_condition(r, at, since, p) for i, r in static_rules}
     shape_nf = " + ".join(dl.cast(f"f{i}", "INTEGER") for i, _ in static_rules) or "0"
     shape_part = (dl.greatest([f"CASE WHEN f{i} THEN {part(i, r)} END" for i, r in static_rules])
                   if static_rules else dl.cast("NULL", "BIGINT"))
@@ -333,7 +285,7 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     row_vm = ", ".join(f"greatest(k.vm_{low[d]}, c.criticality * {applies(d, [vnf], 'c.fb', 'c.dim_mask')}) "
                        f"AS vm_{low[d]}" for d in DIMENSIONS)
     static_vm = ", ".join(f"k.vm_{low[d]}" for d in DIMENSIONS)
-    dyn_fired = [(i, r, _floor_condition(r, at, since, p)) for i, r in dynamic_rules]
+    dyn_fired = [(i, r, floor_condition(r, at, since, p)) for i, r in dynamic_rules]
     is_dyn = f"(cl.label_mask & {dyn_mask}) <> 0"
     if dyn_fired:
         row_nf = (f"CASE WHEN {is_dyn} THEN k.k_nf + " +
@@ -401,8 +353,8 @@ def score_select(profile: ScoringProfile, as_of: datetime, p: Params, *, batch_i
     checked = (*DIM_COLUMNS.values(), "hri_add0", "greatest(hri_add0, phi)")
     in_range = " AND ".join(f"{expr} BETWEEN 0 AND 1" for expr in checked)
     failure_parts = ", ".join([*(f"CASE WHEN (bad & {bit}) <> 0 THEN {p(reason)} END"
-                                 for bit, reason in _BAD_SHAPE.items()),
-                               f"CASE WHEN NOT ({in_range}) THEN {p(_OUT_OF_RANGE)} END"])
+                                 for bit, reason in BAD_SHAPE.items()),
+                               f"CASE WHEN NOT ({in_range}) THEN {p(OUT_OF_RANGE)} END"])
     key = "response_key, " if with_key else ""
     failed_dims = ", ".join(f"CASE WHEN scoring_failure IS NULL THEN {col} ELSE 1.0 END AS {col}"
                             for col in DIM_COLUMNS.values())
@@ -413,7 +365,7 @@ WITH k AS (
     SELECT label_mask AS k_label, dim_mask AS k_dim, criticality AS k_crit, ctx AS k_ctx, {shape_cols},
            {shape_nf} AS k_nf, {shape_part} AS k_part, {shape_ma} AS k_ma, (label_mask & {dyn_mask}) <> 0 AS k_dyn,
            k_bad
-    FROM (SELECT label_mask, dim_mask, criticality, ctx, {shape_base}, {_bad_shape(p)} AS k_bad
+    FROM (SELECT label_mask, dim_mask, criticality, ctx, {shape_base}, {bad_shape(p)} AS k_bad
           FROM (SELECT DISTINCT label_mask, dim_mask, criticality, {ctx_of} AS ctx FROM claims cl WHERE {scope_cl}))
 ), a AS (
     SELECT response_key, sum(criticality) AS tv, {sums}, bit_or(k_bad) AS bad
@@ -485,8 +437,8 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
     as_of = ensure_utc(as_of)
     dl = dialect
     # only the feedback floors read the as-of time: an unused named parameter is an error in DuckDB
-    at = dl.cast(p(as_of), "TIMESTAMPTZ") if any(_feedback_rule(r) for r in profile.floors) else ""
-    since = _repeat_since(profile, as_of, p, dl)
+    at = dl.cast(p(as_of), "TIMESTAMPTZ") if any(reads_feedback(r) for r in profile.floors) else ""
+    since = repeat_since(profile, as_of, p, dl)
     if not profile.floors:
         v, i, f = dl.cast("NULL", "VARCHAR"), dl.cast("NULL", "INTEGER"), dl.cast("NULL", "DOUBLE")
         return (f"SELECT {v} AS response_id, {i} AS revision, {i} AS claim_idx, "
@@ -496,7 +448,7 @@ def fired_floors_select(profile: ScoringProfile, as_of: datetime, p: Params, *, 
         f"SELECT response_id, revision, claim_idx, claim_id, {p(rule.rule_id)} AS rule_id, "
         f"{p(rule.label.value)} AS label, criticality, {dl.cast(p(rule.value), 'DOUBLE')} AS value, {i} AS rule_order"
         f"{', response_key' if with_key else ''} "
-        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl', keyed)} AND {_floor_condition(rule, at, since, p)} "
+        f"FROM claims cl WHERE {_scope(p, batch_id, 'cl', keyed)} AND {floor_condition(rule, at, since, p)} "
         f"AND cl.label_mask >= {LABEL_BIT[rule.label]}"  # implied by the label test; pushed into the scan
         for i, rule in enumerate(profile.floors))
     return (f"SELECT response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
