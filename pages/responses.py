@@ -30,7 +30,6 @@ COLUMNS = {
     "decision": st.column_config.TextColumn(
         "Decision", help="What to do with the answer: the most severe of the band's action, the floors, Authority and "
                          "the mitigation"),
-    "decision_reasons": st.column_config.ListColumn("Why (decision)", width="large"),
     "action": st.column_config.TextColumn("HRI action", help="The band's action (paper Table VI), raised by floors"),
     "mitigation_action": st.column_config.TextColumn(
         "Mitigation", help="CLAIM's Mitigation step (seed 004): answer, revise, ask, abstain or escalate"),

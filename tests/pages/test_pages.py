@@ -134,6 +134,10 @@ def test_responses_page_lists_and_searches(seeded_db):
     frame = at.dataframe[0].value
     assert len(frame) == min(50, _count(seeded_db))
     assert list(frame["score"]) == sorted(frame["score"], reverse=True)
+    # the decision a person acts on is shown beside the band, before the HRI action and the mitigation
+    columns = list(frame.columns)
+    assert columns[columns.index("band") + 1] == "decision" and columns.index("decision") < columns.index("action")
+    assert set(frame["decision"]) <= {"release", "caution", "review", "block"} and frame["decision"].notna().all()
     at.text_input(key="responses_search").set_value("ISO 27001 certification").run()
     frame = at.dataframe[0].value
     assert "paper-table-v" in set(frame["response_id"])
@@ -230,7 +234,7 @@ def test_mitigation_shown_beside_band_and_action_on_the_list_and_the_detail(seed
     at = _app().run()
     at.switch_page("pages/responses.py").run()
     frame = at.dataframe[0].value
-    assert list(frame.columns[:10])[6:10] == ["band", "action", "mitigation_action", "mitigation_reason"]
+    assert list(frame.columns[:11])[6:11] == ["band", "decision", "action", "mitigation_action", "mitigation_reason"]
     assert {rid: action for rid, action in zip(frame["response_id"], frame["mitigation_action"], strict=True)} == {
         rid: stored[rid] for rid in frame["response_id"]}
     assert set(frame["mitigation_action"]) <= {"answer", "revise", "ask", "abstain", "escalate"}

@@ -25,7 +25,9 @@ from register.scoring.authority import response_authority_select
 __all__ = ["AUTHORITY_FILTERS", "EXPORT_COLUMNS", "EXPORT_LIMIT", "PAGE_COLUMNS", "SORT_COLUMNS", "check_window",
            "export_rows", "export_select", "responses_page"]
 
-PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "action",
+# the decision (what a person acts on) beside the band, before the HRI action and the mitigation it is made of; its
+# reasons are on the response's detail
+PAGE_COLUMNS = ("response_id", "revision", "use_case", "model", "created_at", "score", "band", "decision", "action",
                 "mitigation_action", "mitigation_reason", "hri_add", "hri", "floors_fired", "decisive_claim_id",
                 "no_claims", "claim_count", "profile_version", "as_of", "authority")
 EXPORT_COLUMNS = PAGE_COLUMNS + ("question", "answer")
