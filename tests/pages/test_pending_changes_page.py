@@ -3,17 +3,15 @@ waits there, marked in the queue, and a second reviewer approves it (issue 33, i
 
 from __future__ import annotations
 
-import json
-
 from streamlit.testing.v1 import AppTest
 
-from register import SYSTEM, Actor
-from register.ingest.importer import import_path
+from register import Actor
 from register.ingest.pending import PENDING_MARK, list_pending
 from register.verify.proposals import Decision, decide_proposals, list_proposals
 from register.verify.stored import verify_stored
 from tests.helpers.accounts import login
 from tests.helpers.actors import enrol
+from tests.helpers.feedback import import_records
 from tests.helpers.paths import REPO_ROOT
 from tests.register.verify.test_judge_never_overwrites import AbstainingJudge
 from tests.register.verify.test_lower_risk_pending import CONTRADICTED
@@ -24,10 +22,8 @@ PROPOSER, VERIFIER = Actor("ann-proposer", "annotator"), Actor("rita-verifier", 
 
 def test_a_reviewer_approves_a_pending_lower_risk_change_from_the_queue(seeded_db, tmp_path):
     enrol(seeded_db, PROPOSER, VERIFIER)
-    path = tmp_path / "low.jsonl"
     # the oldest answer: first on the queue's first page, however many answers the demo queues
-    path.write_text(json.dumps({**CONTRADICTED, "created_at": "2000-01-01T00:00:00Z"}) + "\n")
-    import_path(seeded_db, SYSTEM, path)
+    import_records(seeded_db, tmp_path, [{**CONTRADICTED, "created_at": "2000-01-01T00:00:00Z"}], "low.jsonl")
     verify_stored(seeded_db, VERIFIER, ["r-low"], AbstainingJudge())
     (proposal,) = list_proposals(seeded_db, response_id="r-low")
     decide_proposals(seeded_db, PROPOSER, [Decision(proposal["proposal_id"], "confirm", label="SUPPORTED")])

@@ -11,13 +11,12 @@ from collections.abc import Sequence
 import pytest
 
 from hri_core.judging import Judge, Verdict, abstention
-from register import SYSTEM
 from register.errors import PermissionDenied
-from register.ingest.importer import import_path
 from register.verify.judge_cli import load_profile
 from register.verify.proposals import Decision, decide_proposals, list_proposals
 from register.verify.stored import verify_stored
 from tests.helpers.actors import ANNOTATOR, REVIEWER, enrol
+from tests.helpers.feedback import import_records
 
 # an answer people adjudicated: the two claims the issue saw replaced by the judge's placeholder
 ADJUDICATED = {
@@ -47,9 +46,7 @@ class AbstainingJudge(Judge):
 @pytest.fixture
 def adjudicated(store, tmp_path):
     enrol(store, REVIEWER)
-    path = tmp_path / "adjudicated.jsonl"
-    path.write_text(json.dumps(ADJUDICATED) + "\n")
-    import_path(store, SYSTEM, path)
+    import_records(store, tmp_path, [ADJUDICATED], "adjudicated.jsonl")
     return store
 
 

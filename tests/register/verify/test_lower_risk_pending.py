@@ -4,22 +4,19 @@ review permission approves it (four eyes, refused and audited otherwise) or reje
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from register import SYSTEM
 from register.console.queries.queue import flag_queued
 from register.db.sql import Params
 from register.errors import FourEyesViolation, PermissionDenied, RegisterError
 from register.ingest.approvals import approve_change, reject_change
-from register.ingest.importer import import_path
 from register.ingest.pending import list_pending
 from register.scoring.preview import decision_of
 from register.scoring.reproduce import load_response
 from register.verify.proposals import Decision, decide_proposals, list_proposals
 from register.verify.stored import verify_stored
 from tests.helpers.actors import ANNOTATOR, REVIEWER, enrol
+from tests.helpers.feedback import import_records
 from tests.register.verify.test_judge_never_overwrites import AbstainingJudge
 
 CONTRADICTED = {"response_id": "r-low", "question": "When is the office open?", "use_case": "facilities",
@@ -32,9 +29,7 @@ CONTRADICTED = {"response_id": "r-low", "question": "When is the office open?", 
 def held(store, tmp_path):
     """r-low verified by a reviewer; an annotator confirms SUPPORTED on its CONTRADICTED claim."""
     enrol(store, REVIEWER)
-    path = tmp_path / "low.jsonl"
-    path.write_text(json.dumps(CONTRADICTED) + "\n")
-    import_path(store, SYSTEM, path)
+    import_records(store, tmp_path, [CONTRADICTED], "low.jsonl")
     verify_stored(store, REVIEWER, ["r-low"], AbstainingJudge())
     (proposal,) = list_proposals(store, response_id="r-low")
     result = decide_proposals(store, ANNOTATOR, [Decision(proposal["proposal_id"], "confirm", label="SUPPORTED")])
@@ -78,9 +73,7 @@ def test_the_proposer_cannot_approve_their_own_change(held, tmp_path):
     store, _ = held
     (change,) = list_pending(store)
     # the reviewer proposes a lowering change of their own on a second answer
-    path = tmp_path / "second.jsonl"
-    path.write_text(json.dumps({**CONTRADICTED, "response_id": "r-low-2"}) + "\n")
-    import_path(store, SYSTEM, path)
+    import_records(store, tmp_path, [{**CONTRADICTED, "response_id": "r-low-2"}], "second.jsonl")
     verify_stored(store, REVIEWER, ["r-low-2"], AbstainingJudge())
     (proposal,) = list_proposals(store, response_id="r-low-2")
     result = decide_proposals(store, REVIEWER, [Decision(proposal["proposal_id"], "confirm", label="SUPPORTED")])
@@ -102,11 +95,9 @@ def test_a_rejection_needs_a_reason_and_keeps_the_labels(held):
 
 def test_a_change_that_raises_the_decision_lands_at_once(store, tmp_path):
     enrol(store, REVIEWER)
-    path = tmp_path / "up.jsonl"
-    path.write_text(json.dumps({**CONTRADICTED, "claims": [dict(CONTRADICTED["claims"][0], labels=["SUPPORTED"],
-                                                                 criticality=1, contradicted_by=None)]},
-                               default=str).replace(', "contradicted_by": null', "") + "\n")
-    import_path(store, SYSTEM, path)
+    supported = {k: v for k, v in CONTRADICTED["claims"][0].items() if k != "contradicted_by"}
+    import_records(store, tmp_path, [{**CONTRADICTED, "claims": [{**supported, "labels": ["SUPPORTED"],
+                                                                  "criticality": 1}]}], "up.jsonl")
     verify_stored(store, REVIEWER, ["r-low"], AbstainingJudge())
     (proposal,) = list_proposals(store, response_id="r-low")
     result = decide_proposals(store, ANNOTATOR, [Decision(proposal["proposal_id"], "confirm", label="CONTRADICTED",
