@@ -22,26 +22,23 @@ QUEUE_ACTIONS = REVIEW_ACTIONS
 QUEUE_DECISIONS = ("review", "block")
 
 
-def flag_queued(p: Params, source: str = "fr", authority_keys: str | None = None) -> str:
+def flag_queued(p: Params, source: str = "fr") -> str:
     """The rows of ``source`` (a ``scored_set``) with a boolean ``queued``: the review queue's one
     definition, shared by ``kpis``, ``queue_stats`` and ``register.console.review.review_queue`` so that their
     numbers always agree. Queued: the answer's decision asks for a person (``QUEUE_DECISIONS``: review or block;
     the decision already reads the band's action, the floors, the Authority checks and the mitigation, and a
     score that failed closed is decided review) -- and nobody has decided on that revision yet.
 
-    ``authority_keys`` (a SELECT of response keys, ``register.scoring.authority.review_keys_select``): answers
-    queued for their sources' current state as well. The decision was made at the score run, and every write to
-    the source register, the authority rules or the requesters decides the affected answers again
-    (``register.scoring.redecide``), so the callers pass None; kept for a caller that checks live.
+    The decision was made at the score run, and every write to the source register, the authority rules or the
+    requesters decides the affected answers again (``register.scoring.redecide``): the queue needs no live check.
 
     A LEFT JOIN on the (small) decisions table rather than a correlated NOT EXISTS: DuckDB turns the
     latter into a mark join over every row, several times slower; on the integer key (migration 021), not the
     (response_id, revision) strings, an order of magnitude faster (docs/performance.md, "Figures behind the code").
     """
-    authority = f" OR {source}.response_key IN ({authority_keys})" if authority_keys else ""
     # a lower-risk label change pending keeps its answer queued (register.ingest.pending; OR binds after AND)
     pending = f" OR {source}.response_key IN ({pending_keys_select()})"
-    return (f"SELECT {source}.*, ({source}.decision IN {p.in_list(QUEUE_DECISIONS)}{authority}) "
+    return (f"SELECT {source}.*, ({source}.decision IN {p.in_list(QUEUE_DECISIONS)}) "
             f"AND d.decision_id IS NULL{pending} AS queued FROM {source} LEFT JOIN review_decisions d "
             f"ON d.response_key = {source}.response_key")
 
