@@ -9,7 +9,7 @@ from hri_core.explain import explain
 from register.access.sources import RESTRICTED_NOTE, mask_restricted_claims
 from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
-from ui.features import figures, responses
+from ui.features import figures, responses, risk_acceptances
 from ui.features.authority import failed_reasons
 from ui.features.figures import PLOT_CONFIG
 from ui.features.highlight import answer_html, highlight_pieces, legend_html, worst_label
@@ -193,6 +193,7 @@ def main() -> None:
     if not decisions.empty:
         st.subheader("Review decisions")
         st.dataframe(decisions, hide_index=True)
+    risk_acceptances.answer_section(rid)
 
 
 run_page(main)

@@ -1,7 +1,8 @@
 """Review queue: responses whose action is review or block, or that have no claims, oldest first.
 
 A reviewer records a decision with a required reason; the decision is audited, the response leaves
-the queue, and the decision is kept as a known outcome for calibration.
+the queue, and the decision is kept as a known outcome for calibration. An answer decided block is released
+only by formal review: a risk acceptance one reviewer proposes and a second approves.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.console import review
 from register.console.review import DECISIONS
-from ui.features import pending_changes, responses
+from register.console.risk_acceptance import RELEASES
+from ui.features import pending_changes, responses, risk_acceptances
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import apply_form_values, empty_form_on_next_run, empty_state, toast_then_rerun
@@ -30,7 +32,7 @@ DECISION_LABELS = {"release": "Release", "release_with_caution": "Release with c
 EMPTY_FORM = {"review_decision_choice": None, "review_reason": ""}
 
 
-def decision_form(response_id: str, revision: int) -> None:
+def decision_form(response_id: str, revision: int, answer_decision: str) -> None:
     # the form keeps what was typed when something is missing; it starts empty for each response (a reason
     # typed for one response never carries over to another) and after a decision is recorded
     if st.session_state.get("review_form_for") != (response_id, revision):
@@ -40,7 +42,9 @@ def decision_form(response_id: str, revision: int) -> None:
     with st.form("review_decision", enter_to_submit=False):
         st.markdown(f"**Decision on {code_span(response_id)} (revision {revision})**")
         # nothing preselected: a reviewer who only types a reason must not release a High answer by default
-        decision = st.radio("Decision", DECISIONS, format_func=DECISION_LABELS.get, horizontal=True,
+        # a block answer is released only by formal review (two reviewers): below the form
+        choices = [d for d in DECISIONS if answer_decision != "block" or d not in RELEASES]
+        decision = st.radio("Decision", choices, format_func=DECISION_LABELS.get, horizontal=True,
                             key="review_decision_choice", index=None)
         reason = st.text_area("Reason (required)", key="review_reason", max_chars=2000,
                               placeholder="Why this decision? It is stored with your name in the audit trail.")
@@ -66,8 +70,9 @@ def main() -> None:
     st.title("Review queue")
     page = st.session_state.get("queue_page", 1)
     frame, total = responses.review_queue(f, limit=PAGE_SIZE, offset=PAGE_SIZE * (page - 1))
-    if can(Permission.REVIEW_DECIDE):  # lower-risk label changes waiting for a second person
+    if can(Permission.REVIEW_DECIDE):  # lower-risk label changes and risk acceptances waiting for a second person
         pending_changes.pending_section(current_actor())
+        risk_acceptances.pending_section(current_actor())
     if not total:
         empty_state("The review queue is empty for these filters: nothing needs a human decision.")
         return
@@ -107,7 +112,9 @@ def main() -> None:
     st.page_link("pages/response_detail.py", label=f"Open the detail of {code_span(row['response_id'])}",
                  icon=":material/open_in_new:", query_params={"response_id": str(row["response_id"])})
     if can(Permission.REVIEW_DECIDE):
-        decision_form(str(row["response_id"]), int(row["revision"]))
+        decision_form(str(row["response_id"]), int(row["revision"]), str(row["decision"]))
+        if row["decision"] == "block":
+            risk_acceptances.proposal_form(current_actor(), str(row["response_id"]), int(row["revision"]))
     else:
         st.info(f"Your role ({current_actor().role}) can read the queue; recording a decision needs the reviewer "
                 "or admin role.", icon=":material/lock:")

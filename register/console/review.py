@@ -22,6 +22,7 @@ from register.console.queries.explorer import check_window
 from register.console.queries.filters import NO_CLAIMS_STATE, Filters, filtered_scores
 from register.console.queries.queue import QUEUE_DECISIONS, age_days_expr, flag_queued
 from register.console.queries.queue import queue_stats as _queue_stats
+from register.console.risk_acceptance import RELEASES
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
@@ -72,7 +73,7 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
     # materialised, its fifty rows are; otherwise DuckDB materialises the whole queue flagging under it
     frame = store.frame(f"""
         WITH fr AS NOT MATERIALIZED ({filtered_scores(store, f, p)}),
-        q AS NOT MATERIALIZED ({flag_queued(p)}),
+        q AS NOT MATERIALIZED ({flag_queued(p, now=now)}),
         page AS MATERIALIZED (SELECT * FROM q WHERE queued ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}),
         au AS ({response_authority_select(store, p, keys='SELECT response_key FROM page')})
         SELECT page.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
@@ -103,7 +104,8 @@ def _validate(decision: str, reason: str | None, revision) -> str:
 def record_decision(store: Store, actor: Actor, response_id: str, revision: int, decision: str, reason: str) -> int:
     """Record a reviewer's decision on one revision of a response; returns its decision_id.
 
-    Refused with ``InvalidDecision`` (a ``ValueError``) for an unknown decision or an empty reason,
+    Refused with ``InvalidDecision`` (a ``ValueError``) for an unknown decision or an empty reason, or a release
+    (with caution or not) of an answer whose decision is block (``register.console.risk_acceptance``: two reviewers),
     ``NotFound`` for an unknown response or revision, and ``StaleEdit`` when the revision was already
     decided or is no longer the current one (the page shows old data: reload).
     """
@@ -134,6 +136,10 @@ def record_decision(store: Store, actor: Actor, response_id: str, revision: int,
         score = tx.one(
             "SELECT score, band, action, profile_version, run_id, no_claims, decision AS answer_decision FROM scores "
             "WHERE response_id = ? AND revision = ? AND is_current", [response_id, revision]) or {}
+        if score.get("answer_decision") == "block" and decision in RELEASES:
+            # seed 001, Table VI: no Critical answer is used without formal review -- two reviewers
+            raise InvalidDecision("decision", f"{response_id} is decided block: releasing it needs formal review, "
+                                              "a risk acceptance one reviewer proposes and another approves")
         version, run_id, no_claims = score.get("profile_version"), score.get("run_id"), score.get("no_claims")
         # the state the reviewer saw: a response without claims shows "No claims", not the band of its 0
         score_at, action = score.get("score"), score.get("action")

@@ -94,7 +94,7 @@ def _kpis_part(p: Params, now: datetime, *, counted: str | None = None) -> str:
     oldest = age_days_expr(p, now, "min(coalesce(created_at, imported_at)) FILTER (WHERE queued)")
     scanned = f"""{quantile_ends_select(p)} AS quantile_ends,
                count(*) FILTER (WHERE queued) AS queue_size, {oldest} AS queue_oldest_age_days
-        FROM ({flag_queued(p)}) q"""
+        FROM ({flag_queued(p, now=now)}) q"""
     if counted is None:
         return f"""
         SELECT count(*) AS responses, coalesce(sum(claim_count), 0) AS claims,

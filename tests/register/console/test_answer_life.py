@@ -195,17 +195,20 @@ def test_a_score_run_is_part_of_the_life_when_it_changes_the_band_action_or_deci
     assert "decision review (was " in said[1] and said[2].endswith("decision review)")
 
 
-def test_records_of_later_features_are_found_once_their_tables_exist(lab):
+def test_records_filed_under_their_own_ids_are_found_through_their_tables(lab):
     from register.console.answer_life import ANSWER_RECORDS
     from register.db.store import Change
 
     record = ANSWER_RECORDS[0]
-    assert record.entity_type == "risk_acceptance"
+    assert (record.table, record.entity_type) == ("risk_acceptances", "risk_acceptance")
     lab.write(ADA, "risk.accept", lambda _tx: Change(record.entity_type, "7", None, {"state": "proposed"}))
-    assert "risk.accept" not in answer_events(lab, "r1")[0]["action"].tolist()  # no table: nothing to find it by
+    assert "risk.accept" not in answer_events(lab, "r1")[0]["action"].tolist()  # no row: nothing to find it by
     with lab.cursor() as cur:
-        cur.execute(f"CREATE TABLE {record.table} ({record.id_column} INTEGER, response_id VARCHAR)")
-        cur.execute(f"INSERT INTO {record.table} VALUES (7, 'r1'), (8, 'r2')")
+        for acceptance_id, rid in ((7, "r1"), (8, "r2")):
+            cur.execute("INSERT INTO risk_acceptances (acceptance_id, response_id, revision, response_key, "
+                        "claims_hash, decision_at, release, reason, expires_on, proposed_by, proposed_role, "
+                        "proposed_at, status) VALUES (?, ?, 1, 0, 'h', 'block', 'release', 'r', DATE '2027-01-01', "
+                        "'ada', 'reviewer', now(), 'proposed')", [acceptance_id, rid])
     frame = answer_events(lab, "r1")[0]
     (said,) = frame.loc[frame["action"] == "risk.accept", "what_it_did"]
     assert said == "risk acceptance 7"
