@@ -11,9 +11,10 @@ An acceptance is bound to the score state it was proposed on (migration 036): th
 of its claims, the answer's decision, the profile version and score run. Approval is refused when any of these
 changed since the proposal. An accepted one is *in force* while its revision is current, the answer's decision is
 still the one accepted and its expiry date has not passed; while in force the answer is out of the review queue
-(``in_force_select``, read by ``register.console.queries.queue.flag_queued``). A new revision, a rescore or a
-register change that changes the decision, or the expiry re-opens it: the answer is queued again. The answer's
-decision itself never changes: block stays block, with who accepted the risk and until when beside it.
+(``register.scoring.accepted.in_force_select``, read by ``register.console.queries.queue.flag_queued``). A new
+revision, a rescore or a register change that changes the decision, or the expiry re-opens it: the answer is
+queued again. The answer's decision itself never changes: block stays block, with who accepted the risk and until
+when beside it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
 from register.readmodels.response_ids import revisions_select
+from register.scoring.accepted import in_force_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["DEFAULT_DAYS", "MAX_DAYS", "RELEASES", "acceptances", "approve_acceptance", "claims_hash",
@@ -46,14 +48,6 @@ def claims_hash(store: Store, response_id: str, revision: int) -> str:
     """SHA-256 of one revision's claims as canonical JSON (every field of every claim, in claim order)."""
     response = load_response(store, response_id, revision)
     return fingerprint([claim.model_dump(mode="json") for claim in response.claims])
-
-
-def in_force_select(p: Params, today: date) -> str:
-    """A SELECT of ``(response_key, decision_at)`` of the acceptances in force on ``today``: accepted and not
-    expired. The caller joins it on the current revision's key and its decision: an acceptance of an older
-    revision, or of a decision the answer no longer has, matches nothing (re-opened)."""
-    return ("SELECT DISTINCT response_key, decision_at FROM risk_acceptances "
-            f"WHERE status = 'accepted' AND expires_on >= {p(today)}::DATE")
 
 
 def _today(now: datetime | None) -> date:

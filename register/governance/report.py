@@ -1,7 +1,8 @@
 """The release report of one checklist run: PDF (fpdf2) and Markdown with the same content.
 
 Called by the checklist page (download buttons) and by tests that render the PDF to PNG. Content:
-the run (who, when, rule version, automated outcome, stale or not), each check with its offending
+the run (who, when, rule version, automated outcome, stale or not), the current answers by their one decision
+and the block answers released by a risk acceptance in force, each check with its offending
 rows, the register summary, the rule violations, the sign-offs with the audit trail's head each one
 recorded at signing time, the head when the report was made (each also as a line of anchor JSON for
 ``python -m register audit verify --anchor``), and one chart: offending rows per
@@ -15,11 +16,14 @@ from __future__ import annotations
 
 import json
 
+from hri_core.decision import DECISIONS
 from register.db import audit
-from register.db.store import Store
+from register.db.sql import Params
+from register.db.store import Store, utc_now
 from register.governance.checklist import run_detail
 from register.governance.checks import NOT_EVALUABLE
 from register.governance.evidence import evaluate_rules
+from register.scoring.accepted import in_force_select
 
 __all__ = ["report_markdown", "report_pdf"]
 
@@ -29,7 +33,35 @@ def _data(store: Store, run_id: int) -> dict:
     ev = evaluate_rules(store, run["rule_version"])
     columns = ["claim_key", "claim_type", "verification_status", "required_handling"]
     violations = ev[ev["outcome"] == "violation"][columns]
-    return {"run": run, "violations": violations, "head": audit.head(store)}
+    return {"run": run, "violations": violations, "head": audit.head(store), **_decisions(store)}
+
+
+def _decisions(store: Store) -> dict:
+    """The current answers by their one decision (every decision listed, 0 when none) and the block answers a risk
+    acceptance releases today (who proposed and approved it, until when), as the report is made."""
+    counts = dict(store.query("SELECT decision, count(*) FROM current_scores GROUP BY decision"))
+    p = Params()
+    accepted = store.dicts(
+        f"SELECT a.acceptance_id, a.response_id, a.revision, a.release, a.expires_on, a.proposed_by, a.decided_by "
+        f"FROM ({in_force_select(p, utc_now().date())}) f JOIN current_scores c ON c.response_key = f.response_key "
+        "AND c.decision = f.decision_at JOIN risk_acceptances a ON a.response_key = f.response_key "
+        "AND a.status = 'accepted' AND a.decision_at = f.decision_at "
+        f"WHERE a.expires_on >= {p(utc_now().date())}::DATE ORDER BY a.expires_on, a.acceptance_id", p.values)
+    return {"decisions": {d: int(counts.get(d, 0)) for d in DECISIONS}, "accepted": accepted}
+
+
+def _decision_lines(d: dict) -> list[str]:
+    """The answers-by-decision section as plain sentences (the same in Markdown and PDF)."""
+    counts = ", ".join(f"{name} {n:,}" for name, n in d["decisions"].items())
+    lines = [f"Current answers by decision (the most severe of the band's action, the floors, the Authority checks "
+             f"and the mitigation): {counts}."]
+    if not d["accepted"]:
+        lines.append("No block answer is released by a risk acceptance.")
+    for a in d["accepted"]:
+        lines.append(f"Risk acceptance {a['acceptance_id']}: {a['response_id']} revision {a['revision']} "
+                     f"{a['release']} until {a['expires_on']}, proposed by {a['proposed_by']}, approved by "
+                     f"{a['decided_by']}.")
+    return lines
 
 
 def anchor_json(seq: int, digest: str, events: int) -> str:
@@ -66,6 +98,7 @@ def report_markdown(store: Store, run_id: int) -> str:
            f"{s['violations']} minimum-evidence violations.", "",
            "| verification status | claims |", "| --- | ---: |"]
     out += [f"| {_md_cell(k)} | {v} |" for k, v in s["by_status"].items()]
+    out += ["", "## Answers by decision", ""] + [f"- {_md_cell(line)}" for line in _decision_lines(d)]
     out += ["", "## Checks (paper Table IX)", "", "| no. | check | automated | offending rows |",
             "| ---: | --- | --- | ---: |"]
     out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |"
@@ -146,6 +179,10 @@ def report_pdf(store: Store, run_id: int) -> bytes:
     para(f"{s['claims']} claims ({s['claims_deleted']} deleted), {s['sources']} sources, {s['violations']} "
          "minimum-evidence violations. Claims by verification status: "
          + ", ".join(f"{k} {v}" for k, v in s["by_status"].items()) + ".")
+
+    heading("Answers by decision")
+    for line in _decision_lines(d):
+        para(line)
 
     heading("Offending rows per check")
     _bar_chart(pdf, [(f"{c['no']}", len(c["offending"]), c["status"]) for c in results["checks"]], width)

@@ -130,5 +130,7 @@ def select(rows: list[Row], f: Filters) -> list[Row]:
             continue
         if f.bands and row.band not in f.bands:
             continue
+        if f.decisions and row.decision not in f.decisions:
+            continue
         out.append(row)
     return out

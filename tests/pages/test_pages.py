@@ -127,6 +127,25 @@ def test_filters_are_read_from_the_url(seeded_db):
     assert _metrics(at)["Responses"] == f"{band_high:,}"
 
 
+def test_the_decision_filter_narrows_every_page_and_is_kept_in_the_url(seeded_db):
+    # the rarest decision the demo holds
+    decision, n = seeded_db.query_one("SELECT decision, count(*) AS n FROM scores WHERE is_current "
+                                      "GROUP BY decision ORDER BY n, decision LIMIT 1")
+    assert 0 < n < _count(seeded_db)
+    at = _app()
+    at.query_params["decision"] = decision
+    at.run()
+    assert at.multiselect(key="flt_decisions").value == [decision]
+    assert _metrics(at)["Responses"] == f"{n:,}"
+    at.switch_page("pages/responses.py").run()
+    assert not at.exception, at.exception
+    frame = at.dataframe[0].value
+    assert len(frame) == min(50, n) and set(frame["decision"]) == {decision}
+    other = "block" if decision != "block" else "review"
+    at.multiselect(key="flt_decisions").set_value([other, decision]).run()
+    assert list(at.query_params["decision"]) == [other, decision]
+
+
 def test_responses_page_lists_and_searches(seeded_db):
     at = _app().run()
     at.switch_page("pages/responses.py").run()

@@ -12,10 +12,11 @@ from datetime import date
 
 import streamlit as st
 
+from hri_core.decision import DECISIONS
 from register.console.queries.filters import Filters
 
 _KEYS = {"from": "flt_from", "to": "flt_to", "uc": "flt_use_cases", "model": "flt_models",
-         "band": "flt_bands", "pv": "flt_profile_version"}
+         "band": "flt_bands", "pv": "flt_profile_version", "decision": "flt_decisions"}
 CURRENT = "current"
 
 
@@ -48,6 +49,7 @@ def _seed_from_url(options: dict) -> None:
     known = pv and pv.isdigit() and int(pv) in options["profile_versions"]
     st.session_state[_KEYS["pv"]] = int(pv) if known else CURRENT
     st.session_state[_KEYS["band"]] = [v for v in qp.get_all("band") if v in band_options(options, _version())]
+    st.session_state[_KEYS["decision"]] = [v for v in qp.get_all("decision") if v in DECISIONS]
     st.session_state["flt_seeded"] = True
 
 
@@ -59,6 +61,7 @@ def _write_to_url(f: Filters) -> None:
         "model": list(f.models) or None,
         "band": list(f.bands) or None,
         "pv": str(f.profile_version) if f.profile_version is not None else None,
+        "decision": list(f.decisions) or None,
     }
     for key, value in wanted.items():
         if value is None:
@@ -68,7 +71,7 @@ def _write_to_url(f: Filters) -> None:
             st.query_params[key] = value
 
 
-_WIDGET_KEYS = ("flt_dates", "flt_use_cases", "flt_models", "flt_bands", "flt_profile_version")
+_WIDGET_KEYS = ("flt_dates", "flt_use_cases", "flt_models", "flt_bands", "flt_profile_version", "flt_decisions")
 
 
 def _restore() -> None:
@@ -133,12 +136,15 @@ def sidebar_filters(options: dict) -> Filters:
         choices = band_options(options, version)
         _keep_bands_of(choices)
         bands = st.multiselect("Band", choices, **_kept(_KEYS["band"]), placeholder="All bands")
+        decisions = st.multiselect("Decision", DECISIONS, **_kept(_KEYS["decision"]), placeholder="All decisions",
+                                   help="The one decision on each answer: the band's action, the floors, the "
+                                        "Authority checks and the mitigation, the most severe of them")
     dates = tuple(dates) if isinstance(dates, (tuple, list)) else ((dates,) if dates else ())
     filters = Filters(
         date_from=dates[0] if len(dates) >= 1 else None,
         date_to=dates[1] if len(dates) == 2 else (dates[0] if len(dates) == 1 else None),
         use_cases=tuple(use_cases), models=tuple(models), bands=tuple(bands),
-        profile_version=None if version == CURRENT else int(version),
+        profile_version=None if version == CURRENT else int(version), decisions=tuple(decisions),
     )
     _keep()
     _write_to_url(filters)

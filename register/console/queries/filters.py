@@ -54,10 +54,11 @@ class Filters:
     models: tuple[str, ...] = ()
     bands: tuple[str, ...] = ()
     profile_version: int | None = None
+    decisions: tuple[str, ...] = ()  # the answer's one decision (release, caution, review, block)
 
     def __post_init__(self) -> None:
         # lists from widgets become tuples, so that Filters stays hashable (cache keys)
-        for name in ("use_cases", "models", "bands"):
+        for name in ("use_cases", "models", "bands", "decisions"):
             value = getattr(self, name)
             if isinstance(value, str):
                 value = (value,)
@@ -75,7 +76,8 @@ def state_expr(p: Params, prefix: str = "") -> str:
 
 def group_conditions(f: Filters, p: Params, prefix: str, state: str) -> list[str]:
     """The conditions of ``f``'s use cases, models and bands (``state``) on columns named with ``prefix``: the
-    scored rows' and the summary's alike (the dates differ: a creation time there, a creation day here)."""
+    scored rows' and the summary's alike (the dates differ: a creation time there, a creation day here). The
+    decisions are the scored rows' only (``decision_condition``): the summary has no decision."""
     cond = []
     if f.use_cases:
         cond.append(f"{prefix}use_case IN {p.in_list(f.use_cases)}")
@@ -130,6 +132,8 @@ def scored_set(f: Filters, p: Params, *, responses: str = "responses", text_colu
         cond.append(f"{rows}.created_at < {p(_utc_midnight(f.date_to + timedelta(days=1)))}")
     state = state_expr(p, "s.")
     cond += group_conditions(f, p, f"{rows}.", state)
+    if f.decisions:
+        cond.append(f"s.decision IN {p.in_list(f.decisions)}")
     text = ", r.question, r.answer" if text_columns else ""
     return f"""
     SELECT {rows}.response_id, {rows}.revision, {rows}.response_key, {rows}.use_case, {rows}.model, {rows}.created_at,
@@ -241,7 +245,7 @@ def same_set_unversioned(store: Store, f: Filters) -> Filters:
     (``covers_every_current``); else ``f`` as it is. For figures that read the set and not its scores (the
     Authority figures judge each answer at its current score's as-of time under any version)."""
     f = as_current(store, f)
-    if f.profile_version is None or f.bands or not covers_every_current(store, f.profile_version):
+    if f.profile_version is None or f.bands or f.decisions or not covers_every_current(store, f.profile_version):
         return f
     return replace(f, profile_version=None)
 

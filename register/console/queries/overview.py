@@ -295,7 +295,7 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     lists: dict[str, tuple[str, str]] = {}
     summary = ""
     shares = [by for by in GROUP_COLUMNS if f"high_share_by_{by}" in wanted]
-    if model is not None:
+    if model is not None and not f.decisions:
         # a read model (the current scores, or a kept older version's): what adds up comes from its summary
         # (register.readmodels.current_scores, a few thousand rows); the queue, the quantiles and the histogram read
         # its rows (the last two by groups of scores first)
@@ -323,7 +323,8 @@ def _figures(store: Store, f: Filters, names: Sequence[str], *, weights: dict | 
     selects = [f"(SELECT k FROM ({sql}) k) AS {name}" for name, sql in rows.items()]
     selects += [f"(SELECT list(k ORDER BY {order}) FROM ({sql}) k) AS {name}" for name, (sql, order) in lists.items()]
     # the current scores are one narrow table (current_scores): each figure scans it, cheaper than materialising
-    # a copy of it to share; a version's scores are a join, worth computing once
+    # a copy of it to share; a version's scores are a join, worth computing once. The summary has no decision:
+    # filtered by decision, every figure reads the rows (above)
     shared = "MATERIALIZED" if model is None else "NOT MATERIALIZED"
     # the rows from the read model the summary came from (resolved once: a write between two lookups could drop
     # a kept view), or the version's score rows joined

@@ -10,10 +10,10 @@ from datetime import datetime
 
 from hri_core.profile import REVIEW_ACTIONS
 from register.console.queries.filters import Filters, filtered_scores
-from register.console.risk_acceptance import in_force_select
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.ingest.pending import pending_keys_select
+from register.scoring.accepted import in_force_select
 
 __all__ = ["QUEUE_ACTIONS", "QUEUE_DECISIONS", "age_days_expr", "flag_queued", "queue_stats"]
 

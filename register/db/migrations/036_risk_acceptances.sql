@@ -5,7 +5,7 @@
 -- answer's decision then, the profile version and score run of that score. While accepted, unexpired, on the
 -- current revision and with the answer's decision unchanged, the answer is out of the review queue; a new
 -- revision, a rescore or a register change that changes the decision, or the expiry date passing re-opens it
--- (register.console.risk_acceptance.in_force_select). Never edit once landed: add a new numbered file instead.
+-- (register.scoring.accepted.in_force_select). Never edit once landed: add a new numbered file instead.
 
 CREATE SEQUENCE IF NOT EXISTS seq_risk_acceptance START 1;
 

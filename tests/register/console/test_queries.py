@@ -78,7 +78,7 @@ def quantile_cont(values: list[float], q: float) -> float | None:
 def loaded(store, tmp_path):
     records = dataset()
     load(store, tmp_path, records)
-    return store, expected_rows(records, active_profile(store))
+    return store, expected_rows(records, active_profile(store), store)
 
 
 BAND_NAMES = ("Low", "Medium", "High", "Critical")  # the default profile's; checked in test_filter_options
@@ -95,6 +95,10 @@ def _filters(rows: list[Row]) -> list[Filters]:
         Filters(models=("handmade",)),
         Filters(bands=("High", "Critical")),
         Filters(date_to=date(2026, 9, 30), use_cases=("customer-support",), bands=("Low",)),
+        # the one decision: not in the summary, so every figure reads the rows
+        Filters(decisions=("block",)),
+        Filters(decisions=("review", "block"), use_cases=("hr-policy", "supplier-contracts")),
+        Filters(decisions=("release", "caution")),
     ]
 
 
@@ -258,7 +262,8 @@ def test_score_histogram_refuses_unusable_bins(store, bins):
 def test_dimension_contributions_match_python_means(loaded):
     store, rows = loaded
     weights = active_profile(store).weights
-    for f in (Filters(), Filters(use_cases=("supplier-contracts",)), Filters(bands=("Medium",))):
+    for f in (Filters(), Filters(use_cases=("supplier-contracts",)), Filters(bands=("Medium",)),
+              Filters(decisions=("review",))):
         want = select(rows, f)
         frame = dimension_contributions(store, f, weights)
         assert list(frame["dimension"]) == ALL_DIMS
@@ -284,7 +289,7 @@ def test_dimension_contributions_use_the_weights_passed_in(loaded):
 @pytest.mark.parametrize("by", ["use_case", "model"])
 def test_high_share_by_matches_python(loaded, by):
     store, rows = loaded
-    for f in (Filters(), Filters(date_to=date(2026, 8, 31))):
+    for f in (Filters(), Filters(date_to=date(2026, 8, 31)), Filters(decisions=("review", "caution"))):
         frame = high_share_by(store, f, by, BAND_NAMES)
         want_rows = select(rows, f)
         keys = sorted({getattr(r, by) for r in want_rows})
@@ -314,7 +319,8 @@ def test_high_share_by_refuses_columns_off_the_allow_list(store, by):
 
 
 @pytest.mark.parametrize("f", [Filters(), Filters(use_cases=("hr-policy", "claims-handling")),
-                               Filters(bands=("Low",), date_to=date(2026, 8, 31)), Filters(models=("nobody",))])
+                               Filters(bands=("Low",), date_to=date(2026, 8, 31)), Filters(models=("nobody",)),
+                               Filters(decisions=("block", "review"))])
 def test_overview_in_one_pass_equals_the_one_figure_functions(loaded, f):
     store, _ = loaded
     weights = active_profile(store).weights

@@ -279,6 +279,42 @@ def test_release_report_pdf_and_markdown(paper, tmp_path):
     assert png.stat().st_size > 10_000  # a rendered page, not an empty one
 
 
+def test_the_release_report_counts_answers_by_decision_and_names_accepted_risks(paper, tmp_path):
+    from datetime import timedelta
+
+    from register.console.risk_acceptance import approve_acceptance, propose_acceptance
+    from register.db.store import utc_now
+    from register.governance import report
+    from tests.helpers.actors import enrol
+    from tests.helpers.console_records import ALL_DIMS, claim
+    from tests.helpers.feedback import import_records
+
+    rita, rob = Actor("rita", "reviewer"), Actor("rob", "reviewer")
+    enrol(paper, rita, rob)
+    import_records(paper, tmp_path, [{"response_id": "r-block", "use_case": "supplier-contracts", "model": "m",
+                                      "question": "Cap?", "answer": "Unlimited.", "claims": [
+                                          claim("The cap is unlimited.", ["CONTRADICTED"], 3, dimensions=ALL_DIMS)]}],
+                   "block.jsonl")
+    run = chk.record_run(paper, ANN)
+    counts = dict(paper.query("SELECT decision, count(*) FROM scores WHERE is_current GROUP BY decision"))
+    assert counts["block"] >= 1
+    md = report.report_markdown(paper, run)
+    listed = ", ".join(f"{d} {counts.get(d, 0):,}" for d in ("release", "caution", "review", "block"))
+    assert "- Current answers by decision (" in md and f"): {listed}." in md
+    assert "- No block answer is released by a risk acceptance." in md
+    until = utc_now().date() + timedelta(days=30)
+    acceptance = propose_acceptance(paper, rita, "r-block", 1, "release_with_caution", "owner accepts", until)
+    approve_acceptance(paper, rob, acceptance)
+    md = report.report_markdown(paper, run)
+    assert (f"- Risk acceptance {acceptance}: r-block revision 1 release_with_caution until {until}, proposed by "
+            "rita, approved by rob.") in md
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(report.report_pdf(paper, run))
+    if Path("/usr/bin/pdftotext").exists():
+        text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+        assert "Answers by decision" in text and f"Risk acceptance {acceptance}: r-block" in " ".join(text.split())
+
+
 # --- the CI gate ---------------------------------------------------------------------------------------
 
 
