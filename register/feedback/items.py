@@ -33,6 +33,7 @@ from register.access.permissions import Permission, authorize, require_other_per
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
 from register.governance.feedback_labels import validated_outside_register
+from register.ingest.pending import pending_follow_up
 from register.ingest.revise import revise_responses
 from register.readmodels.response_ids import revisions_select
 from register.scoring.reproduce import load_response
@@ -155,7 +156,8 @@ def settled_claim(claim: Claim, *, resolved: bool) -> Claim:
     return claim.model_copy(update={"feedback_resolved": resolved})
 
 
-def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str) -> int | None:
+def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, update, subject: str,
+                  follow_up: dict | None = None) -> int | None:
     """Store the current revision of ``response_id`` with ``update(claim)`` applied to one claim; returns
     the new revision number (rescored by the batch path), or None when the change would lower the answer's
     decision and waits for a second person (``register.ingest.pending``)."""
@@ -166,7 +168,8 @@ def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, u
     # a copy, not a re-validation: the stored text met the text limits in force when it was imported
     revised = response.model_copy(update={"claims": type(response.claims)(claims)})
     report = revise_responses(store, actor, [revised], origin="feedback", subject=subject,
-                              permission=Permission.FEEDBACK_VALIDATE)
+                              permission=Permission.FEEDBACK_VALIDATE,
+                              follow_ups={response_id: follow_up} if follow_up else None)
     if report.held:  # it would lower the decision: pending approval, the answer keeps its labels meanwhile
         return None
     if report.new_revisions != 1:  # quarantined or unchanged: the label did not land, say so (fail closed)
@@ -246,8 +249,9 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
     The claim's ``feedback_resolved`` becomes true (in a new revision, rescored) once no other validated
     item on it is open; while one is, nothing is scored and None is returned. None too when marking it
     resolved would lower the answer's decision: that change waits for a second reviewer
-    (``register.ingest.pending``). The count stays: the paper's floor fires on repeated feedback even when
-    resolved.
+    (``register.ingest.pending``) and the item stays validated until it is approved (the approval records the
+    resolution; a rejection leaves it open to resolve again). The count stays: the paper's floor fires on repeated
+    feedback even when resolved.
     """
     item = _open_item(store, actor, feedback_id, "validated", Permission.FEEDBACK_VALIDATE)
     resolution = _text(resolution, "resolution")
@@ -256,13 +260,23 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
         "AND state = 'validated' AND feedback_id <> ?",
         [item["response_id"], item["validated_claim_id"], feedback_id])
     resolved_at = utc_now()
+    waiting = pending_follow_up(store, "feedback_resolve", "feedback_id", feedback_id)
+    if waiting is not None:
+        raise StaleEdit(f"feedback #{feedback_id}: its resolution already waits for a second reviewer "
+                        f"(label change {waiting})")
 
     def settled(claim: Claim) -> Claim:
         return settled_claim(claim, resolved=not still_open)
 
+    # held (it would lower the decision): the item stays validated until a second reviewer approves the change,
+    # whose approval records this resolution with the revision it stores (register.ingest.approvals)
+    follow_up = {"feedback_resolve": {"feedback_id": feedback_id, "resolution": resolution,
+                                      "resolved_by": actor.name}}
     revision = _revise_claim(store, actor, item["response_id"], item["validated_claim_id"], settled,
                              f"feedback #{feedback_id} resolved on claim {item['validated_claim_id']} of "
-                             f"{item['response_id']}") if not still_open else None
+                             f"{item['response_id']}", follow_up) if not still_open else None
+    if revision is None and not still_open:
+        return None
 
     def fn(tx: Transaction) -> Change:
         changed = tx.execute(

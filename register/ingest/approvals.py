@@ -3,7 +3,9 @@
 Four eyes: the approver holds review permission (``Permission.REVIEW_DECIDE``, checked against the account's
 current state) and is not the proposer (refused and audited otherwise). An approved change is stored as the
 answer's next revision through ``revise_responses`` (scored, audited) -- unless the answer was revised since the
-change was proposed, which is refused as stale. A rejection needs a reason. Both are audited
+change was proposed, which is refused as stale. With the revision, the approval records what the change stood for
+beyond it (its follow-up, migration 037): an adjudication's label provenance, a feedback item's resolution (by the
+reviewer who resolved it). A rejection needs a reason and records none of it. Both are audited
 (``label_change.approve`` / ``label_change.reject``).
 """
 
@@ -44,6 +46,11 @@ def approve_change(store: Store, actor: Actor, change_id: int, note: str | None 
         raise StaleEdit(f"label change {change_id}: response {row['response_id']} was revised since it was proposed "
                         f"(revision {current}, the change was made on {row['base_revision']}); reject it and "
                         "decide again")
+    resolution = (json.loads(row.get("follow_up") or "null") or {}).get("feedback_resolve")
+    if resolution and store.scalar("SELECT state FROM feedback_items WHERE feedback_id = ?",
+                                   [int(resolution["feedback_id"])]) != "validated":
+        raise StaleEdit(f"label change {change_id}: feedback #{resolution['feedback_id']} is no longer validated "
+                        "(decided meanwhile): reject this change")
     response = parse_response(json.loads(row["record"]), record=row["response_id"], limits=NO_TEXT_LIMITS)
     report = revise_responses(store, actor, [response], origin=row["origin"], permission=Permission.REVIEW_DECIDE,
                               subject=f"label change {change_id} approved: {row['subject']}"[:500],
@@ -57,13 +64,39 @@ def approve_change(store: Store, actor: Actor, change_id: int, note: str | None 
                              [actor.name, utc_now(), (note or "").strip() or None, revision, int(change_id)])
         if not changed:
             raise StaleEdit(f"label change {change_id} was decided by someone else meanwhile: reload")
+        recorded = _record_follow_up(tx, actor, row, revision)
         return Change(_ENTITY, str(change_id), {"status": "pending"},
                       {"status": "approved", "response_id": row["response_id"], "revision": revision,
                        "batch_id": report.batch_id, "decision": f"{row['decision_before']} -> "
-                                                                f"{row['decision_after']}"}, result=revision)
+                                                                f"{row['decision_after']}",
+                       **({"follow_up": recorded} if recorded else {})}, result=revision)
 
     result: int = store.write(actor, "label_change.approve", write)
     return result
+
+
+def _record_follow_up(tx: Transaction, actor: Actor, row: dict, revision: int) -> dict:
+    """Record what the approved change stood for beyond its revision (``pending.FOLLOW_UPS``), with that revision;
+    returns it for the audit event ({} when none). A feedback item resolved meanwhile by someone else is refused."""
+    follow_up = json.loads(row.get("follow_up") or "null") or {}
+    provenance = follow_up.get("label_provenance")
+    if provenance:  # an adjudication's labels: who agreed or decided them, under which rubric (label_provenance)
+        now = utc_now()
+        tx.executemany("INSERT OR REPLACE INTO label_provenance VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(row["response_id"], revision, claim_id, label, how, provenance["batch_id"], adjudication,
+                         provenance["rubric_version"], now)
+                        for claim_id, label, how, adjudication in provenance["rows"]])
+    resolution = follow_up.get("feedback_resolve")
+    if resolution:  # a validated feedback item's resolution, which the held revision records
+        changed = tx.execute(
+            "UPDATE feedback_items SET state = 'resolved', resolved_by = ?, resolved_at = ?, resolution = ?, "
+            "resolved_revision = ? WHERE feedback_id = ? AND state = 'validated'",
+            [resolution["resolved_by"], utc_now(), resolution["resolution"], revision,
+             int(resolution["feedback_id"])])
+        if not changed:
+            raise StaleEdit(f"label change {row['change_id']}: feedback #{resolution['feedback_id']} is no longer "
+                            "validated (decided meanwhile): reject this change")
+    return follow_up
 
 
 def reject_change(store: Store, actor: Actor, change_id: int, reason: str) -> None:

@@ -6,13 +6,15 @@ pure path on the register's current settings) is less severe than its current re
 not stored. It is written to ``pending_label_changes`` (migration 034) with its origin, proposer, time and both
 decisions, audited (``label_change.hold``). A change whose decision cannot be computed is held too (fail
 closed). Until a reviewer other than the proposer approves it (``register.ingest.approvals``), the answer keeps
-its labels and stays in the review queue, marked "lower-risk change pending" (``pending_keys_select``).
+its labels and stays in the review queue, marked "lower-risk change pending" (``pending_keys_select``). What the
+change stands for beyond its revision (an adjudication's label provenance, a feedback item's resolution) is held
+with it as its follow-up and recorded only at approval.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -25,10 +27,14 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.scoring.preview import RegisterSettings, decision_of, lowers, register_settings
 from register.scoring.reproduce import load_response
 
-__all__ = ["PENDING_MARK", "STATUSES", "hold_lowering", "list_pending", "pending_keys_select"]
+__all__ = ["FOLLOW_UPS", "PENDING_MARK", "STATUSES", "hold_lowering", "list_pending", "pending_follow_up",
+           "pending_keys_select"]
 
 STATUSES = ("pending", "approved", "rejected")
 PENDING_MARK = "lower-risk change pending"  # how the review queue marks such an answer
+# what the approval of a held change may also record, with the revision it stores (register.ingest.approvals):
+# an adjudication's label provenance, a feedback item's resolution
+FOLLOW_UPS = ("label_provenance", "feedback_resolve")
 _COLUMNS = ("change_id, response_id, base_revision, base_key, origin, subject, record, decision_before, "
             "decision_after, reasons_after, proposed_by, proposed_at, status, decided_by, decided_at, decision_note, "
             "applied_revision")
@@ -58,10 +64,12 @@ def _compared(store: Store, before: Response, after: Response, as_of: datetime,
 
 
 def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, origin: str,
-                  subject: str) -> tuple[list[Response], list[int]]:
+                  subject: str, follow_ups: Mapping[str, dict] | None = None) -> tuple[list[Response], list[int]]:
     """The responses that may be stored now, and the ids of the pending changes written for the others (those
     whose proposed revision would lower the answer's decision, or whose decision cannot be computed).
-    Needs ``Permission.LABEL`` at least (``revise_responses`` checks the revision's own permission first)."""
+    ``follow_ups``: by response id, what the approval of its held change also records (``FOLLOW_UPS``; migration
+    037), stored with the change. Needs ``Permission.LABEL`` at least (``revise_responses`` checks the revision's
+    own permission first)."""
     authorize(store, actor, Permission.LABEL, entity_type="response")
     current = _current(store, [r.response_id for r in responses])
     as_of = utc_now()
@@ -93,10 +101,10 @@ def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, 
                          canonical_json(response.model_dump(mode="json"), ensure_ascii=False),
                          before.decision if before else "unknown", after.decision if after else "unknown",
                          json.dumps(list(after.reasons) if after else ["the decision could not be computed"]),
-                         actor.name, now, "pending"])
+                         actor.name, now, "pending", _follow_up(follow_ups, response.response_id)])
         tx.executemany("INSERT INTO pending_label_changes (change_id, response_id, base_revision, base_key, origin, "
                        "subject, record, decision_before, decision_after, reasons_after, proposed_by, proposed_at, "
-                       "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                       "status, follow_up) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         # one event per held change, filed under its id: an answer's life in the audit trail finds it by its id
         events: list[tuple[str, str, str | None, Any, Any]] = [
             ("label_change.hold", "label_change", str(r[0]), None,
@@ -107,6 +115,26 @@ def hold_lowering(store: Store, actor: Actor, responses: Sequence[Response], *, 
 
     ids: list[int] = store.write(actor, "label_change.hold", write)
     return free, ids
+
+
+def _follow_up(follow_ups: Mapping[str, dict] | None, response_id: str) -> str | None:
+    follow_up = (follow_ups or {}).get(response_id)
+    if follow_up is None:
+        return None
+    unknown = sorted(set(follow_up) - set(FOLLOW_UPS))
+    if unknown:  # a caller's mistake: the approval would not know what to do with it
+        raise ValueError(f"unknown follow-up {', '.join(unknown)} of a held change; known: {', '.join(FOLLOW_UPS)}")
+    return canonical_json(follow_up, ensure_ascii=False)
+
+
+def pending_follow_up(store: Store, kind: str, key: str, value: int | str) -> int | None:
+    """The id of a pending change whose follow-up ``kind`` has ``key`` equal to ``value`` (e.g. the pending
+    resolution of feedback item 7: ``("feedback_resolve", "feedback_id", 7)``), or None."""
+    if kind not in FOLLOW_UPS:
+        raise ValueError(f"unknown follow-up {kind!r}")
+    found = store.scalar("SELECT min(change_id) FROM pending_label_changes WHERE status = 'pending' "
+                         "AND json_extract_string(follow_up, ?) = ?", [f"$.{kind}.{key}", str(value)])
+    return None if found is None else int(found)
 
 
 def list_pending(store: Store, *, status: str | None = "pending", response_id: str | None = None,

@@ -57,7 +57,8 @@ def revised_claim(before: Mapping[str, Any], decided: Mapping[str, Any]) -> dict
 
 
 def revise_responses(store: Store, actor: Actor, responses: list[Response], *, origin: str, subject: str,
-                     permission: Permission, score: bool = True, hold_lowering: bool = True) -> BatchReport:
+                     permission: Permission, score: bool = True, hold_lowering: bool = True,
+                     follow_ups: Mapping[str, dict] | None = None) -> BatchReport:
     """Store each response as its next revision (unchanged ones count as unchanged) in one batch, and score.
 
     ``origin``: one of ``REVISION_ORIGINS``; ``subject``: what the change is about, in words (it becomes
@@ -68,7 +69,8 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
 
     Nothing lowers risk unseen: a revision that would lower its answer's decision is not stored but held as a
     pending label change for a second person (``register.ingest.pending.hold_lowering``; its id in the report's
-    ``held``). ``hold_lowering=False`` only for the approval of such a change (``register.ingest.approvals``).
+    ``held``), with ``follow_ups[response_id]``: what its approval also records (``pending.FOLLOW_UPS``).
+    ``hold_lowering=False`` only for the approval of such a change (``register.ingest.approvals``).
     When every revision is held no batch runs: the report's ``batch_id`` is 0.
     """
     # every origin changes labels: that much is checked before any argument is read; then the caller's own
@@ -80,7 +82,8 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
         raise RegisterError("nothing to revise: no responses given")
     held: list[int] = []
     if hold_lowering:
-        responses, held = pending.hold_lowering(store, actor, responses, origin=origin, subject=subject)
+        responses, held = pending.hold_lowering(store, actor, responses, origin=origin, subject=subject,
+                                                follow_ups=follow_ups)
         if not responses:
             return BatchReport(batch_id=0, source_name=subject, format=f"revision:{origin}", held=held,
                                notes=[f"{len(held)} change(s) would lower the decision: pending a second person"])

@@ -295,9 +295,13 @@ def apply_resolved(store: Store, actor: Actor, batch_id: int) -> ApplyReport:
     any_adjudicated = any(u["provenance"] == "adjudicated" for r in revised for u in resolved[r.response_id])
     origin = "adjudication" if any_adjudicated else "annotation"
     ids = [r.response_id for r in revised]
+    # a held response's provenance is recorded when a second person approves its labels (register.ingest.approvals)
+    follow_ups = {rid: {"label_provenance": {"batch_id": batch_id, "rubric_version": record["rubric_version"],
+                                             "rows": [list(entry) for entry in entries]}}
+                  for rid, entries in provenance.items()}
     batch_report = revise_responses(store, actor, revised, origin=origin, permission=Permission.ADJUDICATE,
                                     subject=f"labelling batch {batch_id} ({record['title']}): "
-                                            f"{len(ids)} response(s) resolved")
+                                            f"{len(ids)} response(s) resolved", follow_ups=follow_ups)
     # a response whose resolved labels would lower its decision waits for a second person: not applied yet
     held = {rid for (rid,) in store.query("SELECT response_id FROM pending_label_changes WHERE "
                                           "list_contains(?, change_id)", [batch_report.held])} if batch_report.held \
