@@ -126,7 +126,9 @@ class Settings(BaseSettings):
     llm_api_key_env: str = Field("OPENAI_API_KEY", min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
                                  description="NAME of the environment variable that holds the endpoint's API key "
                                              "(the key itself is read at call time, never stored or printed)")
-    llm_timeout: float = Field(60.0, gt=0, description="seconds one LLM judge request may take before it is retried")
+    llm_timeout: float = Field(60.0, gt=0, description="seconds one LLM judge request may take in all (connecting, "
+                                                       "sending and the whole answer, not each read) before it is "
+                                                       "retried")
     llm_retries: int = Field(3, ge=0, le=10,
                              description="retries of a failed LLM judge request (timeouts, HTTP 429 and 5xx), "
                                          "with exponential backoff")

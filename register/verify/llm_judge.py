@@ -155,7 +155,7 @@ def parse_claims(content: str) -> list[str]:
     """The claims of an extraction answer; ``_Unparsable`` when it breaks the format."""
     try:
         data = json.loads(content)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # bad JSON, a number past int's digit limit, hostile nesting
         raise _Unparsable("not JSON") from None
     claims = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(claims, list) or len(claims) > MAX_CLAIMS or not all(
@@ -172,7 +172,7 @@ def parse_entailments(content: str, sizes: dict[int, int]) -> dict[int, Entailme
     """
     try:
         data = json.loads(content)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # bad JSON, a number past int's digit limit, hostile nesting
         raise _Unparsable("not JSON") from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):

@@ -6,7 +6,13 @@ that is either ``body`` (JSON: a chat completion, or any object) or ``raw`` (byt
 is a shortcut for a chat completion whose message content is that text (``usage`` added from
 ``prompt_tokens`` / ``completion_tokens``). ``times: N`` limits a recording to its first N matches, so "503
 once, then the good answer" is two recordings. No match answers 404. Every request is kept in
-``server.requests`` (path, headers, JSON body) for the tests to read.
+``server.requests`` (method, path, headers, JSON body) for the tests to read; a GET (a client that followed a
+redirect) is kept and answered like a POST with no messages.
+
+Hostile answers, for the client's limits: ``headers`` adds response headers (a ``Location`` for a redirect);
+``pad: N`` appends N spaces to the body (still valid JSON: an oversized answer generated, never committed);
+``no_length: true`` leaves out ``Content-Length`` (the body runs until the connection closes); ``trickle:
+[seconds, count]`` sends the last ``count`` bytes of the body one at a time, ``seconds`` apart.
 
     with ReplayServer.from_file() as server:
         client = ChatClient(server.url, "replay-model", "test-key", timeout=2, retries=1)
@@ -45,7 +51,8 @@ class ReplayServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll: shutting the server down waits at most this long (tests start and stop many servers)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @classmethod
     def from_file(cls, path: Path = RECORDINGS) -> ReplayServer:
@@ -91,11 +98,12 @@ class ReplayServer:
                 except json.JSONDecodeError:
                     body = None
                 with server._lock:
-                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    server.requests.append({"method": self.command, "path": self.path,
+                                            "headers": dict(self.headers), "body": body})
                 text = json.dumps(body.get("messages", []), ensure_ascii=False) if isinstance(body, dict) else ""
                 recording = server.pick(text) if self.path.endswith("/chat/completions") else None
                 if recording is None:
-                    self._send(404, b'{"error": {"message": "no recording matches"}}')
+                    self._send(404, b'{"error": {"message": "no recording matches"}}', {})
                     return
                 time.sleep(recording.get("delay", 0))
                 if "raw" in recording:
@@ -105,15 +113,25 @@ class ReplayServer:
                                                     recording.get("completion_tokens", 20))).encode("utf-8")
                 else:
                     payload = json.dumps(recording["body"]).encode("utf-8")
-                self._send(recording.get("status", 200), payload)
+                self._send(recording.get("status", 200), payload + b" " * recording.get("pad", 0), recording)
 
-            def _send(self, status: int, payload: bytes) -> None:
+            do_GET = do_POST  # noqa: N815 - a client that followed a redirect arrives here with a GET
+
+            def _send(self, status: int, payload: bytes, recording: dict[str, Any]) -> None:
+                pause, trickled = recording.get("trickle", (0, 0))
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
+                    for name, value in recording.get("headers", {}).items():
+                        self.send_header(name, value)
+                    if not recording.get("no_length"):
+                        self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    self.wfile.write(payload[:len(payload) - trickled])
+                    for index in range(len(payload) - trickled, len(payload)):
+                        self.wfile.flush()
+                        time.sleep(pause)
+                        self.wfile.write(payload[index:index + 1])
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
                     pass
 
