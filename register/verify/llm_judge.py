@@ -16,11 +16,13 @@ Tasks, each one request per batch:
 
 Failing closed. Every answer is checked against a closed format: unknown verdict words, a missing claim,
 a wrong number of chunk verdicts or a confidence outside 0..1 make that claim's verdict an abstention
-("needs review"), as do a timeout, an HTTP error and a refusal (for every claim of the request). SUPPORTED
+("needs review"), as do a timeout, an HTTP error, an oversized answer, a redirect and a refusal (for every
+claim of the request; the limits are ``register.verify.llm_client``'s). SUPPORTED
 further needs (1) a quote that stands verbatim in the chunk named, (2) that quote carrying at least
 ``thresholds.min_quote_recall`` of the claim's own words (a quote about something else does not clear a
-claim), (3) a chunk without instructions addressed to the judge (prompt injection inside retrieved text
-never clears anything: such a chunk's entailment is "needs review"), and (4) confidence at least
+claim), (3) a chunk without instructions addressed to the judge (``register.verify.injection_guard``, on
+normalised text: prompt injection inside retrieved text never clears anything, such a chunk's entailment is
+"needs review"), and (4) confidence at least
 ``thresholds.supported``. Nothing in an answer can produce a label outside the judge labels.
 
 Answers that parsed are cached by the hash of their input (model, task, prompt version, messages), so a
@@ -31,7 +33,6 @@ in the register, an in-memory one for ``judge check``).
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from hri_core.offline_judge import claim_terms, text_terms
 from hri_core.vocabulary import Label
 from register.errors import RegisterError
 from register.settings import secret, settings
+from register.verify.injection_guard import injection_suspected
 from register.verify.llm_client import ChatClient, LLMCallFailed, looks_like_refusal
 
 __all__ = ["BatchUsage", "Entailment", "LLMJudge", "MemoryLedger", "injection_suspected", "llm_judge_from_settings"]
@@ -67,19 +69,6 @@ _ENTAIL_SYSTEM = (
     '"best": <index of the item that decides the claim, or null>, "quote": <the exact words of that item that '
     'decide it, copied verbatim, or null>, "confidence": <0..1>}]}.')
 ENTAILMENT_WORDS = ("entailment", "partial", "neutral", "contradiction")
-# Text in a retrieved chunk that speaks to the judge rather than about the world.
-_INJECTION = re.compile(
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|preceding)|disregard (?:all |any |the )?"
-    r"(?:previous|prior|above|instructions|rules)|(?:new|updated|system) instructions?\b|you are now\b|"
-    r"\bsystem prompt\b|\b(?:respond|reply|answer|output|return|mark|label|classify)\b[^.]{0,40}"
-    r"\b(?:supported|entailment|entailed|true|verified)\b|\b(?:assistant|system)\s*:", re.IGNORECASE)
-
-
-def injection_suspected(text: str) -> bool:
-    """Whether a chunk holds instructions addressed to a judge or an assistant (it then clears nothing)."""
-    return bool(_INJECTION.search(unicodedata.normalize("NFKC", text)))
-
-
 @dataclass(frozen=True)
 class BatchUsage:
     """What one batch of requests used: requests sent, cached answers, failures, tokens and cost."""
