@@ -59,9 +59,9 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
 
     Columns: response_id, revision, use_case, model, created_at, score, band, action (the band's, the HRI action
     of the paper), no_claims, decision, decision_reasons, mitigation_action, age_days (from creation, else import,
-    to now), why ("decision <decision>: <its reasons>", "authority now: c1: stale source, proposed OUTDATED"
-    when a SUPPORTED claim rests on a source that fails an Authority check as the register stands, and "lower-risk
-    change pending" when a label change that would lower its decision waits for a second person).
+    to now), why ("lower-risk change pending" first when a label change that would lower its decision waits for a
+    second person, "decision <decision>: <its reasons>", and "authority now: c1: stale source, proposed OUTDATED"
+    when a SUPPORTED claim rests on a source that fails an Authority check as the register stands).
     """
     check_window(limit, offset)
     now = now or utc_now()
@@ -79,10 +79,11 @@ def review_queue(store: Store, f: Filters, *, limit: int = 50, offset: int = 0,
         SELECT page.response_id, revision, use_case, model, created_at, score, band, action, no_claims,
                decision, decision_reasons, mitigation_action,
                {age_days_expr(p, now, moment)} AS age_days,
+               -- the mark first: the page's cell shows the start of this text, and the reasons are long
                concat_ws('; ',
+                   CASE WHEN page.response_key IN ({pending_keys_select()}) THEN '{PENDING_MARK}' END,
                    'decision ' || decision || ': ' || array_to_string(decision_reasons, '; '),
-                   CASE WHEN au.to_review > 0 THEN 'authority now: ' || au.authority END,
-                   CASE WHEN page.response_key IN ({pending_keys_select()}) THEN '{PENDING_MARK}' END) AS why,
+                   CASE WHEN au.to_review > 0 THEN 'authority now: ' || au.authority END) AS why,
                (SELECT count(*) FROM q WHERE queued) AS queue_size
         FROM page LEFT JOIN au ON au.response_key = page.response_key
         ORDER BY {order}""", p.values)

@@ -127,6 +127,13 @@ class AppServers:
             "next_profile_version": seeded.query_one("SELECT max(profile_version) + 1 FROM scoring_profiles")[0],
         }
         seeded.close()
+        return {**self.serve(db, env, args, port), "expected": expected}
+
+    def serve(self, db: Path, env: dict | None = None, args: tuple = (), port: int | None = None) -> dict:
+        """Serve app.py on ``db`` (a file no other process holds); returns {"url", "db", "port", "log", "stop",
+        "restart"}. ``restart()`` stops this server and serves ``db`` again on a new port (a new dict of these keys):
+        in between the test can read the file, which DuckDB lets one process open at a time."""
+        n = len(self.procs)
         port = port or _free_port()
         log_path = self.folder / f"streamlit{n}.log"
         log = open(log_path, "w")  # noqa: SIM115 -- the server's log stays open until the server stops
@@ -145,7 +152,11 @@ class AppServers:
                 proc.terminate()
                 proc.wait(timeout=20)
 
-        return {"url": url, "db": db, "expected": expected, "port": port, "log": log_path, "stop": stop}
+        def restart() -> dict:
+            stop()
+            return self.serve(db, env, args)
+
+        return {"url": url, "db": db, "port": port, "log": log_path, "stop": stop, "restart": restart}
 
     def stop_all(self) -> None:
         for proc, log in self.procs:
@@ -161,7 +172,8 @@ def start_app(tmp_path, database_templates):
     prepare=None)``: a copy of the template database (``python -m register demo --synthetic 200``, run once per
     session) plus ``imports`` (by the CLI in this process), the accounts, then ``prepare(db_path)`` for anything else
     a test needs written first, then serve app.py on it with this test's HRI_* settings (e.g. HRI_DEMO_MODE) and
-    ``env``; returns {"url", "db", "expected", "port", "log", "stop"} (``stop()`` frees the database file early).
+    ``env``; returns {"url", "db", "expected", "port", "log", "stop", "restart"} (``stop()`` frees the database file
+    early; ``restart()`` serves it again and returns the new server's keys, see ``AppServers.serve``).
     Stopped at teardown."""
     servers = AppServers(tmp_path, database_templates)
 

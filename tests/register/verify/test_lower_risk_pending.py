@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from register.console.queries.filters import Filters
 from register.console.queries.queue import flag_queued
+from register.console.review import review_queue
 from register.db.sql import Params
 from register.errors import FourEyesViolation, PermissionDenied, RegisterError
 from register.ingest.approvals import approve_change, reject_change
-from register.ingest.pending import list_pending
+from register.ingest.pending import PENDING_MARK, list_pending
 from register.scoring.preview import decision_of
 from register.scoring.reproduce import load_response
 from register.verify.proposals import Decision, decide_proposals, list_proposals
@@ -55,6 +57,15 @@ def test_a_confirmation_that_lowers_the_decision_waits_and_the_answer_stays_queu
     assert change["decision_before"] in ("review", "block") and change["decision_after"] in ("release", "caution")
     assert _queued(store)
     assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'label_change.hold'") == 1
+
+
+def test_the_queue_says_first_that_a_change_is_pending(held):
+    """The queue page's "Why in queue" cell shows the start of a long text (a browser showed the decision's reasons
+    cut off before the mark): the mark comes first, then the decision and its reasons."""
+    store, _ = held
+    queue, _ = review_queue(store, Filters())
+    why = dict(zip(queue["response_id"], queue["why"], strict=True))["r-low"]
+    assert why.startswith(f"{PENDING_MARK}; decision review: "), why
 
 
 def test_only_another_reviewer_approves_and_the_revision_then_lands(held):
