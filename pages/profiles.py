@@ -365,6 +365,37 @@ def publish_section(versions: pd.DataFrame) -> None:
             st.rerun()
 
 
+def incomplete_publish_notice() -> None:
+    """A publish stopped between its two steps (the version made active, its rescore never ran): say so above
+    everything, and let an admin finish it (the rescore, ``register.scoring.profiles.resume_publish``)."""
+    if st.session_state.get("pp_resumed"):
+        st.success(st.session_state.pop("pp_resumed"), icon=":material/publish:")
+    pending = scoring.incomplete_publish()
+    if pending is None:
+        return
+    st.warning(escape_markdown(f"{pending.message()}. Version {pending.version} was made active "
+                               f"{pending.published_at:%Y-%m-%d %H:%M} UTC by {pending.published_by}, and the "
+                               "rescore under it never ran (the process stopped between the two steps). Finish it "
+                               "here, or with: python -m register rescore"), icon=":material/warning:")
+    if not st.button(f"Finish publishing version {pending.version} (rescore)", key="pp_resume", type="primary",
+                     disabled=not can(Permission.RESCORE)):
+        return
+    bar = st.progress(0.0, text="Starting...")
+
+    def progress(step, total, message):
+        bar.progress(step / total, text=message)
+
+    try:
+        summary = data.write(reg_profiles.resume_publish, current_actor(), progress=progress)
+    except (RegisterError, HRIError) as error:
+        bar.empty()
+        show_error(error)
+    else:
+        st.session_state["pp_resumed"] = (f"Finished publishing v{pending.version}: rescored "
+                                          f"{summary.responses_scored:,} responses (run {summary.run_id}).")
+        st.rerun()
+
+
 def mitigation_section() -> None:
     """CLAIM's Mitigation step: the policy versions, the parameters of one, a new draft, and publishing."""
     st.subheader("Mitigation policy (CLAIM's Mitigation step)")
@@ -424,6 +455,7 @@ def mitigation_section() -> None:
 def main() -> None:
     page_frame(filters=False)
     st.title("Scoring profiles")
+    incomplete_publish_notice()
     versions = scoring.profiles_table()
     st.dataframe(versions, hide_index=True, key="pv_table",
                  column_order=("profile_version", "name", "status", "created_by", "created_at", "published_by",

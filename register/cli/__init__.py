@@ -27,7 +27,8 @@
                                        once) when no account exists
     users list | add NAME --role R | reset-password NAME | set-role NAME ROLE | disable NAME | enable NAME
     status                             counts of responses, claims, scores, scoring failures, open
-                                       quarantine, unfinished imports (and how to finish them); active profile
+                                       quarantine, unfinished imports (and how to finish them); active profile;
+                                       a profile publish whose rescore never ran (finish it: rescore)
     checklist run [--fail-on violations] [--claims FILE [--sources FILE]] [--record] [--json]
                                        the pre-submission checklist's automated checks (paper Table IX);
                                        with --fail-on violations the exit code is 1 when any check fails.

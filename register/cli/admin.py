@@ -68,6 +68,7 @@ def cmd_status(store: Store, args) -> int:
     from register.errors import NotFound
     from register.ingest.batches import unfinished_batches
     from register.scoring.profiles import active_profile
+    from register.scoring.publishes import RESUME_COMMAND, incomplete_publish
 
     status = store.row("""
         SELECT (SELECT count(*) FROM responses WHERE is_current) AS responses,
@@ -100,6 +101,9 @@ def cmd_status(store: Store, args) -> int:
               f"({row['accepted']:,} accepted, {row['quarantined']:,} quarantined), started "
               f"{row['started_at']:%Y-%m-%d %H:%M} UTC by {row['actor_name']}, never finished; finish it: "
               f"python -m register import --resume {row['source_name']}")
+    if (publish := incomplete_publish(store)) is not None:  # a publish stopped between activation and rescore
+        print(f"{publish.message()} (version {publish.version} made active {publish.published_at:%Y-%m-%d %H:%M} "
+              f"UTC by {publish.published_by}; its rescore never ran); finish it: {RESUME_COMMAND}")
     return EXIT_OK
 
 

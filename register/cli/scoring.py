@@ -46,12 +46,16 @@ def _parse_time(text: str) -> datetime:
 
 def cmd_rescore(store: Store, args) -> int:
     from register.scoring.profiles import active_profile
+    from register.scoring.publishes import incomplete_publish
     from register.scoring.scorer import rescore
 
     as_of = _parse_time(args.as_of) if args.as_of else None
+    pending = incomplete_publish(store)
     summary = rescore(store, cli_actor(), active_profile(store), as_of=as_of, batch_id=args.batch)
     print(f"score run {summary.run_id}: {summary.responses_scored:,} responses scored under profile "
           f"v{summary.profile_version} as of {summary.as_of.isoformat()}")
+    if pending is not None and incomplete_publish(store) is None:  # this full rescore was the publish's second step
+        print(f"publish of version {pending.version} complete: every current score is under it")
     if summary.failed_count:
         print_scoring_failures(summary.failed_count, summary.failed)
         return EXIT_QUARANTINED

@@ -14,7 +14,9 @@ DuckDB's exceptions do not leave this module: they become the register's own err
 transaction conflict, ``DatabaseError`` for anything else. No other module imports duckdb.
 
 DuckDB allows one read-write process per file: the embedded deployment is one Streamlit process per
-database file, and admin commands run while it is stopped (or inside it).
+database file, and admin commands run while it is stopped (or inside it). DuckDB installs and loads no extension
+on its own (the register needs only those built in), and the write-ahead log of a killed process is replayed
+before the file opens (``_replay_log``): the register opens after any crash without a network.
 """
 
 from __future__ import annotations
@@ -332,6 +334,60 @@ def _checked_limit(limit: str) -> str:
     return limit
 
 
+_Config = dict[str, str | bool | int | float | list[str]]  # a DuckDB database's configuration
+
+# DuckDB installs or loads no extension on its own: with automatic install on, replaying a killed process's log
+# downloaded one (and without a network the register did not open). What the register's SQL needs is built into
+# the duckdb wheel and loaded when DuckDB starts: ``REQUIRED_EXTENSIONS``, checked on every open.
+NO_AUTOMATIC_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# the functions (trim, list_*, ...), time zones (TIMESTAMPTZ arithmetic, SET TimeZone), JSON, and Parquet files
+REQUIRED_EXTENSIONS = ("core_functions", "icu", "json", "parquet")
+
+
+def _log_of(database: Path) -> Path:
+    """DuckDB's write-ahead log of ``database``: ``<file>.wal`` beside it, present until a checkpoint."""
+    return database.with_name(database.name + ".wal")
+
+
+def _replay_log(database: Path, config: _Config) -> None:
+    """Replay the write-ahead log a killed process left beside ``database`` into the file, and remove the log.
+
+    DuckDB replays the log while it opens the file, before it loads its built-in extensions, and the replay binds
+    some statements again: an ``ALTER TABLE`` of a table with ``CHECK (length(trim(reason)) > 0)`` (migration
+    021 onwards) needs ``trim`` from ``core_functions``. Opened directly with automatic loading off, such a file
+    does not open. Attached to an in-memory database, whose built-in extensions are loaded already, it replays;
+    the checkpoint writes everything into the file. A log this process holds open (another ``Store`` on the same
+    file) is live, not a crash's: DuckDB refuses the second attach and the open joins the first.
+    """
+    recovery = duckdb.connect(":memory:", config=config)
+    try:
+        recovery.execute("ATTACH ? AS recovering", [str(database)])
+        recovery.execute("CHECKPOINT recovering")
+        recovery.execute("DETACH recovering")
+    except duckdb.ResourceInUseException:
+        return
+    except duckdb.IOException:
+        raise  # another process holds the file (the caller says so) or it cannot be read
+    except duckdb.Error as error:
+        raise DatabaseError(f"cannot replay the write-ahead log {_log_of(database).name} of {database} (the "
+                            f"writes of a process that stopped before a checkpoint): {error}. The register "
+                            "downloads no DuckDB extension; the file and its log are unchanged") from error
+    finally:
+        recovery.close()
+
+
+def _require_built_in_extensions(conn: duckdb.DuckDBPyConnection, database: Path) -> None:
+    """``DatabaseError`` naming the ``REQUIRED_EXTENSIONS`` this duckdb build has not loaded (none is fetched)."""
+    loaded = {name for (name,) in conn.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded")
+              .fetchall()}
+    missing = [name for name in REQUIRED_EXTENSIONS if name not in loaded]
+    if missing:
+        conn.close()
+        raise DatabaseError(f"cannot open {database}: this duckdb build lacks the built-in extension(s) "
+                            f"{', '.join(missing)} the register needs, and the register downloads none: install "
+                            "the duckdb version pinned in requirements.txt")
+
+
 class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
@@ -345,16 +401,20 @@ class Store:
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # config, not an SQL string: the validated setting reaches DuckDB as a value
+        config: _Config = {"memory_limit": settings().memory_limit.strip(),
+                           "checkpoint_threshold": _CHECKPOINT_THRESHOLD, **NO_AUTOMATIC_EXTENSIONS}
         try:
-            # config, not an SQL string: the validated setting reaches DuckDB as a value
-            self._conn = duckdb.connect(str(self.path), config={"memory_limit": settings().memory_limit.strip(),
-                                                                "checkpoint_threshold": _CHECKPOINT_THRESHOLD})
+            if _log_of(self.path).exists():
+                _replay_log(self.path, config)
+            self._conn = duckdb.connect(str(self.path), config=config)
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
                 raise _in_use(self.path, error) from error
             raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
         except duckdb.Error as error:
             raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
+        _require_built_in_extensions(self._conn, self.path)
         self._conn.execute("SET TimeZone = 'UTC'")
         if limit is not None:
             # set after opening, not as the connection's config: DuckDB refuses a second connection to a file this

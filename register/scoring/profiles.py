@@ -15,6 +15,7 @@ from register.access import version_approvals
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
+from register.scoring import publishes
 from register.scoring.scorer import rescore
 
 PROFILE_KIND = "scoring_profile"  # in approval_steps
@@ -147,7 +148,9 @@ def create_draft(store: Store, actor: Actor, overrides: dict, *, based_on: int |
 
 
 def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
-    """Make a draft the active profile (the previous active one is archived). Rescoring is separate.
+    """Make a draft the active profile (the previous active one is archived). Rescoring is separate: the publish
+    is recorded as pending in the same transaction (``register.scoring.publishes``) until a full rescore under the
+    version completes it, so that a crash between the two steps is named and resumed, never silent.
 
     Four eyes (``register.access.version_approvals.require_second_person``): the draft's creator cannot
     publish it (command-line jobs of the ``system`` role, run by whoever operates the machine, are exempt);
@@ -173,8 +176,11 @@ def activate(store: Store, actor: Actor, version: int, reason: str) -> None:
         tx.execute("UPDATE scoring_profiles SET status = 'archived' WHERE status = 'active'")
         tx.execute("UPDATE scoring_profiles SET status = 'active', published_at = ?, published_by = ?, reason = ? "
                    "WHERE profile_version = ?", [utc_now(), actor.name, reason.strip(), version])
-        return Change("scoring_profile", str(version), {"status": "draft", "previous_active": [p[0] for p in previous]},
-                      {"status": "active", "reason": reason.strip()})
+        previous_active = [p[0] for p in previous]
+        scores_under = publishes.record_pending(tx, version, actor, previous_active)
+        return Change("scoring_profile", str(version), {"status": "draft", "previous_active": previous_active},
+                      {"status": "active", "reason": reason.strip(), "rescore_pending": True,
+                       "scores_under_version": scores_under})
 
     store.write(actor, "profile.publish", fn)
 
@@ -217,6 +223,9 @@ def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None
     The old scores are kept; each new score row records the run, the profile version and the as-of
     time (``register.scoring.scorer.rescore``). ``progress(step, total, message)`` is called between the steps
     so that a page can show where it is. Returns the ``RescoreSummary``.
+
+    Publishing ``version`` again when its publish is incomplete (active, its rescore never ran: a crash, an error
+    between the two steps) resumes it: the rescore runs, under the four eyes its activation passed.
     """
     def tick(step: int, message: str) -> None:
         if progress is not None:
@@ -224,11 +233,24 @@ def publish(store: Store, actor: Actor, version: int, reason: str, *, as_of=None
 
     tick(0, f"Publishing profile version {version}...")
     authorize(store, actor, Permission.RESCORE, entity_type="scoring_profile", entity_id=version)
-    activate(store, actor, version, reason)
+    pending = publishes.incomplete_publish(store)
+    if pending is None or pending.version != version:
+        activate(store, actor, version, reason)
     tick(1, f"Rescoring every current response under version {version}...")
-    summary = rescore(store, actor, get_profile(store, version), as_of=as_of)
+    summary = rescore(store, actor, get_profile(store, version), as_of=as_of)  # completes the publish
     tick(3, f"Rescored {summary.responses_scored:,} responses under version {version} (run {summary.run_id}).")
     return summary
+
+
+def resume_publish(store: Store, actor: Actor, *, as_of=None, progress=None):
+    """Finish the incomplete publish (``register.scoring.publishes``): rescore every current response under the
+    version it made active. Needs ``Permission.RESCORE``; ``RegisterError`` when no publish is incomplete.
+    Returns the ``RescoreSummary``."""
+    authorize(store, actor, Permission.RESCORE, entity_type="scoring_profile")
+    pending = publishes.incomplete_publish(store)
+    if pending is None:
+        raise RegisterError("no publish is incomplete: the current scores are under the last published version")
+    return publish(store, actor, pending.version, "", as_of=as_of, progress=progress)
 
 
 def _flatten(value, prefix: str = "") -> dict[str, object]:

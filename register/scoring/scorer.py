@@ -39,6 +39,7 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring import publishes
 from register.scoring.claim_conditions import (
     BAD_SHAPE,
     OUT_OF_RANGE,
@@ -574,6 +575,8 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             after.update(scoring_failures=failed_count, failed_responses=failed)
         if kept is not None:
             after["kept_view_of_version"] = kept
+        if scope == SCOPE_ALL and publishes.complete(tx, profile.version, profile.fingerprint(), run_id):
+            after["completes_publish_of_version"] = profile.version  # the publish's second step (publishes.py)
         return Change("score_run", str(run_id), None, after, result=summary)
 
     return store.write(actor, "scores.rescore", fn)

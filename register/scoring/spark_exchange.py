@@ -26,6 +26,7 @@ from register.db.sql import file_literal
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
 from register.readmodels.hub import ScoresWritten, scores_written
+from register.scoring import publishes
 from register.scoring.decision import apply_decision, authority_found
 from register.scoring.mitigation import active_policy, apply_mitigation
 from register.scoring.profiles import active_profile, get_profile
@@ -208,6 +209,11 @@ def import_scores(store: Store, actor: Actor, folder: str | Path) -> RescoreSumm
                  "responses_scored": count, "source": str(folder)}
         if failed_count:
             after.update(scoring_failures=failed_count, failed_responses=failed)
+        # a run that scored every current response under the published version is that publish's second step
+        every_one = not tx.scalar("SELECT EXISTS (SELECT 1 FROM responses r WHERE r.is_current AND r.response_key "
+                                  "NOT IN (SELECT response_key FROM scores WHERE run_id = ?))", [run_id])
+        if every_one and publishes.complete(tx, version, fingerprint, run_id):
+            after["completes_publish_of_version"] = version
         return Change("score_run", str(run_id), None, after, result=summary)
 
     return store.write(actor, "scores.import", fn)

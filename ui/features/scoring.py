@@ -21,6 +21,7 @@ from register.scoring import calibration as reg_calibration
 from register.scoring import elicitation as reg_elicitation
 from register.scoring import mitigation as reg_mitigation
 from register.scoring import profiles as reg_profiles
+from register.scoring import publishes as reg_publishes
 from register.scoring.impact import ImpactPreview, impact_preview
 from ui.framework import data
 
@@ -32,6 +33,7 @@ def profiles_table(store: Store) -> pd.DataFrame:
 
 
 profile_meta = data.cached(reg_profiles.profile_meta)
+incomplete_publish = data.cached(reg_publishes.incomplete_publish)
 system_draft_state = data.cached(reg_profiles.system_draft_state)
 elicitations_for = data.cached(reg_elicitation.elicitations_for)
 outcome_pairs = data.cached(reg_calibration.outcome_pairs)
