@@ -129,9 +129,10 @@ def inbox_section() -> None:
     status = intake.inbox_status()
     beat = status["heartbeat"]
     st.caption(f"Files dropped into {code_span(status['root'])} are imported by this console with the same "
-               "importer (actor `inbox`) once their size holds still, then moved to `done/` or `failed/` with "
-               "a JSON report beside them. `python -m register import --via-inbox` hands files over this way "
-               "while the console runs.")
+               "importer (actor `inbox`) once they have stopped changing and no process holds them open for "
+               "writing, then moved to `done/` or `failed/` with a JSON report beside them. Links, folders, "
+               "FIFOs and devices are refused unread (moved to `failed/`, named in a report). "
+               "`python -m register import --via-inbox` hands files over this way while the console runs.")
     if beat is None:
         st.info("No watcher is looking into the inbox (HRI_INBOX_POLL_SECONDS=0, or it has not started yet).",
                 icon=":material/info:")

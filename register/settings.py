@@ -105,8 +105,11 @@ class Settings(BaseSettings):
                                            "`inbox/` beside the database file)")
     inbox_poll_seconds: float = Field(2.0, ge=0,
                                       description="how often the running console looks into the inbox, in "
-                                                  "seconds; a file is imported once its size stays the same "
-                                                  "between two looks; `0` turns the inbox off")
+                                                  "seconds; `0` turns the inbox off")
+    inbox_settle_seconds: float = Field(5.0, ge=0,
+                                        description="how long a file in the inbox must stay unchanged (size, "
+                                                    "modification time) before it is imported, in seconds; a "
+                                                    "file a process holds open for writing is never taken")
     debug: bool = Field(False,
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "

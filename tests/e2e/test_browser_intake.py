@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 def test_upload_and_inbox_import_as_the_cli_does(start_app, page, tmp_path, capsys):
     expected_upload = cli_outcome(MIXED_JSONL, tmp_path / "cli-jsonl.duckdb", capsys)
     expected_inbox = cli_outcome(MIXED_CSV, tmp_path / "cli-csv.duckdb", capsys)
-    server = start_app(env={"HRI_INBOX_POLL_SECONDS": "0.5"})
+    server = start_app(env={"HRI_INBOX_POLL_SECONDS": "0.5", "HRI_INBOX_SETTLE_SECONDS": "0.5"})
     browser_login(page, server["url"], "e2e-reviewer")
     page.get_by_role("link", name="Import").click(timeout=30_000)
     page.get_by_role("heading", name="Import", exact=True).wait_for(timeout=30_000)

@@ -10,6 +10,7 @@ holds and how many of them are quarantined. ``corpus(folder)`` lays the whole co
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -316,3 +317,50 @@ def corpus(folder: Path) -> Path:
     for build, _ in GENERATED.values():
         build(folder)
     return folder
+
+
+# --- issue 34, class 4 (inbox): entries dropped into the running console's inbox --------------------------------
+# Run through the inbox watcher, not the command line (tests/register/ingest/test_inbox_writers.py). Each builder
+# puts one entry into the inbox, given a folder outside it that holds SECRET_FILE (whose text must never reach
+# the register). A refused entry is moved unread to failed/ with a report naming what it is; a regular file
+# imports as through ``python -m register import``.
+
+INBOX_SECRET = "c0ffee" * 10 + "5ec7"
+SECRET_FILE = "keys.json"
+
+
+def inbox_outside(folder: Path) -> Path:
+    """A folder outside the inbox with a secret in it (as the audit keyring sits beside the database)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    secret = folder / SECRET_FILE
+    secret.write_text(json.dumps({"keys": {"k1": {"secret": INBOX_SECRET}}}) + "\n")
+    secret.chmod(0o600)
+    return folder
+
+
+def _inbox_folder(target: Path, outside: Path) -> None:
+    target.mkdir()
+    (target / "inside.jsonl").write_text(_lines(_ok("if-1")))
+
+
+INBOX_ENTRIES: dict[str, tuple[Callable[[Path, Path], None], Outcome]] = {
+    "symlink_to_a_secret.jsonl": (lambda target, outside: target.symlink_to(outside / SECRET_FILE),
+                                  Outcome(refused="a symbolic link", klass="inbox links")),
+    "dangling_symlink.jsonl": (lambda target, outside: target.symlink_to(outside / "gone.jsonl"),
+                               Outcome(refused="a symbolic link", klass="inbox links")),
+    "symlink_to_a_folder": (lambda target, outside: target.symlink_to(outside, target_is_directory=True),
+                            Outcome(refused="a symbolic link", klass="inbox links")),
+    "symlink_to_dev_zero.jsonl": (lambda target, outside: target.symlink_to("/dev/zero"),
+                                  Outcome(refused="a symbolic link", klass="inbox links")),
+    "hard_link_to_a_secret.jsonl": (lambda target, outside: os.link(outside / SECRET_FILE, target),
+                                    Outcome(refused="a hard link", klass="inbox links")),
+    "fifo.jsonl": (lambda target, outside: os.mkfifo(target), Outcome(refused="a FIFO", klass="inbox special files")),
+    "folder_of_files": (_inbox_folder, Outcome(refused="a folder", klass="inbox special files")),
+    "regular_beside_them.jsonl": (lambda target, outside: target.write_text(_lines(_ok("ib-1"), _ok("ib-2"))),
+                                  Outcome(2, 0, klass="inbox regular files")),
+    "no_final_newline.jsonl": (lambda target, outside: target.write_text(_lines(_ok("ib-3"))
+                                                                         + json.dumps(_ok("ib-4"))),
+                               Outcome(2, 0, klass="inbox regular files")),
+    "last_line_never_finished.jsonl": (lambda target, outside: target.write_text(
+        _lines(_ok("ib-5")) + '{"response_id": "ib-6", "cla'), Outcome(2, 1, klass="inbox regular files")),
+}

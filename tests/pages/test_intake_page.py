@@ -137,7 +137,7 @@ def test_the_inbox_section_shows_the_latest_reports(seeded_db, login_as):
     inbox = seeded_db.path.parent / "inbox"
     inbox.mkdir()
     shutil.copy(MIXED_JSONL, inbox / MIXED_JSONL.name)
-    watcher = InboxWatcher(seeded_db, inbox, poll_seconds=1)
+    watcher = InboxWatcher(seeded_db, inbox, poll_seconds=1, settle_seconds=0)
     watcher.poll_once()
     [result] = watcher.poll_once()
     at = _open(login_as)
@@ -155,6 +155,7 @@ def test_the_running_console_imports_a_dropped_file_with_one_watcher_for_every_s
     from ui.features.intake import ensure_inbox_watcher
 
     monkeypatch.setenv("HRI_INBOX_POLL_SECONDS", "0.1")
+    monkeypatch.setenv("HRI_INBOX_SETTLE_SECONDS", "0.2")
     _open(login_as), _open(login_as, "reviewer")  # two sessions of one server process, each running app.py
     watcher = ensure_inbox_watcher()
     assert watcher is not None and watcher.running

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -26,7 +27,7 @@ class Holder:
     def __init__(self, db, inbox, poll: float):
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.helpers.console_holder", str(db), str(inbox),
                                       str(poll)], cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True)
+                                     text=True, env={**os.environ, "HRI_INBOX_SETTLE_SECONDS": "0.2"})
         line = self.proc.stdout.readline()
         assert line.strip() == "ready", f"the holder did not start: {line!r}"
 

@@ -22,6 +22,13 @@ from register.scoring.profiles import ensure_default_profile
 from tests.helpers.intake import MIXED_CSV, MIXED_JSONL, cli_outcome, outcome, write_mixed_parquet
 
 
+@pytest.fixture(autouse=True)
+def _two_looks(monkeypatch):
+    """A settle interval of 0: a file is taken at the second look that finds it unchanged (the writers that
+    pause are tested in test_inbox_writers.py)."""
+    monkeypatch.setenv("HRI_INBOX_SETTLE_SECONDS", "0")
+
+
 @pytest.fixture
 def folder(tmp_path) -> Path:
     return tmp_path / "inbox"
