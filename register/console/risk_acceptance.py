@@ -134,8 +134,8 @@ def approve_acceptance(store: Store, actor: Actor, acceptance_id: int, note: str
     """Approve a proposed risk acceptance: needs ``Permission.REVIEW_DECIDE`` and a reviewer other than its
     proposer. Refused (``StaleEdit``) when it is no longer proposed, when its answer changed since the proposal
     (another revision is current, its claims, decision, profile version or score run differ) or it has expired."""
-    proposer = store.scalar("SELECT proposed_by FROM risk_acceptances WHERE acceptance_id = ?", [int(acceptance_id)])
     authorize(store, actor, Permission.REVIEW_DECIDE, entity_type="risk_acceptance", entity_id=acceptance_id)
+    proposer = store.scalar("SELECT proposed_by FROM risk_acceptances WHERE acceptance_id = ?", [int(acceptance_id)])
     require_other_person(store, actor, proposer, Permission.REVIEW_DECIDE, entity_type="risk_acceptance",
                          entity_id=acceptance_id, what=f"risk acceptance {acceptance_id}")
     today = _today(now)
