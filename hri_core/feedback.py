@@ -1,12 +1,20 @@
 """Validated human feedback: time decay of the H dimension (paper section V.A).
 
 Only validated feedback reaches these functions; pending and rejected feedback never changes a score.
+
+Feedback times from the future fail closed. Section V.A decays feedback by its age, which a time after the
+scoring time does not have: such feedback counts 0 in the score (DOMAIN.md: "Feedback validated after the as-of
+time never counts, in any floor"), but a claim carrying VALIDATED_NEGATIVE_FEEDBACK dated after the as-of time
+never lets its answer be released (``validated_after``; ``hri_core.decision``: at least review, naming the claim).
 """
 
 from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
+
+from .models import Response
+from .vocabulary import Label
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -50,3 +58,17 @@ def scope_feedback_score(events: list[tuple[float, datetime]], n_reviewed: int, 
     """
     total = math.fsum(q * decay_factor(at, as_of, decay_lambda) for q, at in events)
     return min(1.0, total / max(1, n_reviewed))
+
+
+def validated_after(feedback_at: datetime | None, as_of: datetime) -> bool:
+    """Whether feedback dated ``feedback_at`` was validated after the scoring time ``as_of`` (an unknown time was
+    not: it counts as fresh, ``decay_factor``)."""
+    return feedback_at is not None and feedback_at > as_of
+
+
+def late_feedback_claims(response: Response, as_of: datetime) -> tuple[str, ...]:
+    """The ids of the claims of ``response`` that carry VALIDATED_NEGATIVE_FEEDBACK dated after ``as_of``, in claim
+    order: the score cannot count that feedback (it did not exist yet), so the answer fails closed instead."""
+    return tuple(claim.claim_id or "" for claim in response.claims
+                 if Label.VALIDATED_NEGATIVE_FEEDBACK in claim.labels and validated_after(claim.feedback_at, as_of))
+
