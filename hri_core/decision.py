@@ -7,6 +7,11 @@ escalate). The decision is the most severe of:
 
 * the band's own action;
 * each fired floor's minimum action;
+* each claim carrying VALIDATED_NEGATIVE_FEEDBACK dated after the as-of time (``ScoreResult.late_feedback``): at
+  least ``review`` (``LATE_FEEDBACK_DECISION``). The score counts such feedback 0 and fires no floor on it (section
+  V.A decays feedback by its age, which it does not have yet; DOMAIN.md: it "never counts, in any floor"), so
+  without this rule a confirmed negative verdict would release its answer where the same claim without a time
+  (counted fresh and unresolved) does not. A person decides whether the time or the as-of time is wrong;
 * each failed Authority check (``False``, not undecided): at least ``review`` on a core claim or one of
   criticality >= ``SERIOUS_CRITICALITY``, at least ``caution`` on any other claim;
 * the Mitigation action: escalate or abstain at least ``review``, ask or revise at least ``caution``
@@ -14,8 +19,8 @@ escalate). The decision is the most severe of:
 
 A response the scorer could not score fails closed: its decision is ``review`` whatever else is said.
 
-``decision_reasons`` are short sentences in that order (band, floors, Authority, mitigation), each naming
-where it comes from. The register's SQL scorer writes the same sentences (a parity test holds them equal),
+``decision_reasons`` are short sentences in that order (band, floors, late feedback, Authority, mitigation), each
+naming where it comes from. The register's SQL scorer writes the same sentences (a parity test holds them equal),
 so every sentence is built by one of the ``*_reason`` functions below, whose wording the SQL repeats.
 """
 
@@ -33,9 +38,10 @@ from .models import Response
 from .profile import ACTIONS, Action, stricter_action
 from .scoring import ScoreResult
 
-__all__ = ["CHECK_PROBLEMS", "DECISIONS", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY", "AuthorityFinding",
-           "Decision", "authority_findings", "authority_minimum", "authority_reason", "band_reason", "decide_answer",
-           "decide_scored", "failure_reason", "floor_reason", "mitigation_reason"]
+__all__ = ["CHECK_PROBLEMS", "DECISIONS", "LATE_FEEDBACK_DECISION", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY",
+           "AuthorityFinding", "Decision", "authority_findings", "authority_minimum", "authority_reason", "band_reason",
+           "decide_answer", "decide_scored", "failure_reason", "floor_reason", "late_feedback_reason",
+           "mitigation_reason"]
 
 DECISIONS: tuple[str, ...] = ACTIONS  # release < caution < review < block
 # Mitigation action -> the least severe decision it allows (seed 004: escalate and abstain hand the answer to a
@@ -48,6 +54,8 @@ SERIOUS_CRITICALITY = 2
 CHECK_PROBLEMS: tuple[tuple[str, str], ...] = (("allowed", "forbidden source"), ("current", "stale source"),
                                                ("authoritative", "insufficient authority"))
 FAILED_SCORING_DECISION: Action = "review"  # a response the scorer could not score goes to a person
+# a claim whose validated negative feedback is dated after the as-of time: a person looks (fail closed)
+LATE_FEEDBACK_DECISION: Action = "review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +97,11 @@ def floor_reason(rule_id: str, claim_id: str, label: str, criticality: int, min_
     return f"floor {rule_id} on claim {claim_id} ({label}, criticality {criticality}): at least {min_action}"
 
 
+def late_feedback_reason(claim_id: str) -> str:
+    return (f"claim {claim_id} carries validated negative feedback dated after the as-of time: "
+            f"at least {LATE_FEEDBACK_DECISION}")
+
+
 def authority_reason(finding: AuthorityFinding) -> str:
     kind = "core claim" if finding.is_core else "claim"
     return (f"Authority: {kind} {finding.claim_id} (criticality {finding.criticality}) rests on "
@@ -107,12 +120,15 @@ def failure_reason(failure: str) -> str:
 
 
 def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, str, str, int, str | None]] = (),
-                  authority: Sequence[AuthorityFinding] = (), mitigation: tuple[str, str] | None = None,
-                  scoring_failure: str | None = None, no_claims: bool = False) -> Decision:
+                  late_feedback: Sequence[str] = (), authority: Sequence[AuthorityFinding] = (),
+                  mitigation: tuple[str, str] | None = None, scoring_failure: str | None = None,
+                  no_claims: bool = False) -> Decision:
     """The decision on one answer.
 
     ``floors``: the fired floors as (rule id, claim id, label, criticality, minimum action or None), in the
     order the scorer lists them; only those with a minimum action say something about the decision.
+    ``late_feedback``: the ids of the claims whose validated negative feedback is dated after the as-of time, in
+    claim order (``ScoreResult.late_feedback``).
     ``authority``: the failed checks, in claim order. ``mitigation``: (action, sentence) of the Mitigation
     step, or None when none was decided. ``scoring_failure``: why the scorer could not score the response.
     ``no_claims``: the answer has no claims (``band_action`` is then the profile's no-claims action).
@@ -123,6 +139,9 @@ def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, st
         if min_action is not None:
             decision = stricter_action(decision, min_action)
             reasons.append(floor_reason(rule_id, claim_id, label, criticality, min_action))
+    for claim_id in late_feedback:
+        decision = stricter_action(decision, LATE_FEEDBACK_DECISION)
+        reasons.append(late_feedback_reason(claim_id))
     for finding in authority:
         decision = stricter_action(decision, authority_minimum(finding))
         reasons.append(authority_reason(finding))
@@ -161,5 +180,5 @@ def decide_scored(score: ScoreResult, *, authority: Sequence[AuthorityFinding] =
         # an answer without claims gets the profile's no-claims action in place of its band's
         band=score.band, band_action=score.action if score.no_claims else (score.band_action or score.action),
         floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action) for f in score.floors],
-        authority=authority, mitigation=None if mitigation is None else (mitigation.action, mitigation.reason),
-        no_claims=score.no_claims)
+        late_feedback=score.late_feedback, authority=authority,
+        mitigation=None if mitigation is None else (mitigation.action, mitigation.reason), no_claims=score.no_claims)

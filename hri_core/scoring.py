@@ -16,6 +16,9 @@ Default dimensions: a label hits the claim's explicit dimensions, else the profi
 except that a CONTRADICTED claim with ``contradicted_by = "context"`` hits the profile's
 ``context_contradiction_dimensions`` (F and C: Table III, "(F), and (C) if contradicted by context").
 
+Validated negative feedback dated after the as-of time counts 0 and fires no floor (it did not exist yet), but the
+result names its claims (``ScoreResult.late_feedback``): the decision fails closed on them (``hri_core.decision``).
+
 ``score_response`` is the reference implementation: the register's bulk SQL scorer must agree with
 it to 1e-9 on every response (a property test holds them to that).
 """
@@ -28,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .feedback import decay_factor, repeat_window_start
+from .feedback import decay_factor, late_feedback_claims, repeat_window_start
 from .models import Claim, Response, ensure_utc
 from .profile import ACTION_SEVERITY, FloorRule, ScoringProfile
 from .vocabulary import DIMENSIONS, Dimension, Label
@@ -83,6 +86,9 @@ class ScoreResult(BaseModel):
     total_criticality: int
     band_action: str | None = None  # the band's own action, before any floor's minimum action
     action_floor: FiredFloor | None = None  # the fired floor whose min_action raised the action, if any
+    # the claims carrying VALIDATED_NEGATIVE_FEEDBACK dated after ``as_of`` (counted 0 above): the decision on the
+    # answer is at least review because of them (``hri_core.decision``), never release
+    late_feedback: tuple[str, ...] = ()
 
     def to_output(self) -> dict[str, Any]:
         """The CLI / export form: flat numbers, dimension letters as keys."""
@@ -104,6 +110,8 @@ class ScoreResult(BaseModel):
                              if self.action_floor else None),
             "profile": {"name": self.profile_name, "version": self.profile_version},
             "as_of": self.as_of.isoformat(),
+            # claims whose validated negative feedback is dated after as_of: their answer needs a person
+            "late_feedback": list(self.late_feedback),
         }
 
 
@@ -219,4 +227,5 @@ def score_response(response: Response, profile: ScoringProfile, as_of: datetime)
         total_criticality=total_v,
         band_action=band.action,
         action_floor=action_floor,
+        late_feedback=late_feedback_claims(response, as_of),
     )

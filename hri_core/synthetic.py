@@ -518,7 +518,9 @@ def generate_responses(n: int, seed: int = 42, start: date = date(2026, 6, 1), m
                 claim["span"] = fact.span.format_map(ctx)
             if label == "VALIDATED_NEGATIVE_FEEDBACK":
                 feedback_at = created + timedelta(days=1 + int(random() * 21), seconds=int(random() * 36_000))
-                claim["feedback_at"] = _iso(feedback_at)
+                # validated by the window's end at the latest: a record cannot bring feedback later than its import
+                # (hri_core.feedback.future_feedback_problems), and the window's end is the earliest such import
+                claim["feedback_at"] = _iso(min(feedback_at, t0 + window))
                 r = random()
                 claim["feedback_count"] = 1 if r < 0.6 else (2 if r < 0.85 else 3 + int(random() * 3))
                 claim["feedback_resolved"] = random() < 0.45

@@ -44,7 +44,7 @@ _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))  # verify against it for u
 
 _USER_FIELDS = ("username", "display_name", "role", "disabled", "must_change_password", "failed_attempts",
                 "locked_until", "last_login_at", "created_at", "created_by", "updated_at", "updated_by",
-                "row_version", "kind")
+                "row_version", "kind", "session_generation")
 ACCOUNT_KINDS = ("local", "oidc", "demo")  # local: password login; oidc: company identity provider; demo
 _NO_PASSWORD = "!no-local-password"  # oidc and demo accounts: never verifies as a password hash
 
@@ -65,6 +65,8 @@ class User:
     updated_by: str
     row_version: int
     kind: str = "local"
+    # sessions of the account that recorded another generation at login are over (``end_sessions``)
+    session_generation: int = 0
 
     @property
     def actor(self) -> Actor:
@@ -314,8 +316,9 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
 
 
 def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[str, Any],
-            expected_version: int | None, *, check=None) -> None:
-    """Change one account (the caller authorised ``Permission.USERS_MANAGE`` first)."""
+            expected_version: int | None, *, check=None, end_sessions: bool = False) -> None:
+    """Change one account (the caller authorised ``Permission.USERS_MANAGE`` first); ``end_sessions``: and end every
+    session of it (``session_generation`` moves on, in the same audited write)."""
     def fn(tx: Transaction) -> Change:
         before = _row(tx, username)
         if before is None:
@@ -326,8 +329,10 @@ def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[s
         if check:
             check(tx, before)
         assignments = ", ".join(f"{column} = ?" for column in sets)  # columns: this module's own names
-        tx.execute(f"UPDATE users SET {assignments}, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
-                   "WHERE username = ?", [*sets.values(), utc_now(), actor.name, username])
+        ended = ", session_generation = coalesce(session_generation, 0) + 1" if end_sessions else ""
+        tx.execute(f"UPDATE users SET {assignments}{ended}, updated_at = ?, updated_by = ?, "
+                   "row_version = row_version + 1 WHERE username = ?",
+                   [*sets.values(), utc_now(), actor.name, username])
         return Change("user", username, _public(before), _public(_written(tx, username)))
 
     store.write(actor, action, fn)
@@ -355,20 +360,33 @@ def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_v
 
 def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
                  expected_version: int | None = None) -> None:
+    """Disable or enable an account. Disabling ends its sessions: they see the disabled account at their next
+    run, and never come back with an enable (``session_generation`` moved on)."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     _update(store, actor, "user.disable" if disabled else "user.enable", username,
             {"disabled": bool(disabled)},
-            expected_version, check=_keep_an_admin if disabled else None)
+            expected_version, check=_keep_an_admin if disabled else None, end_sessions=bool(disabled))
 
 
 def reset_password(store: Store, actor: Actor, username: str, *, expected_version: int | None = None) -> str:
-    """Give an account a new one-time password (returned once); it also lifts a lock."""
+    """Give an account a new one-time password (returned once); it also lifts a lock and ends every session of the
+    account, as disabling does: whoever held the old password (or a session opened with it) is out."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     password = one_time_password()
     _update(store, actor, "user.reset_password", username,
             {"password_hash": hash_password(password), "must_change_password": True, "failed_attempts": 0,
-             "locked_until": None}, expected_version)
+             "locked_until": None}, expected_version, end_sessions=True)
     return password
+
+
+def session_ended(user: User | None, generation: int | None) -> str | None:
+    """Why a session that recorded ``generation`` at login (``User.session_generation``) is over, or None when it
+    may go on: the account is gone or disabled, or its sessions were ended since (a password reset, a disable)."""
+    if user is None or user.disabled:
+        return "account disabled or removed"
+    if generation != user.session_generation:
+        return "the account's sessions were ended (password reset)"
+    return None
 
 
 # --- granting the admin role: four eyes -------------------------------------------------------

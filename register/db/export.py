@@ -9,10 +9,16 @@ times ``2026-11-01 09:30:00+00``, a NULL an empty field (an empty text ``""``).
 
 The same table, when the caller asks for it (``frame_up_to``), is read back as a DataFrame for an Excel
 writer: one run of the query serves both files.
+
+The register's own documents in Markdown (the release report, ``register.governance.report``) escape every string
+that is not the code's own with ``escape_markdown`` / ``markdown_line`` (prose) and ``code_span`` (ids, hashes):
+the register's copies of ``ui.framework.text``'s helpers (the register does not import ``ui``; a test holds the two
+equal), so that a name, reason or id shows as typed and never formats, links or loads anything.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,8 +30,8 @@ from register.db.sql import Params, file_literal
 if TYPE_CHECKING:  # register.db.store imports register.db.audit, which exports through this module
     from register.db.store import Bindings, Cursor, Store
 
-__all__ = ["EXPORT_LIMIT", "FORMULA_PREFIXES", "CsvExport", "copy_csv", "escape_formula", "escape_formulas",
-           "escape_formulas_sql"]
+__all__ = ["EXPORT_LIMIT", "FORMULA_PREFIXES", "MARKDOWN_SPECIAL", "WORD_JOINER", "CsvExport", "code_span", "copy_csv",
+           "escape_formula", "escape_formulas", "escape_formulas_sql", "escape_markdown", "markdown_line"]
 
 # The most rows one export holds (the response explorer's, the audit trail's) and one listing of the audit trail
 # shows.
@@ -70,6 +76,39 @@ def escape_formulas_sql(expr: str, p: Params) -> str:
     """SQL: the text ``expr`` with a leading apostrophe when it starts with one of ``FORMULA_PREFIXES`` (bound in
     ``p``); NULL stays NULL."""
     return f"CASE WHEN left({expr}, 1) IN {p.in_list(FORMULA_PREFIXES)} THEN '''' || {expr} ELSE {expr} END"
+
+
+# Markdown: every ASCII punctuation character CommonMark lets a backslash escape that Markdown, GFM or a renderer's
+# extensions give a meaning to (emphasis, code, links and images, headings, lists, tables, strikethrough, HTML and
+# entities, math, directives and shortcodes); GFM's autolink literals and shortcodes are found in the parsed text,
+# escapes resolved, so their patterns are broken with an invisible WORD JOINER (U+2060). As ``ui.framework.text``.
+MARKDOWN_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:=&"
+WORD_JOINER = "\u2060"
+_DEFUSE = re.compile(r"(?i)(?<=https:)(?=//)|(?<=http:)(?=//)|(?<=\bwww)(?=\.)|(?<=@)(?=[\w-])|(?<=:)(?=[\w+/-]+:)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` shown as typed in Markdown, never formatted, linked or loaded: Markdown characters backslash-escaped,
+    autolink literals and shortcodes defused, line breaks kept as hard breaks."""
+    defused = _DEFUSE.sub(WORD_JOINER, str(text))
+    escaped = "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch for ch in defused)
+    return _LINE_BREAK.sub("\\\\\n", escaped)
+
+
+def markdown_line(text: object) -> str:
+    """``escape_markdown`` of ``text`` on one line (its line breaks as spaces): for a table cell, a list item or a
+    heading, which a line break would end. None is empty."""
+    return escape_markdown(_LINE_BREAK.sub(" ", "" if text is None else str(text)))
+
+
+def code_span(text: object) -> str:
+    """``text`` as an inline code span, shown literally and copied exactly: the fence is one backtick longer than the
+    longest run of backticks in it, padded with a space each side (CommonMark strips one), line breaks as spaces."""
+    value = _LINE_BREAK.sub(" ", str(text))
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {value} {fence}"
 
 
 def _identifier(name: str) -> str:

@@ -9,15 +9,20 @@ recorded at signing time, the head when the report was made (each also as a line
 check, drawn with fpdf2's own rectangles (no browser or plotting stack is needed to build a report;
 the Markdown version carries the same numbers as a table).
 
-The PDF uses fpdf2's built-in Helvetica, which covers Latin-1: other characters are replaced.
+The PDF uses fpdf2's built-in Helvetica, which covers Latin-1: other characters are replaced. The PDF draws text as
+text; the Markdown escapes every string it did not write itself (names, roles, reasons, ids, titles, statuses, read
+from the register) with ``register.db.export``'s ``markdown_line`` and ``code_span``, so that an actor named
+``**x** ![i](http://...)`` (the command line takes any name) shows as typed and loads nothing.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from hri_core.decision import DECISIONS
 from register.db import audit
+from register.db.export import code_span, markdown_line
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.governance.checklist import run_detail
@@ -50,17 +55,22 @@ def _decisions(store: Store) -> dict:
     return {"decisions": {d: int(counts.get(d, 0)) for d in DECISIONS}, "accepted": accepted}
 
 
-def _decision_lines(d: dict) -> list[str]:
-    """The answers-by-decision section as plain sentences (the same in Markdown and PDF)."""
-    counts = ", ".join(f"{name} {n:,}" for name, n in d["decisions"].items())
+def _as_is(text: object) -> str:
+    return str(text)
+
+
+def _decision_lines(d: dict, esc: Callable[[object], str] = _as_is) -> list[str]:
+    """The answers-by-decision section as sentences (the same in Markdown and PDF); ``esc`` writes each value read
+    from the register (the Markdown's escaper; the PDF's text as it is)."""
+    counts = ", ".join(f"{esc(name)} {n:,}" for name, n in d["decisions"].items())
     lines = [f"Current answers by decision (the most severe of the band's action, the floors, the Authority checks "
              f"and the mitigation): {counts}."]
     if not d["accepted"]:
         lines.append("No block answer is released by a risk acceptance.")
     for a in d["accepted"]:
-        lines.append(f"Risk acceptance {a['acceptance_id']}: {a['response_id']} revision {a['revision']} "
-                     f"{a['release']} until {a['expires_on']}, proposed by {a['proposed_by']}, approved by "
-                     f"{a['decided_by']}.")
+        lines.append(f"Risk acceptance {a['acceptance_id']}: {esc(a['response_id'])} revision {a['revision']} "
+                     f"{esc(a['release'])} until {a['expires_on']}, proposed by {esc(a['proposed_by'])}, approved by "
+                     f"{esc(a['decided_by'])}.")
     return lines
 
 
@@ -71,68 +81,71 @@ def anchor_json(seq: int, digest: str, events: int) -> str:
                       separators=(",", ":"))
 
 
-def _signoff_head(so: dict) -> str:
+def _signoff_head(so: dict, esc: Callable[[object], str] = _as_is) -> str:
     if so.get("audit_seq") is None:
         return "audit head at signing: not recorded (signed before sign-offs recorded it)"
     return (f"audit head at signing: event {so['audit_seq']} of {so['audit_events']} events, hash "
-            f"{so['audit_hash']}")
+            f"{esc(so['audit_hash'])}")
 
 
-def _md_cell(text) -> str:
-    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+_md = markdown_line  # every string of the Markdown report that the code did not write itself
 
 
 def report_markdown(store: Store, run_id: int) -> str:
+    """The release report of checklist run ``run_id`` as Markdown; every value read from the register is escaped
+    (``_md``: prose, ``code_span``: ids, hashes and anchors)."""
     d = _data(store, run_id)
     run, results = d["run"], d["run"]["results"]
     s = results["summary"]
     head = d["head"]
     out = [f"# Release report: checklist run {run_id}", "",
-           f"- Run by **{_md_cell(run['run_by'])}** ({run['run_role']}) at {run['run_at']:%Y-%m-%d %H:%M UTC}",
-           f"- Audit head when this report was made: event {head.seq} of {head.events} events, hash `{head.hash}`",
-           f"- Evidence rule version {run['rule_version']}; automated outcome **{run['outcome']}**",
-           f"- Content hash `{run['content_hash'][:16]}...`: "
+           f"- Run by **{_md(run['run_by'])}** ({_md(run['run_role'])}) at {run['run_at']:%Y-%m-%d %H:%M UTC}",
+           f"- Audit head when this report was made: event {head.seq} of {head.events} events, hash "
+           f"{code_span(head.hash)}",
+           f"- Evidence rule version {run['rule_version']}; automated outcome **{_md(run['outcome'])}**",
+           f"- Content hash {code_span(str(run['content_hash'])[:16] + '...')}: "
            + ("**STALE** - the checked records changed since this run" if run["stale"] else "current"), "",
            "## Register summary", "",
            f"{s['claims']} claims ({s['claims_deleted']} deleted), {s['sources']} sources, "
            f"{s['violations']} minimum-evidence violations.", "",
            "| verification status | claims |", "| --- | ---: |"]
-    out += [f"| {_md_cell(k)} | {v} |" for k, v in s["by_status"].items()]
-    out += ["", "## Answers by decision", ""] + [f"- {_md_cell(line)}" for line in _decision_lines(d)]
+    out += [f"| {_md(k)} | {v} |" for k, v in s["by_status"].items()]
+    out += ["", "## Answers by decision", ""] + [f"- {line}" for line in _decision_lines(d, _md)]
     out += ["", "## Checks (paper Table IX)", "", "| no. | check | automated | offending rows |",
             "| ---: | --- | --- | ---: |"]
-    out += [f"| {c['no']} | {_md_cell(c['title'])} | {c['status']} | {len(c['offending'])} |"
+    out += [f"| {_md(c['no'])} | {_md(c['title'])} | {_md(c['status'])} | {len(c['offending'])} |"
             for c in results["checks"]]
     for c in results["checks"]:
         if c.get("not_evaluable"):
-            out += ["", f"### Check {c['no']}: {NOT_EVALUABLE}", "",
-                    f"{_md_cell(c['not_evaluable'])}. It fails unless a reviewer waives it with a reason."]
+            out += ["", f"### Check {_md(c['no'])}: {NOT_EVALUABLE}", "",
+                    f"{_md(c['not_evaluable'])}. It fails unless a reviewer waives it with a reason."]
         if c["offending"]:
-            out += ["", f"### Check {c['no']}: offending rows", ""]
-            out += [f"- {f['entity_type']} `{_md_cell(f['entity_id'])}`: {_md_cell(f['reason'])}"
+            out += ["", f"### Check {_md(c['no'])}: offending rows", ""]
+            out += [f"- {_md(f['entity_type'])} {code_span(f['entity_id'])}: {_md(f['reason'])}"
                     for f in c["offending"]]
     out += ["", "## Minimum evidence rule violations", ""]
     if d["violations"].empty:
         out.append("None.")
     else:
         out += ["| claim | type | status | required handling |", "| --- | --- | --- | --- |"]
-        out += [f"| {_md_cell(r.claim_key)} | {_md_cell(r.claim_type)} | {_md_cell(r.verification_status)} | "
-                f"{_md_cell(r.required_handling)} |" for r in d["violations"].itertuples()]
+        out += [f"| {_md(r.claim_key)} | {_md(r.claim_type)} | {_md(r.verification_status)} | "
+                f"{_md(r.required_handling)} |" for r in d["violations"].itertuples()]
     out += ["", "## Sign-offs", ""]
     if not run["signoffs"]:
         out.append("Not signed.")
     for so in run["signoffs"]:
-        out.append(f"- **{_md_cell(so['signed_by'])}** ({so['signed_role']}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
-                   f"{so['outcome']}{' (STALE)' if so['stale'] else ''} (sign-off {so['signoff_id']})")
+        out.append(f"- **{_md(so['signed_by'])}** ({_md(so['signed_role'])}) at {so['signed_at']:%Y-%m-%d %H:%M UTC}: "
+                   f"{_md(so['outcome'])}{' (STALE)' if so['stale'] else ''} (sign-off {so['signoff_id']})")
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
-            reason = f" - {_md_cell(item['reason'])}" if item.get("reason") else ""
-            out.append(f"  - item {no}: {item['decision']}{reason}")
-        out.append(f"  - {_signoff_head(so)}")
+            reason = f" - {_md(item['reason'])}" if item.get("reason") else ""
+            out.append(f"  - item {_md(no)}: {_md(item['decision'])}{reason}")
+        out.append(f"  - {_signoff_head(so, _md)}")
     out += ["", "## Audit trail anchors", "",
             "Save a line below as a file and run `python -m register audit verify --anchor FILE` (or `--anchor "
             "signoff:ID`): it fails when the audit trail no longer holds that event with that hash.", "",
-            f"- this report: `{anchor_json(head.seq, head.hash, head.events)}`"]
-    out += [f"- sign-off {so['signoff_id']}: `{anchor_json(so['audit_seq'], so['audit_hash'], so['audit_events'])}`"
+            f"- this report: {code_span(anchor_json(head.seq, head.hash, head.events))}"]
+    out += [f"- sign-off {so['signoff_id']}: "
+            f"{code_span(anchor_json(so['audit_seq'], so['audit_hash'], so['audit_events']))}"
             for so in run["signoffs"] if so.get("audit_seq") is not None]
     return "\n".join(out) + "\n"
 

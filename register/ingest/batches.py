@@ -25,6 +25,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import islice
 from typing import Any
 
@@ -32,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hri_core import FieldProblem, Response
+from hri_core.feedback import latest_feedback_time
 from hri_core.models import TextLimits
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
@@ -103,7 +105,8 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     last_valid: dict[str, int] = {}
     current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
     limits = text_limits()  # once per chunk: reading the settings is not free
-    plain = _plain_records(store, chunk, limits)
+    imported_at = utc_now()  # no feedback_at may be later (beyond the clock skew): hri_core.feedback
+    plain = _plain_records(store, chunk, limits, imported_at)
 
     def accept(rid: str, item: Item) -> None:
         for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
@@ -113,7 +116,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
         if position in plain.taken:  # staged in bulk: no quarantine reference (a line naming one is not plain)
             accept(plain.taken[position], item)
             continue
-        response, problems = validate_item(item, limits)
+        response, problems = validate_item(item, limits, imported_at)
         if response is None:
             pending.append((position, item, problems))
             continue
@@ -197,7 +200,7 @@ class _Plain:
     claims: pa.Table
 
 
-def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plain:
+def _plain_records(store: Store, chunk: list[Item], limits: TextLimits, imported_at: datetime) -> _Plain:
     """Check the chunk's undecoded JSON Lines records in bulk; decode the rest in Python.
 
     A plain record whose response id is also another record's in the chunk (as the per-record path reads ids:
@@ -209,7 +212,8 @@ def _plain_records(store: Store, chunk: list[Item], limits: TextLimits) -> _Plai
     responses, claims = stage([])
     if undecoded and BULK_VALIDATION:
         with store.cursor() as cursor:
-            found = stage_plain(cursor, [chunk[p].raw for p in undecoded], limits)
+            found = stage_plain(cursor, [chunk[p].raw for p in undecoded], limits,
+                                latest_feedback=latest_feedback_time(imported_at))
         taken = {undecoded[i]: rid for i, rid in zip(found.positions, found.response_ids, strict=True)}
         responses, claims = found.responses, found.claims
     for position in undecoded:

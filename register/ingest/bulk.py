@@ -30,6 +30,7 @@ looks like a trailing comma (``,]`` or ``,}``), which DuckDB's parser accepts an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -222,6 +223,9 @@ def _top_sql(limits: TextLimits) -> str:
 
 
 def _claims_sql(limits: TextLimits) -> str:
+    """The claims of the parsed lines, each with ``ok`` (plain). ``$latest_feedback``: the latest feedback time a
+    plain claim may carry (``hri_core.feedback.latest_feedback_time`` of the import time, as a UTC TIMESTAMP); a later
+    one takes the per-record path, which quarantines it naming the field."""
     ok = " AND ".join([
         _keys_ok(_CLAIM_KEYS),
         _text_ok("claim_id", limits.identifier), _text_ok("text", limits.claim_text),
@@ -231,7 +235,7 @@ def _claims_sql(limits: TextLimits) -> str:
         # absent: the default 1; null: pydantic refuses it (left to the per-record path)
         f"(CASE WHEN l.criticality IS NULL THEN NOT list_contains(keys, 'criticality') "
         f"ELSE {_int_ok('criticality', 1, MAX_CRITICALITY)} END)",
-        _time_ok("feedback_at"),
+        _time_ok("feedback_at"), f"(l.feedback_at IS NULL OR {_time('feedback_at')} <= $latest_feedback)",
         f"(l.feedback_count IS NULL OR {_int_ok('feedback_count', 0, MAX_FEEDBACK_COUNT)})",
         _flag_ok("feedback_resolved"), _flag_ok("is_core"), _one_of("category", CATEGORIES),
     ])
@@ -280,10 +284,11 @@ def _canonical_response() -> str:
                || {tail}"""
 
 
-def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits) -> BulkChunk:
+def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits, *, latest_feedback: datetime) -> BulkChunk:
     """Check a chunk's raw lines in bulk; the plain records among them, staged (see the module docstring).
 
-    ``texts``: the chunk's JSON Lines records as read (one per line, without the line break). Nothing is
+    ``texts``: the chunk's JSON Lines records as read (one per line, without the line break); ``latest_feedback``:
+    the latest ``feedback_at`` a plain claim may carry (a later one is left to the per-record path). Nothing is
     written to the database: the lines are read from Arrow and the staged rows come back as Arrow (a
     temporary table of a chunk's text cost more than checking it).
     """
@@ -293,7 +298,8 @@ def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits) -> BulkChu
         parsed = cursor.arrow(_PARSED)
     with cursor.relation("_bulk_parsed", parsed):
         top = cursor.arrow(_top_sql(limits))
-        claims = cursor.arrow(_claims_sql(limits))
+        claims = cursor.arrow(_claims_sql(limits),
+                              {"latest_feedback": latest_feedback.astimezone(UTC).replace(tzinfo=None)})
     with cursor.relation("_bulk_top", top), cursor.relation("_bulk_claims", claims):
         # plain: the response and every claim plain, and claim ids (given or made) distinct within it
         plain = cursor.arrow("""

@@ -5,17 +5,22 @@ Every reader (``register.ingest.readers``) turns a file into ``Item``s; the batc
 with ``reasons_of`` its problems. ``QUARANTINE_KEY`` is the key the quarantine export
 (``register.ingest.exporter``) writes on each line so that a fixed line names the row it resolves.
 Text fields are held to the limits of the settings (``text_limits``: ``HRI_MAX_ANSWER_CHARS``, ...); a
-field over its limit is named with the setting that would raise it.
+field over its limit is named with the setting that would raise it. A claim's ``feedback_at`` later than the
+import time (beyond ``hri_core.feedback.FEEDBACK_CLOCK_SKEW``) is a problem of its record: counted as feedback
+not validated yet, it would lower the answer's risk (``hri_core.feedback.future_feedback_problems``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from hri_core import FieldProblem, RecordError, Response, parse_response
+from hri_core.feedback import future_feedback_problems
 from hri_core.models import TextLimits
+from register.db.store import utc_now
 from register.settings import env_name, settings
 
 __all__ = ["QUARANTINE_KEY", "Item", "reasons_of", "response_id_of", "take_quarantine_ref", "text_limits",
@@ -77,8 +82,10 @@ def text_limits() -> TextLimits:
                       claim_text=current.max_claim_text_chars, span=current.max_span_chars)
 
 
-def validate_item(item: Item, limits: TextLimits | None = None) -> tuple[Response | None, list[FieldProblem]]:
-    """Every problem of a record: those found while reading, then pydantic's (not repeating a field).
+def validate_item(item: Item, limits: TextLimits | None = None,
+                  imported_at: datetime | None = None) -> tuple[Response | None, list[FieldProblem]]:
+    """Every problem of a record: those found while reading, then pydantic's (not repeating a field), then any
+    feedback time later than ``imported_at`` (default now) allows.
 
     ``limits``: the text limits (default: ``text_limits()``; the batch writer reads them once per chunk).
     """
@@ -92,6 +99,9 @@ def validate_item(item: Item, limits: TextLimits | None = None) -> tuple[Respons
             for problem in error.problems:
                 if problem.loc not in known:
                     problems.append(_with_row(_with_setting(problem), item.claim_rows))
+        else:
+            problems += [_with_row(problem, item.claim_rows)
+                         for problem in future_feedback_problems(response, imported_at or utc_now())]
     return (None, problems) if problems else (response, problems)
 
 

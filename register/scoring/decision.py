@@ -12,8 +12,9 @@ equal, sentence for sentence):
   whose source can fail a check, be undecided or is unknown are read (a register of current strong sources costs
   nothing). The Mitigation step reads the failure words of these claims (``register.scoring.mitigation.decided``),
   the decision the failed (``False``) checks;
-* ``decision_parts``: per revision, the fired floors with a minimum action (from the run's ``score_floors``) and the
-  failed Authority checks, each as its severity and its sentence, in order;
+* ``decision_parts``: per revision, the fired floors with a minimum action (from the run's ``score_floors``), the
+  claims whose validated negative feedback is dated after the run's as-of time (``hri_core.decision``: at least
+  review, fail closed) and the failed Authority checks, each as its severity and its sentence, in order;
 * ``decision_values``: the two stored columns as SQL over a score row, its Mitigation decision and those parts;
 * ``apply_decision``: the same on the stored rows of a run written elsewhere (a Spark job's, imported).
 """
@@ -34,21 +35,30 @@ from hri_core.authority import (
     STALE,
     UNKNOWN_SOURCE,
 )
-from hri_core.decision import CHECK_PROBLEMS, FAILED_SCORING_DECISION, MITIGATION_MINIMUM, SERIOUS_CRITICALITY
+from hri_core.decision import (
+    CHECK_PROBLEMS,
+    FAILED_SCORING_DECISION,
+    LATE_FEEDBACK_DECISION,
+    MITIGATION_MINIMUM,
+    SERIOUS_CRITICALITY,
+    late_feedback_reason,
+)
 from hri_core.mitigation import MitigationPolicy
 from hri_core.models import ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS
+from hri_core.vocabulary import LABEL_BIT, Label
 from register.db.sql import Params
 from register.db.store import Transaction
 from register.scoring.authority import claim_checks_select
 from register.scoring.authority_rules import authority_rules, requester_roles
 
 __all__ = ["AUTHORITY_TABLE", "DECISION_COLUMNS", "apply_decision", "authority_found", "decision_parts",
-           "decision_values"]
+           "decision_values", "parts_join"]
 
 DECISION_COLUMNS = ("decision", "decision_reasons")
 AUTHORITY_TABLE = "_authority_found"  # while ``authority_found`` is open
-_FLOORS, _AUTHORITY = "_decision_floors", "_decision_authority"  # while ``decision_parts`` is open
+# while ``decision_parts`` is open
+_FLOORS, _LATE, _AUTHORITY = "_decision_floors", "_decision_late_feedback", "_decision_authority"
 
 
 @contextlib.contextmanager
@@ -84,13 +94,32 @@ def authority_found(tx: Transaction, as_of: datetime, responses: str,
         tx.execute(f"DROP TABLE IF EXISTS {AUTHORITY_TABLE}")
 
 
+def _late_feedback_select(run_id: int, responses: str) -> tuple[str, Params]:
+    """Per revision of ``responses`` (a condition on ``responses r``), its claims carrying VALIDATED_NEGATIVE_FEEDBACK
+    dated after run ``run_id``'s as-of time, as the severity of ``LATE_FEEDBACK_DECISION`` and the sentences of
+    ``hri_core.decision.late_feedback_reason`` in claim order (its own words, split around the claim id)."""
+    p = Params()
+    before, _, after = late_feedback_reason("\x00").partition("\x00")
+    vnf = LABEL_BIT[Label.VALIDATED_NEGATIVE_FEEDBACK]
+    return (f"""SELECT cl.response_key, {p(ACTION_SEVERITY[LATE_FEEDBACK_DECISION])} AS sev,
+        list({p(before)} || cl.claim_id || {p(after)} ORDER BY cl.claim_idx) AS reasons
+        FROM claims cl
+        WHERE cl.label_mask >= {vnf} AND (cl.label_mask & {vnf}) <> 0
+          AND cl.feedback_at > (SELECT as_of FROM score_runs WHERE run_id = {p(int(run_id))})
+          AND cl.response_key IN (SELECT r.response_key FROM responses r WHERE {responses})
+        GROUP BY cl.response_key""", p)
+
+
 @contextlib.contextmanager
 def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationPolicy, run_id: int,
-                   authority: str) -> Iterator[None]:
-    """Hold, per revision of run ``run_id``, the decision's floor and Authority parts (``decision_values`` joins
-    them): TEMP TABLEs ``_decision_floors`` and ``_decision_authority`` (response_key, sev: the most severe minimum,
-    as an index of ``ACTIONS``; reasons: the sentences in order). The floors are read from the run's ``score_floors``
-    (written first), the Authority findings from ``authority`` (``authority_found``'s table). Dropped on leaving."""
+                   authority: str, responses: str, params: dict[str, Any] | None = None) -> Iterator[None]:
+    """Hold, per revision of run ``run_id``, the decision's floor, late-feedback and Authority parts
+    (``decision_values`` joins them): TEMP TABLEs ``_decision_floors``, ``_decision_late_feedback`` and
+    ``_decision_authority`` (response_key, sev: the most severe minimum, as an index of ``ACTIONS``; reasons: the
+    sentences in order). The floors are read from the run's ``score_floors`` (written first), the late feedback from
+    the claims of the revisions ``responses`` (a condition on ``responses r``, named ``$`` parameters in ``params``)
+    against the run's as-of time (its ``score_runs`` row, written first), the Authority findings from ``authority``
+    (``authority_found``'s table). Dropped on leaving."""
     p = Params()
     with_min = [rule for rule in profile.floors if rule.min_action is not None]
     rule_ids = p([rule.rule_id for rule in profile.floors])
@@ -120,20 +149,29 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
                || ' (' || u.problem || '): at least ' || CASE WHEN {serious} THEN {review} ELSE {caution} END AS reason
         FROM (SELECT *, coalesce(is_core, {a(policy.unmarked_claims_core)}) AS core FROM {authority}) a, ({checks}) u
         WHERE {failed}) GROUP BY response_key"""
+    late, lp = _late_feedback_select(run_id, responses)
     try:
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_FLOORS} AS {floors}", p.values if with_min else {})
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_LATE} AS {late}", {**(params or {}), **lp.values})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_AUTHORITY} AS {found}", a.values)
         yield
     finally:
-        tx.execute(f"DROP TABLE IF EXISTS {_FLOORS}")
-        tx.execute(f"DROP TABLE IF EXISTS {_AUTHORITY}")
+        for table in (_FLOORS, _LATE, _AUTHORITY):
+            tx.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def parts_join(score: str) -> str:
+    """The LEFT JOINs of ``decision_parts``' tables to the score rows ``score`` (an alias with response_key), under
+    the aliases ``decision_values`` reads."""
+    return " ".join(f"LEFT JOIN {table} {alias} ON {alias}.response_key = {score}.response_key"
+                    for table, alias in ((_FLOORS, "df"), (_LATE, "dl"), (_AUTHORITY, "da")))
 
 
 def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str) -> dict[str, str]:
     """The stored decision columns as SQL: ``score`` is the alias of a score row (band, no_claims, scoring_failure,
     response_key), ``action`` and ``reason`` the expressions of its Mitigation action and sentence (NULL: none
-    decided); the statement LEFT JOINs ``_decision_floors df`` and ``_decision_authority da`` on response_key
-    (``decision_parts``)."""
+    decided); the statement LEFT JOINs ``_decision_floors df``, ``_decision_late_feedback dl`` and
+    ``_decision_authority da`` on response_key (``parts_join``)."""
     s = score
     names, band_actions = p([b.name for b in profile.bands]), p([b.action for b in profile.bands])
     actions = f"({p(list(ACTIONS))}::VARCHAR[])"
@@ -143,12 +181,14 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
                    f"ELSE ({band_actions}::VARCHAR[])[list_position({names}::VARCHAR[], {s}.band)] END")
     minimum = "CASE " + " ".join(f"WHEN {action} = {p(step)} THEN {p(least)}"
                                  for step, least in MITIGATION_MINIMUM.items()) + " END"
-    sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(df.sev, 0), coalesce(da.sev, 0), "
+    sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(df.sev, 0), coalesce(dl.sev, 0), "
+           "coalesce(da.sev, 0), "
            f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
            f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
-    reasons = (f"list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims THEN 'no claims: ' "
-               f"ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
-               "coalesce(df.reasons, []::VARCHAR[])), coalesce(da.reasons, []::VARCHAR[])), "
+    reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims THEN "
+               f"'no claims: ' ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
+               "coalesce(df.reasons, []::VARCHAR[])), coalesce(dl.reasons, []::VARCHAR[])), "
+               "coalesce(da.reasons, []::VARCHAR[])), "
                f"CASE WHEN {action} IS NOT NULL THEN ['mitigation ' || {reason} || ': at least ' || {minimum}] "
                "ELSE []::VARCHAR[] END), "
                f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN ['scoring failed (' || {s}.scoring_failure || '): ' "
@@ -163,11 +203,11 @@ def apply_decision(tx: Transaction, run_id: int, profile: ScoringProfile, policy
     read). A score run of the register decides as it writes; this is for rows written elsewhere: a Spark job's."""
     p = Params()
     values = decision_values(p, profile, score="s", action="s.mitigation_action", reason="s.mitigation_reason")
-    with decision_parts(tx, profile, policy, run_id, authority):
+    scored = "r.response_key IN (SELECT response_key FROM scores WHERE run_id = $decided_run)"
+    with decision_parts(tx, profile, policy, run_id, authority, scored, {"decided_run": int(run_id)}):
         tx.execute(f"""CREATE OR REPLACE TEMP TABLE _decided_rows AS
             SELECT s.response_key, {values['decision']} AS decision, {values['decision_reasons']} AS decision_reasons
-            FROM scores s LEFT JOIN {_FLOORS} df ON df.response_key = s.response_key
-                 LEFT JOIN {_AUTHORITY} da ON da.response_key = s.response_key
+            FROM scores s {parts_join('s')}
             WHERE s.run_id = {p(int(run_id))}""", p.values)
     try:
         tx.execute("UPDATE scores SET decision = u.decision, decision_reasons = u.decision_reasons "

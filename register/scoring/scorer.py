@@ -48,7 +48,13 @@ from register.scoring.claim_conditions import (
     reads_feedback,
     repeat_since,
 )
-from register.scoring.decision import DECISION_COLUMNS, authority_found, decision_parts, decision_values
+from register.scoring.decision import (
+    DECISION_COLUMNS,
+    authority_found,
+    decision_parts,
+    decision_values,
+    parts_join,
+)
 from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
@@ -549,7 +555,7 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason")
             with (authority_found(tx, as_of, scope_sql, scope_params) as authority,
                   decided(tx, policy, scope_sql, scope_params, authority=authority),
-                  decision_parts(tx, profile, policy, run_id, authority)):
+                  decision_parts(tx, profile, policy, run_id, authority, scope_sql, scope_params)):
                 count = tx.execute(
                     f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
                     f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}) "
@@ -558,9 +564,8 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                     f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
                     f"{', '.join(answer[c] for c in DECISION_COLUMNS)} "
                     f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                    "LEFT JOIN _mitigation_decided d ON d.decision = m.decision "
-                    "LEFT JOIN _decision_floors df ON df.response_key = n.response_key "
-                    "LEFT JOIN _decision_authority da ON da.response_key = n.response_key", p.values) or 0
+                    f"LEFT JOIN _mitigation_decided d ON d.decision = m.decision {parts_join('n')}",
+                    p.values) or 0
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])

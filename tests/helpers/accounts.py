@@ -20,13 +20,17 @@ def create_accounts(store, accounts: dict[str, str], password: str = TEST_PASSWO
             change_own_password(store, Actor(username, role), one_time, password)
 
 
-def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> None:
-    """A local account in the HRI_DB database with a known password (no one-time-password step)."""
+def ensure_account(username: str, role: str, password: str = TEST_PASSWORD) -> int:
+    """A local account in the HRI_DB database with a known password (no one-time-password step); returns its
+    session generation, which a login records in the session (``ui.framework.auth``)."""
     from register import Store
+    from register.access.identity import get_user
 
     store = Store(os.environ["HRI_DB"])
     try:
         create_accounts(store, {username: role}, password)
+        user = get_user(store, username)
+        return user.session_generation if user is not None else 0
     finally:
         store.close()
 
@@ -38,9 +42,10 @@ def login(at, role: str, username: str | None = None) -> str:
     so it lives in the app's database (HRI_DB).
     """
     username = username or f"test-{role}"
-    ensure_account(username, role)
+    generation = ensure_account(username, role)
     at.session_state["hri_auth"] = {"username": username, "role": role, "display_name": f"Test {role}",
-                                    "method": "local", "last_seen": time.time(), "must_change": False}
+                                    "method": "local", "last_seen": time.time(), "must_change": False,
+                                    "generation": generation}
     return username
 
 

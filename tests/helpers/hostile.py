@@ -14,7 +14,7 @@ import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
@@ -101,6 +101,39 @@ _FAR = int((datetime(9999, 12, 31, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC
 _LATIN1 = (_lines(_ok("l1-ok")) + '{"response_id": "l1-bad", "answer": "caf\u00e9", "claims": []}\n'
            + _lines(_ok("l1-ok2")))
 _UTF16_RECORDS = _lines(_ok("u16-1"), _ok("u16-2"))
+
+# issue 34, class 7 (scoring fails open): feedback times later than the import, relative to when the corpus is
+# built (a committed file cannot say "tomorrow"); past the clock skew they are quarantined, inside it accepted
+def _iso_from_now(**delta: float) -> str:
+    return (datetime.now(UTC) + timedelta(**delta)).isoformat().replace("+00:00", "Z")
+
+
+def _feedback(rid: str, when: str | None) -> dict:
+    return {"response_id": rid, "claims": [{"labels": ["VALIDATED_NEGATIVE_FEEDBACK"], "criticality": 2,
+                                            "feedback_at": when, "feedback_count": 1, "feedback_resolved": True}]}
+
+
+def _future_feedback_jsonl(folder: Path) -> None:
+    offset = (datetime.now(UTC) + timedelta(days=1)).astimezone(timezone(timedelta(hours=-5))).isoformat()
+    (folder / "feedback_in_the_future.jsonl").write_text(_lines(
+        _ok("ff-ok"), _feedback("ff-tomorrow", _iso_from_now(days=1)), _feedback("ff-ten-minutes", _iso_from_now(
+            minutes=10)), _feedback("ff-offset", offset), _feedback("ff-in-skew", _iso_from_now(minutes=1)),
+        _feedback("ff-yesterday", _iso_from_now(days=-1))), encoding="utf-8")
+
+
+def _future_feedback_csv(folder: Path) -> None:
+    (folder / "csv_feedback_in_the_future.csv").write_text(
+        "response_id,labels,criticality,feedback_at,feedback_count\n"
+        f"cf-1,VALIDATED_NEGATIVE_FEEDBACK,2,{_iso_from_now(days=1)},1\n"
+        f"cf-2,VALIDATED_NEGATIVE_FEEDBACK,2,{_iso_from_now(days=-1)},1\n", encoding="utf-8")
+
+
+def _future_feedback_parquet(folder: Path) -> None:
+    pq.write_table(pa.table({"response_id": ["pf-1", "pf-2"], "labels": ["VALIDATED_NEGATIVE_FEEDBACK"] * 2,
+                             "feedback_at": pa.array([datetime.now(UTC) + timedelta(days=1),
+                                                      datetime.now(UTC) - timedelta(days=1)], _TS)}),
+                   folder / "pq_feedback_in_the_future.parquet")
+
 
 # name -> (builder writing it into a folder, outcome)
 GENERATED: dict[str, tuple[Callable[[Path], None], Outcome]] = {
@@ -224,6 +257,11 @@ GENERATED: dict[str, tuple[Callable[[Path], None], Outcome]] = {
     "folder_with_a_refused_file": (_folder_with_a_refused_file, Outcome(refused="b.jsonl", klass="mixed folders")),
     "folder_of_unsupported_files": (_folder_of_unsupported_files,
                                     Outcome(refused="holds no", klass="mixed folders")),
+    # issue 34, class 7: feedback later than the import (tomorrow, in ten minutes, tomorrow at another offset:
+    # quarantined; in one minute, inside the clock skew, and yesterday: accepted)
+    "feedback_in_the_future.jsonl": (_future_feedback_jsonl, Outcome(6, 3, klass="feedback in the future")),
+    "csv_feedback_in_the_future.csv": (_future_feedback_csv, Outcome(2, 1, klass="feedback in the future")),
+    "pq_feedback_in_the_future.parquet": (_future_feedback_parquet, Outcome(2, 1, klass="feedback in the future")),
 }
 
 # the committed files of tests/data/hostile
@@ -300,6 +338,8 @@ EXPECTED: dict[str, Outcome] = {
     "extra_fields_ignored.jsonl": Outcome(1, 0, klass="wrong types"),
     "same_id_twice.jsonl": Outcome(2, 0, klass="wrong types"),
     "forged_quarantine_reference.jsonl": Outcome(3, 0, klass="wrong types"),
+    # issue 34, class 7: feedback far in the future (year 2999, the last second of 9999 in UTC, on one claim of two)
+    "feedback_far_in_the_future.jsonl": Outcome(4, 3, klass="feedback in the future"),
 }
 
 

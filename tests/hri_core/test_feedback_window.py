@@ -93,6 +93,30 @@ def test_feedback_validated_after_the_as_of_never_fires_a_custom_floor():
     assert [f.rule_id for f in score([present], profile).floors] == ["any-feedback"]
 
 
+def test_feedback_dated_after_the_as_of_never_releases_its_answer():
+    """Issue 34, class 7: the claim counts 0 (not validated yet at the as-of time) and scored HRI 0, Low, release,
+    where the same claim without a time scores caution. Its answer is at least review, the reason naming it."""
+    from hri_core.decision import decide_scored
+
+    tomorrow = {"labels": ["VALIDATED_NEGATIVE_FEEDBACK"], "criticality": 2,
+                "feedback_at": iso(AS_OF + timedelta(days=1)), "feedback_count": 1, "feedback_resolved": True}
+    for profile in (default_profile(), recommended_profile(),
+                    default_profile().model_copy(update={"floors": ()})):  # no floor could catch it
+        result = score([tomorrow, {"labels": ["SUPPORTED"]}], profile)
+        assert (result.hri, result.band, result.action) == (0.0, "Low", "release")  # the paper's number, kept
+        assert result.late_feedback == ("c1",)
+        assert result.to_output()["late_feedback"] == ["c1"]
+        decision = decide_scored(result)
+        assert decision.decision == "review"
+        assert decision.reasons[-1] == ("claim c1 carries validated negative feedback dated after the as-of time: "
+                                        "at least review")
+    # validated at the as-of time, or with no time at all, it is counted: nothing late
+    for when in (iso(AS_OF), None):
+        assert score([{**tomorrow, "feedback_at": when}]).late_feedback == ()
+    # a claim without the label carries no feedback the score would leave out
+    assert score([{**tomorrow, "labels": ["UNSUPPORTED"]}]).late_feedback == ()
+
+
 def test_the_window_setting_keeps_stored_fingerprints_and_round_trips():
     profile = default_profile()
     assert "feedback_repeat_window_days" not in profile.to_dict()

@@ -124,6 +124,23 @@ def test_disabling_an_account_ends_its_session(seeded_db):
     assert _events(seeded_db, "session.revoked")[-1][0] == "test-annotator"
 
 
+def test_a_password_reset_ends_the_accounts_session(seeded_db):
+    """Issue 34, class 9: as disabling does; the session's next run is the login page, the end is audited."""
+    from register import SYSTEM
+    from register.access.identity import reset_password
+
+    at = _app()
+    login(at, "annotator")
+    at.run()
+    assert at.title[0].value == "Overview"
+    reset_password(seeded_db, SYSTEM, "test-annotator")
+    at.run()
+    assert at.title[0].value == "HRI console — log in"
+    assert any("password was reset" in i.value for i in at.info)
+    actor, _, after = _events(seeded_db, "session.revoked")[-1]
+    assert actor == "test-annotator" and "password reset" in after
+
+
 def test_first_start_without_accounts_bootstraps_an_admin_without_showing_its_password(seeded_db_without_accounts):
     seeded_db = seeded_db_without_accounts
     at = _app().run()

@@ -13,8 +13,9 @@ Three ways in, in this order:
 Every way in ends in an account of the ``users`` table (kind ``local``, ``oidc`` or ``demo``;
 ``register.access.identity.sign_in_external`` makes the other two at their first login), because the
 register re-reads the account in every write. Sessions end after ``HRI_SESSION_MINUTES`` (default 30)
-minutes without any interaction, at logout, or when the account is disabled; a role change applies at
-the next interaction. Logins, failures, logouts and expiries are audited by ``register.access.identity``.
+minutes without any interaction, at logout, or when the account is disabled or its password reset (the session
+records the account's ``session_generation`` at login); a role change applies at the next interaction. Logins,
+failures, logouts and expiries are audited by ``register.access.identity``.
 """
 
 from __future__ import annotations
@@ -110,9 +111,12 @@ def visible_pages(pages: dict) -> dict:
     return shown
 
 
-def _start(username: str, role: str, display_name: str, method: str, must_change: bool = False) -> None:
-    st.session_state[SESSION_KEY] = {"username": username, "role": role, "display_name": display_name,
-                                     "method": method, "last_seen": time.time(), "must_change": must_change}
+def _start(user: identity.User, method: str, must_change: bool = False) -> None:
+    """Open the session of ``user``; it records the account's session generation, so that a password reset (or a
+    disable) since ends it (``identity.session_ended``)."""
+    st.session_state[SESSION_KEY] = {"username": user.username, "role": user.role, "display_name": user.display_name,
+                                     "method": method, "last_seen": time.time(), "must_change": must_change,
+                                     "generation": user.session_generation}
 
 
 def _end(action: str, **details) -> None:
@@ -172,7 +176,7 @@ def login_page(cfg: Settings) -> None:
         except identity.LoginFailed as error:
             show_error(error)
         else:
-            _start(user.username, user.role, user.display_name, "local", user.must_change_password)
+            _start(user, "local", user.must_change_password)
             st.rerun()
     if cfg.demo_mode:
         st.divider()
@@ -187,7 +191,7 @@ def login_page(cfg: Settings) -> None:
                 except RegisterError as error:
                     show_error(error)
                     return
-                _start(user.username, user.role, user.display_name, "demo")
+                _start(user, "demo")
                 st.rerun()
     preload_chart_library()  # the browser loads the chart and table libraries while the password is typed
 
@@ -219,12 +223,17 @@ def password_change_page() -> None:
 
 
 def _refresh_account(store, state: dict) -> bool:
-    """Re-read the account each run: disabled (or a demo account outside demo mode) -> the session ends;
-    a new role applies now."""
+    """Re-read the account each run: disabled, its password reset since the login (or a demo account outside demo
+    mode) -> the session ends; a new role applies now."""
     user = identity.get_user(store, state["username"])
-    if user is None or user.disabled or (user.kind == "demo" and not settings().demo_mode):
-        _end("session.revoked", reason="account disabled or removed")
-        st.session_state["hri_auth_note"] = "Your session ended: the account is disabled."
+    ended = identity.session_ended(user, state.get("generation"))
+    if ended is None and user is not None and user.kind == "demo" and not settings().demo_mode:
+        ended = "account disabled or removed"
+    if ended is not None:
+        _end("session.revoked", reason=ended)
+        st.session_state["hri_auth_note"] = ("Your session ended: the account is disabled."
+                                             if user is None or user.disabled or user.kind == "demo" else
+                                             "Your session ended: the account's password was reset. Log in again.")
         return False
     state["role"], state["display_name"] = user.role, user.display_name
     state["must_change"] = state.get("must_change", False) and user.must_change_password
@@ -264,7 +273,7 @@ def require_login() -> Actor:
             except RegisterError:
                 st.session_state["hri_sso_refused"] = name  # refused once (audited): not again on every rerun
             else:
-                _start(user.username, user.role, user.display_name, "oidc")
+                _start(user, "oidc")
         if session() is None:
             st.title("HRI console")
             st.error(f"Your company account **{escape_markdown(name)}** cannot use this console: it is disabled "

@@ -127,6 +127,28 @@ def test_reset_password_gives_a_new_one_time_password_and_lifts_the_lock(alice):
         identity.authenticate(alice, "alice", PASSWORD)  # the old password is gone
 
 
+def test_a_password_reset_ends_the_accounts_sessions_as_disabling_does(alice):
+    """Issue 34, class 9: a session opened before the reset (it recorded the account's session generation at login)
+    is over after it; one opened with the new password is not. A disable ends them too, for good: enabling the
+    account again does not bring them back."""
+    before = identity.authenticate(alice, "alice", PASSWORD)
+    assert identity.session_ended(identity.get_user(alice, "alice"), before.session_generation) is None
+    new = identity.reset_password(alice, Actor("boss", "admin"), "alice")
+    after = identity.get_user(alice, "alice")
+    assert identity.session_ended(after, before.session_generation) == (
+        "the account's sessions were ended (password reset)")
+    fresh = identity.authenticate(alice, "alice", new)
+    assert identity.session_ended(identity.get_user(alice, "alice"), fresh.session_generation) is None
+    reset = json.loads(_events(alice, "user.reset_password")[-1][3])
+    assert reset["session_generation"] == before.session_generation + 1  # audited with the reset
+    identity.set_disabled(alice, Actor("boss", "admin"), "alice", True)
+    assert identity.session_ended(identity.get_user(alice, "alice"), fresh.session_generation) == (
+        "account disabled or removed")
+    identity.set_disabled(alice, Actor("boss", "admin"), "alice", False)
+    assert identity.session_ended(identity.get_user(alice, "alice"), fresh.session_generation) is not None
+    assert identity.session_ended(None, 0) == "account disabled or removed"
+
+
 @pytest.mark.parametrize("new, message", [("short", "at least"), ("", "at least"), ("eleven char", "at least"),
                                           (PASSWORD, "differ")])
 def test_weak_new_passwords_are_refused(alice, new, message):

@@ -257,11 +257,12 @@ def test_release_report_pdf_and_markdown(paper, tmp_path):
     chk.sign(paper, CAROL, run, {**_waiving_7(), 1: {"decision": "fail"},
                                  5: {"decision": "waived", "reason": "future work"}})
     md = report.report_markdown(paper, run)
-    assert "| 5 | Ambiguous or unverifiable claims are removed, softened, or moved to future work. | fail | 1 |" in md
-    assert "register_claim `u1`" in md and "item 5: waived - future work" in md
+    # every value read from the register is escaped for Markdown (it shows as typed): "." as "\.", ids in code spans
+    assert "| 5 | Ambiguous or unverifiable claims are removed, softened, or moved to future work\\. | fail | 1 |" in md
+    assert "register\\_claim ` u1 `" in md and "item 5: waived - future work" in md
     # item 7 in its own state, with the reason, not as a pass
-    assert "| 7 | Claim labels, criticality weights, and safety floors are reproducible from the documented rubric. " \
-           "| not evaluable | 0 |" in md
+    assert "| 7 | Claim labels, criticality weights, and safety floors are reproducible from the documented " \
+           "rubric\\. | not evaluable | 0 |" in md
     assert "### Check 7: not evaluable" in md and "item 7: waived - labels imported" in md
     pdf = report.report_pdf(paper, run)
     assert pdf.startswith(b"%PDF")
@@ -306,7 +307,7 @@ def test_the_release_report_counts_answers_by_decision_and_names_accepted_risks(
     acceptance = propose_acceptance(paper, rita, "r-block", 1, "release_with_caution", "owner accepts", until)
     approve_acceptance(paper, rob, acceptance)
     md = report.report_markdown(paper, run)
-    assert (f"- Risk acceptance {acceptance}: r-block revision 1 release_with_caution until {until}, proposed by "
+    assert (f"- Risk acceptance {acceptance}: r\\-block revision 1 release\\_with\\_caution until {until}, proposed by "
             "rita, approved by rob.") in md
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(report.report_pdf(paper, run))

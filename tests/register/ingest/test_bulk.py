@@ -192,9 +192,9 @@ def import_both(tmp_path: Path, monkeypatch, files: list[Path], chunk_size: int 
     taken = 0
     real = bulk.stage_plain
 
-    def counting(cursor, texts, limits):
+    def counting(cursor, texts, limits, **options):
         nonlocal taken
-        found = real(cursor, texts, limits)
+        found = real(cursor, texts, limits, **options)
         taken += len(found.positions)
         return found
 

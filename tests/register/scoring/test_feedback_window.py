@@ -64,3 +64,34 @@ def test_a_custom_floor_on_feedback_ignores_feedback_validated_after_the_as_of()
     assert (rows["present"]["floors_fired"], rows["present"]["action"]) == (1, "review")
     check_parity([future, present], profile, AS_OF)
     check_parity([future, present], base.model_copy(update={"floors": base.floors + (custom,)}), AS_OF)
+
+
+def test_feedback_dated_after_the_as_of_never_releases_its_answer(store):
+    """Issue 34, class 7: the SQL scorer counts it 0 as the reference does (HRI 0, Low, release), and the stored
+    decision is at least review with a reason naming the claim, equal sentence for sentence to ``hri_core.decision``'s,
+    under a profile whose floors cannot catch it too (low stakes: the mitigation alone asks only caution). Scored
+    after the feedback's time, the claim is counted and no late reason is left."""
+    from hri_core.profile import recommended_profile
+    from register import SYSTEM
+    from register.scoring.scorer import rescore
+    from tests.helpers.parity import check_decisions, load
+
+    late = feedback_record("late", -timedelta(days=1), count=1)  # validated tomorrow, resolved: nothing fires
+    second = feedback_record("late-twice", -timedelta(microseconds=1), count=1)
+    second["claims"].append({**second["claims"][0], "claim_id": "late-twice-c3"})
+    on_time = feedback_record("on-time", timedelta(0), count=1)
+    records = [{**record, "stakes": "low"} for record in (late, second, on_time)]
+    load(store, records)
+    sentence = "claim {} carries validated negative feedback dated after the as-of time: at least review"
+    for profile in (default_profile(), recommended_profile(), default_profile().model_copy(update={"floors": ()})):
+        check_decisions(store, records, profile, AS_OF)
+        stored = {rid: (action, decision, list(reasons)) for rid, action, decision, reasons in store.query(
+            "SELECT response_id, action, decision, decision_reasons FROM scores WHERE is_current")}
+        assert stored["late"][:2] == ("release", "review")
+        assert sentence.format("late-c1") in stored["late"][2]
+        assert [r for r in stored["late-twice"][2] if "dated after" in r] == [
+            sentence.format("late-twice-c1"), sentence.format("late-twice-c3")]
+        assert not any("dated after" in r for r in stored["on-time"][2])
+    rescore(store, SYSTEM, default_profile(), as_of=AS_OF + timedelta(days=2))
+    reasons = store.scalar("SELECT decision_reasons FROM scores WHERE is_current AND response_id = 'late'")
+    assert not any("dated after" in r for r in reasons)

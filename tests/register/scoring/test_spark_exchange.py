@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import duckdb
 import pytest
@@ -147,7 +148,11 @@ def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigati
     from register.scoring.scorer import rescore
 
     medium = {"response_id": "r-2", "claims": [{"claim_id": "c-2", "labels": ["CONTRADICTED"], "criticality": 2}]}
-    load(store, [RECORD, medium, {"response_id": "r-3", "claims": []}])
+    # validated negative feedback dated after the job's as-of time: decided in the register, at least review
+    late = {"response_id": "r-4", "stakes": "low", "claims": [
+        {"claim_id": "c-4", "labels": ["VALIDATED_NEGATIVE_FEEDBACK"], "feedback_count": 1, "feedback_resolved": True,
+         "feedback_at": (AS_OF + timedelta(days=1)).isoformat()}]}
+    load(store, [RECORD, medium, {"response_id": "r-3", "claims": []}, late])
     profile = get_profile(store, ensure_review_floors_profile(store, ANN))  # a floor's min_action: review
     job_output(store, profile, tmp_path / "scored")
     imported = import_scores(store, ANN, tmp_path / "scored")
@@ -158,7 +163,11 @@ def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigati
     def rows(run_id: int) -> list[tuple]:
         return store.query(f"SELECT {columns} FROM scores WHERE run_id = ? ORDER BY response_id", [run_id])
 
-    assert len(rows(imported.run_id)) == 3 and rows(imported.run_id) == rows(rescored.run_id)
+    assert len(rows(imported.run_id)) == 4 and rows(imported.run_id) == rows(rescored.run_id)
+    action, decision, reasons = store.query("SELECT action, decision, decision_reasons FROM scores WHERE run_id = ? "
+                                            "AND response_id = 'r-4'", [imported.run_id])[0]
+    assert (action, decision) == ("release", "review")
+    assert "claim c-4 carries validated negative feedback dated after the as-of time: at least review" in reasons
 
     def floors(run_id: int) -> list[tuple]:  # every column, the revision's integer key included
         return store.query("SELECT * EXCLUDE (run_id) FROM score_floors WHERE run_id = ? ORDER BY ALL", [run_id])
@@ -168,7 +177,7 @@ def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigati
                        "WHERE run_id = ? AND response_id = 'r-2'", [imported.run_id]) == [
         ("Medium", "review", "c-2", "contradicted-medium")]
     assert store.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND mitigation_action IS NOT NULL "
-                        "AND mitigation_policy_version IS NOT NULL", [imported.run_id]) == 3
+                        "AND mitigation_policy_version IS NOT NULL", [imported.run_id]) == 4
 
 
 def test_import_refuses_an_output_without_the_floor_action_columns(store, tmp_path):

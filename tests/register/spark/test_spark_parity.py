@@ -171,7 +171,10 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
     records = [{"response_id": rid, "claims": []} for rid in ("empty-1", "empty-2")]
     cli = register_cli()
     data = tmp_path / "records.jsonl"
-    sample = source.dicts("SELECT raw FROM responses WHERE is_current ORDER BY response_key LIMIT 300")
+    # an import refuses feedback later than itself (the strategies draw some after AS_OF, and after today too)
+    sample = source.dicts("SELECT raw FROM responses r WHERE is_current AND NOT EXISTS (SELECT 1 FROM claims c "
+                          "WHERE c.response_key = r.response_key AND c.feedback_at > now()) "
+                          "ORDER BY response_key LIMIT 300")
     data.write_text("".join(json.dumps(json.loads(r["raw"])) + "\n" for r in sample)
                     + "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert cli("import", str(data), "--no-score", "--quiet").returncode == 0
