@@ -25,7 +25,6 @@ milliseconds since 1970 -- and must stay within the years 1..9999 once converted
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -48,6 +47,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, RecordError
+from .strict_json import decode_json
 from .vocabulary import CATEGORIES, CONTRADICTED_BY, ENTAILMENT_LABELS, STAKES, Dimension, Label, label_set_problem
 
 Stakes = Literal["low", "medium", "high", "critical"]
@@ -330,14 +330,16 @@ class Response(BaseModel):
     @field_validator("retrieved_context", mode="before")
     @classmethod
     def _context_cell(cls, value: Any) -> Any:
-        # a flat table (CSV) carries the chunk list as JSON text in one cell
+        # a flat table (CSV) carries the chunk list as JSON text in one cell (a JSON Lines record may too):
+        # decoded as strictly and within the same limits as a JSON Lines line
         if isinstance(value, str):
             if not value.strip():
                 return None
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"must be a JSON list of chunks, got malformed JSON ({error.msg})") from error
+            decoded, problems = decode_json(value)
+            if problems:
+                raise ValueError("must be a JSON list of chunks; its JSON text cannot be read: "
+                                 + "; ".join(f"at {p.loc}: {p.message}" if p.loc else p.message for p in problems))
+            return decoded
         return value
 
     @field_validator("created_at", mode="wrap")

@@ -24,14 +24,15 @@ from pathlib import Path
 import pyarrow as pa
 
 from hri_core import FieldProblem, RecordError
-from hri_core.readers import CLAIM_FIELDS, decode_object, group_flat_rows, missing_flat_columns
+from hri_core.readers import CLAIM_FIELDS, decode_json, decode_object, group_flat_rows, missing_flat_columns
 from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
 from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.frame_schema import frame_problems
 from register.ingest.items import Item, response_id_of, take_quarantine_ref
 
-__all__ = ["READERS", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items", "text_items"]
+__all__ = ["READERS", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items",
+           "text_items"]
 
 _ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
 
@@ -295,11 +296,9 @@ READERS: dict[str, Callable[[Path, int, list[str]], Iterator[Item]]] = {
 
 def text_items(text: str, location: str) -> list[Item]:
     """A fixed record typed by a user: one JSON object, or the JSON list of flat rows a quarantine row holds."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        return [Item(location, text, None, [FieldProblem("", f"malformed JSON at line {error.lineno} column "
-                                                            f"{error.colno}: {error.msg}")], None)]
+    data, problems = decode_json(text)  # as strictly and within the same limits as an imported line
+    if problems:
+        return [Item(location, text, None, problems, None)]
     if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
         match = _ROWS_LOCATION.match(location)
         numbers = [int(n) for n in match.group(1).split(",")] if match else []
