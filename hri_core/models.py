@@ -464,6 +464,24 @@ def json_kind(value: Any) -> str:
     return "an object" if isinstance(value, dict) else type(value).__name__
 
 
+def id_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be an id (a response's, a claim's, a source's), or None when it can.
+
+    An id is text or an integer (a typed column's whole number, read as its digits). A float is refused even
+    when whole (``1.0``, ``1e+300``, NaN): it is a measurement, rounded and printed differently by each tool,
+    so two files would not name the same record the same way.
+    """
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    if isinstance(value, float):
+        shown = "NaN" if value != value else repr(value)
+        return (f"must be text or an integer, got the floating-point number {shown}; write the id as text (an "
+                "integer column is fine)")
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"must be text or an integer, got {json_kind(value)} {shown}"
+
+
 def parse_response(data: Any, *, record: str | None = None, limits: TextLimits | None = None) -> Response:
     """Validate one decoded record; raise ``RecordError`` listing every problem found.
 

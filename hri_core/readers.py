@@ -12,6 +12,9 @@ JSON is read strictly and within limits (``hri_core.strict_json.decode_json``), 
 meaning on its way in and none can crash the reader: a key repeated in one object, a lone surrogate,
 ``NaN`` / ``Infinity``, nesting deeper than ``MAX_JSON_DEPTH`` and numbers longer than ``MAX_NUMBER_DIGITS``
 each make that line invalid, with the field named where there is one.
+
+An id in a flat table is text or an integer (a typed column's whole numbers, read as their digits); any
+other value (a float such as ``1.0`` or ``1e+300``, a boolean, a date) makes its row invalid, naming the column.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .errors import FieldProblem, RecordError
-from .models import json_kind
+from .models import id_problem, json_kind
 from .strict_json import decode_json
 
 __all__ = ["CLAIM_FIELDS", "FLAT_COLUMNS", "FLAT_REQUIRED_COLUMNS", "RESPONSE_FIELDS", "decode_json", "decode_object",
@@ -68,6 +71,14 @@ def _clean(value: Any) -> Any:
     return value
 
 
+_CLAIM_IDS = ("claim_id", "source_id")
+
+
+def _id_text(value: Any) -> Any:
+    """An id from a typed column: an integer as its digits (``id_problem`` says what else is refused)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def missing_flat_columns(columns: Iterable[str]) -> list[str]:
     """Required flat-table columns absent from a header."""
     present = {c.strip() for c in columns}
@@ -84,17 +95,18 @@ def group_flat_rows(
     file whose rows of one response are scattered still groups correctly.
     """
     groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    orphans: list[tuple[int, dict[str, Any]]] = []
+    orphans: list[tuple[int, dict[str, Any], str]] = []
     for number, row in rows:
         row = {k.strip(): _clean(v) for k, v in row.items() if k is not None}
         rid = row.get("response_id")
-        if rid is None:
-            orphans.append((number, row))
+        problem = "Field required" if rid is None else id_problem(rid)
+        if problem is not None:  # no response to group it with: its own record, invalid
+            orphans.append((number, row, problem))
             continue
         groups.setdefault(str(rid).strip(), []).append((number, row))
-    for number, row in orphans:
-        yield [number], json.dumps(row, default=str), RecordError(
-            [FieldProblem("response_id", "Field required")], record=f"row {number}")
+    for number, row, problem in orphans:
+        yield [number], json.dumps(row, default=str), RecordError([FieldProblem("response_id", problem)],
+                                                                  record=f"row {number}")
     for rid, members in groups.items():
         first = members[0][1]
         record: dict[str, Any] = {"response_id": rid}
@@ -103,7 +115,8 @@ def group_flat_rows(
                 record[name] = first[name]
         claims = []
         for _, row in members:
-            claim = {name: row[name] for name in CLAIM_FIELDS if row.get(name) is not None}
+            claim = {name: _id_text(row[name]) if name in _CLAIM_IDS else row[name]
+                     for name in CLAIM_FIELDS if row.get(name) is not None}
             if claim:
                 claims.append(claim)
         record["claims"] = claims

@@ -9,6 +9,7 @@ import pytest
 
 from hri_core import Response, parse_response
 from hri_core.errors import RecordError
+from hri_core.rag_import import ragas_rows
 from hri_core.strict_json import MAX_JSON_DEPTH, MAX_NUMBER_DIGITS, decode_json, json_list_items, nesting_depth
 
 
@@ -97,3 +98,34 @@ def test_an_embedded_context_text_is_held_to_the_same_rules_as_a_line():
     assert "5,000 digits" in problems('[{"id": "1", "text": "t", "n": ' + "1" * 5000 + "}]")[0]
     assert problems(nested(100_000))[0].startswith("retrieved_context: ")
     assert isinstance(parse_response({"response_id": "r", "claims": [], "retrieved_context": "[]"}), Response)
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    (nested(100_000), "nested 100,000 levels deep"),
+    ("-" * 100_000, "not a list of strings"),
+    ("[" + "-" * 100_000 + "1]", "not a list of strings"),
+    ("(" * 10_000, "not a list of strings"),
+    ('["a", "a\\ud800"]', "lone surrogate"),
+    ("['a', '\\ud800']", "lone surrogate"),
+], ids=["deep", "dashes", "dashes-in-a-list", "parentheses", "json-surrogate", "python-surrogate"])
+def test_a_ragas_context_cell_fails_its_row_alone(cell, message):
+    rows = [{"user_input": "q1", "retrieved_contexts": "['one', \"it's\"]"},
+            {"user_input": "q2", "retrieved_contexts": cell}]
+    conversion = ragas_rows(rows)
+    assert [r.record["retrieved_context"] for r in conversion.records] == [[{"id": "1", "text": "one"},
+                                                                           {"id": "2", "text": "it's"}]]
+    (failure,) = conversion.failures
+    assert failure.line == 3 and failure.error.problems[0].loc == "retrieved_contexts"
+    assert message in failure.error.problems[0].message
+
+
+@pytest.mark.parametrize("value", [1.0, 1e300, float("nan"), True])
+def test_a_ragas_response_id_that_is_no_id_fails_its_row_naming_the_column(value):
+    conversion = ragas_rows([{"user_input": "q", "response_id": value}, {"user_input": "q", "response_id": 7}])
+    if value != value:  # NaN is a data frame's missing value: the row takes its generated id (a file's float
+        assert not conversion.failures  # column is refused whole by the Parquet reader: test_rag_files)
+        return
+    assert [r.response.response_id for r in conversion.records] == ["7"]
+    (failure,) = conversion.failures
+    assert failure.response_id is None and failure.error.problems[0].loc == "response_id"
+    assert "must be text or an integer" in failure.error.problems[0].message
