@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_import.py [--responses 100000] [--small 10000]
                                                 [--chunk-sizes 5000,50000] [--score] [--breakdown]
+                                                [--context-text]
 
 Writes ``--responses`` synthetic responses (``hri_core.synthetic.generate_responses``, seed 7; about 6
 claims each) and the first ``--small`` of them as JSON Lines, then, in the same run and interleaved:
@@ -17,7 +18,9 @@ sizes (linearity: the large file's per-response CPU over the small file's), peak
 database's size against the JSON Lines file. ``--breakdown`` imports the large file once more (the largest chunk
 size) with every SQL statement timed (``statement_times.py``) and prints where its CPU goes, step by step, each
 against the floor: the bulk check's parse, its checks, the canonical JSON and hash, the stores, the commits, the
-search index, and Python outside any statement. Prints figures; asserts nothing.
+search index, and Python outside any statement. ``--context-text`` gives every response three retrieved chunks
+as JSON text in its ``retrieved_context`` string (as a CSV cell carries them), so every record takes the
+per-record path and its embedded JSON is decoded strictly (issue 34). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -110,6 +113,8 @@ def main() -> None:
     parser.add_argument("--score", action="store_true", help="score each batch too (the default import does)")
     parser.add_argument("--breakdown", action="store_true",
                         help="import the large file once more with every statement timed; print the steps' CPU")
+    parser.add_argument("--context-text", action="store_true",
+                        help="every response carries its chunks as JSON text (all records take the per-record path)")
     args = parser.parse_args()
     chunk_sizes = [int(c) for c in args.chunk_sizes.split(",")]
 
@@ -118,6 +123,9 @@ def main() -> None:
         files = {"large": work / "large.jsonl", "small": work / "small.jsonl"}
         with files["large"].open("w") as large, files["small"].open("w") as small:
             for i, record in enumerate(generate_responses(args.responses, seed=7)):
+                if args.context_text:
+                    record["retrieved_context"] = json.dumps([{"id": f"k{k}", "text": f"Chunk {k} of {i}.",
+                                                               "source_id": f"src-{k}"} for k in range(3)])
                 line = json.dumps(record) + "\n"
                 large.write(line)
                 if i < args.small:

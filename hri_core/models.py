@@ -25,7 +25,6 @@ milliseconds since 1970 -- and must stay within the years 1..9999 once converted
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -48,6 +47,7 @@ from pydantic import (
 )
 
 from .errors import FieldProblem, RecordError
+from .strict_json import decode_json
 from .vocabulary import CATEGORIES, CONTRADICTED_BY, ENTAILMENT_LABELS, STAKES, Dimension, Label, label_set_problem
 
 Stakes = Literal["low", "medium", "high", "critical"]
@@ -330,14 +330,16 @@ class Response(BaseModel):
     @field_validator("retrieved_context", mode="before")
     @classmethod
     def _context_cell(cls, value: Any) -> Any:
-        # a flat table (CSV) carries the chunk list as JSON text in one cell
+        # a flat table (CSV) carries the chunk list as JSON text in one cell (a JSON Lines record may too):
+        # decoded as strictly and within the same limits as a JSON Lines line
         if isinstance(value, str):
             if not value.strip():
                 return None
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"must be a JSON list of chunks, got malformed JSON ({error.msg})") from error
+            decoded, problems = decode_json(value)
+            if problems:
+                raise ValueError("must be a JSON list of chunks; its JSON text cannot be read: "
+                                 + "; ".join(f"at {p.loc}: {p.message}" if p.loc else p.message for p in problems))
+            return decoded
         return value
 
     @field_validator("created_at", mode="wrap")
@@ -460,6 +462,24 @@ def json_kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def id_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be an id (a response's, a claim's, a source's), or None when it can.
+
+    An id is text or an integer (a typed column's whole number, read as its digits). A float is refused even
+    when whole (``1.0``, ``1e+300``, NaN): it is a measurement, rounded and printed differently by each tool,
+    so two files would not name the same record the same way.
+    """
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    if isinstance(value, float):
+        shown = "NaN" if value != value else repr(value)
+        return (f"must be text or an integer, got the floating-point number {shown}; write the id as text (an "
+                "integer column is fine)")
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"must be text or an integer, got {json_kind(value)} {shown}"
 
 
 def parse_response(data: Any, *, record: str | None = None, limits: TextLimits | None = None) -> Response:

@@ -57,19 +57,22 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from .errors import FieldProblem, ParseFailure, RecordError
-from .models import Response, parse_response
+from .models import Response, id_problem, parse_response
 from .ragmetrics import RAGCheckError, _results_list, parse_checked_query
+from .readers import decode_object
+from .strict_json import decode_json
 from .vocabulary import Label
 
 __all__ = [
     "RAGAS_INPUT_COLUMNS", "RECORD_COLUMNS", "Conversion", "ConvertedRecord", "RagasConversion", "RagasScores",
-    "claim_label", "iter_converted", "ragas_rows", "ragchecker_results", "triplet_text",
+    "claim_label", "iter_converted", "ragas_rows", "ragchecker_query_texts", "ragchecker_results", "triplet_text",
 ]
 
 ENTAILMENT, NEUTRAL, CONTRADICTION = "Entailment", "Neutral", "Contradiction"
@@ -179,7 +182,9 @@ def _ragchecker_record(item: dict[str, Any], index: int, *, id_prefix: str, fiel
         raise RecordError(error.problems, record=error.record) from error
     problems: list[FieldProblem] = []
     query_id = item.get("query_id")
-    if isinstance(query_id, bool) or not isinstance(query_id, (str, int)) or not str(query_id).strip():
+    if query_id is not None and id_problem(query_id) is not None:  # a float would name the response "1.0"
+        problems.append(FieldProblem("query_id", str(id_problem(query_id))))
+    elif query_id is None or not str(query_id).strip():
         problems.append(FieldProblem("query_id", "required: it names the imported response"))
     else:
         where = f"results[{index}] (query_id={query_id})"
@@ -243,15 +248,44 @@ def ragchecker_results(data: Any, *, id_prefix: str = "", use_case: str | None =
     the interchange format refuses) becomes a failure naming it and the field, with its JSON kept.
     Raises ``RAGCheckError`` only when the top level is not RAGChecker's results at all.
     """
+    queries = [(json.dumps(item, ensure_ascii=False, default=str), item) for item in _results_list(data)]
+    return _ragchecker_queries(queries, id_prefix=id_prefix, use_case=use_case, model=model, stakes=stakes,
+                               created_at=created_at, criticality=criticality, category=category,
+                               self_knowledge_label=self_knowledge_label)
+
+
+def ragchecker_query_texts(texts: Sequence[str], *, id_prefix: str = "", use_case: str | None = None,
+                           model: str | None = None, stakes: str | None = None,
+                           created_at: datetime | str | None = None, criticality: int | None = None,
+                           category: str | None = None, self_knowledge_label: Label = Label.SUPPORTED) -> Conversion:
+    """``ragchecker_results`` over the queries' own JSON texts (``strict_json.json_list_items`` cuts a file's
+    ``results`` list into them): each is decoded alone, strictly and within the limits, exactly as a JSON Lines
+    line is (``readers.decode_object``), so a query holding a lone surrogate, a duplicate key, NaN, a number too
+    long or nesting too deep fails alone, naming its field, and keeps its text verbatim."""
+    queries: list[tuple[str, Any]] = []
+    for index, text in enumerate(texts):
+        item, problems = decode_object(text, "one query")
+        queries.append((text, RecordError(problems, record=f"results[{index}]") if problems else item))
+    return _ragchecker_queries(queries, id_prefix=id_prefix, use_case=use_case, model=model, stakes=stakes,
+                               created_at=created_at, criticality=criticality, category=category,
+                               self_knowledge_label=self_knowledge_label)
+
+
+def _ragchecker_queries(queries: Sequence[tuple[str, Any]], *, id_prefix: str, use_case: str | None,
+                        model: str | None, stakes: str | None, created_at: datetime | str | None,
+                        criticality: int | None, category: str | None, self_knowledge_label: Label) -> Conversion:
+    """The conversion of (raw text, query object or the ``RecordError`` that decoding it raised) in order."""
     if self_knowledge_label not in (Label.SUPPORTED, Label.UNSUPPORTED, Label.PARTIAL):
         raise ValueError("self_knowledge_label must be SUPPORTED, UNSUPPORTED or PARTIAL")
     fields = {"use_case": use_case, "model": model, "stakes": stakes,
               "created_at": created_at.isoformat() if isinstance(created_at, datetime) else created_at}
     out = Conversion()
     seen: dict[str, int] = {}
-    for index, item in enumerate(_results_list(data)):
-        raw = json.dumps(item, ensure_ascii=False, default=str)
+    for index, (raw, item) in enumerate(queries):
         number = index + 1
+        if isinstance(item, RecordError):
+            out.failures.append(ParseFailure(number, raw, item))
+            continue
         if not isinstance(item, dict):
             not_object = RecordError([FieldProblem("", f"must be an object, got {type(item).__name__}")],
                                      record=f"results[{index}]")
@@ -316,21 +350,48 @@ def _blank(value: Any) -> bool:
         isinstance(value, str) and not value.strip())
 
 
+# A Python string literal as ``repr`` writes one (pandas writes a list cell as "['a', 'b']"); possessive, so that
+# matching is linear. Only text of this shape reaches ``ast.literal_eval``, one string at a time: a cell can neither
+# nest nor make the parser recurse (a run of 100,000 "-" would).
+_PY_STRING = r"""[uU]?(?:'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+")"""
+_PY_STRING_LIST = re.compile(rf"\[\s*+(?:{_PY_STRING}\s*+(?:,\s*+{_PY_STRING}\s*+)*+(?:,\s*+)?)?\]")
+_PY_STRINGS = re.compile(_PY_STRING)
+
+
+def _python_strings(text: str) -> list[str] | None:
+    """The strings of a Python list literal of strings, or None when the text is not one."""
+    if not _PY_STRING_LIST.fullmatch(text):
+        return None
+    try:
+        strings = [ast.literal_eval(match.group()) for match in _PY_STRINGS.finditer(text)]
+    except (ValueError, SyntaxError):
+        return None
+    for string in strings:
+        try:
+            string.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("holds a lone surrogate, which is not Unicode text") from None
+    return strings
+
+
 def _contexts(value: Any) -> list[str]:
-    """A ``retrieved_contexts`` cell: a list (or array) of strings, or its JSON / Python-literal text."""
+    """A ``retrieved_contexts`` cell: a list (or array) of strings, or its JSON / Python-literal text.
+
+    JSON text is decoded as strictly and within the same limits as a JSON Lines line (``decode_json``);
+    Python-literal text only when it is a flat list of string literals (``_python_strings``)."""
     if _blank(value):
         return []
     if hasattr(value, "tolist") and not isinstance(value, str):  # a numpy array from Parquet
         value = value.tolist()
     if isinstance(value, str):
         text = value.strip()
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            try:
-                value = ast.literal_eval(text)  # what pandas writes for a list: "['a', 'b']"
-            except (ValueError, SyntaxError) as error:
-                raise ValueError("not a list of strings (expected a JSON list or a Python list literal)") from error
+        value, problems = decode_json(text)
+        if problems:
+            strings = _python_strings(text) if text.startswith("[") else None
+            if strings is None:
+                reasons = "; ".join(f"at {p.loc}: {p.message}" if p.loc else p.message for p in problems)
+                raise ValueError(f"not a list of strings (expected a JSON list or a Python list literal): {reasons}")
+            value = strings
     if isinstance(value, (list, tuple)) and all(isinstance(chunk, str) for chunk in value):
         return list(value)
     raise ValueError(f"not a list of strings, got {type(value).__name__}")
@@ -409,13 +470,17 @@ def ragas_rows(rows: Iterable[Mapping[str, Any]], *, first_row: int = 2, id_pref
                 values[name] = _metric(stripped.get(name))
             except ValueError as error:
                 problems.append(FieldProblem(name, str(error)))
-        rid = _text(cells.get("response_id")) or f"{id_prefix}{number}"
-        rid = rid.strip()
+        given_id, bad_id = cells.get("response_id"), None
+        if not _blank(given_id):
+            bad_id = id_problem(given_id)
+        if bad_id is not None:  # no id of its own: not the generated one either (the row names none to resolve)
+            problems.append(FieldProblem("response_id", bad_id))
+        rid = (_text(given_id) or f"{id_prefix}{number}").strip()
         if rid in seen:
             problems.append(FieldProblem("response_id", f"duplicate response id {rid!r} (row {seen[rid]})"))
         if problems:
             out.failures.append(ParseFailure(number, raw, RecordError(problems, record=f"row {number}"),
-                                             response_id=rid))
+                                             response_id=None if bad_id else rid))
             continue
         record: dict[str, Any] = {
             "response_id": rid, "question": _text(cells.get("user_input")), "answer": _text(cells.get("response")),

@@ -8,23 +8,28 @@ Flat claim tables (CSV, or Parquet read by the register) have one row per claim 
 fields repeated; rows are grouped by ``response_id`` in order of first appearance. A row whose claim
 columns are all empty stands for a response with no claims.
 
-JSON is read strictly (``decode_json``), so that no line changes meaning on its way in and none can
-crash the reader: a key repeated in one object (``json`` would keep the last one silently), a lone
-surrogate (``"\\ud800"``, not Unicode text: no database can store it), ``NaN`` / ``Infinity`` (not JSON),
-nesting deeper than the recursion limit and numbers too long to convert each make that line invalid,
-with the field named where there is one.
+JSON is read strictly and within limits (``hri_core.strict_json.decode_json``), so that no line changes
+meaning on its way in and none can crash the reader: a key repeated in one object, a lone surrogate,
+``NaN`` / ``Infinity``, nesting deeper than ``MAX_JSON_DEPTH`` and numbers longer than ``MAX_NUMBER_DIGITS``
+each make that line invalid, with the field named where there is one.
+
+An id in a flat table is text or an integer (a typed column's whole numbers, read as their digits); any
+other value (a float such as ``1.0`` or ``1e+300``, a boolean, a date) makes its row invalid, naming the column.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .errors import FieldProblem, RecordError
-from .models import json_kind
+from .models import id_problem, json_kind
+from .strict_json import decode_json
+
+__all__ = ["CLAIM_FIELDS", "FLAT_COLUMNS", "FLAT_REQUIRED_COLUMNS", "RESPONSE_FIELDS", "decode_json", "decode_object",
+           "group_flat_rows", "iter_csv", "iter_jsonl", "missing_flat_columns", "unclosed_quote_line"]
 
 RESPONSE_FIELDS = ("response_id", "use_case", "model", "created_at", "question", "answer", "stakes",
                    "gt_answer", "query_ambiguous", "retrieved_context")  # retrieved_context: JSON text
@@ -32,113 +37,6 @@ CLAIM_FIELDS = ("claim_id", "text", "labels", "dimensions", "criticality", "sour
                 "feedback_at", "feedback_count", "feedback_resolved", "category", "is_core", "contradicted_by")
 FLAT_REQUIRED_COLUMNS = ("response_id", "labels")
 FLAT_COLUMNS = RESPONSE_FIELDS + CLAIM_FIELDS
-
-
-class _DuplicateKey(ValueError):
-    """Raised by the strict decoder's object hook: one JSON object names a key twice."""
-
-
-class _NotJsonConstant(ValueError):
-    """Raised by the strict decoder for NaN, Infinity and -Infinity, which JSON does not have."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _DuplicateKey
-    return obj
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotJsonConstant(name)
-
-
-# One Python call per JSON object (the hook): the price of refusing duplicate keys exactly.
-_STRICT = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a cheap test before looking for lone surrogates
-
-
-def _path(parent: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else key
-
-
-def _nodes(root: Any) -> Iterator[tuple[str, Any]]:
-    """(dotted path, value) of every value under ``root``, iteratively (a deep record cannot recurse)."""
-    stack: list[tuple[str, Any]] = [("", root)]
-    while stack:
-        path, value = stack.pop()
-        yield path, value
-        if isinstance(value, dict):
-            stack.extend((_path(path, k), v) for k, v in reversed(list(value.items())))
-        elif isinstance(value, list):
-            stack.extend((_path(path, i), v) for i, v in reversed(list(enumerate(value))))
-
-
-def _duplicate_key_problems(text: str) -> list[FieldProblem]:
-    """Where the duplicate keys are: decode again, noting the repeated keys of each object."""
-    repeated: dict[int, list[str]] = {}
-
-    def note(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            seen: set[str] = set()
-            repeated[id(obj)] = []
-            for key, _ in pairs:
-                if key in seen:
-                    repeated[id(obj)].append(key)
-                seen.add(key)
-        return obj
-
-    root = json.loads(text, object_pairs_hook=note, parse_constant=lambda name: None)
-    return [FieldProblem(_path(path, key), f"duplicate key {key!r}: the object names it more than once, and "
-                                           "only one value can be kept; remove the others")
-            for path, value in _nodes(root) if id(value) in repeated for key in dict.fromkeys(repeated[id(value)])]
-
-
-def _surrogate_problems(root: Any) -> list[FieldProblem]:
-    problems = []
-    for path, value in _nodes(root):
-        texts = [value] if isinstance(value, str) else list(value) if isinstance(value, dict) else []
-        for piece in texts:
-            try:
-                piece.encode("utf-8")
-            except UnicodeEncodeError as error:
-                char = piece[error.start]
-                where = path if isinstance(value, str) else _path(path, piece.encode("utf-8", "backslashreplace")
-                                                                   .decode())
-                problems.append(FieldProblem(where, f"holds a lone surrogate \\u{ord(char):04x}, which is not "
-                                                    "Unicode text (a pair such as \\ud83d\\ude00 is fine)"))
-    return problems
-
-
-def decode_json(text: str) -> tuple[Any, list[FieldProblem]]:
-    """Decode one JSON document strictly: ``(value, [])``, or ``(None, problems)`` naming the field when there is one.
-
-    Refused: malformed JSON, a key repeated in one object, a lone surrogate in any string or key, NaN and
-    Infinity, nesting deeper than the interpreter's recursion limit, a number too long to convert.
-    """
-    try:
-        value = _STRICT.decode(text)
-    except json.JSONDecodeError as error:
-        where = f"line {error.lineno} column {error.colno}" if error.lineno > 1 else f"column {error.colno}"
-        return None, [FieldProblem("", f"malformed JSON at {where}: {error.msg}")]
-    except _DuplicateKey:
-        return None, _duplicate_key_problems(text)
-    except _NotJsonConstant as error:
-        return None, [FieldProblem("", f"{error} is not a JSON value (JSON numbers are finite); write a number "
-                                       "or null")]
-    except RecursionError:
-        return None, [FieldProblem("", "the JSON is nested too deeply to be read (deeper than the recursion "
-                                       "limit); a response needs only a few levels")]
-    except ValueError as error:  # int() refuses numbers of more than 4,300 digits
-        return None, [FieldProblem("", f"a number cannot be read: {error}")]
-    if _SURROGATE_ESCAPE.search(text):
-        problems = _surrogate_problems(value)
-        if problems:
-            return None, problems
-    return value, []
 
 
 def decode_object(text: str, what: str = "") -> tuple[dict[str, Any] | None, list[FieldProblem]]:
@@ -173,6 +71,14 @@ def _clean(value: Any) -> Any:
     return value
 
 
+_CLAIM_IDS = ("claim_id", "source_id")
+
+
+def _id_text(value: Any) -> Any:
+    """An id from a typed column: an integer as its digits (``id_problem`` says what else is refused)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def missing_flat_columns(columns: Iterable[str]) -> list[str]:
     """Required flat-table columns absent from a header."""
     present = {c.strip() for c in columns}
@@ -189,17 +95,18 @@ def group_flat_rows(
     file whose rows of one response are scattered still groups correctly.
     """
     groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    orphans: list[tuple[int, dict[str, Any]]] = []
+    orphans: list[tuple[int, dict[str, Any], str]] = []
     for number, row in rows:
         row = {k.strip(): _clean(v) for k, v in row.items() if k is not None}
         rid = row.get("response_id")
-        if rid is None:
-            orphans.append((number, row))
+        problem = "Field required" if rid is None else id_problem(rid)
+        if problem is not None:  # no response to group it with: its own record, invalid
+            orphans.append((number, row, problem))
             continue
         groups.setdefault(str(rid).strip(), []).append((number, row))
-    for number, row in orphans:
-        yield [number], json.dumps(row, default=str), RecordError(
-            [FieldProblem("response_id", "Field required")], record=f"row {number}")
+    for number, row, problem in orphans:
+        yield [number], json.dumps(row, default=str), RecordError([FieldProblem("response_id", problem)],
+                                                                  record=f"row {number}")
     for rid, members in groups.items():
         first = members[0][1]
         record: dict[str, Any] = {"response_id": rid}
@@ -208,7 +115,8 @@ def group_flat_rows(
                 record[name] = first[name]
         claims = []
         for _, row in members:
-            claim = {name: row[name] for name in CLAIM_FIELDS if row.get(name) is not None}
+            claim = {name: _id_text(row[name]) if name in _CLAIM_IDS else row[name]
+                     for name in CLAIM_FIELDS if row.get(name) is not None}
             if claim:
                 claims.append(claim)
         record["claims"] = claims

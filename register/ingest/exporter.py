@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hri_core.readers import group_flat_rows
+from hri_core.readers import decode_json, group_flat_rows
 from register.db.export import escape_formulas_sql
 from register.db.sql import Params, file_literal
 from register.db.store import Store
@@ -112,15 +112,14 @@ def _fixable_line(quarantine_id: int, source_name: str, location: str, response_
 
     The ``_quarantine`` key says what was wrong (and which row a fixed line resolves); the other keys
     are the record itself when its raw text was a JSON object or a flat table's rows. A record whose
-    raw text is not JSON at all keeps it verbatim under ``_quarantine.raw``.
+    raw text cannot be read back as JSON -- not JSON at all, or JSON the importer refuses (nested too
+    deeply, a number too long, a duplicate key, NaN: ``decode_json``) -- keeps it verbatim under
+    ``_quarantine.raw``, beside the reasons it was quarantined for.
     """
     meta = {"quarantine_id": quarantine_id, "source_name": source_name, "location": location,
             "response_id": response_id, "reasons": json.loads(reasons) if isinstance(reasons, str) else reasons,
             "created_at": created_at.isoformat() if created_at else None}
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError:
-        data = None
+    data, _ = decode_json(raw)
     if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
         grouped = [record for _, _, record in group_flat_rows(enumerate(data, start=1))]
         data = grouped[0] if len(grouped) == 1 and isinstance(grouped[0], dict) else None
@@ -131,14 +130,26 @@ def _fixable_line(quarantine_id: int, source_name: str, location: str, response_
 
 
 def export_quarantine(store: Store, path: str | Path, *, include_resolved: bool = False) -> int:
-    """Write the open quarantine rows (or all rows) as JSON Lines to fix and re-import; return the row count."""
+    """Write the open quarantine rows (or all rows) as JSON Lines to fix and re-import; return the row count.
+
+    Every row is written, whatever its raw text holds (``_fixable_line``). The lines go to a file beside
+    ``path`` that replaces it only once complete, so a failed export never leaves an empty or partial file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     where = "" if include_resolved else "WHERE status = 'open'"
     count = 0
-    with store.cursor() as cur, path.open("w", encoding="utf-8") as handle:
-        for row in cur.stream("SELECT quarantine_id, source_name, location, response_id, raw, reasons, created_at "
-                              f"FROM quarantine {where} ORDER BY quarantine_id"):
-            handle.write(json.dumps(_fixable_line(*row), ensure_ascii=False, default=str) + "\n")
-            count += 1
+    special = path.exists() and not path.is_file()  # /dev/stdout, a pipe: written as it goes
+    target = path if special else path.with_name(f".{path.name}.partial")
+    try:
+        with store.cursor() as cur, target.open("w", encoding="utf-8") as handle:
+            for row in cur.stream("SELECT quarantine_id, source_name, location, response_id, raw, reasons, "
+                                  f"created_at FROM quarantine {where} ORDER BY quarantine_id"):
+                handle.write(json.dumps(_fixable_line(*row), ensure_ascii=False, default=str) + "\n")
+                count += 1
+        if not special:
+            target.replace(path)
+    finally:
+        if not special:
+            target.unlink(missing_ok=True)
     return count

@@ -99,6 +99,8 @@ def validate_item(item: Item, limits: TextLimits | None = None,
             for problem in error.problems:
                 if problem.loc not in known:
                     problems.append(_with_row(_with_setting(problem), item.claim_rows))
+        except RecursionError:  # the readers bound nesting (hri_core.strict_json); this record must not stop the rest
+            problems.append(FieldProblem("", "the record is nested too deeply to be validated"))
         else:
             problems += [_with_row(problem, item.claim_rows)
                          for problem in future_feedback_problems(response, imported_at or utc_now())]

@@ -7,13 +7,16 @@ the batch writer stores like any other record (validated again, quarantined with
 
 - ``ragchecker``: a ``.json``/``.jsonl`` file holding RAGChecker's results as one JSON document
   (``{"results": [...], "metrics": ...}`` as ``checking_outputs.json`` is written, or a list of checked
-  query objects). One record per query, at location ``query N`` (1-based). Response ids are
-  ``id_prefix + query_id``.
+  query objects). One record per query, at location ``query N`` (1-based). Each query is cut from the
+  document and decoded on its own, as strictly as a JSON Lines line (``hri_core.strict_json``), so a query
+  that cannot be read (a lone surrogate, a duplicate key, NaN, nesting too deep) is quarantined alone.
+  Response ids are ``id_prefix + query_id``.
 - ``ragas``: a CSV or Parquet table with RAGAS's columns (``user_input`` or ``retrieved_contexts``; the
   legacy ``question`` + ``contexts``) and no ``labels`` column (that would be the interchange flat
   table). One record per row, at ``row N`` (CSV: the header is row 1; Parquet: data rows from 1); the
   row's metric columns travel in ``Item.extra`` to ``register.ingest.rag_inputs``. Response ids are a
-  ``response_id`` column's, else ``id_prefix + row number``.
+  ``response_id`` column's (text or an integer), else ``id_prefix + row number``. A cell or Parquet value
+  that cannot be read fails its row alone, never the file.
 
 The default ``id_prefix`` is the file's stem and a colon (``checking_outputs:0``), so two result files
 never overwrite each other's queries and importing the same file again is idempotent.
@@ -22,7 +25,6 @@ never overwrite each other's queries and importing the same file again is idempo
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +33,14 @@ from typing import Any
 import pyarrow as pa
 
 from hri_core import FieldProblem, RecordError
-from hri_core.rag_import import Conversion, RagasConversion, ragas_rows, ragchecker_results
+from hri_core.rag_import import Conversion, RagasConversion, ragas_rows, ragchecker_query_texts, ragchecker_results
 from hri_core.ragmetrics import CHECKS, RAGCheckError
+from hri_core.strict_json import decode_json, json_list_items
 from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.items import Item
 from register.ingest.rag_inputs import RAGAS_EXTRA
+from register.ingest.readers import arrow_rows
 
 __all__ = ["RAG_KINDS", "RagOptions", "rag_items", "rag_kind"]
 
@@ -61,19 +65,33 @@ class RagOptions:
         return self.id_prefix if self.id_prefix is not None else f"{path.stem}:"
 
 
+def _is_query(item: Any) -> bool:
+    return isinstance(item, dict) and any(check in item for check in CHECKS)
+
+
 def _is_ragchecker(data: Any) -> bool:
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         data = data["results"]
-    return (isinstance(data, list) and bool(data)
-            and any(isinstance(item, dict) and any(check in item for check in CHECKS) for item in data))
+    return isinstance(data, list) and bool(data) and any(_is_query(item) for item in data)
 
 
-def _json_document(path: Path) -> Any:
-    """The file as one JSON document, or None when it is not one (JSON Lines, broken, too deep)."""
+def _document(path: Path) -> str | None:
+    """The file's text, or None when it is not UTF-8 text (then it is no RAGChecker file)."""
     try:
-        return json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
         return None
+
+
+def _looks_like_ragchecker(text: str) -> bool:
+    """Whether the document holds RAGChecker queries: a query of its list (cut without decoding the document,
+    ``json_list_items``) that decodes to an object with RAGChecker's checks. A query that does not decode does
+    not count; the others decide."""
+    parts = json_list_items(text, "results")
+    if parts is not None:
+        return any(_is_query(decode_json(item)[0]) for item in parts[0])
+    data, problems = decode_json(text)
+    return not problems and _is_ragchecker(data)
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -103,14 +121,11 @@ def rag_kind(path: Path, fmt: str) -> str | None:
                 head = handle.read(4096).decode("utf-8-sig", errors="replace").lstrip()
             if not head.startswith(("{", "[")):
                 return None
-            first_line = head.split("\n", 1)[0].strip()
-            try:
-                first = json.loads(first_line)
-                if isinstance(first, dict) and "results" not in first:
-                    return None  # a complete object on line 1: JSON Lines of interchange records
-            except (ValueError, RecursionError):
-                pass  # a document over several lines
-            return "ragchecker" if _is_ragchecker(_json_document(path)) else None
+            first, _ = decode_json(head.split("\n", 1)[0].strip())  # None: a document over several lines
+            if isinstance(first, dict) and "results" not in first:
+                return None  # a complete object on line 1: JSON Lines of interchange records
+            text = _document(path)
+            return "ragchecker" if text is not None and _looks_like_ragchecker(text) else None
         if fmt == "csv":
             return "ragas" if _is_ragas(_csv_header(path)) else None
         if fmt == "parquet":
@@ -137,14 +152,26 @@ def _items(conversion: Conversion, location: str, extra_of: dict[str, dict] | No
 
 
 def _ragchecker_items(path: Path, options: RagOptions, notes: list[str]) -> Iterator[Item]:
-    data = _json_document(path)
+    """One item per query, each decoded on its own (``ragchecker_query_texts``): a query that cannot be read
+    is quarantined alone, as a JSON Lines line is, and the others are imported."""
+    text = _document(path) or ""
+    given: dict[str, Any] = {"id_prefix": options.prefix(path), "use_case": options.use_case, "model": options.model,
+                             "stakes": options.stakes, "created_at": options.created_at, "category": options.category}
+    parts = json_list_items(text, "results")
     try:
-        conversion = ragchecker_results(data, id_prefix=options.prefix(path), use_case=options.use_case,
-                                        model=options.model, stakes=options.stakes, created_at=options.created_at,
-                                        category=options.category)
+        if parts is not None:
+            conversion = ragchecker_query_texts(parts[0], **given)
+            keys = parts[1]
+        else:  # a document the cutter could not take apart (rag_kind decoded it whole)
+            data, problems = decode_json(text)
+            if problems:  # rag_kind saw results; this is a guard, not an expected path
+                raise ImportRejected(f"{path.name}: not readable as RAGChecker results: "
+                                     + "; ".join(map(str, problems)))
+            conversion = ragchecker_results(data, **given)
+            keys = list(data) if isinstance(data, dict) else []
     except RAGCheckError as error:  # rag_kind saw results; this is a guard, not an expected path
         raise ImportRejected(f"{path.name}: not RAGChecker results: {error}") from error
-    if isinstance(data, dict) and "metrics" in data:
+    if "metrics" in keys:
         notes.append("RAGChecker's own metrics in the file are not imported: they are recomputed from the labels")
     return iter(list(_items(conversion, "query {}")))
 
@@ -153,8 +180,16 @@ def _ragas_rows(path: Path, fmt: str) -> tuple[list[dict[str, Any]], dict[int, l
     """The table's rows, the problems of rows that are not whole (CSV field count, bad bytes) and the
     number of the first row."""
     problems: dict[int, list[FieldProblem]] = {}
-    if fmt == "parquet":
-        return open_parquet(path).read().to_pylist(), problems, 1
+    if fmt == "parquet":  # value by value as the flat reader does: one value never refuses the file
+        parquet = open_parquet(path)
+        columns = [name.strip() for name in parquet.schema_arrow.names]
+        table_rows: list[dict[str, Any]] = []
+        for batch in parquet.iter_batches():
+            batch_rows, batch_problems = arrow_rows(batch, columns)
+            for index, found in batch_problems.items():
+                problems[len(table_rows) + index + 1] = [FieldProblem(column, message) for column, message in found]
+            table_rows += batch_rows
+        return table_rows, problems, 1
     csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))
     rows: list[dict[str, Any]] = []
     with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
@@ -183,7 +218,7 @@ def _ragas_rows(path: Path, fmt: str) -> tuple[list[dict[str, Any]], dict[int, l
 def _ragas_items(path: Path, fmt: str, options: RagOptions, notes: list[str]) -> Iterator[Item]:
     try:
         rows, row_problems, first_row = _ragas_rows(path, fmt)
-    except (pa.ArrowException, OverflowError, ValueError) as error:  # refused before the batch starts
+    except (pa.ArrowException, OverflowError, ValueError, csv.Error) as error:  # refused before the batch starts
         raise ImportRejected(f"{path.name}: the RAGAS table cannot be read: {error}") from error
     conversion: RagasConversion = ragas_rows(rows, first_row=first_row, id_prefix=options.prefix(path),
                                              use_case=options.use_case, model=options.model, stakes=options.stakes)
@@ -197,7 +232,7 @@ def _ragas_items(path: Path, fmt: str, options: RagOptions, notes: list[str]) ->
     items = []
     for item in _items(conversion, "row {}", extra_of):
         number = int(item.location.split()[1])
-        if number in row_problems:  # a row that is not whole: its values may sit in the wrong columns
+        if number in row_problems:  # a row not whole (values in the wrong columns?) or with a value unreadable
             item = Item(item.location, item.raw, None, row_problems[number] + item.problems, item.response_id,
                         check_model=False)
         items.append(item)

@@ -24,14 +24,15 @@ from pathlib import Path
 import pyarrow as pa
 
 from hri_core import FieldProblem, RecordError
-from hri_core.readers import CLAIM_FIELDS, decode_object, group_flat_rows, missing_flat_columns
+from hri_core.readers import CLAIM_FIELDS, decode_json, decode_object, group_flat_rows, missing_flat_columns
 from hri_core.readers import _clean as _clean_cell  # one notion of "empty cell" for the CLI and the register
 from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.frame_schema import frame_problems
 from register.ingest.items import Item, response_id_of, take_quarantine_ref
 
-__all__ = ["READERS", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items", "text_items"]
+__all__ = ["READERS", "arrow_rows", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items",
+           "text_items"]
 
 _ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
 
@@ -132,8 +133,8 @@ def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Ite
     def rows() -> Iterator[tuple[int, dict, list]]:
         number = 0
         for batch in parquet.iter_batches(batch_size=max(1024, min(chunk_size, 65536))):
-            batch, problems = _readable(batch, columns)
-            for index, row in enumerate(_python_rows(batch, columns, problems)):
+            python, problems = arrow_rows(batch, columns)
+            for index, row in enumerate(python):
                 number += 1
                 yield number, row, problems.get(index, [])
 
@@ -141,6 +142,14 @@ def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Ite
 
 
 _BINARY = (pa.types.is_binary, pa.types.is_large_binary, pa.types.is_fixed_size_binary)
+_ID_COLUMNS = ("response_id", "claim_id", "source_id")
+
+
+def arrow_rows(batch: pa.RecordBatch, columns: list[str]) -> tuple[list[dict], dict[int, list[tuple[str, str]]]]:
+    """A Parquet record batch as Python rows (named ``columns``), and the (column, message) problems per row
+    index of the values that could not be read: one value never stops the batch (see ``parquet_items``)."""
+    batch, problems = _readable(batch, columns)
+    return _python_rows(batch, columns, problems), problems
 
 
 def _readable(batch: pa.RecordBatch, columns: list[str]) -> tuple[pa.RecordBatch, dict[int, list]]:
@@ -148,7 +157,9 @@ def _readable(batch: pa.RecordBatch, columns: list[str]) -> tuple[pa.RecordBatch
     (column, message) problems per row index of the values that could not be converted.
 
     Dictionary columns are decoded; binary columns become UTF-8 text (a value that is not UTF-8 becomes
-    missing, with a problem); blank text and NaN become missing values (as ``_clean_cell`` says).
+    missing, with a problem); blank text and NaN become missing values (as ``_clean_cell`` says). An id
+    column of floating-point or decimal numbers is a problem of each row that has a value (NaN included):
+    an id is text or an integer (``hri_core.models.id_problem``), never ``1.0`` or ``1e+300``.
     """
     import pyarrow.compute as pc  # on use: only flat tables need Arrow's compute kernels
 
@@ -157,6 +168,11 @@ def _readable(batch: pa.RecordBatch, columns: list[str]) -> tuple[pa.RecordBatch
     for name, array in zip(columns, batch.columns, strict=True):
         if pa.types.is_dictionary(array.type):
             array = array.dictionary_decode()
+        if name in _ID_COLUMNS and (pa.types.is_floating(array.type) or pa.types.is_decimal(array.type)):
+            for index, value in enumerate(array.to_pylist()):  # only such a column: rare, and every row is refused
+                if value is not None:
+                    problems.setdefault(index, []).append((name, f"{value} is not an id: the column holds {array.type} "
+                                                                 "numbers, and an id is text or an integer"))
         if any(test(array.type) for test in _BINARY):
             array = _binary_as_text(name, array, problems)
         if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
@@ -274,7 +290,7 @@ def _window_items(window: list[tuple[int, dict, list]], columns: list[str], clos
             for column, message in row_problems.get(n, ()):
                 loc = f"claims[{claim_index[n]}].{column}" if column in CLAIM_FIELDS and n in claim_index else column
                 problems.append(FieldProblem(loc, f"row {n}: {message}"))
-        if isinstance(record, RecordError):  # a row without a response id
+        if isinstance(record, RecordError):  # a row without a response id, or with a value that is no id
             known = {p.loc for p in problems}
             problems += [p for p in record.problems if p.loc not in known]
             yield Item(location, raw, None, problems, None)
@@ -295,11 +311,9 @@ READERS: dict[str, Callable[[Path, int, list[str]], Iterator[Item]]] = {
 
 def text_items(text: str, location: str) -> list[Item]:
     """A fixed record typed by a user: one JSON object, or the JSON list of flat rows a quarantine row holds."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        return [Item(location, text, None, [FieldProblem("", f"malformed JSON at line {error.lineno} column "
-                                                            f"{error.colno}: {error.msg}")], None)]
+    data, problems = decode_json(text)  # as strictly and within the same limits as an imported line
+    if problems:
+        return [Item(location, text, None, problems, None)]
     if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
         match = _ROWS_LOCATION.match(location)
         numbers = [int(n) for n in match.group(1).split(",")] if match else []

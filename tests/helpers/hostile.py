@@ -96,6 +96,25 @@ def _folder_of_unsupported_files(folder: Path) -> None:
     (target / "notes.md").write_text("# notes")
 
 
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _ragas_csv(cell: str) -> str:
+    """A RAGAS result table of three rows whose second row's context cell is ``cell`` (without quotes)."""
+    return ('user_input,retrieved_contexts,response,faithfulness\nq1,"[""a""]",r1,0.5\n'
+            f'q2,"{cell}",r2,0.5\nq3,"[\'b\', \'c\']",r3,0.9\n')
+
+
+def _ragchecker_deep_query(folder: Path) -> None:
+    query = {"query_id": "0", "query": "q", "response": "r", "gt_answer": "g",
+             "retrieved_context": [{"doc_id": "d", "text": "t"}], "response_claims": [["a", "b", "c"]],
+             "gt_answer_claims": [], "answer2response": ["Entailment"], "response2answer": [],
+             "retrieved2response": [["Entailment"]], "retrieved2answer": []}
+    queries = [json.dumps({**query, "query_id": str(i)}) for i in range(3)]
+    queries[1] = queries[1].replace('"gt_answer": "g"', f'"gt_answer": {_DEEP}')
+    (folder / "ragchecker_deep_query.json").write_text('{"results": [' + ", ".join(queries) + "]}")
+
+
 _TS = pa.timestamp("us", tz="UTC")
 _FAR = int((datetime(9999, 12, 31, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds() + 400 * 86400)
 _LATIN1 = (_lines(_ok("l1-ok")) + '{"response_id": "l1-bad", "answer": "caf\u00e9", "claims": []}\n'
@@ -262,6 +281,23 @@ GENERATED: dict[str, tuple[Callable[[Path], None], Outcome]] = {
     "feedback_in_the_future.jsonl": (_future_feedback_jsonl, Outcome(6, 3, klass="feedback in the future")),
     "csv_feedback_in_the_future.csv": (_future_feedback_csv, Outcome(2, 1, klass="feedback in the future")),
     "pq_feedback_in_the_future.parquet": (_future_feedback_parquet, Outcome(2, 1, klass="feedback in the future")),
+    # issue 34, classes 1-3: JSON text inside a field, RAG result files record by record, ids of other types
+    "deep_context_text.jsonl": (_text("deep_context_text.jsonl", _lines(
+        _ok("dc-1"), {**_ok("dc-2"), "retrieved_context": _DEEP}, _ok("dc-3"))),
+        Outcome(3, 1, klass="JSON text inside a field")),
+    "csv_deep_context_cell.csv": (_text("csv_deep_context_cell.csv", "response_id,labels,retrieved_context\n"
+                                        f'cc-1,SUPPORTED,\ncc-2,SUPPORTED,"{_DEEP}"\ncc-3,SUPPORTED,[]\n'),
+                                  Outcome(3, 1, klass="JSON text inside a field")),
+    "ragas_deep_cell.csv": (_text("ragas_deep_cell.csv", _ragas_csv(_DEEP)), Outcome(3, 1, klass="RAG result files")),
+    "ragas_dash_run_cell.csv": (_text("ragas_dash_run_cell.csv", _ragas_csv("-" * 100_000)),
+                                Outcome(3, 1, klass="RAG result files")),
+    "ragchecker_deep_query.json": (_ragchecker_deep_query, Outcome(3, 1, klass="RAG result files")),
+    "pq_float_ids.parquet": (_parquet("pq_float_ids.parquet", pa.table({
+        "response_id": pa.array([1.0, 1e300, float("nan"), 2.0], pa.float64()), "labels": ["SUPPORTED"] * 4})),
+        Outcome(4, 4, klass="ids of other types")),
+    "ragas_float_ids.parquet": (_parquet("ragas_float_ids.parquet", pa.table({
+        "response_id": pa.array([1.0, 1e300, float("nan")], pa.float64()), "user_input": ["q1", "q2", "q3"],
+        "retrieved_contexts": [["a"], ["b"], ["c"]]})), Outcome(3, 3, klass="ids of other types")),
 }
 
 # the committed files of tests/data/hostile
@@ -340,6 +376,11 @@ EXPECTED: dict[str, Outcome] = {
     "forged_quarantine_reference.jsonl": Outcome(3, 0, klass="wrong types"),
     # issue 34, class 7: feedback far in the future (year 2999, the last second of 9999 in UTC, on one claim of two)
     "feedback_far_in_the_future.jsonl": Outcome(4, 3, klass="feedback in the future"),
+    # issue 34, classes 1-3: JSON text inside a field, RAG result files record by record
+    "embedded_json_in_a_field.jsonl": Outcome(5, 4, klass="JSON text inside a field"),
+    "csv_embedded_json_in_a_cell.csv": Outcome(4, 3, klass="JSON text inside a field"),
+    "ragchecker_lone_surrogate.json": Outcome(5, 1, klass="RAG result files"),
+    "ragchecker_unreadable_queries.json": Outcome(5, 3, klass="RAG result files"),
 }
 
 

@@ -19,10 +19,10 @@ def scored_ids(stdout: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "content", "field"), [
-    ("deep.jsonl", '{"response_id": "n", "claims": [], "x": ' + "[" * 50_000 + "]" * 50_000 + "}\n", "(record)"),
+    ("deep.jsonl", '{"response_id": "n", "claims": [], "x": ' + "[" * 50_000 + "]" * 50_000 + "}\n", "x"),
     ("dates.jsonl", '{"response_id": "d", "created_at": "0001-01-01T00:00:00+01:00", "claims": []}\n', "created_at"),
     ("digits.jsonl", '{"response_id": "d", "claims": [{"labels": ["SUPPORTED"], "criticality": ' + "9" * 5000 + "}]}\n",
-     "(record)"),
+     "claims[0].criticality"),
     ("surrogate.jsonl", '{"response_id": "s", "answer": "\\udc00", "claims": []}\n', "answer"),
 ])
 def test_a_record_that_crashed_the_scorer_is_reported_and_the_rest_scored(hri_core_cli, tmp_path, name, content,

@@ -127,6 +127,12 @@ def test_the_whole_corpus_through_the_command_line_in_a_subprocess(hostile, tmp_
     listed = run_module("register", "quarantine", "list", "--json", "--all", env=db)
     entries = [json.loads(line) for line in listed.stdout.splitlines()]
     assert entries and all(e["reasons"] and all(r["message"] for r in e["reasons"]) for e in entries)
+    # every open row exported to fix, whatever its text holds (issue 34: one deep or long-number row wrote 0 bytes)
+    exported = run_module("register", "quarantine", "export", tmp_path / "quarantine.jsonl", env=db)
+    assert exported.returncode == 0, exported.stderr
+    lines = [json.loads(line) for line in (tmp_path / "quarantine.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["_quarantine"]["quarantine_id"] for line in lines) == sorted(
+        e["quarantine_id"] for e in entries if e["status"] == "open")
 
     for args, code in ((("import", "--quiet", GOOD_FILE), 0), (("rescore",), 0), (("audit", "verify"), 0)):
         result = run_module("register", *args, env=db)

@@ -208,4 +208,4 @@ def test_a_line_with_a_repeated_key_is_refused_not_read_last_key_wins(capsys, tm
     code, out, err = run(capsys, "eval", str(path))
     assert code == 2
     assert "line 1: label: duplicate key 'label'" in err, err
-    assert "line 2: NaN is not a JSON value" in err, err
+    assert "line 2: label: NaN is not a JSON value" in err, err  # the field named (issue 34)
