@@ -32,6 +32,7 @@ from typing import Any, NoReturn
 import duckdb
 
 from register.db import audit
+from register.db.anchors import AnchorFolder, anchor_dir
 from register.db.keyring import Keyring
 from register.errors import (
     DatabaseError,
@@ -336,14 +337,19 @@ class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
     ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
-    as ``keyring_path`` says; created on the first write. DuckDB's buffers are bounded by ``memory_limit``, else
-    ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes ``HRI_CONSOLE_MEMORY_LIMIT``).
+    as ``keyring_path`` says; created on the first write. ``anchors``: the folder that keeps the trail's anchors
+    outside the database (``register.db.anchors``), at ``anchor_folder`` if given, else as ``anchor_dir`` says;
+    ``keep_anchors=False`` for a throwaway register that keeps none. DuckDB's buffers are bounded by
+    ``memory_limit``, else ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes
+    ``HRI_CONSOLE_MEMORY_LIMIT``).
     """
 
-    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None):
+    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None,
+                 anchor_folder: str | Path | None = None, keep_anchors: bool = True):
         limit = None if memory_limit is None else _checked_limit(memory_limit).strip()
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
+        self.anchors = AnchorFolder(anchor_dir(self.path, anchor_folder) if keep_anchors else None, self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # config, not an SQL string: the validated setting reaches DuckDB as a value
@@ -432,7 +438,9 @@ class Store:
         refusal): they are written whatever the account's state.
 
         Retried once on a transaction conflict (``WriteConflict``, raised when the retry conflicts
-        too). Any other error rolls everything back and propagates. Returns ``Change.result``.
+        too). Any other error rolls everything back and propagates. Returns ``Change.result``. Once committed, a
+        sign-off, a publish, a key change and the first write of a UTC day leave the trail's head in the anchor
+        folder (``register.db.anchors``).
         """
         with self._write_lock:
             for attempt in (1, 2):
@@ -445,10 +453,12 @@ class Store:
                         raise _Refused(problem)
                     change = fn(tx)
                     audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
-                                       change.before, change.after, keyring=self.keyring)
+                                       change.before, change.after, keyring=self.keyring, anchors=self.anchors)
                     for extra in change.extra_events:
-                        audit.append_event(tx, actor, *extra, keyring=self.keyring)
+                        audit.append_event(tx, actor, *extra, keyring=self.keyring, anchors=self.anchors)
+                    anchor = self.anchors.due(tx, action)  # None for most writes: a comparison of dates
                     tx.execute("COMMIT")
+                    self.anchors.keep(anchor)
                     return change.result
                 except WriteConflict:
                     _rollback(raw)

@@ -5,7 +5,7 @@ the run (who, when, rule version, automated outcome, stale or not), the current 
 and the block answers released by a risk acceptance in force, each check with its offending
 rows, the register summary, the rule violations, the sign-offs with the audit trail's head each one
 recorded at signing time, the head when the report was made (each also as a line of anchor JSON for
-``python -m register audit verify --anchor``), and one chart: offending rows per
+``python -m register audit verify --anchor``), the anchor folder's newest anchor, and one chart: offending rows per
 check, drawn with fpdf2's own rectangles (no browser or plotting stack is needed to build a report;
 the Markdown version carries the same numbers as a table).
 
@@ -20,6 +20,7 @@ from hri_core.decision import DECISIONS
 from register.db import audit
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.errors import InvalidAnchor
 from register.governance.checklist import run_detail
 from register.governance.checks import NOT_EVALUABLE
 from register.governance.evidence import evaluate_rules
@@ -33,7 +34,22 @@ def _data(store: Store, run_id: int) -> dict:
     ev = evaluate_rules(store, run["rule_version"])
     columns = ["claim_key", "claim_type", "verification_status", "required_handling"]
     violations = ev[ev["outcome"] == "violation"][columns]
-    return {"run": run, "violations": violations, "head": audit.head(store), **_decisions(store)}
+    return {"run": run, "violations": violations, "head": audit.head(store), "kept": _kept_anchor(store),
+            **_decisions(store)}
+
+
+def _kept_anchor(store: Store) -> str:
+    """The anchor folder and its newest anchor (as anchor JSON), as a line of the report's anchors section."""
+    if store.anchors.path is None:
+        return "this register keeps no anchor folder"
+    folder = f"the anchor folder {store.anchors.path} (checked by every `audit verify`)"
+    try:
+        newest = store.anchors.newest()
+    except InvalidAnchor as error:
+        return f"{folder}: cannot be read ({error})"
+    if newest is None:
+        return f"{folder}: no anchor kept yet"
+    return f"{folder}, newest: `{anchor_json(newest.seq, newest.hash, newest.events)}`"
 
 
 def _decisions(store: Store) -> dict:
@@ -134,6 +150,7 @@ def report_markdown(store: Store, run_id: int) -> str:
             f"- this report: `{anchor_json(head.seq, head.hash, head.events)}`"]
     out += [f"- sign-off {so['signoff_id']}: `{anchor_json(so['audit_seq'], so['audit_hash'], so['audit_events'])}`"
             for so in run["signoffs"] if so.get("audit_seq") is not None]
+    out.append(f"- {_md_cell(d['kept'])}")
     return "\n".join(out) + "\n"
 
 
@@ -229,6 +246,10 @@ def report_pdf(store: Store, run_id: int) -> bytes:
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
             para(f"  item {no}: {item['decision']}" + (f" - {item['reason']}" if item.get("reason") else ""))
         para(f"  Sign-off {so['signoff_id']}, {_signoff_head(so)}.")
+
+    heading("Audit trail anchors")
+    para(f"This report: {anchor_json(head.seq, head.hash, head.events)}")
+    para(d["kept"].replace("`", "") + ".")
     return bytes(pdf.output())
 
 
