@@ -57,14 +57,15 @@ class Settings(BaseSettings):
                                        description="the audit trail's keyring (HMAC keys, mode 0600; default: "
                                                    "the database file's name + `.audit-key`, created on the first "
                                                    "write); keep a backup of it away from the database")
-    anchor_dir: Path | None = Field(None,  # unset: register.db.anchors.default_anchor_dir
-                                    description="the folder that keeps the audit trail's anchors (its head after "
-                                                "the first write of each UTC day and at every sign-off, publish and "
-                                                "key change, appended to `anchors.jsonl`) outside the database; "
-                                                "`audit verify` checks them. Default: "
-                                                "`$XDG_STATE_HOME/hri-console/anchors/<database name>-<hash of its "
-                                                "path>` (`~/.local/state` when `XDG_STATE_HOME` is unset); a folder "
-                                                "inside the database's own folder is used with a warning")
+    anchor_dir: Path | None = Field(None,  # unset: the state folder's (register.db.anchors.anchor_dir)
+                                    description="where the audit trail's anchors are kept outside the database (its "
+                                                "head after the first write of each UTC day and at every sign-off, "
+                                                "publish and key change, appended to `anchors.jsonl`; `audit "
+                                                "verify` checks them): a folder per database file, named from its "
+                                                "name and path, under this folder. Default: "
+                                                "`$XDG_STATE_HOME/hri-console/anchors` (`~/.local/state` when "
+                                                "`XDG_STATE_HOME` is unset); a folder inside the database's own "
+                                                "folder is used with a warning")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,

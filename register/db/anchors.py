@@ -8,10 +8,10 @@ trail that no longer holds an anchored event with its anchored hash fails, wheth
 rewritten or the database file was replaced by an older copy. Only the events written after the newest anchor can
 go unnoticed.
 
-Where: ``HRI_ANCHOR_DIR`` names the folder; by default it is ``hri-console/anchors/<database file name>-<the first
-16 hex digits of the SHA-256 of its absolute path>`` under the user's state folder (``$XDG_STATE_HOME``, else
-``~/.local/state``): one folder per database file, outside its folder. A folder inside the database's own folder
-is used, with a warning (logged when an anchor is written, printed by ``audit verify``): whoever can replace the
+Where: ``<database file name>-<the first 16 hex digits of the SHA-256 of its absolute path>``, one folder per
+database file, under ``HRI_ANCHOR_DIR``, by default under ``hri-console/anchors`` in the user's state folder
+(``$XDG_STATE_HOME``, else ``~/.local/state``): outside the database's folder. A folder inside it is used, with a
+warning (logged when an anchor is written, printed by ``audit verify``): whoever can replace the
 database could replace the anchors with it.
 
 The file ``anchors.jsonl`` holds one anchor per line, as ``python -m register audit anchor`` writes one
@@ -51,21 +51,17 @@ _TAIL_BYTES = 8192  # enough for the newest line (a line is about 400 bytes)
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ANCHOR_FILE", "AnchorFolder", "anchor_dir", "anchored_reason", "default_anchor_dir"]
+__all__ = ["ANCHOR_FILE", "AnchorFolder", "anchor_dir", "anchored_reason"]
 
 
-def default_anchor_dir(database: Path) -> Path:
-    """The default anchor folder of ``database``: under the user's state folder, named from the file's name and
-    its absolute path (another file, or the same name elsewhere, gets a folder of its own)."""
+def anchor_dir(database: Path) -> Path:
+    """Where ``database`` keeps its anchors: a folder named from the file's name and its absolute path (another file,
+    or the same name elsewhere, gets a folder of its own) under ``HRI_ANCHOR_DIR``, else under
+    ``hri-console/anchors`` in the user's state folder."""
+    configured = settings().anchor_dir
+    root = Path(configured) if configured else state_home() / "hri-console" / "anchors"
     resolved = database.resolve()
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    return state_home() / "hri-console" / "anchors" / f"{resolved.name}-{digest}"
-
-
-def anchor_dir(database: Path, configured: str | Path | None = None) -> Path:
-    """Where ``database`` keeps its anchors: ``configured``, else ``HRI_ANCHOR_DIR``, else ``default_anchor_dir``."""
-    chosen = configured or settings().anchor_dir
-    return Path(chosen) if chosen else default_anchor_dir(database)
+    return root / f"{resolved.name}-{hashlib.sha256(str(resolved).encode()).hexdigest()[:16]}"
 
 
 def anchored_reason(action: str) -> str | None:

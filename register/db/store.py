@@ -338,18 +338,18 @@ class Store:
 
     ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
     as ``keyring_path`` says; created on the first write. ``anchors``: the folder that keeps the trail's anchors
-    outside the database (``register.db.anchors``), at ``anchor_folder`` if given, else as ``anchor_dir`` says;
+    outside the database (``register.db.anchors``), where ``anchor_dir`` says;
     ``keep_anchors=False`` for a throwaway register that keeps none. DuckDB's buffers are bounded by
     ``memory_limit``, else ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes
     ``HRI_CONSOLE_MEMORY_LIMIT``).
     """
 
     def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None,
-                 anchor_folder: str | Path | None = None, keep_anchors: bool = True):
+                 keep_anchors: bool = True):
         limit = None if memory_limit is None else _checked_limit(memory_limit).strip()
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
-        self.anchors = AnchorFolder(anchor_dir(self.path, anchor_folder) if keep_anchors else None, self.path)
+        self.anchors = AnchorFolder(anchor_dir(self.path) if keep_anchors else None, self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # config, not an SQL string: the validated setting reaches DuckDB as a value

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from register import Actor, Store
-from register.db.anchors import default_anchor_dir
+from register.db.anchors import anchor_dir
 from register.db.audit import GENESIS_HASH, event_hash, event_mac
 from register.db.keyring import KeyedAfter, Keyring
 from register.governance import checklist as chk
@@ -274,7 +274,7 @@ def test_verify_names_the_anchor_folder_and_its_newest_anchor(trail):
     first, *added = result.stdout.splitlines()
     assert first == f"audit trail verifies: {trail.events:,} events"  # the line scripts read, as it was
     # the anchors: after the day's first write (init) and at the sign-off, in the default folder
-    assert added == [f"  anchor folder {default_anchor_dir(trail.db)}: 2 anchor(s) hold; the newest, event "
+    assert added == [f"  anchor folder {anchor_dir(trail.db)}: 2 anchor(s) hold; the newest, event "
                      f"{trail.signed}, still has hash {rows(trail.db)[trail.signed - 1]['hash'][:16]}..."]
 
 
@@ -284,6 +284,6 @@ def test_verify_says_when_no_anchor_is_kept_yet_and_warns_of_a_folder_beside_the
     monkeypatch.setenv("HRI_ANCHOR_DIR", str(cli.db.with_name("anchors")))
     assert cli("init").returncode == 0
     beside = cli("audit", "verify")
-    assert beside.returncode == 0
-    assert f"  anchor folder {cli.db.with_name('anchors')}: 1 anchor(s) hold" in beside.stdout
+    assert beside.returncode == 0 and anchor_dir(cli.db).parent == cli.db.with_name("anchors")
+    assert f"  anchor folder {anchor_dir(cli.db)}: 1 anchor(s) hold" in beside.stdout
     assert "  warning: the audit anchor folder" in beside.stdout and "inside the database's folder" in beside.stdout

@@ -68,15 +68,16 @@ def test_the_default_folder_is_under_the_state_folder_named_from_the_database(fr
         other.close()
 
 
-def test_hri_anchor_dir_names_the_folder_and_a_folder_beside_the_database_draws_a_warning(tmp_path, monkeypatch,
-                                                                                         caplog):
+def test_hri_anchor_dir_holds_the_folders_and_one_beside_the_database_draws_a_warning(tmp_path, monkeypatch,
+                                                                                      caplog):
     monkeypatch.setenv("HRI_ANCHOR_DIR", str(tmp_path / "anchors"))
     store = Store(tmp_path / "beside.duckdb")
     try:
-        assert store.anchors.path == tmp_path / "anchors"
+        assert store.anchors.path.parent == tmp_path / "anchors"
+        assert store.anchors.path.name.startswith("beside.duckdb-")
         with caplog.at_level(logging.WARNING, logger="register.db.anchors"):
             note(store, 1)
-        assert (tmp_path / "anchors" / ANCHOR_FILE).exists()
+        assert (store.anchors.path / ANCHOR_FILE).exists()
         assert "inside the database's folder" in store.anchors.warning()
         assert "set HRI_ANCHOR_DIR to a folder elsewhere" in caplog.text
     finally:
@@ -151,7 +152,7 @@ def test_a_profile_publish_leaves_its_head_in_the_folder(store):
 
 def test_a_folder_that_cannot_be_written_does_not_fail_the_write(tmp_path, monkeypatch, caplog):
     (tmp_path / "blocked").write_text("a file where the folder should be")
-    monkeypatch.setenv("HRI_ANCHOR_DIR", str(tmp_path / "blocked" / "anchors"))
+    monkeypatch.setenv("HRI_ANCHOR_DIR", str(tmp_path / "blocked"))
     store = Store(tmp_path / "db" / "x.duckdb")
     try:
         with caplog.at_level(logging.WARNING, logger="register.db.anchors"):
