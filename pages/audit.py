@@ -33,9 +33,12 @@ def chain_status() -> None:
         st.error(f"The audit chain does NOT verify: first broken event {report.first_bad_seq} — "
                  f"{escape_markdown(report.reason or '')}", icon=":material/gpp_bad:")
     head = audit_trail.head()
-    st.caption(f"Head: event {head.seq:,}, hash {head.hash[:16]}... Deleting the newest events is caught only "
-               "against an anchor kept outside the database (`python -m register audit anchor --out FILE`, "
-               "later `audit verify --anchor FILE`); every checklist sign-off records one.")
+    newest = f", the newest of event {report.newest.seq:,}" if report.newest is not None else ""
+    st.caption(f"Head: event {head.seq:,}, hash {head.hash[:16]}... The check holds the trail to the {report.kept:,} "
+               f"anchor(s) kept outside the database{newest} (the head after each day's first write and at every "
+               "sign-off, publish and key change); events deleted after the newest anchor are caught only against "
+               "an anchor of your own (`python -m register audit anchor --out FILE`, later `audit verify --anchor "
+               "FILE`).")
 
 
 def linked_approvals() -> None:

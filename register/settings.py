@@ -57,6 +57,15 @@ class Settings(BaseSettings):
                                        description="the audit trail's keyring (HMAC keys, mode 0600; default: "
                                                    "the database file's name + `.audit-key`, created on the first "
                                                    "write); keep a backup of it away from the database")
+    anchor_dir: Path | None = Field(None,  # unset: the state folder's (register.db.anchors.anchor_dir)
+                                    description="where the audit trail's anchors are kept outside the database (its "
+                                                "head after the first write of each UTC day and at every sign-off, "
+                                                "publish and key change, appended to `anchors.jsonl`; `audit "
+                                                "verify` checks them): a folder per database file, named from its "
+                                                "name and path, under this folder. Default: "
+                                                "`$XDG_STATE_HOME/hri-console/anchors` (`~/.local/state` when "
+                                                "`XDG_STATE_HOME` is unset); a folder inside the database's own "
+                                                "folder is used with a warning")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
     import_max_mb: float = Field(500.0, gt=0,
@@ -159,6 +168,13 @@ def secret(variable: str) -> str | None:
     """The value of the environment variable ``variable`` that holds a secret (the LLM judge's API key, named by
     ``HRI_LLM_API_KEY_ENV``): read at call time, never part of ``Settings``, so `settings` never prints it."""
     return os.environ.get(variable) or None
+
+
+def state_home() -> Path:
+    """The user's state folder, as the XDG Base Directory specification says: ``$XDG_STATE_HOME`` when it is an
+    absolute path, else ``~/.local/state`` (the default of the audit trail's anchor folder, ``HRI_ANCHOR_DIR``)."""
+    configured = os.environ.get("XDG_STATE_HOME", "")
+    return Path(configured) if configured and Path(configured).is_absolute() else Path.home() / ".local" / "state"
 
 
 def settings() -> Settings:

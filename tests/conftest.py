@@ -1,5 +1,6 @@
 """Shared fixtures: every test gets its own temporary DuckDB file; nothing touches the developer's
-own database (HRI_DB points into the test's temp folder), no HRI_* setting of the developer's shell
+own database (HRI_DB points into the test's temp folder) nor the audit anchors kept in the user's state folder
+(XDG_STATE_HOME points beside it), no HRI_* setting of the developer's shell
 leaks into a test, and Streamlit's caches never carry one test's data into the next.
 
 Shared helpers (not fixtures) live in ``tests/helpers``.
@@ -24,6 +25,9 @@ def _isolated_environment(tmp_path, monkeypatch):
     for name in [name for name in os.environ if name.startswith("HRI_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
+    # the audit trail's default anchor folder (register.db.anchors) lies under the user's state folder: the test's
+    # own, beside its temp folder (not inside it, where the databases are: a folder there draws a warning)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path.with_name(tmp_path.name + "-state")))
     # no background warm-up of the overview (ui.features.warmup): its reads would race what a test counts and closes
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
 

@@ -25,7 +25,8 @@ def rotate_key(store: Store, actor: Actor) -> tuple[str, str]:
     the events they signed keep verifying."""
     authorize(store, actor, Permission.AUDIT_KEYS, entity_type="audit_key")
     # the current key must be usable: a rotation is signed with it (a lost key is declared, not rotated)
-    old_key, _ = audit.signing_key(store.keyring, audit.last_event(store))
+    old_key, _ = audit.signing_key(store, store.keyring, audit.last_event(store), anchors=store.anchors,
+                                   writing=False)
     new_key = store.keyring.add_key()  # before the event: the event names a key the keyring already holds
 
     def fn(tx: Transaction) -> Change:
@@ -63,7 +64,7 @@ def declare_key_lost(store: Store, actor: Actor) -> tuple[str, list[str]]:
         if keyring.exists():
             shutil.move(keyring.path, keyring.path.with_name(
                 f"{keyring.path.name}.replaced-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"))
-        data = keyring.create(KeyedAfter(top.seq, top.hash), lost=declared, keep=known)
+        data = audit.start_keyring(tx, keyring, KeyedAfter(top.seq, top.hash), lost=declared, keep=known)
         return Change("audit_key", data.first_key, None,
                       {"lost_keys": lost, "new_key": data.first_key, "keyed_after": top.seq},
                       result=(data.first_key, lost))

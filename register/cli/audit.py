@@ -14,7 +14,7 @@ from register.errors import AuditChainBroken
 def add_commands(sub) -> None:
     aud = sub.add_parser("audit", help="audit trail checks")
     asub = aud.add_subparsers(dest="audit_command", required=True)
-    aver = asub.add_parser("verify", help="recompute the hash chain; check anchors")
+    aver = asub.add_parser("verify", help="recompute the hash chain; check anchors (the anchor folder's always)")
     aver.add_argument("--anchor", action="append", metavar="FILE|signoff:ID",
                       help="also require the anchored event with its hash (a file from `audit anchor`, or "
                            "signoff:ID for the head a checklist sign-off recorded); repeatable")
@@ -62,7 +62,24 @@ def cmd_audit_verify(store: Store, args) -> int:
               "checked (their order and links were)")
     for anchor in anchors:
         print(f"  anchor {anchor.source}: event {anchor.seq} still has hash {anchor.hash[:16]}...")
+    _print_anchor_folder(store, report)
     return EXIT_OK
+
+
+def _print_anchor_folder(store: Store, report) -> None:
+    """The lines on the anchor folder, which ``verify_chain`` checked without being asked."""
+    folder = store.anchors
+    if folder.path is None:
+        return
+    newest = report.newest
+    if newest is None:
+        print(f"  anchor folder {folder.path}: no anchor kept yet (one is kept after the first write of each UTC "
+              "day and at every sign-off, publish and key change)")
+    else:
+        print(f"  anchor folder {folder.path}: {report.kept:,} anchor(s) hold; the newest, event {newest.seq}, still "
+              f"has hash {newest.hash[:16]}...")
+    if (warning := folder.warning()) is not None:
+        print(f"  warning: {warning}")
 
 
 def cmd_audit_anchor(store: Store, args) -> int:

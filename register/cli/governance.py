@@ -52,7 +52,8 @@ def cmd_checklist_run(store: Store, args) -> int:
     rejected: list[str] = []
     if args.claims or args.sources:
         with tempfile.TemporaryDirectory(prefix="hri-checklist-") as tmp:
-            temp = Store(Path(tmp) / "register.duckdb", audit_keyring=Path(tmp) / "register.audit-key")
+            temp = Store(Path(tmp) / "register.duckdb", audit_keyring=Path(tmp) / "register.audit-key",
+                         keep_anchors=False)  # a throwaway register: no anchor folder left behind
             try:
                 ensure_default_rules(temp, cli_actor())
                 for kind, path in (("sources", args.sources), ("claims", args.claims)):

@@ -18,7 +18,14 @@ a deleted or reordered row, a forged or unsigned event, a key that is missing. D
 events leaves a shorter chain that verifies on its own: an **anchor** (``head``: sequence number,
 hash, event count, time), kept outside the database or recorded by a checklist sign-off, catches
 that: ``verify_chain(store, anchors=...)`` fails when the trail no longer holds the anchored event
-with the anchored hash.
+with the anchored hash. The anchors the register keeps by itself, outside the database, live in its anchor
+folder (``register.db.anchors``): ``verify_chain`` checks them without being asked.
+
+Where keying began is recorded twice: in the keyring (``keyed_after``) and in the register itself (table
+``audit_keying``, migration 042, written with the first event a keyring signs). Once the register records it, a
+missing keyring, or one that is not the recorded one, fails verification and every write: the keyring is never
+made again on its own (only ``audit rotate-key --lost`` starts a new one), and an unsigned event after the first
+recorded head is a forgery.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hri_core import fingerprint as fingerprints
 from register.db.export import EXPORT_LIMIT, CsvExport, copy_csv
@@ -37,11 +44,15 @@ from register.db.keyring import KeyedAfter, Keyring, KeyringData
 from register.db.sql import Params
 from register.errors import AuditKeyError, InvalidAnchor
 
+if TYPE_CHECKING:  # the anchor folder reads and writes anchors of this module: imported for typing only
+    from register.db.anchors import AnchorFolder
+
 GENESIS_HASH = "0" * 64
 HMAC_SCHEME = "hmac-sha256/1"
 ROTATION_ACTION = "audit.key_rotated"   # signed with the old key; names the new one
 KEY_LOST_ACTION = "audit.key_lost"      # signed with a new keyring's first key; names the lost ones
 ANCHOR_FORMAT = "hri-audit-anchor/1"
+KEY_CHECK_TEXT = b"hri-audit-key-check/1"  # what a key's check value is the HMAC of (``key_check``)
 LISTED_EVENTS = 500  # the newest events a listing shows unless told otherwise (the audit page)
 
 
@@ -113,15 +124,127 @@ def _missing_key(keyring: Keyring, key_id: str, seq: int) -> str:
             "`python -m register audit rotate-key --lost`")
 
 
-def signing_key(keyring: Keyring, previous: _Link | None) -> tuple[str, bytes]:
-    """(key id, secret) for the event after ``previous``. The first write of an unkeyed trail creates the
-    keyring; a keyed trail whose key is not in the keyring refuses every write (``AuditKeyError``)."""
+# --- where keying began, as the register records it ----------------------------------------------------
+
+
+def key_check(secret: bytes) -> str:
+    """A key's check value: the HMAC of a fixed text under it. Tells a substitute key apart from the recorded one
+    (same id, another secret) without revealing anything of the key."""
+    return hmac.new(secret, KEY_CHECK_TEXT, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class Keying:
+    """One keyring the trail was signed under, as the register recorded it (table ``audit_keying``): the trail's
+    head when the keyring was made, its first key and that key's check value (None when recovered by migration)."""
+
+    keyed_after: KeyedAfter
+    first_key: str
+    key_check: str | None
+    recorded_at: datetime
+
+
+def keyings(reader) -> list[Keying]:
+    """Every keyring the register recorded, oldest first (``reader``: a store or a write's transaction)."""
+    return [Keying(KeyedAfter(seq, digest), key, check, at) for seq, digest, key, check, at in reader.query(
+        "SELECT keyed_after_seq, keyed_after_hash, first_key, key_check, recorded_at FROM audit_keying "
+        "ORDER BY keyed_after_seq, recorded_at")]
+
+
+def record_keying(tx, data: KeyringData) -> None:
+    """Record in the register, in the write's transaction ``tx``, that the keyring ``data`` signs from its head on
+    (once: a keyring already recorded is left as it is)."""
+    secret = data.secret(data.first_key)
+    tx.execute("INSERT INTO audit_keying (keyed_after_seq, keyed_after_hash, first_key, key_check, recorded_at) "
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+               [data.keyed_after.seq, data.keyed_after.hash, data.first_key,
+                None if secret is None else key_check(secret), datetime.now(UTC)])
+
+
+def start_keyring(tx, keyring: Keyring, keyed_after: KeyedAfter, *, lost: dict[str, dict[str, str]] | None = None,
+                  keep: dict[str, dict[str, str]] | None = None) -> KeyringData:
+    """Make the keyring file (``Keyring.create``) and record it in the register in the write's transaction ``tx``."""
+    data = keyring.create(keyed_after, lost=lost, keep=keep)
+    record_keying(tx, data)
+    return data
+
+
+def register_id(reader) -> str | None:
+    """The register's own id (migration 042), written into every anchor kept outside the database."""
+    return reader.scalar("SELECT register_id FROM register_identity ORDER BY created_at LIMIT 1")
+
+
+def _keyring_gone(keyring: Keyring, keying: Keying) -> str:
+    return (f"the register recorded that its audit trail was keyed after event {keying.keyed_after.seq} (on "
+            f"{keying.recorded_at:%Y-%m-%d}, first key {keying.first_key}), but there is no keyring at "
+            f"{keyring.path}: it was deleted or moved, and it is never made again on its own. Restore it from a "
+            "backup (or point HRI_AUDIT_KEYRING at it); if it is lost for good, declare it lost with "
+            "`python -m register audit rotate-key --lost`")
+
+
+def keyring_problem(keyring: Keyring, data: KeyringData | None, recorded: list[Keying]) -> tuple[int, str] | None:
+    """(first event concerned, why) when the keyring is not the one the register recorded: missing, without a
+    recorded key, holding another secret under a recorded key's id, or made at another head. None when it is."""
+    if not recorded:
+        return None
+    if data is None:
+        return recorded[0].keyed_after.seq + 1, _keyring_gone(keyring, recorded[0])
+    for keying in recorded:
+        seq, key = keying.keyed_after.seq + 1, keying.first_key
+        if key in data.lost:
+            continue  # declared lost: its events' content is no longer checked (their order and links are)
+        secret = data.secret(key)
+        if secret is None:
+            return seq, (f"audit key {key}, which the register recorded as the first key of the keyring its trail "
+                         f"was signed with after event {keying.keyed_after.seq}, is not in the keyring at "
+                         f"{keyring.path}: the keyring was replaced or edited; restore the register's own keyring "
+                         "from a backup")
+        if keying.key_check is not None and key_check(secret) != keying.key_check:
+            return seq, (f"the keyring at {keyring.path} holds another secret under audit key {key} than the one "
+                         "the register recorded: the keyring was replaced; restore the register's own keyring "
+                         "from a backup")
+    newest = recorded[-1]
+    if data.keyed_after != newest.keyed_after:
+        return newest.keyed_after.seq + 1, (
+            f"the keyring at {keyring.path} was made when the trail ended at event {data.keyed_after.seq}, but the "
+            f"register recorded its keyring as made at event {newest.keyed_after.seq}: it is not this register's "
+            "keyring (replaced, or the register's record was rewritten); restore the register's own keyring")
+    return None
+
+
+def signing_key(reader, keyring: Keyring, previous: _Link | None, *, anchors: AnchorFolder | None = None,
+                writing: bool = True) -> tuple[str, bytes]:
+    """(key id, secret) for the event after ``previous`` (``reader``: the write's transaction).
+
+    The first write of a trail never keyed makes the keyring and records it in the register (``writing`` False:
+    only say which key would sign; nothing is made or recorded, ``reader`` may be a store). Once the
+    trail is keyed the keyring is never made again: a keyed trail whose keyring is missing, or whose key is not
+    in it, refuses every write (``AuditKeyError``), as does a register that recorded a keyring now missing, or
+    whose anchor folder (``anchors``) holds an anchor of a signed head; ``audit rotate-key --lost`` is the way on.
+    """
     data = keyring.load()
     if data is None:
         if previous is not None and previous.key_id is not None:
             raise AuditKeyError(_missing_key(keyring, previous.key_id, previous.seq))
+        if recorded := keyings(reader):
+            raise AuditKeyError(_keyring_gone(keyring, recorded[0]))
+        if anchors is not None and (signed := anchors.keyed(register_id(reader))) is not None:
+            raise AuditKeyError(
+                f"there is no audit keyring at {keyring.path}, but the anchor folder {anchors.path} shows the trail "
+                f"was keyed ({signed.source}: event {signed.seq} signed with key {signed.key_id}): the keyring was "
+                "deleted and is not made again on its own; restore it from a backup (or point HRI_AUDIT_KEYRING at "
+                "it) and run `python -m register audit verify`")
+        if not writing:
+            raise AuditKeyError(f"there is no audit keyring at {keyring.path} yet: the trail's first write makes it")
         head = KeyedAfter(previous.seq, previous.hash) if previous else KeyedAfter(0, GENESIS_HASH)
-        data = keyring.create(head)
+        data = start_keyring(reader, keyring, head)
+    elif previous is None or previous.key_id is None:
+        if previous is not None and previous.seq > data.keyed_after.seq:
+            raise AuditKeyError(f"the trail's newest event {previous.seq} is not signed, but the keyring at "
+                                f"{keyring.path} signs every event after event {data.keyed_after.seq}: the trail "
+                                "was rewritten; run `python -m register audit verify`")
+        if writing:  # the first event this keyring signs: the register records the keyring in the same transaction
+            record_keying(reader, data)
     key_id = next_key_id(data, previous)
     secret = data.secret(key_id)
     if secret is None:
@@ -130,10 +253,11 @@ def signing_key(keyring: Keyring, previous: _Link | None) -> tuple[str, bytes]:
 
 
 def append_event(tx, actor, action: str, entity_type: str, entity_id: str | None,
-                 before: Any = None, after: Any = None, *, keyring: Keyring) -> int:
+                 before: Any = None, after: Any = None, *, keyring: Keyring,
+                 anchors: AnchorFolder | None = None) -> int:
     """Append one signed event inside the caller's transaction (a ``Transaction``); returns its sequence number."""
     previous = last_event(tx)
-    key_id, secret = signing_key(keyring, previous)
+    key_id, secret = signing_key(tx, keyring, previous, anchors=anchors)
     prev_seq, prev_hash = (previous.seq, previous.hash) if previous else (0, GENESIS_HASH)
     seq = prev_seq + 1
     at = datetime.now(UTC)
@@ -164,6 +288,7 @@ class Anchor:
     time: datetime | None
     key_id: str | None = None
     source: str = "anchor"
+    register: str | None = None  # the register's id, on the anchors of an anchor folder
 
     def as_dict(self) -> dict[str, Any]:
         """The anchor as written by ``python -m register audit anchor`` (JSON-ready)."""
@@ -188,7 +313,9 @@ class Anchor:
             moment = datetime.fromisoformat(when) if isinstance(when, str) else None
         except ValueError as error:
             raise InvalidAnchor(f"{source}: time {when!r} is not an ISO 8601 time") from error
-        return cls(seq, digest, events, moment, data.get("key_id"), source)
+        key_id, register = data.get("key_id"), data.get("register")
+        return cls(seq, digest, events, moment, key_id if isinstance(key_id, str) else None, source,
+                   register if isinstance(register, str) else None)
 
 
 def head(reader, *, source: str = "head") -> Anchor:
@@ -210,7 +337,8 @@ class ChainReport:
 
     ``unsigned``: events from before the trail was keyed (plain SHA-256, pinned by the keyring);
     ``unverifiable``: events signed with a key declared lost (their content cannot be checked, their
-    order and links are); ``anchors``: how many anchors were checked.
+    order and links are); ``anchors``: how many of the anchors given were checked; ``kept``: how many of the
+    anchor folder's, ``newest`` the one of the newest event among them.
     """
 
     ok: bool
@@ -220,26 +348,68 @@ class ChainReport:
     unsigned: int = 0
     unverifiable: int = 0
     anchors: int = 0
+    kept: int = 0
+    newest: Anchor | None = None
 
 
 _EVENT_FIELDS = ("seq, occurred_at, actor_name, actor_role, action, entity_type, entity_id, before, after, "
                  "prev_hash, hash, key_id")
 
 
-def verify_chain(store, *, anchors: Iterable[Anchor] = (), keyring: Keyring | None = None) -> ChainReport:
-    """Recompute every hash in sequence order, then check each anchor; report the first thing that fails.
+def _anchor_problem(anchor: Anchor, found: dict[int, tuple[str, str | None]], last: int) -> str | None:
+    """Why the trail (ending at event ``last``; ``found``: the anchored events' hash and key) fails ``anchor``."""
+    if anchor.seq == 0:
+        return None  # anchored an empty trail: anything since extends it
+    if anchor.seq not in found:
+        return (f"{anchor.source}: the anchored event {anchor.seq} (of {anchor.events} events) is no longer in the "
+                f"trail, which ends at event {last}: events were deleted, or the database file was replaced by an "
+                "older copy")
+    digest, key_id = found[anchor.seq]
+    if digest == anchor.hash:
+        return None
+    reason = (f"{anchor.source}: event {anchor.seq} no longer has the anchored hash {anchor.hash[:16]}...: the trail "
+              "was rewritten, or the database file was replaced by an older copy and written to since")
+    if anchor.key_id and key_id != anchor.key_id:
+        now = "is not signed" if key_id is None else f"is signed with key {key_id}"
+        reason += (f" (the event was signed with audit key {anchor.key_id} when anchored and now {now}: the trail "
+                   "was re-chained without its keyring)")
+    return reason
+
+
+def verify_chain(store, *, anchors: Iterable[Anchor] = (), keyring: Keyring | None = None,
+                 anchor_folder: bool = True) -> ChainReport:
+    """Recompute every hash in sequence order, then check each anchor: those given and (``anchor_folder``) every
+    anchor of the store's anchor folder; report the first thing that fails. Before the chain, the keyring is held
+    to the one the register recorded (``keyring_problem``) and the folder's anchors to the register's id.
 
     Reads the trail as a stream (memory bounded by a batch of events, not the trail)."""
     keyring = keyring or store.keyring
-    anchors = list(anchors)
-    wanted = {anchor.seq for anchor in anchors}
-    found: dict[int, str] = {}
+    given = list(anchors)
     count = store.scalar("SELECT count(*) FROM audit_events")
+    folder = getattr(store, "anchors", None) if anchor_folder else None
     try:
         data = keyring.load()
-    except AuditKeyError as error:
+        kept = folder.read() if folder is not None else []
+    except (AuditKeyError, InvalidAnchor) as error:
         return ChainReport(False, count, None, str(error))
+    recorded = keyings(store)
+    if (wrong_keyring := keyring_problem(keyring, data, recorded)) is not None:
+        return ChainReport(False, count, *wrong_keyring)
+    register = register_id(store)
+    if register is not None and (other := next((a for a in kept if a.register not in (None, register)), None)):
+        return ChainReport(False, count, other.seq,
+                           f"{other.source}: an anchor of another register ({other.register}; this database is "
+                           f"register {register}): the database file was replaced. If it was replaced on purpose "
+                           f"by a new register, move the anchor folder {getattr(folder, 'path', None)} away")
+    every = given + kept
+    wanted = {anchor.seq for anchor in every}
+    found: dict[int, tuple[str, str | None]] = {}
     keyed_after = data.keyed_after if data else KeyedAfter(0, GENESIS_HASH)
+    # unsigned events may only come before the first head the register or the keyring recorded
+    unsigned_until = min([k.keyed_after.seq for k in recorded] + ([keyed_after.seq] if data else []), default=None)
+    pins = {k.keyed_after.seq: k.keyed_after.hash for k in recorded if k.keyed_after.seq > 0}
+    if data is not None and keyed_after.seq > 0:
+        pins[keyed_after.seq] = keyed_after.hash
     previous: _Link | None = None
     prev_hash, expected_seq, unsigned, unverifiable = GENESIS_HASH, 1, 0, 0
 
@@ -255,12 +425,15 @@ def verify_chain(store, *, anchors: Iterable[Anchor] = (), keyring: Keyring | No
             if stored_prev != prev_hash:
                 return broken(seq, f"event {seq} does not link to the previous event's hash")
             if key_id is None:
-                if data is not None and seq > keyed_after.seq:
+                if unsigned_until is not None and seq > unsigned_until:
                     return broken(seq, f"event {seq} is not signed with the audit key, but every event after "
-                                       f"event {keyed_after.seq} must be: it was forged or rewritten")
+                                       f"event {unsigned_until} must be: it was forged or rewritten")
                 if event_hash(prev_hash, seq, at, name, role, action, etype, eid, before, after) != stored_hash:
                     return broken(seq, f"event {seq} content does not match its hash (edited)")
                 unsigned += 1
+            elif not recorded:
+                return broken(seq, f"event {seq} is signed with audit key {key_id}, but the register holds no record "
+                                   "of where its trail was keyed (table audit_keying): the record was deleted")
             elif data is not None and key_id in data.lost:
                 if seq > keyed_after.seq:
                     return broken(seq, f"event {seq} is signed with audit key {key_id}, which was declared lost "
@@ -276,28 +449,22 @@ def verify_chain(store, *, anchors: Iterable[Anchor] = (), keyring: Keyring | No
                 if event_mac(secret, key_id, prev_hash, seq, at, name, role, action, etype, eid, before,
                              after) != stored_hash:
                     return broken(seq, f"event {seq} content does not match its signed hash (edited or forged)")
-            if seq == keyed_after.seq and stored_hash != keyed_after.hash:
+            if seq in pins and stored_hash != pins[seq]:
                 return broken(seq, f"event {seq} is not the event the keyring recorded when the trail was "
                                    "keyed: the trail up to it was rewritten")
             if seq in wanted:
-                found[seq] = stored_hash
+                found[seq] = (stored_hash, key_id)
             previous = _Link(seq, stored_hash, key_id, action, after if action == ROTATION_ACTION else None)
             prev_hash, expected_seq = stored_hash, seq + 1
     last = expected_seq - 1
-    if last < keyed_after.seq:
+    if pins and last < (held := max(pins)):
         return broken(last + 1, f"the trail ends at event {last}, but the keyring was made when it held "
-                                f"{keyed_after.seq} events: events were deleted")
-    for anchor in anchors:
-        if anchor.seq == 0:
-            continue  # anchored an empty trail: anything since extends it
-        if anchor.seq not in found:
-            return broken(anchor.seq, f"{anchor.source}: the anchored event {anchor.seq} (of {anchor.events} "
-                                      f"events) is no longer in the trail, which ends at event {last}: events "
-                                      "were deleted")
-        if found[anchor.seq] != anchor.hash:
-            return broken(anchor.seq, f"{anchor.source}: event {anchor.seq} no longer has the anchored hash "
-                                      f"{anchor.hash[:16]}...: the trail was rewritten")
-    return ChainReport(True, count, None, None, unsigned, unverifiable, len(anchors))
+                                f"{held} events: events were deleted")
+    for anchor in every:
+        if (problem := _anchor_problem(anchor, found, last)) is not None:
+            return broken(anchor.seq, problem)
+    newest = max(reversed(kept), key=lambda anchor: anchor.seq) if kept else None
+    return ChainReport(True, count, None, None, unsigned, unverifiable, len(given), len(kept), newest)
 
 
 # --- reading the trail (the audit page, its export) --------------------------------------------

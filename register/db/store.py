@@ -16,7 +16,7 @@ transaction conflict, ``DatabaseError`` for anything else. No other module impor
 DuckDB allows one read-write process per file: the embedded deployment is one Streamlit process per
 database file, and admin commands run while it is stopped (or inside it). DuckDB installs and loads no extension
 on its own (the register needs only those built in), and the write-ahead log of a killed process is replayed
-before the file opens (``_replay_log``): the register opens after any crash without a network.
+before the file opens (``register.db.offline.replay_log``): the register opens after any crash without a network.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from typing import Any, NoReturn
 import duckdb
 
 from register.db import audit
+from register.db.anchors import AnchorFolder, anchor_dir
 from register.db.keyring import Keyring
+from register.db.offline import NO_AUTOMATIC_EXTENSIONS, Config, log_of, replay_log, require_built_in_extensions
 from register.errors import (
     DatabaseError,
     DatabaseInUse,
@@ -334,79 +336,30 @@ def _checked_limit(limit: str) -> str:
     return limit
 
 
-_Config = dict[str, str | bool | int | float | list[str]]  # a DuckDB database's configuration
-
-# DuckDB installs or loads no extension on its own: with automatic install on, replaying a killed process's log
-# downloaded one (and without a network the register did not open). What the register's SQL needs is built into
-# the duckdb wheel and loaded when DuckDB starts: ``REQUIRED_EXTENSIONS``, checked on every open.
-NO_AUTOMATIC_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# the functions (trim, list_*, ...), time zones (TIMESTAMPTZ arithmetic, SET TimeZone), JSON, and Parquet files
-REQUIRED_EXTENSIONS = ("core_functions", "icu", "json", "parquet")
-
-
-def _log_of(database: Path) -> Path:
-    """DuckDB's write-ahead log of ``database``: ``<file>.wal`` beside it, present until a checkpoint."""
-    return database.with_name(database.name + ".wal")
-
-
-def _replay_log(database: Path, config: _Config) -> None:
-    """Replay the write-ahead log a killed process left beside ``database`` into the file, and remove the log.
-
-    DuckDB replays the log while it opens the file, before it loads its built-in extensions, and the replay binds
-    some statements again: an ``ALTER TABLE`` of a table with ``CHECK (length(trim(reason)) > 0)`` (migration
-    021 onwards) needs ``trim`` from ``core_functions``. Opened directly with automatic loading off, such a file
-    does not open. Attached to an in-memory database, whose built-in extensions are loaded already, it replays;
-    the checkpoint writes everything into the file. A log this process holds open (another ``Store`` on the same
-    file) is live, not a crash's: DuckDB refuses the second attach and the open joins the first.
-    """
-    recovery = duckdb.connect(":memory:", config=config)
-    try:
-        recovery.execute("ATTACH ? AS recovering", [str(database)])
-        recovery.execute("CHECKPOINT recovering")
-        recovery.execute("DETACH recovering")
-    except duckdb.ResourceInUseException:
-        return
-    except duckdb.IOException:
-        raise  # another process holds the file (the caller says so) or it cannot be read
-    except duckdb.Error as error:
-        raise DatabaseError(f"cannot replay the write-ahead log {_log_of(database).name} of {database} (the "
-                            f"writes of a process that stopped before a checkpoint): {error}. The register "
-                            "downloads no DuckDB extension; the file and its log are unchanged") from error
-    finally:
-        recovery.close()
-
-
-def _require_built_in_extensions(conn: duckdb.DuckDBPyConnection, database: Path) -> None:
-    """``DatabaseError`` naming the ``REQUIRED_EXTENSIONS`` this duckdb build has not loaded (none is fetched)."""
-    loaded = {name for (name,) in conn.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded")
-              .fetchall()}
-    missing = [name for name in REQUIRED_EXTENSIONS if name not in loaded]
-    if missing:
-        conn.close()
-        raise DatabaseError(f"cannot open {database}: this duckdb build lacks the built-in extension(s) "
-                            f"{', '.join(missing)} the register needs, and the register downloads none: install "
-                            "the duckdb version pinned in requirements.txt")
-
-
 class Store:
     """Connection owner. Thread-safe: each call takes its own cursor; writes are serialised.
 
     ``keyring``: the audit trail's keys (``register.db.keyring``), at ``audit_keyring`` if given, else
-    as ``keyring_path`` says; created on the first write. DuckDB's buffers are bounded by ``memory_limit``, else
-    ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes ``HRI_CONSOLE_MEMORY_LIMIT``).
+    as ``keyring_path`` says; created on the first write. ``anchors``: the folder that keeps the trail's anchors
+    outside the database (``register.db.anchors``), where ``anchor_dir`` says;
+    ``keep_anchors=False`` for a throwaway register that keeps none. DuckDB's buffers are bounded by
+    ``memory_limit``, else ``HRI_MEMORY_LIMIT`` (read when the Store opens; the console passes
+    ``HRI_CONSOLE_MEMORY_LIMIT``).
     """
 
-    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None):
+    def __init__(self, path: str | Path, *, audit_keyring: str | Path | None = None, memory_limit: str | None = None,
+                 keep_anchors: bool = True):
         limit = None if memory_limit is None else _checked_limit(memory_limit).strip()
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
+        self.anchors = AnchorFolder(anchor_dir(self.path) if keep_anchors else None, self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # config, not an SQL string: the validated setting reaches DuckDB as a value
-        config: _Config = {"memory_limit": settings().memory_limit.strip(),
+        config: Config = {"memory_limit": settings().memory_limit.strip(),
                            "checkpoint_threshold": _CHECKPOINT_THRESHOLD, **NO_AUTOMATIC_EXTENSIONS}
         try:
-            if _log_of(self.path).exists():
-                _replay_log(self.path, config)
+            if log_of(self.path).exists():
+                replay_log(self.path, config)
             self._conn = duckdb.connect(str(self.path), config=config)
         except duckdb.IOException as error:
             if "lock" in str(error).lower():  # DuckDB says "Could not set lock on file"
@@ -414,7 +367,7 @@ class Store:
             raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
         except duckdb.Error as error:
             raise DatabaseError(f"cannot open the database file {self.path}: {error}") from error
-        _require_built_in_extensions(self._conn, self.path)
+        require_built_in_extensions(self._conn, self.path)
         self._conn.execute("SET TimeZone = 'UTC'")
         if limit is not None:
             # set after opening, not as the connection's config: DuckDB refuses a second connection to a file this
@@ -492,7 +445,9 @@ class Store:
         refusal): they are written whatever the account's state.
 
         Retried once on a transaction conflict (``WriteConflict``, raised when the retry conflicts
-        too). Any other error rolls everything back and propagates. Returns ``Change.result``.
+        too). Any other error rolls everything back and propagates. Returns ``Change.result``. Once committed, a
+        sign-off, a publish, a key change and the first write of a UTC day leave the trail's head in the anchor
+        folder (``register.db.anchors``).
         """
         with self._write_lock:
             for attempt in (1, 2):
@@ -505,10 +460,12 @@ class Store:
                         raise _Refused(problem)
                     change = fn(tx)
                     audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
-                                       change.before, change.after, keyring=self.keyring)
+                                       change.before, change.after, keyring=self.keyring, anchors=self.anchors)
                     for extra in change.extra_events:
-                        audit.append_event(tx, actor, *extra, keyring=self.keyring)
+                        audit.append_event(tx, actor, *extra, keyring=self.keyring, anchors=self.anchors)
+                    anchor = self.anchors.due(tx, action)  # None for most writes: a comparison of dates
                     tx.execute("COMMIT")
+                    self.anchors.keep(anchor)
                     return change.result
                 except WriteConflict:
                     _rollback(raw)

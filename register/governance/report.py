@@ -5,7 +5,7 @@ the run (who, when, rule version, automated outcome, stale or not), the current 
 and the block answers released by a risk acceptance in force, each check with its offending
 rows, the register summary, the rule violations, the sign-offs with the audit trail's head each one
 recorded at signing time, the head when the report was made (each also as a line of anchor JSON for
-``python -m register audit verify --anchor``), and one chart: offending rows per
+``python -m register audit verify --anchor``), the anchor folder's newest anchor, and one chart: offending rows per
 check, drawn with fpdf2's own rectangles (no browser or plotting stack is needed to build a report;
 the Markdown version carries the same numbers as a table).
 
@@ -25,6 +25,7 @@ from register.db import audit
 from register.db.export import code_span, markdown_line
 from register.db.sql import Params
 from register.db.store import Store, utc_now
+from register.errors import InvalidAnchor
 from register.governance.checklist import run_detail
 from register.governance.checks import NOT_EVALUABLE
 from register.governance.evidence import evaluate_rules
@@ -38,7 +39,31 @@ def _data(store: Store, run_id: int) -> dict:
     ev = evaluate_rules(store, run["rule_version"])
     columns = ["claim_key", "claim_type", "verification_status", "required_handling"]
     violations = ev[ev["outcome"] == "violation"][columns]
-    return {"run": run, "violations": violations, "head": audit.head(store), **_decisions(store)}
+    return {"run": run, "violations": violations, "head": audit.head(store), "kept": _kept_anchor(store),
+            **_decisions(store)}
+
+
+def _kept_anchor(store: Store) -> tuple[str | None, str, str | None]:
+    """The anchor folder (None when the register keeps none), what it holds in words, and its newest anchor as
+    anchor JSON (None when there is none), for the report's anchors section."""
+    if store.anchors.path is None:
+        return None, "this register keeps no anchor folder", None
+    try:
+        newest = store.anchors.newest()
+    except InvalidAnchor as error:
+        return str(store.anchors.path), f"cannot be read ({error})", None
+    if newest is None:
+        return str(store.anchors.path), "no anchor kept yet", None
+    return str(store.anchors.path), "newest:", anchor_json(newest.seq, newest.hash, newest.events)
+
+
+def _kept_words(kept: tuple[str | None, str, str | None], folder, words, anchor) -> str:
+    """The anchors line, each part through the given renderers (Markdown: code spans and escaping; PDF: as is)."""
+    path, state, newest = kept
+    if path is None:
+        return words(state)
+    return (f"the anchor folder {folder(path)} (checked by every audit verify), {words(state)}"
+            + (f" {anchor(newest)}" if newest else ""))
 
 
 def _decisions(store: Store) -> dict:
@@ -147,6 +172,7 @@ def report_markdown(store: Store, run_id: int) -> str:
     out += [f"- sign-off {so['signoff_id']}: "
             f"{code_span(anchor_json(so['audit_seq'], so['audit_hash'], so['audit_events']))}"
             for so in run["signoffs"] if so.get("audit_seq") is not None]
+    out.append(f"- {_kept_words(d['kept'], code_span, _md, code_span)}")
     return "\n".join(out) + "\n"
 
 
@@ -242,6 +268,10 @@ def report_pdf(store: Store, run_id: int) -> bytes:
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
             para(f"  item {no}: {item['decision']}" + (f" - {item['reason']}" if item.get("reason") else ""))
         para(f"  Sign-off {so['signoff_id']}, {_signoff_head(so)}.")
+
+    heading("Audit trail anchors")
+    para(f"This report: {anchor_json(head.seq, head.hash, head.events)}")
+    para(_kept_words(d["kept"], str, str, str) + ".")
     return bytes(pdf.output())
 
 

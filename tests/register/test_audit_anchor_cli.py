@@ -94,7 +94,10 @@ def test_a_truncated_trail_fails_against_the_anchor(anchored, deleted):
     keep = 0 if deleted == "all" else seq - deleted
     tamper(cli.db, "DELETE FROM audit_events WHERE seq > ?", [keep])
     plain = cli("audit", "verify")
-    assert plain.returncode == 0 and f"verifies: {keep:,} events" in plain.stdout  # without the anchor it chains
+    if deleted == "all":  # the anchor folder keeps the head after the day's first write: it tells without --anchor
+        assert plain.returncode == 1 and "anchor folder" in plain.stderr and "no longer in the trail" in plain.stderr
+    else:  # what remains chains, and extends the anchor folder's newest anchor (the day's first write)
+        assert plain.returncode == 0 and f"verifies: {keep:,} events" in plain.stdout
     result = cli("audit", "verify", "--anchor", anchor)
     assert result.returncode == 1 and "verifies" not in result.stdout
     assert f"the anchored event {seq}" in result.stderr and "no longer in the trail" in result.stderr
@@ -166,6 +169,28 @@ def test_the_release_report_records_the_audit_head_of_each_sign_off(cli):
     assert (anchor["seq"], anchor["hash"]) == (seq, digest)
     # the PDF's page content (fpdf2 deflates it) carries the same hash
     assert digest.encode() in pdf_stream_text(pdf)
+
+
+def test_the_release_report_prints_the_anchor_folders_newest_anchor(cli):
+    from register.governance import report
+
+    assert cli("init").returncode == 0
+    signoff = _signed_run(cli)
+    assert cli("users", "add", "later", "--role", "viewer").returncode == 0  # the head moves on, the anchor stays
+    store = Store(cli.db)
+    try:
+        run = store.scalar("SELECT run_id FROM checklist_signoffs WHERE signoff_id = ?", [signoff])
+        newest = store.anchors.newest()
+        md = report.report_markdown(store, run)
+        pdf = report.report_pdf(store, run)
+    finally:
+        store.close()
+    assert newest is not None and newest.source.endswith("(checklist.sign)")
+    line = next(line for line in md.splitlines() if line.startswith("- the anchor folder "))
+    assert str(store.anchors.path) in line
+    anchor = json.loads(line.split("`")[-2])
+    assert (anchor["seq"], anchor["hash"]) == (newest.seq, newest.hash)
+    assert newest.hash.encode() in pdf_stream_text(pdf)
 
 
 def test_rotate_key_keeps_the_trail_verifiable(cli):

@@ -20,6 +20,7 @@ import pytest
 
 from register import Store
 from register.db import store as store_module
+from register.db.offline import log_of
 from tests.helpers.paths import REPO_ROOT
 
 # nothing listens on the discard port: a download attempt fails at once ("Could not establish connection")
@@ -106,7 +107,7 @@ def test_a_live_log_is_not_a_crash(tmp_path):
     holder = Store(database)
     try:
         ensure_default_profile(holder, SYSTEM)
-        assert store_module._log_of(database).exists()
+        assert log_of(database).exists()
         second = Store(database)
         assert second.query("SELECT profile_version FROM scoring_profiles") == [(1,)]
         second.close()

@@ -1,0 +1,200 @@
+"""The audit trail's anchors kept outside the database: the trail's head, appended to a file in a folder away from
+the database file after the first write of each UTC day and at every sign-off, publish and key change.
+
+Whoever can rewrite the database file can rewrite everything in it, the heads kept with sign-offs included, and
+(after deleting the keyring beside it) re-chain the trail with the unkeyed scheme or re-sign it under a keyring of
+their own. An anchor kept elsewhere survives that: ``audit.verify_chain`` checks every anchor of the folder, so a
+trail that no longer holds an anchored event with its anchored hash fails, whether events were deleted or
+rewritten or the database file was replaced by an older copy. Only the events written after the newest anchor can
+go unnoticed.
+
+Where: ``<database file name>-<the first 16 hex digits of the SHA-256 of its absolute path>``, one folder per
+database file, under ``HRI_ANCHOR_DIR``, by default under ``hri-console/anchors`` in the user's state folder
+(``$XDG_STATE_HOME``, else ``~/.local/state``): outside the database's folder. A folder inside it is used, with a
+warning (logged when an anchor is written, printed by ``audit verify``): whoever can replace the
+database could replace the anchors with it.
+
+The file ``anchors.jsonl`` holds one anchor per line, as ``python -m register audit anchor`` writes one
+(``Anchor.as_dict``), with why it was written (``reason``: the action, or ``day``), the register's id
+(``register``, migration 042) and the database file. It is only ever appended to: one ``write`` of a line through
+an ``O_APPEND`` descriptor, flushed to disk.
+
+Why these moments: the trail changes only when something is written, so the head right after a day's first write
+pins every event before it, for one small append a day and no work at all for reads or opening the register;
+sign-offs, publishes and key changes are the moments a release or a rule rests on. Every other write costs one
+comparison of dates in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from register.db import audit
+from register.db.audit import Anchor
+from register.errors import InvalidAnchor
+from register.settings import settings, state_home
+
+ANCHOR_FILE = "anchors.jsonl"
+# actions anchored at once: a checklist sign-off, a version of rules put in force (published at once, or approved
+# by a second person), a label change or risk acceptance approved, the signing key rotated or declared lost
+ANCHORED_SUFFIXES = (".sign", ".publish", ".approve")
+ANCHORED_ACTIONS = frozenset({audit.ROTATION_ACTION, audit.KEY_LOST_ACTION})
+DAY = "day"  # the reason of the anchor written after the first write of a UTC day
+_TAIL_BYTES = 8192  # enough for the newest line (a line is about 400 bytes)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ANCHOR_FILE", "AnchorFolder", "anchor_dir", "anchored_reason"]
+
+
+def anchor_dir(database: Path) -> Path:
+    """Where ``database`` keeps its anchors: a folder named from the file's name and its absolute path (another file,
+    or the same name elsewhere, gets a folder of its own) under ``HRI_ANCHOR_DIR``, else under
+    ``hri-console/anchors`` in the user's state folder."""
+    configured = settings().anchor_dir
+    root = Path(configured) if configured else state_home() / "hri-console" / "anchors"
+    resolved = database.resolve()
+    return root / f"{resolved.name}-{hashlib.sha256(str(resolved).encode()).hexdigest()[:16]}"
+
+
+def anchored_reason(action: str) -> str | None:
+    """``action`` when its head is anchored at once (a sign-off, a publish, a key change), else None."""
+    return action if action in ANCHORED_ACTIONS or action.endswith(ANCHORED_SUFFIXES) else None
+
+
+@dataclass(frozen=True)
+class PendingAnchor:
+    """The head of a write not yet committed, and why it is anchored; written by ``AnchorFolder.keep``."""
+
+    anchor: Anchor
+    reason: str
+    day: date
+
+
+class AnchorFolder:
+    """The anchor folder of one database file (``path`` None: a register that keeps none, e.g. a throwaway one)."""
+
+    def __init__(self, path: Path | None, database: Path):
+        self.path = path
+        self.database = database
+        self._day: date | None = None  # the UTC day of the newest anchor (read from the file on the first write)
+        self._register: str | None = None
+        self._warned = False
+
+    @property
+    def file(self) -> Path | None:
+        return None if self.path is None else self.path / ANCHOR_FILE
+
+    def warning(self) -> str | None:
+        """Why this folder does not protect the trail as it should (it sits inside the database's folder), or None."""
+        if self.path is None:
+            return None
+        folder = self.database.resolve().parent
+        if not self.path.resolve().is_relative_to(folder):
+            return None
+        return (f"the audit anchor folder {self.path} is inside the database's folder {folder}: whoever can replace "
+                "the database file can replace its anchors too; set HRI_ANCHOR_DIR to a folder elsewhere")
+
+    # --- reading -------------------------------------------------------------------------------------------
+
+    def read(self) -> list[Anchor]:
+        """Every anchor of the folder, oldest first; none when there is no file yet. ``InvalidAnchor`` names the file
+        and line that cannot be read (a damaged anchor file fails verification rather than being skipped)."""
+        file = self.file
+        if file is None:
+            return []
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as error:
+            raise InvalidAnchor(f"the anchor file {file} cannot be read ({error})") from error
+        anchors = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError as error:
+                raise InvalidAnchor(f"{file} line {number}: not a line of anchor JSON ({error})") from error
+            why = data.get("reason") if isinstance(data, dict) else None
+            source = f"anchor folder {file} line {number}" + (f" ({why})" if isinstance(why, str) else "")
+            anchors.append(Anchor.from_dict(data, source))
+        return anchors
+
+    def newest(self) -> Anchor | None:
+        """The anchor of the newest event (the last written among equals), or None when there is none."""
+        anchors = self.read()
+        return max(reversed(anchors), key=lambda anchor: anchor.seq) if anchors else None
+
+    def keyed(self, register: str | None) -> Anchor | None:
+        """The newest anchor of this register (or of none named) whose head was signed with a key: it shows that the
+        trail was keyed. None when there is none, or the folder cannot be read."""
+        try:
+            anchors = self.read()
+        except InvalidAnchor:
+            return None
+        signed = [a for a in anchors if a.key_id and (a.register is None or register is None or a.register == register)]
+        return max(reversed(signed), key=lambda anchor: anchor.seq) if signed else None
+
+    def _newest_day(self) -> date | None:
+        """The UTC day the newest line was written (read from the file's end), or None."""
+        file = self.file
+        try:
+            with open(file, "rb") as handle:  # type: ignore[arg-type]  # None only when anchors are off
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - _TAIL_BYTES))
+                lines = handle.read().splitlines()
+            written = json.loads(lines[-1])["anchored_at"] if lines else None
+            return datetime.fromisoformat(written).astimezone(UTC).date() if isinstance(written, str) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    # --- writing -------------------------------------------------------------------------------------------
+
+    def due(self, tx: Any, action: str) -> PendingAnchor | None:
+        """The anchor a write of ``action`` leaves once it commits, read in its transaction ``tx`` after its audit
+        events: the head when ``action`` is anchored at once or this is the first write of a UTC day, else None."""
+        if self.path is None:
+            return None
+        today = datetime.now(UTC).date()
+        reason = anchored_reason(action)
+        if reason is None:
+            if self._day is None:
+                self._day = self._newest_day()
+            if self._day is not None and self._day >= today:
+                return None
+            reason = DAY
+        if self._register is None:
+            self._register = audit.register_id(tx)
+        return PendingAnchor(audit.head(tx), reason, today)
+
+    def keep(self, pending: PendingAnchor | None) -> None:
+        """Append ``pending`` to the anchor file (after its write committed). A folder that cannot be written is
+        logged, not raised: the write it anchors is saved already; the next day's first write tries again."""
+        if pending is None or self.path is None:
+            return
+        self._day = max(pending.day, self._day or pending.day)
+        try:
+            line = {**pending.anchor.as_dict(), "reason": pending.reason, "register": self._register,
+                    "database": str(self.database.resolve())}
+            self.path.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(self.path / ANCHOR_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(descriptor, (json.dumps(line, separators=(",", ":")) + "\n").encode())
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+        except (OSError, RuntimeError, ValueError) as error:  # the write it anchors is committed: never undo it
+            log.warning("the audit anchor of event %s (%s) could not be written to %s: %s", pending.anchor.seq,
+                        pending.reason, self.path, error)
+        if not self._warned and (warning := self.warning()) is not None:
+            self._warned = True
+            log.warning(warning)
