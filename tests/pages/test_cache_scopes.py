@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from register.console.queries import overview as overview_queries
 from register.db import audit
+from register.db.store import Transaction
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
 
@@ -26,7 +27,10 @@ def calls(monkeypatch):
         key = {"head": "audit_head"}.get(name, name)
 
         def counted(*args, _original=original, _key=key, **kwargs):
-            counts[_key] += 1
+            # the reads of the cached functions, not the head a write reads inside its own transaction to anchor it
+            # (register.db.anchors: the first write of a UTC day)
+            if not (args and isinstance(args[0], Transaction)):
+                counts[_key] += 1
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(module, name, counted)
