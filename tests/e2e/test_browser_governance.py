@@ -45,15 +45,17 @@ def _edit_first_row_notes(page, text: str, old: str = "Verified in source [2]") 
     """Open the notes cell of the first row (found by its current value: where the click lands depends on
     the grid's horizontal scroll), replace the text, confirm."""
     grid = page.get_by_test_id("stDataFrame").first
-    box = grid.bounding_box()
-    for attempt in range(12):
+    for attempt in range(18):
+        # measured again each time: a notice or a late rerun above the grid moves it after the page has loaded
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
         page.mouse.click(box["x"] + 40, box["y"] + 35 + 18)  # first data row, first visible column
         for _ in range(NOTES_COLUMN + (0, -1, 1, -2, 2, -3)[attempt % 6]):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
         editor = page.locator("#portal textarea, #portal input.gdg-input").first
         try:
-            editor.wait_for(timeout=3_000)
+            editor.wait_for(timeout=5_000)
             if editor.is_enabled() and editor.input_value().startswith(old):
                 break
         except Exception:  # noqa: BLE001 - the grid may not have hydrated yet
