@@ -29,11 +29,10 @@ from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import InvalidDecision, NotFound, StaleEdit
 from register.readmodels.response_ids import revisions_select
-from register.scoring.accepted import in_force_select
 from register.scoring.reproduce import load_response
 
 __all__ = ["DEFAULT_DAYS", "MAX_DAYS", "RELEASES", "acceptances", "approve_acceptance", "claims_hash",
-           "in_force_select", "propose_acceptance", "reject_acceptance"]
+           "propose_acceptance", "reject_acceptance"]
 
 RELEASES = ("release", "release_with_caution")
 DEFAULT_DAYS = 90   # the expiry the console offers: a quarter, then the risk is looked at again
