@@ -15,5 +15,4 @@ fi
 bootstrap="$(.venv/bin/python -m register --db "$db" users bootstrap)"
 case "$bootstrap" in "accounts exist"*) ;; *) echo "==> $bootstrap" ;; esac
 echo "==> HRI console: open http://127.0.0.1:${port} (Ctrl+C to stop)"
-exec .venv/bin/python -m streamlit run app.py --server.address 127.0.0.1 --server.port "$port" \
-  --server.headless true --browser.gatherUsageStats false
+exec .venv/bin/python -m register --db "$db" serve --port "$port"

@@ -62,6 +62,8 @@
                                        critical-information test sets: drafted offline from the register, edited
                                        as new versions, run against an assistant (or imported answers), verified,
                                        and reported on the critical questions alone
+    serve [--port N] [--address A]     the console and the HTTP API (/api/v1, docs at /api/v1/docs) in the
+                                       foreground, as `make run` starts them; stops cleanly on SIGTERM
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -88,7 +90,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from register.cli import admin, audit, governance, imports, scoring, users, verify
+from register.cli import admin, audit, governance, imports, scoring, serve, users, verify
 from register.cli.admin import cmd_settings
 from register.cli.common import EXIT_FAILED, Parser, render_error
 from register.db.store import Store, database_path_from_env
@@ -127,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     admin.add_settings(sub)
     scoring.add_spark_commands(sub)
     verify.add_commands(sub)
+    serve.add_serve(sub)
     return parser
 
 
