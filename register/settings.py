@@ -177,6 +177,12 @@ def state_home() -> Path:
     return Path(configured) if configured and Path(configured).is_absolute() else Path.home() / ".local" / "state"
 
 
+def child_environment(**overrides: str) -> dict[str, str]:
+    """This process's environment with some ``HRI_*`` settings set (``db="x"`` sets ``HRI_DB``): for a process this
+    one starts with the same configuration, e.g. the server of ``python -m register serve``."""
+    return {**os.environ, **{env_name(name): value for name, value in overrides.items()}}
+
+
 def settings() -> Settings:
     """The settings as the environment holds them now; ``InvalidSetting`` names every bad variable."""
     # parsed once per distinct set of HRI_* values (parsing is not free; a page run reads settings often)

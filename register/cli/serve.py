@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from register.db.store import database_path_from_env
-from register.settings import settings
+from register.settings import child_environment, settings
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 LAUNCHER = REPOSITORY / "ui" / "server.py"
@@ -34,7 +34,7 @@ def server_command(port: int, address: str) -> list[str]:
 def cmd_serve(_store: None, args) -> int:
     database = Path(args.db) if args.db else database_path_from_env()
     port = args.port or settings().port
-    environment = {**os.environ, "HRI_DB": str(database.resolve())}
+    environment = child_environment(db=str(database.resolve()))
     os.chdir(REPOSITORY)  # `python -m streamlit` puts the working directory on sys.path: the packages import
     command = server_command(port, args.address)
     sys.stdout.flush()

@@ -29,7 +29,7 @@ from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, normalise_cl
 from register.scoring.redecide import redecide_sources
 
 __all__ = ["RowChanges", "add_row", "canonical_rows", "list_claims", "list_sources", "readable_key", "restore",
-           "save_claims", "save_rows", "save_sources"]
+           "save_claims", "save_rows", "save_sources", "source_row"]
 
 
 @dataclass
@@ -75,6 +75,16 @@ def list_sources(store: Store, *, role: str | None = None, include_deleted: bool
     return store.frame(
         f"SELECT {', '.join(SOURCE_COLUMNS)}, row_version, updated_at, updated_by, deleted FROM sources "
         f"WHERE {' AND '.join(where)} ORDER BY source_id", params)
+
+
+def source_row(store: Store, source_id: str, *, role: str | None = None) -> dict | None:
+    """One live source's row with its version (None when unknown, deleted or restricted away from ``role``)."""
+    restricted = role is not None and role not in ("admin", "system")
+    return store.one(
+        f"SELECT {', '.join(SOURCE_COLUMNS)}, row_version, updated_at, updated_by FROM sources "
+        "WHERE source_id = $id AND NOT deleted AND (NOT $restricted OR restricted_to IS NULL OR "
+        "len(restricted_to) = 0 OR list_contains(restricted_to, $role))",
+        {"id": source_id, "restricted": restricted, "role": role or ""})
 
 
 def list_claims(store: Store, *, include_deleted: bool = False) -> pd.DataFrame:

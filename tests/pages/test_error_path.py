@@ -308,6 +308,12 @@ def test_ui_modules_import_each_other_without_a_cycle():
 @pytest.mark.parametrize("path", [*UI_FILES, *PAGES, REPO_ROOT / "app.py"], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_no_function_level_imports(path):
     tree = ast.parse(path.read_text())
+    if path == REPO_ROOT / "ui" / "server.py":
+        # the launcher runs before Streamlit's runtime exists: it imports the UI's cached reads on first use, or
+        # their caches would bind to a storage other than the one `st.cache_data.clear()` clears
+        assert [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                and (n.module or "").startswith("ui.") and n.col_offset == 0] == []
+        return
     nested = [f"{path.name}:{inner.lineno}" for node in ast.walk(tree)
               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
               for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))]

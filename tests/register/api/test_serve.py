@@ -1,0 +1,55 @@
+"""``python -m register serve``: the console and the API in one process on a real database file, stopped by
+SIGTERM with the file released (another process can open it at once)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+
+from register import SYSTEM, Store
+from register.access.api_tokens import create_token
+from tests.e2e.conftest import _free_port, server_environment
+from tests.helpers.paths import REPO_ROOT
+
+
+def test_serve_answers_the_console_and_the_api_and_stops_cleanly_on_sigterm(tmp_path, database_templates):
+    db = database_templates.copy("demo50-accounts", tmp_path / "served.duckdb")
+    store = Store(db)
+    token = create_token(store, SYSTEM, "test-viewer").token
+    expected = store.scalar("SELECT count(*) FROM scores WHERE is_current")
+    store.close()
+    port = _free_port()
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "register", "--db", str(db), "serve", "--port", str(port)],
+                            cwd=REPO_ROOT, env=server_environment({"HRI_ANCHOR_DIR": str(tmp_path / "anchors")}),
+                            stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            if proc.poll() is not None:
+                raise AssertionError((tmp_path / "serve.log").read_text())
+            try:
+                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError((tmp_path / "serve.log").read_text())
+        assert httpx.get(f"{base}/_stcore/health").text == "ok"  # the console, in the same process
+        assert "<div id=\"root\">" in httpx.get(base).text or "streamlit" in httpx.get(base).text.lower()
+        listed = httpx.get(f"{base}/api/v1/responses", headers={"Authorization": f"Bearer {token}"})
+        assert listed.status_code == 200 and listed.json()["total"] == expected
+        assert httpx.get(f"{base}/api/v1/responses").status_code == 401
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, (tmp_path / "serve.log").read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        log.close()
+    again = Store(db)  # released: DuckDB lets one process open the file, and it is ours now
+    assert again.scalar("SELECT count(*) FROM scores WHERE is_current") == expected
+    again.close()
