@@ -131,6 +131,8 @@ def create_token(store: Store, actor: Actor, username: str, *, expires_days: int
     ``HRI_TOKEN_MAX_DAYS`` (default ``HRI_TOKEN_DEFAULT_DAYS``); ``name``: an optional label (what it is for)."""
     username = username.strip() if isinstance(username, str) else username
     _require_own_or_admin(store, actor, username, "create", username)
+    if not isinstance(username, str) or not username:
+        raise InvalidTokenRequest("username", "name the account the token acts for")
     days, label = _expiry_days(expires_days), _token_name(name)
     secret = secrets.token_urlsafe(32)
     digest = _digest(secret)

@@ -226,6 +226,9 @@ def test_an_admin_makes_lists_and_revokes_for_any_enabled_account(store):
     assert list_tokens(store, VERA)[0]["status"] == "revoked"
     with pytest.raises(NotFound):
         create_token(store, ANN, "nobody")
+    with pytest.raises(InvalidTokenRequest, match="name the account") as unnamed:
+        create_token(store, ANN, "  ")
+    assert unnamed.value.field == "username"
     set_disabled(store, SYSTEM, "rita-reviewer", True)
     with pytest.raises(InvalidTokenRequest, match="rita-reviewer is disabled") as refused:
         create_token(store, ANN, "rita-reviewer")
