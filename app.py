@@ -68,6 +68,8 @@ PAGES = {
 }
 # intake: uploads, the quarantine, and the inbox this process imports dropped files from
 PAGES["Intake"] = [st.Page("pages/intake.py", title="Import", icon=":material/upload_file:", url_path="import")]
+# every signed-in person's own API tokens (admins see every account's on the Users page)
+PAGES["Account"] = [st.Page("pages/api_tokens.py", title="API tokens", icon=":material/key:", url_path="api-tokens")]
 
 
 def main() -> None:

@@ -4,7 +4,9 @@ A new account and a reset get a one-time password, shown once here and never sto
 user must change it at the first login. The admin role is granted by two admins: one requests it
 here, another approves it (``register.access.identity.request_admin`` / ``approve_admin``); an
 account added with the admin role is created as a viewer with such a request. The service functions
-refuse anyone without ``Permission.USERS_MANAGE`` whatever this page shows.
+refuse anyone without ``Permission.USERS_MANAGE`` whatever this page shows. Below, every account's API tokens
+(``ui.features.api_tokens``): revoke any, make one for an enabled account (its secret shown once); everyone
+manages their own on the API tokens page.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import streamlit as st
 from register import RegisterError
 from register.access import identity
 from register.access.permissions import ROLES, Permission
+from ui.features import api_tokens
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import keep_message, show_kept_messages
@@ -201,6 +204,8 @@ def main() -> None:
     change_user_form(actor, users)
     add_user_form(actor)
     admin_requests_section(actor, users)
+    st.divider()
+    api_tokens.all_tokens_section(actor, [u.username for u in users if not u.disabled])
 
 
 run_page(main)

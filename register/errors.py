@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "LOGIN_FAILED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError", "DatabaseInUse",
-    "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor", "InvalidDecision",
-    "InvalidFeedback", "LabellingError", "LoginFailed", "MigrationError", "NotFound", "PermissionDenied", "Problem",
-    "RegisterError", "SignOffRefused", "StaleEdit", "ValidationFailed", "WriteConflict",
+    "LOGIN_FAILED_MESSAGE", "TOKEN_REJECTED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError",
+    "DatabaseInUse", "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor",
+    "InvalidDecision", "InvalidFeedback", "InvalidTokenRequest", "LabellingError", "LoginFailed", "MigrationError",
+    "NotFound", "PermissionDenied", "Problem", "RegisterError", "SignOffRefused", "StaleEdit", "TokenRejected",
+    "TooManyAttempts", "ValidationFailed", "WriteConflict",
 ]
 
 
@@ -150,6 +151,42 @@ class InvalidAccount(RegisterError, ValueError):
     """A username, role or password that cannot be accepted (says which and why)."""
 
     title = "Invalid account data"
+
+
+# --- API tokens (register.access.api_tokens) ---------------------------------------------------------
+
+TOKEN_REJECTED_MESSAGE = "No valid API token: send a current token as Authorization: Bearer TOKEN"
+
+
+class TokenRejected(RegisterError):
+    """A presented API token that does not authenticate. The message never says which part was wrong (unknown,
+    malformed, wrong secret, expired, revoked, disabled account): the audit trail records that."""
+
+    title = "Not authenticated"
+
+    def __init__(self) -> None:
+        super().__init__(TOKEN_REJECTED_MESSAGE)
+
+
+class TooManyAttempts(TokenRejected):
+    """Too many failed authentications from one client: refused without saying why for ``retry_after`` seconds."""
+
+    title = "Too many attempts"
+
+    def __init__(self, retry_after: int) -> None:
+        RegisterError.__init__(self, f"too many failed authentications from this client: try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class InvalidTokenRequest(RegisterError, ValueError):
+    """A token that cannot be created or revoked as asked; ``field`` names the input (username, expires_days, name,
+    token_id) and the message says why."""
+
+    title = "API token not changed"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
 
 
 # --- the database -----------------------------------------------------------------------------------

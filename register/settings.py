@@ -68,6 +68,12 @@ class Settings(BaseSettings):
                                                 "folder is used with a warning")
     roles_file: Path = Field(REPO_ROOT / "config" / "roles.toml",
                              description="roles of company-account (OIDC) users")
+    token_default_days: int = Field(90, ge=1,
+                                    description="days a new personal API token lasts when its creator names no "
+                                                "other (`tokens create --expires-days N`)")
+    token_max_days: int = Field(365, ge=1,
+                                description="the longest a personal API token may last, in days (a longer expiry "
+                                            "is refused)")
     import_max_mb: float = Field(500.0, gt=0,
                                  description="largest file `python -m register import` accepts, in MiB")
     memory_limit: str = Field("4GB", pattern=MEMORY_SIZE,

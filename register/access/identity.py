@@ -27,7 +27,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from register.access import login_failures, password_policy
+from register.access import api_tokens, login_failures, password_policy
 from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, InvalidAccount, LoginFailed, NotFound, StaleEdit
@@ -318,7 +318,7 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
 def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[str, Any],
             expected_version: int | None, *, check=None, end_sessions: bool = False) -> None:
     """Change one account (the caller authorised ``Permission.USERS_MANAGE`` first); ``end_sessions``: and end every
-    session of it (``session_generation`` moves on, in the same audited write)."""
+    session of it (``session_generation`` moves on, in the same audited write) and revoke its API tokens."""
     def fn(tx: Transaction) -> Change:
         before = _row(tx, username)
         if before is None:
@@ -333,7 +333,10 @@ def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[s
         tx.execute(f"UPDATE users SET {assignments}{ended}, updated_at = ?, updated_by = ?, "
                    "row_version = row_version + 1 WHERE username = ?",
                    [*sets.values(), utc_now(), actor.name, username])
-        return Change("user", username, _public(before), _public(_written(tx, username)))
+        change = Change("user", username, _public(before), _public(_written(tx, username)))
+        if end_sessions:  # its API tokens end with its sessions, and do not come back with an enable either
+            change.extra_events.extend(api_tokens.end_account_tokens(tx, username, actor.name, action))
+        return change
 
     store.write(actor, action, fn)
 
@@ -361,7 +364,7 @@ def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_v
 def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
                  expected_version: int | None = None) -> None:
     """Disable or enable an account. Disabling ends its sessions: they see the disabled account at their next
-    run, and never come back with an enable (``session_generation`` moved on)."""
+    run, and never come back with an enable (``session_generation`` moved on); its API tokens are revoked."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     _update(store, actor, "user.disable" if disabled else "user.enable", username,
             {"disabled": bool(disabled)},
@@ -370,7 +373,8 @@ def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
 
 def reset_password(store: Store, actor: Actor, username: str, *, expected_version: int | None = None) -> str:
     """Give an account a new one-time password (returned once); it also lifts a lock and ends every session of the
-    account, as disabling does: whoever held the old password (or a session opened with it) is out."""
+    account and revokes its API tokens, as disabling does: whoever held the old password (or a session opened, or a
+    token made, with it) is out."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     password = one_time_password()
     _update(store, actor, "user.reset_password", username,

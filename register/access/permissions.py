@@ -42,6 +42,7 @@ class Permission(StrEnum):
     LABEL_ASSIGN = "label.assign"          # draw a labelling batch and assign its annotators
     ADJUDICATE = "label.adjudicate"        # resolve the annotators' disagreements
     RUBRIC_EDIT = "rubric.edit"            # publish a new labelling rubric version
+    OWN_API_TOKENS = "api_tokens.own"      # create, list and revoke one's own API tokens (another's: USERS_MANAGE)
 
 
 _MINIMUM_ROLE = {
@@ -65,6 +66,7 @@ _MINIMUM_ROLE = {
     Permission.LABEL_ASSIGN: "reviewer",
     Permission.ADJUDICATE: "reviewer",
     Permission.RUBRIC_EDIT: "admin",
+    Permission.OWN_API_TOKENS: "viewer",      # a token acts with its account's role: it grants nothing more
 }
 
 

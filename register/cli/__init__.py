@@ -26,6 +26,12 @@
     users bootstrap [--username NAME]  first start: create an admin with a one-time password (printed
                                        once) when no account exists
     users list | add NAME --role R | reset-password NAME | set-role NAME ROLE | disable NAME | enable NAME
+    tokens create --user NAME [--expires-days N] [--name TEXT] [--json]
+                                       a personal API token acting as NAME (`Authorization: Bearer TOKEN` on
+                                       /api/v1, with the account's role at each call): printed once, stored
+                                       hashed; --json: {"token", "token_id", "username", "expires_at"}
+    tokens list [--user NAME] [--json] | revoke TOKEN_ID
+                                       tokens with their state (never their secrets); revoke one at once
     status                             counts of responses, claims, scores, scoring failures, open
                                        quarantine, unfinished imports (and how to finish them); active profile;
                                        a profile publish whose rescore never ran (finish it: rescore)
@@ -79,7 +85,7 @@ score to review, or ``authority check`` found a failed check; 64 usage error (un
 
 Each group of commands is a module of this package that adds its own sub-parsers: ``admin`` (init,
 search-index, status, settings), ``imports`` (import, also through the console's inbox; quarantine;
-demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``,
+demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``, ``tokens``,
 ``governance`` (checklist, governance, authority) and ``verify`` (judge, verify, judge-agreement,
 testset); ``common`` holds what they share.
 """
@@ -90,7 +96,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from register.cli import admin, audit, governance, imports, scoring, serve, users, verify
+from register.cli import admin, audit, governance, imports, scoring, serve, tokens, users, verify
 from register.cli.admin import cmd_settings
 from register.cli.common import EXIT_FAILED, Parser, render_error
 from register.db.store import Store, database_path_from_env
@@ -124,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     scoring.add_export(sub)
     audit.add_commands(sub)
     users.add_commands(sub)
+    tokens.add_commands(sub)
     admin.add_status(sub)
     governance.add_commands(sub)
     admin.add_settings(sub)

@@ -46,6 +46,14 @@ ALLOWED: dict[str, tuple[str, type[Exception] | None]] = {
     "register.access.identity.change_own_password": (
         "every signed-in user changes their own password; a disabled account's password no longer verifies",
         InvalidAccount),
+    "register.access.token_failures.refuse": (
+        "records a failed API-token authentication (its actor is the token's account, which acts in nothing); only "
+        "api_tokens.authenticate calls it", None),
+    "register.access.api_tokens.list_tokens": (
+        "every signed-in account lists its own API tokens; another's, or all, need users.manage", PermissionDenied),
+    "register.access.api_tokens.revoke_token": (
+        "every signed-in account revokes its own API tokens (found by the token's id); another's need users.manage",
+        PermissionDenied),
     "register.scoring.elicitation.submit_weights": (
         "a facilitator may name experts of any role, viewers too; the session's list of experts is checked",
         PermissionDenied),
