@@ -28,6 +28,7 @@ _STATUS: tuple[tuple[type[Exception], int, str], ...] = (
     (errors.InvalidDecision, 422, "invalid"),
     (errors.InvalidFeedback, 422, "invalid"),
     (errors.ImportRejected, 422, "invalid"),
+    (errors.InvalidTokenRequest, 422, "invalid"),
     (errors.DatabaseError, 503, "unavailable"),
     (errors.RegisterError, 400, "refused"),
 )
