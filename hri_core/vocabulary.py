@@ -80,6 +80,14 @@ STAKES: tuple[str, ...] = ("low", "medium", "high", "critical")
 CATEGORIES: tuple[str, ...] = ("legal", "financial", "safety", "health", "security", "eligibility",
                                "discrimination/bias", "contractual", "compliance", "general")
 CRITICAL_INFORMATION_CATEGORIES: tuple[str, ...] = CATEGORIES[:7]
+# A claim of at least this criticality v_i is of high criticality (DOMAIN.md: "1 default; 2 medium; >= 3 high:
+# legal, financial, safety, contractual, compliance"). A claim is critical information when its category is one of
+# the above or its criticality is high (the monitors' critical-information hallucination, register.monitors).
+HIGH_CRITICALITY = 3
+# The labels that make a claim hallucinated in seed 003's sense, "unsupported by the retrieved references and
+# incorrect with respect to the target": UNSUPPORTED (nothing backs it) and CONTRADICTED (the evidence says
+# otherwise); the RAGChecker mapping (hri_core/rag_import.py) labels every claim it finds hallucinated with one of them.
+HALLUCINATED_LABELS: tuple[Label, ...] = (Label.UNSUPPORTED, Label.CONTRADICTED)
 
 # Where a contradiction was found: in the retrieved/provided context (Table III: "(F), and (C) if
 # contradicted by context") or only against the world (a reliable source or the target answer).

@@ -243,3 +243,17 @@ class LabellingError(RegisterError):
     message names the record and the field."""
 
     title = "Labels not saved"
+
+
+# --- monitors (register.monitors) --------------------------------------------------------------------
+
+
+class InvalidMonitor(RegisterError, ValueError):
+    """A monitor or webhook that cannot be saved as given: the message names it and ``field``, the input to fix."""
+
+    title = "Monitor not saved"
+
+    def __init__(self, name: str, field: str, message: str):
+        super().__init__(f"{name}: {field}: {message}")
+        self.name = name
+        self.field = field

@@ -43,6 +43,7 @@ class Permission(StrEnum):
     ADJUDICATE = "label.adjudicate"        # resolve the annotators' disagreements
     RUBRIC_EDIT = "rubric.edit"            # publish a new labelling rubric version
     OWN_API_TOKENS = "api_tokens.own"      # create, list and revoke one's own API tokens (another's: USERS_MANAGE)
+    MONITORS_EDIT = "monitors.edit"        # monitors (thresholds on the headline figures) and their webhooks
 
 
 _MINIMUM_ROLE = {
@@ -67,6 +68,7 @@ _MINIMUM_ROLE = {
     Permission.ADJUDICATE: "reviewer",
     Permission.RUBRIC_EDIT: "admin",
     Permission.OWN_API_TOKENS: "viewer",      # a token acts with its account's role: it grants nothing more
+    Permission.MONITORS_EDIT: "admin",
 }
 
 
