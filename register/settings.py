@@ -153,6 +153,20 @@ class Settings(BaseSettings):
     llm_batch: int = Field(5, ge=1, le=50, description="claims judged per LLM request")
     llm_price_input: float = Field(0.0, ge=0, description="cost per million prompt tokens (recorded per batch)")
     llm_price_output: float = Field(0.0, ge=0, description="cost per million completion tokens")
+    # --- monitors (register.monitors): thresholds on the headline figures, alerts to webhooks ---
+    monitor_poll_seconds: float = Field(5.0, ge=0,
+                                        description="how often the running console checks its monitors after new "
+                                                    "score runs and delivers the alerts due, in seconds; `0`: no "
+                                                    "background worker (alerts wait in the outbox for a command "
+                                                    "that scores or `monitors check`)")
+    monitor_timeout: float = Field(10.0, gt=0,
+                                   description="seconds one webhook delivery may take (connecting, sending, each "
+                                               "read) before it counts as failed")
+    monitor_attempts: int = Field(6, ge=1, le=50,
+                                  description="attempts of one webhook delivery before it is given up")
+    monitor_backoff_seconds: float = Field(30.0, ge=0,
+                                           description="wait after a failed webhook delivery before the next attempt, "
+                                                       "doubled after each further failure (at most 6 hours)")
 
 
 def env_name(field: str) -> str:
