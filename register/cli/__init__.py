@@ -70,6 +70,12 @@
                                        and reported on the critical questions alone
     serve [--port N] [--address A]     the console and the HTTP API (/api/v1, docs at /api/v1/docs) in the
                                        foreground, as `make run` starts them; stops cleanly on SIGTERM
+    monitors list|add|remove|check|deliveries|webhook-add|webhook-remove [--json]
+                                       thresholds on the headline figures (High + Critical share, scope s_H,
+                                       answers failing Authority, critical-information hallucination), checked
+                                       after every score run; alerts POSTed as JSON to webhooks (docs/monitors.md).
+                                       A command that scored ends by checking them and delivering the alerts
+                                       due; `check` exits 2 when a monitor is fired
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: stop the app while running commands that write.
@@ -86,8 +92,8 @@ score to review, or ``authority check`` found a failed check; 64 usage error (un
 Each group of commands is a module of this package that adds its own sub-parsers: ``admin`` (init,
 search-index, status, settings), ``imports`` (import, also through the console's inbox; quarantine;
 demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``, ``tokens``,
-``governance`` (checklist, governance, authority) and ``verify`` (judge, verify, judge-agreement,
-testset); ``common`` holds what they share.
+``governance`` (checklist, governance, authority), ``verify`` (judge, verify, judge-agreement,
+testset) and ``monitors``; ``common`` holds what they share.
 """
 
 from __future__ import annotations
@@ -96,7 +102,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from register.cli import admin, audit, governance, imports, scoring, serve, tokens, users, verify
+from register.cli import admin, audit, governance, imports, monitors, scoring, serve, tokens, users, verify
 from register.cli.admin import cmd_settings
 from register.cli.common import EXIT_FAILED, Parser, render_error
 from register.db.store import Store, database_path_from_env
@@ -137,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     scoring.add_spark_commands(sub)
     verify.add_commands(sub)
     serve.add_serve(sub)
+    monitors.add_commands(sub)
     return parser
 
 
@@ -152,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
                 if not imports.offer_inbox(args, held):
                     raise
                 return imports.cmd_import_via_inbox(database, args)
-        return args.func(store, args)
+        status = args.func(store, args)
+        if store is not None:  # runs it scored are checked, and alerts due delivered (register.monitors.worker)
+            monitors.after_command(store)
+        return status
     except KeyboardInterrupt:
         print("Interrupted: committed chunks are kept; the open batch stays unfinished (see `status`); finish it "
               "with: python -m register import --resume PATH", file=sys.stderr)
