@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.features import intake, warmup
+from ui.features import intake, monitors, warmup
 from ui.framework import auth, collector
 from ui.framework.page import run_page, show_error_details
 
@@ -64,6 +64,7 @@ PAGES = {
     "Admin": [
         st.Page("pages/audit.py", title="Audit trail", icon=":material/history:", url_path="audit"),
         st.Page("pages/users.py", title="Users", icon=":material/manage_accounts:", url_path="users"),
+        st.Page("pages/monitors.py", title="Monitors", icon=":material/notifications_active:", url_path="monitors"),
     ],
 }
 # intake: uploads, the quarantine, and the inbox this process imports dropped files from
@@ -75,6 +76,7 @@ PAGES["Account"] = [st.Page("pages/api_tokens.py", title="API tokens", icon=":ma
 def main() -> None:
     collector.freeze_startup_objects()  # once per process: the collection after each run skips what startup loaded
     intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
+    monitors.ensure_monitor_worker()  # one thread per process: checks after score runs, delivers alerts
     if auth.current_role() is None:
         warmup.ensure_overview_warm()  # the first login page of a process: the Overview's reads, in the background
         # Not logged in: every page is known, so a link to /audit or /users opens that page, whose login gate

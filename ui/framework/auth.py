@@ -39,7 +39,7 @@ DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
 PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ,
                     "import": Permission.IMPORT, "workbench": Permission.LABEL,
-                    "adjudication": Permission.ADJUDICATE}
+                    "adjudication": Permission.ADJUDICATE, "monitors": Permission.AUDIT_READ}
 
 
 def oidc_configured() -> bool:
