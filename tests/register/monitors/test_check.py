@@ -58,12 +58,14 @@ def test_an_import_that_crosses_a_threshold_fires_once_with_its_batch_and_run(re
 def test_a_monitor_still_fired_raises_no_second_alert_and_clearing_raises_one(register, tmp_path):
     save_monitor(register, SYSTEM, "critical", "critical_hallucinated_claims", 1)
     assert check(register).alerts != []  # 2 > 1
+    fired = states(register)["critical"]
     for n in range(3):  # more hallucinated critical claims, each import a score run and a check: still fired
         import_records(register, tmp_path, [triage(f"x{n}", MORE["claims"])], f"x{n}.jsonl")
         assert check(register).alerts == []
     assert [a["state"] for a in _alerts(register)] == ["fired"]
     assert register.scalar("SELECT count(*) FROM monitor_deliveries") == 1  # undelivered, and not duplicated
-    assert states(register)["critical"]["value"] == 5
+    still = states(register)["critical"]
+    assert (still["value"], still["since"], still["alert_id"]) == (5, fired["since"], fired["alert_id"])
     # the answers revised with their claims supported: back at or below the threshold, one "cleared" alert
     fixed = [triage(rid, [{"claim_id": "c1", "text": "Fixed.", "labels": ["SUPPORTED"]}])
              for rid in ("t1", "t2", "x0", "x1", "x2")]
