@@ -22,9 +22,10 @@ the query of the package that owns it, leaving out what this person may not sett
 
 A sole admin's own admin request is the exception: nobody else can settle it, and they may name that account the
 second admin (``register.access.second_admin``), so it waits for them. Each item names the console page where it
-is done by its URL path (``page``) with the query parameters the page reads (``params``); the register does not
-know the page files. A system-made mitigation draft waits for nobody (no console page endorses one) and a judge
-policy version neither (none approves one): they are left out.
+is done by its URL path (``page``) with the query parameters the page reads (``params``), and the answer it is about
+(``response_id``: its response detail page); the register does not know the page files. A system-made mitigation
+draft waits for nobody (no console page endorses one) and a judge policy version neither (none approves one): they
+are left out.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ KINDS: dict[str, str] = {
 @dataclass(frozen=True)
 class WaitingItem:
     """One thing waiting for the person: its ``kind`` (a key of ``KINDS``), a ``title`` in words (plain text: the
-    page escapes it), when it was asked (``created_at``) and by whom (``asked_by``), and where it is done: the
-    console page's URL path (``page``) with its query parameters (``params``)."""
+    page escapes it), when it was asked (``created_at``) and by whom (``asked_by``), where it is done: the console
+    page's URL path (``page``) with its query parameters (``params``), and the answer it is about, if any
+    (``response_id``)."""
 
     kind: str
     title: str
@@ -73,6 +75,7 @@ class WaitingItem:
     asked_by: str
     page: str
     params: dict[str, str] = field(default_factory=dict)
+    response_id: str | None = None  # the answer it is about, when it is about one (the response detail page)
 
 
 def _profile_drafts(store: Store, me: str) -> list[WaitingItem]:
@@ -135,14 +138,15 @@ def _risk_acceptances(store: Store, me: str) -> list[WaitingItem]:
     proposed = risk_acceptance.acceptances(store, status="proposed").to_dict("records")
     return [WaitingItem("risk_acceptance", f"Approve risk acceptance {row['acceptance_id']} of {row['response_id']} "
                         f"(revision {row['revision']}): {str(row['release']).replace('_', ' ')} until "
-                        f"{row['expires_on']:%Y-%m-%d}", _when(row["proposed_at"]), row["proposed_by"], "review")
+                        f"{row['expires_on']:%Y-%m-%d}", _when(row["proposed_at"]), row["proposed_by"], "review",
+                        response_id=str(row["response_id"]))
             for row in proposed if row["proposed_by"] != me]
 
 
 def _label_changes(store: Store, me: str) -> list[WaitingItem]:
     return [WaitingItem("label_change", f"Approve label change {row['change_id']} on {row['response_id']}: decision "
                         f"{row['decision_before']} -> {row['decision_after']}", row["proposed_at"], row["proposed_by"],
-                        "review")
+                        "review", response_id=str(row["response_id"]))
             for row in pending.list_pending(store, limit=10_000) if row["proposed_by"] != me]
 
 
@@ -150,7 +154,7 @@ def _feedback(store: Store, me: str) -> list[WaitingItem]:
     reported = feedback_items.list_feedback(store, states=("reported",), limit=10_000).to_dict("records")
     return [WaitingItem("feedback", f"Validate feedback #{row['feedback_id']} on {row['response_id']}"
                         + (f" claim {row['claim_id']}" if row["claim_id"] else "") + f": {_short(row['text'])}",
-                        _when(row["reported_at"]), row["reported_by"], "feedback")
+                        _when(row["reported_at"]), row["reported_by"], "feedback", response_id=str(row["response_id"]))
             for row in reported if row["reported_by"] != me]
 
 
