@@ -39,6 +39,7 @@ PAGES = {
                 url_path="verification"),
         st.Page("pages/feedback.py", title="Feedback", icon=":material/feedback:", url_path="feedback"),
         st.Page("pages/rag_metrics.py", title="RAG metrics", icon=":material/query_stats:", url_path="rag-metrics"),
+        st.Page("pages/waiting.py", title="Waiting for me", icon=":material/inbox:", url_path="waiting"),
     ],
     "Scoring": [
         st.Page("pages/profiles.py", title="Scoring profiles", icon=":material/tune:", url_path="profiles"),

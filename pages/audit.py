@@ -1,5 +1,6 @@
 """Audit trail: who did what, when, to which record; an answer's whole life by its id; whether the hash chain
-verifies; approvals whose two accounts were created by the same person; CSV export.
+verifies; approvals whose two accounts were created by the same person; admins named while their namer was the
+sole admin; CSV export.
 
 Filters run in SQL with bound parameters (``register.db.audit.search_events``; an answer's life,
 ``register.console.answer_life.answer_events``). Reviewers and admins
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
 
+import pandas as pd
 import streamlit as st
 
+from register.access import second_admin
 from register.access.permissions import Permission
 from register.db.audit import LISTED_EVENTS, EventFilter
 from ui.features import audit_trail
@@ -53,6 +56,18 @@ def linked_approvals() -> None:
         "approved_at": st.column_config.DatetimeColumn("Approved (UTC)", format="YYYY-MM-DD HH:mm")})
 
 
+def sole_admin_namings() -> None:
+    """Admins named by the sole admin, with no second admin's approval (``register.access.second_admin``)."""
+    named = audit_trail.sole_admin_namings()
+    if not named:
+        return
+    st.warning(f"{len(named):,} admin(s) were named while their namer was the sole admin: no second admin approved "
+               f"it (audit event {second_admin.EVENT}). Check that the account is another person's.",
+               icon=":material/flag:")
+    st.dataframe(pd.DataFrame(named), hide_index=True, key="audit_sole_admin", column_config={
+        "named_at": st.column_config.DatetimeColumn("Named (UTC)", format="YYYY-MM-DD HH:mm")})
+
+
 def read_filter(options: dict) -> EventFilter:
     cols = st.columns([2, 3, 2, 3])
     actor = cols[0].text_input("Actor contains", key="audit_actor").strip() or None
@@ -84,6 +99,7 @@ def main() -> None:
         return
     chain_status()
     linked_approvals()
+    sole_admin_namings()
     f = read_filter(audit_trail.options())
     answer = f.entity_id if f.entity_id and audit_trail.names_answer(f.entity_id) else None
     if answer is not None and st.toggle("Only the events filed under this exact id", key="audit_exact_id",

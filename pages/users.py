@@ -3,10 +3,11 @@
 A new account and a reset get a one-time password, shown once here and never stored in clear; the
 user must change it at the first login. The admin role is granted by two admins: one requests it
 here, another approves it (``register.access.identity.request_admin`` / ``approve_admin``); an
-account added with the admin role is created as a viewer with such a request. The service functions
-refuse anyone without ``Permission.USERS_MANAGE`` whatever this page shows. Below, every account's API tokens
-(``ui.features.api_tokens``): revoke any, make one for an enabled account (its secret shown once); everyone
-manages their own on the API tokens page.
+account added with the admin role is created as a viewer with such a request. While one admin exists
+(and never a second did), that admin names a second one once, flagged (``register.access.second_admin``).
+The service functions refuse anyone without ``Permission.USERS_MANAGE`` whatever this page shows. Below, every
+account's API tokens (``ui.features.api_tokens``): revoke any, make one for an enabled account (its secret shown
+once); everyone manages their own on the API tokens page.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from register import RegisterError
-from register.access import identity
+from register.access import identity, second_admin
 from register.access.permissions import ROLES, Permission
 from ui.features import api_tokens
 from ui.framework import data
@@ -186,6 +187,45 @@ def admin_requests_section(actor, users: list[identity.User]) -> None:
         st.rerun()
 
 
+def second_admin_section(actor, users: list[identity.User]) -> None:
+    """While the signed-in admin is the only one (and never was there a second): name a second admin, once, with a
+    reason (``register.access.second_admin``). Every admin named that way is shown, flagged, for everyone here."""
+    for named in second_admin.namings(data.get_store()):
+        st.warning(f"**{escape_markdown(named['username'])}** was named an admin by "
+                   f"{escape_markdown(named['named_by'])} at {named['named_at']:%Y-%m-%d %H:%M} UTC **while the sole "
+                   f"admin** (no second admin approved it; the account was created by "
+                   f"{escape_markdown(named['created_by'] or 'unknown')}): {escape_markdown(named['reason'] or '')}",
+                   icon=":material/flag:")
+    if not second_admin.may_name_second_admin(data.get_store(), actor):
+        return
+    candidates = [u.username for u in users if u.role != "admin" and not u.disabled and u.kind == "local"
+                  and u.username != actor.name]
+    st.info("You are the only admin, so nobody can approve an admin request. You may name **one** second admin "
+            "here without a second person: it is recorded in the audit trail as named while sole admin, and from "
+            "then on the admin role needs two admins again. Add the person's account first.",
+            icon=":material/person_add:")
+    if not candidates:
+        return
+    with st.form("second_admin", enter_to_submit=False):
+        cols = st.columns([2, 3])
+        username = cols[0].selectbox("Account", candidates, key="second_admin_name", index=None,
+                                     placeholder="Choose an account")
+        reason = cols[1].text_input("Why (required)", key="second_admin_reason", max_chars=second_admin.MAX_REASON)
+        submitted = st.form_submit_button("Name a second admin", type="primary")
+    if submitted:
+        if username is None:
+            st.info("Choose an account: nothing was changed.", icon=":material/info:")
+            return
+        try:
+            data.account_write(second_admin.name_second_admin, actor, username, reason)
+        except RegisterError as error:
+            show_error(error)
+            return
+        keep_message("users", "success", f"{code_span(username)} is now an admin, named while you were the sole "
+                     "admin (recorded in the audit trail).")
+        st.rerun()
+
+
 def main() -> None:
     page_frame(filters=False)
     st.title("Users")
@@ -204,6 +244,7 @@ def main() -> None:
     change_user_form(actor, users)
     add_user_form(actor)
     admin_requests_section(actor, users)
+    second_admin_section(actor, users)
     st.divider()
     api_tokens.all_tokens_section(actor, [u.username for u in users if not u.disabled])
 

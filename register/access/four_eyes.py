@@ -7,7 +7,9 @@ whose author and approver are linked by who created their accounts: one created 
 person created both. The audit page shows them for a reviewer to judge; nothing is refused on this ground.
 
 Approvals: publishing a draft scoring profile (its creator and its publisher), granting the admin role (the
-requester and the approver) and signing a checklist run (each last editor of a checked row and the signer).
+requester and the approver) and signing a checklist run (each last editor of a checked row and the signer). An
+admin named by the sole admin (``register.access.second_admin``) had no approver: it is listed on its own
+(``second_admin.namings``), with who created the named account.
 Only local accounts are compared: company-identity (oidc) and demo accounts are made by their login, not by
 a person of this register.
 """
@@ -33,7 +35,7 @@ def linked_approvals(store: Store) -> pd.DataFrame:
             FROM scoring_profiles WHERE published_by IS NOT NULL AND published_by <> created_by
             UNION ALL
             SELECT 'admin role', 'account ' || username, requested_by, decided_by, decided_at
-            FROM role_grants WHERE status = 'approved'
+            FROM role_grants WHERE status = 'approved' AND NOT coalesce(named_while_sole_admin, false)
             UNION ALL
             SELECT 'checklist sign-off', 'checklist run ' || r.run_id, e.editor, s.signed_by, s.signed_at
             FROM checklist_signoffs s JOIN checklist_runs r USING (run_id), unnest(r.editors) AS e(editor)

@@ -27,7 +27,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from register.access import api_tokens, login_failures, password_policy
+from register.access import api_tokens, login_failures, password_policy, second_admin
 from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, InvalidAccount, LoginFailed, NotFound, StaleEdit
@@ -405,9 +405,11 @@ def _require_system_to_grant_admin(store: Store, actor: Actor, username: str) ->
     """Refuse (audited) a direct grant of the admin role by anyone but the command line's ``system`` role:
     one admin with a second account of their own would otherwise be two admins."""
     if actor.role != SYSTEM_ROLE:
+        sole = ("; while the only admin, name one second admin once (Users page, \"Name a second admin\")"
+                if second_admin.exception_problem(store, actor) is None else "")
         deny(store, actor, Permission.USERS_MANAGE, "user", username,
              f"granting the admin role needs a second admin: {actor.name} can request it for {username} "
-             "(Users page, \"Request the admin role\") and another admin approves it", FourEyesViolation)
+             f"(Users page, \"Request the admin role\") and another admin approves it{sole}", FourEyesViolation)
 
 
 def request_admin(store: Store, actor: Actor, username: str, reason: str | None = None) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from register.access import four_eyes
+from register.access import four_eyes, second_admin
 from register.console import answer_life
 from register.console.exports import CsvExport
 from register.db import audit
@@ -21,6 +21,7 @@ options = data.cached(audit.event_options, scope="account")
 chain = data.cached(audit.verify_chain, scope="account")
 head = data.cached(audit.head, scope="account")
 linked_approvals = data.cached(four_eyes.linked_approvals, scope="account")
+sole_admin_namings = data.cached(second_admin.namings, scope="account")
 
 
 def csv_writer(f: EventFilter) -> Callable[[Path], CsvExport]:

@@ -1,4 +1,5 @@
-"""The frame every page renders first: the login gate, the shared sidebar filters and the current user.
+"""The frame every page renders first: the login gate, the shared sidebar filters, what waits for the current user
+(its count, a link to the Waiting for me page) and the current user.
 
 Each page calls ``page_frame()`` itself (rather than the entrypoint rendering the sidebar) so the
 filters are part of every page run; the widgets use the same keys on every page, so the selection
@@ -13,6 +14,7 @@ from ui.framework import data
 from ui.framework.auth import require_login, sidebar_user
 from ui.framework.components import show_kept_toasts
 from ui.framework.filters import sidebar_filters
+from ui.framework.waiting import sidebar_count
 
 
 def page_frame(*, filters: bool = True) -> Filters:
@@ -24,6 +26,7 @@ def page_frame(*, filters: bool = True) -> Filters:
     data.seed_if_empty(data.get_store())
     actor = require_login()  # here, not in app.py: AppTest re-runs only the page file after the first run
     show_kept_toasts()  # a save's confirmation, kept across the rerun after it
+    sidebar_count(actor)  # what waits for this person, above the filters: one cached read, shared with its page
     selected = sidebar_filters(data.filter_options()) if filters else Filters()
     sidebar_user(actor)
     return selected

@@ -61,6 +61,11 @@ ALLOWED: dict[str, tuple[str, type[Exception] | None]] = {
         "a read: an expert of any role reads the round's submissions", PermissionDenied),
     "register.labels.agreement.agreement_report": (
         "a read: every role may read the annotators' agreement (Permission.READ)", PermissionDenied),
+    "register.access.second_admin.may_name_second_admin": (
+        "a read: whether the actor may name a second admin now, False for anyone but the sole admin (the account is "
+        "re-read); the write, name_second_admin, authorises", None),
+    "register.waiting.items.waiting_for": (
+        "a read: every signed-in role has its list of what waits for it (Permission.READ)", PermissionDenied),
     "register.feedback.items.report_feedback": (
         "anyone signed in reports a problem with an answer (paper section V.A); validating it is a reviewer's",
         PermissionDenied),
