@@ -16,6 +16,7 @@ from register.feedback import scope
 from register.scoring import profiles
 from tests.helpers.accounts import TEST_PASSWORD, ensure_account
 from tests.helpers.paths import REPO_ROOT
+from ui.features import warmup  # binds the UI's cached reads to the real register reads before `counted` wraps them
 from ui.framework.text import compact_count
 
 APP = str(REPO_ROOT / "app.py")
@@ -60,8 +61,6 @@ def _log_in(at: AppTest) -> AppTest:
 
 def test_the_login_page_warms_the_overview_and_the_overview_after_login_reads_nothing_again(
         seeded_db, counted, monkeypatch):
-    from ui.features import warmup
-
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "1")
     ensure_account("test-reviewer", "reviewer")
     responses = seeded_db.scalar("SELECT count(*) FROM responses WHERE is_current")
@@ -91,7 +90,6 @@ def test_the_login_page_warms_the_overview_and_the_overview_after_login_reads_no
 
 
 def test_without_the_warm_up_the_overview_reads_its_data_on_the_first_visit(seeded_db, counted):
-    from ui.features import warmup
 
     ensure_account("test-reviewer", "reviewer")
     at = AppTest.from_file(APP, default_timeout=60).run()  # HRI_CONSOLE_WARMUP=0 (tests/conftest.py)
@@ -108,7 +106,6 @@ def test_an_empty_database_is_not_warmed(counted):
 
     from register import SYSTEM, Store
     from register.scoring.profiles import ensure_default_profile
-    from ui.features import warmup
 
     store = Store(os.environ["HRI_DB"])
     ensure_default_profile(store, SYSTEM)
@@ -118,7 +115,6 @@ def test_an_empty_database_is_not_warmed(counted):
 
 
 def test_a_failing_warm_up_is_logged_and_the_page_computes_its_data(seeded_db, monkeypatch, caplog):
-    from ui.features import warmup
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("disk on fire")
@@ -156,7 +152,6 @@ def test_the_login_page_loads_the_chart_library_with_an_empty_static_chart(seede
 def test_the_warm_up_builds_the_overview_charts_from_what_it_read(seeded_db, monkeypatch):
     """Plotly loads the code that checks each kind of trace and layout property on a process's first figure of it:
     the warm-up builds the Overview's charts (and drops them) so that the first Overview does not pay for it."""
-    from ui.features import warmup
 
     built = []
     original = warmup.build_overview_figures
