@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, initialise, positive, progress
+from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path, initialise, positive, progress
 from register.db.store import Store
 from register.errors import DatabaseInUse, RegisterError
 from register.ingest.reports import DEFAULT_CHUNK
@@ -15,7 +15,7 @@ from register.ingest.reports import DEFAULT_CHUNK
 
 def add_import(sub) -> None:
     imp = sub.add_parser("import", help="import files or folders")
-    imp.add_argument("paths", nargs="+", metavar="PATH")
+    imp.add_argument("paths", nargs="+", metavar="PATH", type=client_path)
     imp.add_argument("--no-score", action="store_true", help="store only; do not score the new batches")
     imp.add_argument("--chunk-size", type=positive, default=DEFAULT_CHUNK,
                      help=f"records per transaction (default {DEFAULT_CHUNK})")
@@ -45,7 +45,7 @@ def add_quarantine(sub) -> None:
     qlist.add_argument("--json", action="store_true", help="one JSON object per row")
     qlist.set_defaults(func=cmd_quarantine_list)
     qexp = qsub.add_parser("export", help="write the open quarantine as JSON Lines to fix and re-import")
-    qexp.add_argument("file")
+    qexp.add_argument("file", type=client_path)
     qexp.add_argument("--all", action="store_true", help="include resolved rows")
     qexp.set_defaults(func=cmd_quarantine_export)
 
