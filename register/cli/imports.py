@@ -136,8 +136,8 @@ def cmd_import_via_inbox(database: Path, args) -> int:
     beat = watcher_alive(inbox)
     if beat is None:
         raise DatabaseInUse(f"{database} is open in another process, and no console watches its inbox {inbox} "
-                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): stop that process, or "
-                            "start the console")
+                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): import the files once that "
+                            "process has finished, or start the console, which imports them itself")
     report, files = ImportReport(), []
     for path in args.paths:  # every file checked before any is handed over, as a direct import does
         found, skipped = files_to_import(Path(path))

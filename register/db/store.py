@@ -129,8 +129,8 @@ def _translated(error: duckdb.Error) -> DatabaseError:
 def _in_use(path: Path, error: duckdb.IOException) -> DatabaseInUse:
     holder = _LOCK_HOLDER.search(str(error))
     who = f"another process (PID {holder.group(1)})" if holder else "another process"
-    return DatabaseInUse(f"{path} is open in {who}: stop the app or that process, or choose another database "
-                         "file with --db or HRI_DB")
+    return DatabaseInUse(f"{path} is open in {who}, and DuckDB lets one process at a time write to a file: try "
+                         "again once it has finished, or choose another database file with --db or HRI_DB")
 
 
 # --- the cursor every operation gets ---------------------------------------------------------------
