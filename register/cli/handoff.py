@@ -132,8 +132,10 @@ def hand_off(database: Path, argv: list[str], actor: str, *, stdout: TextIO | No
             raise HandoffFailed(f"the process listening at {path} runs as another user (uid {owner}): the command "
                                 "was not handed to it")
         connection.settimeout(None)  # a command may print nothing for minutes (a rescore)
-        send_message(connection, {"protocol": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(), "actor": actor,
-                                  "database": str(Path(database).resolve())})
+        # the console may answer and close before reading (a refusal): its answer is still read below
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            send_message(connection, {"protocol": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(), "actor": actor,
+                                      "database": str(Path(database).resolve())})
         return _relay(connection, stdout or sys.stdout, stderr or sys.stderr)
     except KeyboardInterrupt:
         print(_INTERRUPTED, file=stderr or sys.stderr)
