@@ -8,7 +8,8 @@
            [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
            [--resume] [--via-inbox]    stdout; --resume finishes the interrupted import of each file;
            [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
-                                       files to its inbox and wait for its report (asked on a terminal)
+                                       files to its inbox and wait for its report (asked at a terminal when
+                                       no console listens for commands)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
     keep-view VERSION                  keep an older profile version's view as a read model of its own, so the
                                        console's profile-version filter reads it as fast as the current scores

@@ -25,7 +25,8 @@ def add_import(sub) -> None:
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     imp.add_argument("--via-inbox", action="store_true",
                      help="when the running console holds the database, hand the files to its inbox and wait "
-                          "for its report (without it, asked on a terminal; refused with --no-score or --resume)")
+                          "for its report, rather than have the console's process import them (asked at a terminal "
+                          "when no console listens; refused with --no-score or --resume)")
     imp.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
                      help="with the inbox: how long to wait for the report (default 600)")
     rag = imp.add_argument_group("RAGChecker results and RAGAS tables (recognised by content; other files ignore "
