@@ -186,3 +186,23 @@ def test_commands_with_nothing_to_hand_over_are_refused_and_usage_errors_exit_64
                       "own process, never the console's\n"
     code, _, err = _handed(store, "users", "frobnicate")
     assert code == 64 and "Usage error" in err
+
+
+def test_a_command_asking_at_a_terminal_is_refused_and_one_reading_it_gets_a_clear_error(store, monkeypatch):
+    from register.cli import build_parser, users
+
+    def interactive_parser():
+        parser = build_parser()
+        parser.set_defaults(interactive=True)  # what a command that asks questions at a terminal declares
+        return parser
+
+    monkeypatch.setattr(handoff_server, "build_parser", interactive_parser)
+    code, out, err = _handed(store, "users", "list")
+    assert (code, out) == (1, "") and "`users` asks its questions at a terminal" in err
+    monkeypatch.setattr(handoff_server, "build_parser", build_parser)  # (undo() would undo the test's HRI_* too)
+
+    monkeypatch.setattr(users, "cmd_users_list", lambda _store, _args: print(input("whose? ")) or 0)
+    code, _, err = _handed(store, "users", "list")
+    assert code == 1
+    assert err == "Not carried out by the console: the command reads from the terminal, which the console's " \
+                  "process, carrying it out, does not have\n"
