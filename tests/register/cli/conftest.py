@@ -78,7 +78,7 @@ def _wait_until_holding(console: Console, deadline: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def console(tmp_path_factory, database_templates):
+def running_console(tmp_path_factory, database_templates):
     """One console per test module (``python -m register serve``, warm-up off), on a copy of CONSOLE_TEMPLATE; its
     tests must not change what the module's other tests read. Stopped (SIGTERM) at the end of the module, when its
     socket must have gone with it."""

@@ -14,6 +14,7 @@ import re
 import shutil
 import signal
 import time
+import urllib.request
 
 import pytest
 
@@ -41,36 +42,36 @@ def _answers(path, prefix: str, count: int):
     return path
 
 
-def test_users_list_prints_what_it_prints_directly_and_shows_an_account_added_meanwhile(console, direct):
+def test_users_list_prints_what_it_prints_directly_and_shows_an_account_added_meanwhile(running_console, direct):
     reference = direct("users", "list")
-    listed = console.run("users", "list")
+    listed = running_console.run("users", "list")
     assert (listed.returncode, listed.stdout, listed.stderr) == (0, reference.stdout, "") and reference.returncode == 0
-    added = console.run("users", "add", "second-admin", "--role", "admin")
+    added = running_console.run("users", "add", "second-admin", "--role", "admin")
     assert added.returncode == 0, added.stderr
     assert added.stdout.startswith("created 'second-admin' (admin). One-time password (shown only now):\n\n    ")
-    again = console.run("users", "list")
+    again = running_console.run("users", "list")
     assert again.returncode == 0
     added_line = "second-admin\tadmin\tactive\tsecond-admin"
     assert set(again.stdout.splitlines()) == {*reference.stdout.splitlines(), added_line}
 
 
-def test_a_failing_command_exits_1_with_the_same_title_and_message(console, direct):
+def test_a_failing_command_exits_1_with_the_same_title_and_message(running_console, direct):
     reference = direct("users", "add", "test-admin", "--role", "admin")
-    refused = console.run("users", "add", "test-admin", "--role", "admin")
+    refused = running_console.run("users", "add", "test-admin", "--role", "admin")
     assert reference.returncode == refused.returncode == 1
     assert refused.stderr == reference.stderr == \
         "Invalid account data: the username 'test-admin' is taken: choose another\n"
     assert refused.stdout == reference.stdout == ""
-    usage = console.run("users", "set-role", "test-admin", "emperor")  # caught by the command line: not handed over
+    usage = running_console.run("users", "set-role", "test-admin", "emperor")  # caught here, never handed over
     assert usage.returncode == 64 and "Usage error" in usage.stderr
 
 
-def test_an_import_named_relative_to_the_client_quarantines_and_reports_as_directly(console, direct, tmp_path):
+def test_an_import_named_relative_to_the_client_quarantines_and_reports_as_directly(running_console, direct, tmp_path):
     work = tmp_path / "work"  # the client's working directory; the console's is the repository
     work.mkdir()
     shutil.copyfile(MIXED_JSONL, work / "answers.jsonl")
     reference = direct("import", "answers.jsonl", "--json", "--quiet", cwd=work)
-    handed = console.run("import", "answers.jsonl", "--json", "--quiet", cwd=work)
+    handed = running_console.run("import", "answers.jsonl", "--json", "--quiet", cwd=work)
     assert handed.returncode == reference.returncode == 2, handed.stderr
     report, expected = json.loads(handed.stdout), json.loads(reference.stdout)
     assert set(report) == set(expected)
@@ -78,41 +79,41 @@ def test_an_import_named_relative_to_the_client_quarantines_and_reports_as_direc
     assert report["quarantined"] == 4 and handed.stderr == ""
 
 
-def test_an_export_to_a_relative_path_is_written_in_the_clients_directory(console, tmp_path):
-    handed = console.run("export", "scores.csv", cwd=tmp_path)
+def test_an_export_to_a_relative_path_is_written_in_the_clients_directory(running_console, tmp_path):
+    handed = running_console.run("export", "scores.csv", cwd=tmp_path)
     assert handed.returncode == 0, handed.stderr
     assert re.fullmatch(rf"wrote [\d,]+ score row\(s\) to {re.escape(str(tmp_path / 'scores.csv'))}\n", handed.stdout)
     assert (tmp_path / "scores.csv").read_text(encoding="utf-8").startswith("response_id,")
     assert not (REPO_ROOT / "scores.csv").exists()
 
 
-def test_the_checklist_gate_exits_as_directly(console, direct):
+def test_the_checklist_gate_exits_as_directly(running_console, direct):
     reference = direct("checklist", "run", "--fail-on", "violations", "--json")
-    gate = console.run("checklist", "run", "--fail-on", "violations", "--json")
+    gate = running_console.run("checklist", "run", "--fail-on", "violations", "--json")
     results = json.loads(gate.stdout)
     assert results["summary"]["failed_checks"] == json.loads(reference.stdout)["summary"]["failed_checks"] == [7]
     assert gate.returncode == reference.returncode == 1  # a failed check fails the gate
     assert set(results) == set(json.loads(reference.stdout))
-    report_only = console.run("checklist", "run", "--fail-on", "never", "--json")
+    report_only = running_console.run("checklist", "run", "--fail-on", "never", "--json")
     assert report_only.returncode == 0 and json.loads(report_only.stdout)["summary"] == results["summary"]
 
 
-def test_rescore_and_audit_verify(console):
-    rescored = console.run("rescore")
+def test_rescore_and_audit_verify(running_console):
+    rescored = running_console.run("rescore")
     assert rescored.returncode == 0, rescored.stderr
     assert re.fullmatch(r"score run \d+: [\d,]+ responses scored under profile v\d+ as of \S+\n", rescored.stdout)
-    verified = console.run("audit", "verify")
+    verified = running_console.run("audit", "verify")
     assert verified.returncode == 0, verified.stderr
     assert verified.stdout.startswith("audit trail verifies: ")
 
 
-def test_an_import_streams_its_progress_while_another_command_is_carried_out(console, tmp_path):
+def test_an_import_streams_its_progress_while_another_command_is_carried_out(running_console, tmp_path):
     answers = _answers(tmp_path / "stream.jsonl", "stream", 1000)
-    importing = console.popen("import", answers, "--chunk-size", "10")
+    importing = running_console.popen("import", answers, "--chunk-size", "10")
     first = importing.stderr.readline()
     assert re.fullmatch(r"  10/1,000  stream\.jsonl: 10 records, 10 accepted, 0 quarantined\n", first), first
     assert importing.poll() is None  # the first chunk's line came while the import went on
-    listed = console.run("users", "list")  # a second command, carried out meanwhile
+    listed = running_console.run("users", "list")  # a second command, carried out meanwhile
     still_importing = importing.poll() is None
     out, err = importing.communicate(timeout=300)
     assert importing.returncode == 0, err
@@ -123,9 +124,9 @@ def test_an_import_streams_its_progress_while_another_command_is_carried_out(con
     assert "\t" not in out and len(err.splitlines()) >= 100  # each command's own output, whole
 
 
-def test_ctrl_c_ends_the_client_and_stops_its_command_not_the_console(console, tmp_path):
+def test_ctrl_c_ends_the_client_and_stops_its_command_not_the_console(running_console, tmp_path):
     answers = _answers(tmp_path / "interrupted.jsonl", "interrupted", 1000)
-    importing = console.popen("import", answers, "--chunk-size", "10", env={"HRI_ACTOR": "handoff-tester"})
+    importing = running_console.popen("import", answers, "--chunk-size", "10", env={"HRI_ACTOR": "handoff-tester"})
     assert importing.stderr.readline().startswith("  10/1,000  interrupted.jsonl")
     importing.send_signal(signal.SIGINT)
     _, err = importing.communicate(timeout=60)
@@ -134,9 +135,9 @@ def test_ctrl_c_ends_the_client_and_stops_its_command_not_the_console(console, t
                                            "command at its next line of output")
     assert "Traceback" not in err
     time.sleep(1)  # the console stops the import at its next chunk (a chunk takes a fraction of a second)
-    stored = [_interrupted_batch(console.run("status"))]
+    stored = [_interrupted_batch(running_console.run("status"))]
     time.sleep(2)
-    stored.append(_interrupted_batch(console.run("status")))  # the console answers, and the import stays stopped
+    stored.append(_interrupted_batch(running_console.run("status")))  # the console answers; the import stays stopped
     assert stored[0] == stored[1] < 1000
 
 
@@ -147,3 +148,16 @@ def _interrupted_batch(status) -> int:
                       status.stdout)
     assert found, status.stdout
     return int(found.group(1).replace(",", ""))
+
+
+def test_a_token_made_on_the_command_line_opens_the_running_consoles_api(running_console):
+    """Commands added since the hand-off are covered by it without code of their own: ``tokens``."""
+    made = running_console.run("tokens", "create", "--user", "test-reviewer", "--json")
+    assert made.returncode == 0, made.stderr
+    token = json.loads(made.stdout)["token"]
+    request = urllib.request.Request(running_console.url + "/api/v1/queue",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.status == 200
+    listed = running_console.run("tokens", "list", "--user", "test-reviewer", "--json")
+    assert listed.returncode == 0 and [t["username"] for t in json.loads(listed.stdout)] == ["test-reviewer"]
