@@ -16,6 +16,7 @@ __all__ = [
     "InvalidDecision", "InvalidFeedback", "InvalidTokenRequest", "LabellingError", "LoginFailed", "MigrationError",
     "NotFound", "PermissionDenied", "Problem", "RegisterError", "SignOffRefused", "StaleEdit", "TokenRejected",
     "TooManyAttempts", "ValidationFailed", "WriteConflict",
+    "HandoffFailed",
 ]
 
 
@@ -227,6 +228,13 @@ class DatabaseInUse(DatabaseError):
     """Another process holds the database file (DuckDB allows one read-write process per file)."""
 
     title = "Database in use"
+
+
+class HandoffFailed(DatabaseInUse):
+    """The running console holds the database and did not carry out a command handed to it (``register.cli.handoff``):
+    it refused it, or its process ended before the command did. The message says which and what to do."""
+
+    title = "Not carried out by the console"
 
 
 class WriteConflict(DatabaseError):

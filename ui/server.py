@@ -21,6 +21,7 @@ from typing import Any
 import streamlit as st
 
 from register.api import app as api
+from register.cli import handoff_server
 from register.db.store import Store
 
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
@@ -42,6 +43,7 @@ def console_store() -> Store:
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """After the server stopped serving: close the database the process opened."""
     yield
+    handoff_server.stop_listener()  # first: no command of `python -m register` is handed over to a closed database
     for store in _opened:
         store.close()
 

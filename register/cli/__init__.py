@@ -8,7 +8,8 @@
            [--chunk-size N] [--json]   database is initialised first; progress on stderr, the report on
            [--resume] [--via-inbox]    stdout; --resume finishes the interrupted import of each file;
            [--wait SECONDS]            --via-inbox: when the running console holds the database, hand the
-                                       files to its inbox and wait for its report (asked on a terminal)
+                                       files to its inbox and wait for its report (asked at a terminal when
+                                       no console listens for commands)
     rescore [--batch N] [--as-of ISO]  score current responses (all, or one batch) under the active profile
     keep-view VERSION                  keep an older profile version's view as a read model of its own, so the
                                        console's profile-version filter reads it as fast as the current scores
@@ -78,7 +79,9 @@
                                        due; `check` exits 2 when a monitor is fired
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
-allows one read-write process per file: stop the app while running commands that write.
+allows one read-write process per file: while the console holds it, each command is handed to the console's process,
+which carries it out with the same output and exit code (``handoff``: only for the user the console runs as; the
+paths it names are read from this command line's working directory).
 
 Acting user: every write is recorded in the audit trail as
 ``Actor(name=$HRI_ACTOR or the login name, role="system")``.
@@ -93,20 +96,22 @@ Each group of commands is a module of this package that adds its own sub-parsers
 search-index, status, settings), ``imports`` (import, also through the console's inbox; quarantine;
 demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``, ``tokens``,
 ``governance`` (checklist, governance, authority), ``verify`` (judge, verify, judge-agreement,
-testset) and ``monitors``; ``common`` holds what they share.
+testset) and ``monitors``; ``common`` holds what they share; ``handoff`` and ``handoff_server`` are the two ends of
+the hand-off to a running console.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
-from register.cli import admin, audit, governance, imports, monitors, scoring, serve, tokens, users, verify
+from register.cli import admin, audit, governance, handoff, imports, monitors, scoring, serve, tokens, users, verify
 from register.cli.admin import cmd_settings
-from register.cli.common import EXIT_FAILED, Parser, render_error
+from register.cli.common import EXIT_FAILED, Parser, cli_actor, render_error
 from register.db.store import Store, database_path_from_env
-from register.errors import DatabaseInUse
+from register.errors import DatabaseInUse, HandoffFailed
 from register.settings import InvalidSetting, settings
 
 # Each command imports the modules it needs when it runs (not at the top): `--help`, `settings` and
@@ -148,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)  # a usage error exits 64 here, before any database or hand-off
     store = None
     try:
         if args.func is not cmd_settings and getattr(args, "needs_store", True):  # these must not create a database
@@ -156,9 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 store = Store(database)
             except DatabaseInUse as held:
-                if not imports.offer_inbox(args, held):
-                    raise
-                return imports.cmd_import_via_inbox(database, args)
+                return _carried_out_by_the_holder(database, argv, args, held)
         status = args.func(store, args)
         if store is not None:  # runs it scored are checked, and alerts due delivered (register.monitors.worker)
             monitors.after_command(store)
@@ -175,3 +179,35 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if store is not None:
             store.close()
+
+
+def _carried_out_by_the_holder(database: Path, argv: list[str], args, held: DatabaseInUse) -> int:
+    """The command, when another process holds the database: ``import --via-inbox`` through the console's inbox, as
+    asked; else handed to the console listening for this database (``handoff``); else, with no console listening,
+    an import through the inbox when a terminal's prompt says yes, or ``DatabaseInUse``."""
+    if getattr(args, "via_inbox", False) and imports.offer_inbox(args, held):
+        return imports.cmd_import_via_inbox(database, args)
+    refusal = handoff.refusal(args)
+    if refusal is not None:
+        raise HandoffFailed(f"{held}; {refusal}")
+    code = handoff.hand_off(database, argv, cli_actor().name)
+    if code is not None:
+        return code
+    if imports.offer_inbox(args, held):
+        return imports.cmd_import_via_inbox(database, args)
+    raise DatabaseInUse(f"{held} (no console of this database listens at {handoff.socket_path(database)}: a running "
+                        "console would carry the command out itself)")
+
+
+def run_with_store(store: Store, args) -> int:
+    """A parsed command against a store this process already holds (the console's, for a command handed to it):
+    the command's exit code, its errors rendered once as ``title: message`` (exit 1), as ``main`` does. The monitors'
+    round that ends a direct command is the console's own worker's there (``register.monitors.worker``): two rounds
+    at once in one process must not deliver an alert twice."""
+    try:
+        return args.func(store, args)
+    except Exception as error:  # noqa: BLE001 - rendered once, here
+        render_error(error)
+        if _debug():
+            logging.getLogger(__name__).exception("python -m register %s failed", args.command)
+        return EXIT_FAILED

@@ -29,7 +29,7 @@ def add_status(sub) -> None:
 def add_settings(sub) -> None:
     sett = sub.add_parser("settings", help="the HRI_* settings in force (opens no database)")
     sett.add_argument("names", nargs="*", metavar="NAME", help="e.g. port or HRI_PORT: print just these values")
-    sett.set_defaults(func=cmd_settings)
+    sett.set_defaults(func=cmd_settings, needs_store=False)
 
 
 def cmd_init(store: Store, args) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from register.cli.common import EXIT_OK, cli_actor
+from register.cli.common import EXIT_OK, cli_actor, client_path
 from register.db.store import Store
 from register.errors import AuditChainBroken
 
@@ -15,17 +15,22 @@ def add_commands(sub) -> None:
     aud = sub.add_parser("audit", help="audit trail checks")
     asub = aud.add_subparsers(dest="audit_command", required=True)
     aver = asub.add_parser("verify", help="recompute the hash chain; check anchors (the anchor folder's always)")
-    aver.add_argument("--anchor", action="append", metavar="FILE|signoff:ID",
+    aver.add_argument("--anchor", action="append", metavar="FILE|signoff:ID", type=_anchor_argument,
                       help="also require the anchored event with its hash (a file from `audit anchor`, or "
                            "signoff:ID for the head a checklist sign-off recorded); repeatable")
     aver.set_defaults(func=cmd_audit_verify)
     aanc = asub.add_parser("anchor", help="print or write the trail's head (seq, hash, events, time) as JSON")
-    aanc.add_argument("--out", metavar="FILE", help="write the anchor to FILE instead of printing it")
+    aanc.add_argument("--out", metavar="FILE", type=client_path, help="write the anchor to FILE instead of printing it")
     aanc.set_defaults(func=cmd_audit_anchor)
     arot = asub.add_parser("rotate-key", help="sign new events with a new key (old keys kept for verification)")
     arot.add_argument("--lost", action="store_true",
                       help="the trail's current key is lost for good: start a new key and record the loss")
     arot.set_defaults(func=cmd_audit_rotate_key)
+
+
+def _anchor_argument(text: str) -> str:
+    """``--anchor``: a sign-off as given, a file as ``client_path`` resolves it."""
+    return text if text.startswith("signoff:") else client_path(text)
 
 
 def _anchor_from(store: Store, source: str):

@@ -1,12 +1,16 @@
 """What the command modules share: the exit codes, the acting user of CLI writes, the one place errors
-reach the terminal, the parser class (usage errors exit 64), argument types, progress lines on stderr
-and the first use of a fresh database."""
+reach the terminal, the parser class (usage errors exit 64), argument types (paths among them), progress lines
+on stderr, the first use of a fresh database, and what a command handed to the console's process knows of the
+command line that sent it (``HANDED``)."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
 import sys
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
 
 from hri_core import HRIError
 from register.access.permissions import SYSTEM_ROLE
@@ -17,9 +21,27 @@ from register.settings import settings
 EXIT_OK, EXIT_FAILED, EXIT_QUARANTINED, EXIT_USAGE = 0, 1, 2, 64
 
 
+@dataclass(frozen=True)
+class HandedCommand:
+    """A command carried out by the console's process for a command line (``register.cli.handoff``): that command
+    line's working directory (its relative paths name files there) and its acting user."""
+
+    cwd: Path
+    actor: str
+
+
+# Set by the console's runner (``register.cli.handoff_server``) in the thread that runs a handed command: a context
+# variable, so that two commands handed at once each see their own, and the console's other threads none
+HANDED: ContextVar[HandedCommand | None] = ContextVar("hri_handed_command", default=None)
+
+
 def cli_actor() -> Actor:
     """The acting user of CLI writes: ``HRI_ACTOR``, else the login name; role ``system`` (whoever runs
-    commands against the database file operates the machine: every permission, no four-eyes check)."""
+    commands against the database file operates the machine: every permission, no four-eyes check). A command
+    handed to the console acts as the command line that sent it: its ``HRI_ACTOR`` or login name."""
+    handed = HANDED.get()
+    if handed is not None:
+        return Actor(name=handed.actor, role=SYSTEM_ROLE)
     name = settings().actor
     if not name:
         try:
@@ -65,6 +87,23 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def client_path(text: str) -> str:
+    """An argparse type for a file or folder argument: the text as given, or, for a command handed to the console's
+    process, resolved against the working directory of the command line that sent it (the console's process has a
+    working directory of its own, which it shares between threads and must not change)."""
+    handed = HANDED.get()
+    if handed is None or not text:
+        return text
+    return str(handed.cwd / text)  # an absolute path stays as it is
+
+
+def client_file_or_name(text: str) -> str:
+    """``client_path`` for an argument that names a file or, when no such file exists, a bundled one by name (a judge
+    profile): a handed command's relative path resolves only when the client has that file."""
+    resolved = client_path(text)
+    return resolved if Path(resolved).is_file() else text
 
 
 def progress(done: int, total: int | None, message: str) -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from register.cli.common import EXIT_FAILED, EXIT_OK, EXIT_QUARANTINED, cli_actor
+from register.cli.common import EXIT_FAILED, EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path
 from register.db.store import Store
 
 
@@ -17,9 +17,10 @@ def add_commands(sub) -> None:
     crun = csub.add_parser("run", help="run the automated checks (the CI gate)")
     crun.add_argument("--fail-on", choices=("violations", "never"), default="never",
                       help="violations: exit 1 when any check fails or an imported row is rejected")
-    crun.add_argument("--claims", metavar="FILE",
+    crun.add_argument("--claims", metavar="FILE", type=client_path,
                       help="check this claims register file (CSV/Excel) instead of the database")
-    crun.add_argument("--sources", metavar="FILE", help="with --claims: the sources register file it refers to")
+    crun.add_argument("--sources", metavar="FILE", type=client_path,
+                      help="with --claims: the sources register file it refers to")
     crun.add_argument("--record", action="store_true", help="store the run in the database (to sign it in the console)")
     crun.add_argument("--json", action="store_true", help="print the results as JSON")
     crun.set_defaults(func=cmd_checklist_run)
@@ -29,7 +30,7 @@ def add_commands(sub) -> None:
     for name in ("import", "export"):
         g = gsub.add_parser(name, help=f"{name} a register file (.csv or .xlsx)")
         g.add_argument("kind", choices=("sources", "claims"))
-        g.add_argument("file")
+        g.add_argument("file", type=client_path)
         g.set_defaults(func=cmd_governance)
 
     auth = sub.add_parser("authority", help="CLAIM's Authority step: are the answers' sources allowed, current, "

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, initialise, positive, progress
+from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path, initialise, positive, progress
 from register.db.store import Store
 from register.errors import DatabaseInUse, RegisterError
 from register.ingest.reports import DEFAULT_CHUNK
@@ -15,7 +15,7 @@ from register.ingest.reports import DEFAULT_CHUNK
 
 def add_import(sub) -> None:
     imp = sub.add_parser("import", help="import files or folders")
-    imp.add_argument("paths", nargs="+", metavar="PATH")
+    imp.add_argument("paths", nargs="+", metavar="PATH", type=client_path)
     imp.add_argument("--no-score", action="store_true", help="store only; do not score the new batches")
     imp.add_argument("--chunk-size", type=positive, default=DEFAULT_CHUNK,
                      help=f"records per transaction (default {DEFAULT_CHUNK})")
@@ -25,7 +25,8 @@ def add_import(sub) -> None:
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     imp.add_argument("--via-inbox", action="store_true",
                      help="when the running console holds the database, hand the files to its inbox and wait "
-                          "for its report (without it, asked on a terminal; refused with --no-score or --resume)")
+                          "for its report, rather than have the console's process import them (asked at a terminal "
+                          "when no console listens; refused with --no-score or --resume)")
     imp.add_argument("--wait", type=float, default=600.0, metavar="SECONDS",
                      help="with the inbox: how long to wait for the report (default 600)")
     rag = imp.add_argument_group("RAGChecker results and RAGAS tables (recognised by content; other files ignore "
@@ -45,7 +46,7 @@ def add_quarantine(sub) -> None:
     qlist.add_argument("--json", action="store_true", help="one JSON object per row")
     qlist.set_defaults(func=cmd_quarantine_list)
     qexp = qsub.add_parser("export", help="write the open quarantine as JSON Lines to fix and re-import")
-    qexp.add_argument("file")
+    qexp.add_argument("file", type=client_path)
     qexp.add_argument("--all", action="store_true", help="include resolved rows")
     qexp.set_defaults(func=cmd_quarantine_export)
 
@@ -136,8 +137,8 @@ def cmd_import_via_inbox(database: Path, args) -> int:
     beat = watcher_alive(inbox)
     if beat is None:
         raise DatabaseInUse(f"{database} is open in another process, and no console watches its inbox {inbox} "
-                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): stop that process, or "
-                            "start the console")
+                            "(no recent heartbeat; HRI_INBOX_POLL_SECONDS=0 turns it off): import the files once that "
+                            "process has finished, or start the console, which imports them itself")
     report, files = ImportReport(), []
     for path in args.paths:  # every file checked before any is handed over, as a direct import does
         found, skipped = files_to_import(Path(path))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, progress
+from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path, progress
 from register.db.store import Store
 from register.errors import RegisterError
 
@@ -25,7 +25,7 @@ def add_rescore(sub) -> None:
 
 def add_export(sub) -> None:
     exp = sub.add_parser("export", help="export current scores")
-    exp.add_argument("file")
+    exp.add_argument("file", type=client_path)
     exp.add_argument("--format", choices=("csv", "parquet", "jsonl"), help="default: from the file extension")
     exp.add_argument("--batch", type=int, help="only responses of this import batch")
     exp.set_defaults(func=cmd_export)
@@ -140,10 +140,10 @@ def _plain(value):
 
 def add_spark_commands(sub) -> None:
     exp = sub.add_parser("export-parquet", help="current responses and claims as Parquet, for scoring on Spark")
-    exp.add_argument("dir", help="a new (or empty) folder")
+    exp.add_argument("dir", type=client_path, help="a new (or empty) folder")
     exp.set_defaults(func=cmd_export_parquet)
     imp = sub.add_parser("import-scores", help="bring the Spark job's scores back as a score run")
-    imp.add_argument("dir", help="the job's output folder (scores/, score_floors/)")
+    imp.add_argument("dir", type=client_path, help="the job's output folder (scores/, score_floors/)")
     imp.set_defaults(func=cmd_import_scores)
 
 

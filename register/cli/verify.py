@@ -9,7 +9,15 @@ import json
 import sys
 from pathlib import Path
 
-from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, initialise, progress
+from register.cli.common import (
+    EXIT_OK,
+    EXIT_QUARANTINED,
+    cli_actor,
+    client_file_or_name,
+    client_path,
+    initialise,
+    progress,
+)
 from register.db.store import Store
 from register.errors import RegisterError
 from register.settings import settings
@@ -22,8 +30,9 @@ def add_commands(sub) -> None:
     add_judge_subparser(sub)
 
     ver = sub.add_parser("verify", help="verify answers' claims against their retrieved context (proposals)")
-    ver.add_argument("input", metavar="INPUT.jsonl", help="JSON Lines: question, answer, retrieved_context, gt_answer")
-    ver.add_argument("--profile", help="judge profile file or name (default offline-default)")
+    ver.add_argument("input", metavar="INPUT.jsonl", type=client_path,
+                     help="JSON Lines: question, answer, retrieved_context, gt_answer")
+    ver.add_argument("--profile", type=client_file_or_name, help="judge profile file or name (default offline-default)")
     ver.add_argument("--link-threshold", type=float, default=None,
                      help="least claim-word recall of a claim's best span; below it the claim is UNLINKED (0.5)")
     ver.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -32,9 +41,10 @@ def add_commands(sub) -> None:
 
     agr = sub.add_parser("judge-agreement", help="each judge against the people who decided its proposals")
     agr.add_argument("--json", action="store_true", help="print the agreement as JSON")
-    agr.add_argument("--profile", help="with --threshold: the judge profile to write the next version of")
+    agr.add_argument("--profile", type=client_file_or_name,
+                     help="with --threshold: the judge profile to write the next version of")
     agr.add_argument("--threshold", type=float, help="the SUPPORTED threshold chosen from the curve")
-    agr.add_argument("--out", help="with --threshold: the file to write the new profile version to")
+    agr.add_argument("--out", type=client_path, help="with --threshold: the file to write the new profile version to")
     agr.set_defaults(func=cmd_judge_agreement)
 
     tst = sub.add_parser("testset", help="critical-information test sets: draft, save, export, run, report")
@@ -46,19 +56,20 @@ def add_commands(sub) -> None:
                              "the register's statements")
     tsave = tsub.add_parser("save", help="save edited items (JSON Lines) as the set's next version")
     tsave.add_argument("name")
-    tsave.add_argument("file")
+    tsave.add_argument("file", type=client_path)
     tsave.add_argument("--note", default="", help="what changed")
     texp = tsub.add_parser("export", help="write a version's items as JSON Lines, to edit")
     texp.add_argument("name")
-    texp.add_argument("file")
+    texp.add_argument("file", type=client_path)
     texp.add_argument("--version", type=int)
     trun = tsub.add_parser("run", help="ask an assistant (or take --answers) and verify the answers")
     trun.add_argument("name")
     trun.add_argument("--version", type=int)
     trun.add_argument("--assistant-url", help="the assistant's OpenAI-compatible endpoint (key: $HRI_LLM_API_KEY_ENV)")
     trun.add_argument("--assistant-model", help="the assistant's model name")
-    trun.add_argument("--answers", help="instead: JSON Lines of {item_id, answer} (with --assistant-model as its name)")
-    trun.add_argument("--profile", help="judge profile (default offline-default)")
+    trun.add_argument("--answers", type=client_path,
+                      help="instead: JSON Lines of {item_id, answer} (with --assistant-model as its name)")
+    trun.add_argument("--profile", type=client_file_or_name, help="judge profile (default offline-default)")
     trep = tsub.add_parser("report", help="hallucination on the critical questions, per model and run")
     trep.add_argument("name", nargs="?")
     trep.add_argument("--json", action="store_true")

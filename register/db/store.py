@@ -14,9 +14,10 @@ DuckDB's exceptions do not leave this module: they become the register's own err
 transaction conflict, ``DatabaseError`` for anything else. No other module imports duckdb.
 
 DuckDB allows one read-write process per file: the embedded deployment is one Streamlit process per
-database file, and admin commands run while it is stopped (or inside it). DuckDB installs and loads no extension
-on its own (the register needs only those built in), and the write-ahead log of a killed process is replayed
-before the file opens (``register.db.offline.replay_log``): the register opens after any crash without a network.
+database file, and while it runs the command line's commands are carried out inside it (``register.cli.handoff``).
+DuckDB installs and loads no extension on its own (the register needs
+only those built in), and the write-ahead log of a killed process is replayed before the file opens
+(``register.db.offline.replay_log``): the register opens after any crash without a network.
 """
 
 from __future__ import annotations
@@ -129,8 +130,8 @@ def _translated(error: duckdb.Error) -> DatabaseError:
 def _in_use(path: Path, error: duckdb.IOException) -> DatabaseInUse:
     holder = _LOCK_HOLDER.search(str(error))
     who = f"another process (PID {holder.group(1)})" if holder else "another process"
-    return DatabaseInUse(f"{path} is open in {who}: stop the app or that process, or choose another database "
-                         "file with --db or HRI_DB")
+    return DatabaseInUse(f"{path} is open in {who}, and DuckDB lets one process at a time write to a file: try "
+                         "again once it has finished, or choose another database file with --db or HRI_DB")
 
 
 # --- the cursor every operation gets ---------------------------------------------------------------

@@ -141,7 +141,10 @@ def test_a_second_process_finds_the_database_in_use(run):
     assert blocked.returncode == 1 and blocked.stdout == ""
     (line,) = blocked.stderr.strip().splitlines()
     assert line.startswith(f"Database in use: {run.db} is open in another process (PID {os.getpid()})")
-    assert line.endswith("stop the app or that process, or choose another database file with --db or HRI_DB")
+    assert "try again once it has finished, or choose another database file with --db or HRI_DB" in line
+    assert line.endswith(f"(no console of this database listens at {run.db}.handoff/socket: a running console would "
+                         "carry the command out itself)")
+    assert "stop" not in line  # nobody is asked to stop the console (or anything else)
     assert query(run.db, "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM audit_events)") == [(0, 1)]
 
 

@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeVar
 import streamlit as st
 
 from register import SYSTEM, Store
+from register.cli import handoff_server
 from register.console.queries import overview as overview_queries
 from register.db.store import database_path_from_env
 from register.demo import is_empty, seed_demo
@@ -42,6 +43,9 @@ def get_store() -> Store:
     store = Store(database_path_from_env(), memory_limit=settings().console_memory_limit)
     profiles.ensure_default_profile(store, SYSTEM)
     rubrics.ensure_default_rubric(store, SYSTEM)  # the labelling rubric in force (version 1: the shipped file)
+    # while this process holds the file, `python -m register` hands its commands here: listen from the moment it
+    # does, whoever opened it (a page, the API, the inbox watcher), and clear the cached reads after a command wrote
+    handoff_server.ensure_listener(store.path, get_store, on_write=after_write)
     return store
 
 
