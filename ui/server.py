@@ -10,6 +10,7 @@ then closes the database (a checkpoint: the file is whole, no log left to replay
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
@@ -24,6 +25,7 @@ from register.api import app as api
 from register.cli import handoff_server
 from register.db.store import Store
 
+log = logging.getLogger(__name__)
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
 _opened: list[Store] = []
 
@@ -39,9 +41,26 @@ def console_store() -> Store:
     return store
 
 
+def start_background_work() -> None:
+    """What the console's process runs whoever is signed in (or nobody): open the database (which starts the
+    command-line hand-off listener), the inbox watcher and the monitors' worker. ``app.py`` starts the same on its
+    first page run; started here too, a server that no browser visited yet still takes handed commands, imports
+    dropped files and delivers alerts."""
+    from ui.features import intake, monitors
+
+    try:
+        console_store()
+        intake.ensure_inbox_watcher()
+        monitors.ensure_monitor_worker()
+    except Exception:  # noqa: BLE001 - logged; the first page run or API call tries again and shows the error
+        log.exception("the console's background work did not start; the first page or API call tries again")
+
+
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """After the server stopped serving: close the database the process opened."""
+    """At start: the background work, in a thread of its own (opening a large database must not hold the server's
+    start). After the server stopped serving: close the database the process opened."""
+    threading.Thread(target=start_background_work, name="hri-console-start", daemon=True).start()
     yield
     handoff_server.stop_listener()  # first: no command of `python -m register` is handed over to a closed database
     for store in _opened:

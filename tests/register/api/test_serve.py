@@ -1,5 +1,5 @@
-"""``python -m register serve``: the console and the API in one process on a real database file, stopped by
-SIGTERM with the file released (another process can open it at once)."""
+"""``python -m register serve``: the console and the API in one process on a real database file, taking handed
+commands from its start, stopped by SIGTERM with the file released (another process can open it at once)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import httpx
 
 from register import SYSTEM, Store
 from register.access.api_tokens import create_token
+from register.cli.handoff import socket_path
 from tests.e2e.conftest import _free_port, server_environment
 from tests.helpers.paths import REPO_ROOT
 
@@ -33,13 +34,21 @@ def test_serve_answers_the_console_and_the_api_and_stops_cleanly_on_sigterm(tmp_
             if proc.poll() is not None:
                 raise AssertionError((tmp_path / "serve.log").read_text())
             try:
-                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
+                if httpx.get(f"{base}/_stcore/health", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
         else:
             raise AssertionError((tmp_path / "serve.log").read_text())
-        assert httpx.get(f"{base}/_stcore/health").text == "ok"  # the console, in the same process
+        # no page visited, no API call made: the server opened the database at start, so a command is handed over
+        deadline = time.monotonic() + 60
+        while not socket_path(db).exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert socket_path(db).exists(), "the console did not open the database at start"
+        users = subprocess.run([sys.executable, "-m", "register", "--db", str(db), "users", "list"], cwd=REPO_ROOT,
+                               env=server_environment(), capture_output=True, text=True, timeout=120)
+        assert users.returncode == 0 and "test-viewer" in users.stdout, users.stderr
+        assert httpx.get(f"{base}/api/v1/health").json()["status"] == "ok"
         assert "<div id=\"root\">" in httpx.get(base).text or "streamlit" in httpx.get(base).text.lower()
         listed = httpx.get(f"{base}/api/v1/responses", headers={"Authorization": f"Bearer {token}"})
         assert listed.status_code == 200 and listed.json()["total"] == expected
