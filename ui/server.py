@@ -1,8 +1,10 @@
 """The console's process: the Streamlit app (``app.py``) and the register's HTTP API (``/api/v1``) on one Starlette
 server, so that the one process that holds the database file serves people and pipelines alike.
 
-Started by ``make run`` and ``python -m register serve`` (``streamlit run ui/server.py`` with the repository as the
-working directory); ``streamlit run app.py`` still serves the console alone, without the API.
+Started by ``make run`` and ``python -m register serve``, which run ``python -m ui.server --port N`` with the
+repository as the working directory (``streamlit run ui/server.py`` serves the same app, but binds its socket before
+this module mends it: see ``_listen_without_delay``); ``streamlit run app.py`` still serves the console alone,
+without the API.
 
 Stopping: on SIGTERM or Ctrl+C the server stops taking requests, lets the running ones finish, stops the sessions,
 then closes the database (a checkpoint: the file is whole, no log left to replay) and exits with status 0.
@@ -10,16 +12,19 @@ then closes the database (a checkpoint: the file is whole, no log left to replay
 
 from __future__ import annotations
 
+import argparse
 import logging
 import signal
+import socket
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
+from streamlit.web.server.starlette import starlette_server
 
 from register.api import app as api
 from register.cli import handoff_server
@@ -74,7 +79,39 @@ def _exit_cleanly(_signum: int, _frame: Any) -> None:
     sys.exit(0)
 
 
+def _listen_without_delay(bind: Callable[..., socket.socket]) -> Callable[..., socket.socket]:
+    """Streamlit binds the listening socket itself (``_bind_socket``), with protocol 0, so asyncio does not set
+    TCP_NODELAY on the connections it accepts: every response after a keep-alive connection's first waited for the
+    client's delayed ACK, about 40 ms (docs/performance.md, "The HTTP API"). Accepted sockets inherit the option from
+    the listening one, so it is set there -- when this module is imported before the server binds, as ``main`` does
+    (``streamlit run`` binds first and imports the launcher later)."""
+
+    def bind_without_delay(*args: Any, **kwargs: Any) -> socket.socket:
+        sock = bind(*args, **kwargs)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    return bind_without_delay
+
+
+if hasattr(starlette_server, "_bind_socket"):  # a Streamlit without it binds another way: nothing to mend
+    starlette_server._bind_socket = _listen_without_delay(starlette_server._bind_socket)
+
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _exit_cleanly)
 
 app = st.App(APP_SCRIPT, routes=api.routes(console_store), lifespan=lifespan)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m ui.server --port N [--address A]``: serve until SIGTERM or Ctrl+C."""
+    parser = argparse.ArgumentParser(prog="python -m ui.server", description="the console and the HTTP API")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--address", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    app.run(config={"server.port": args.port, "server.address": args.address, "server.headless": True,
+                    "browser.gatherUsageStats": False})
+
+
+if __name__ == "__main__":
+    main()

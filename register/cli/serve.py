@@ -1,7 +1,8 @@
 """``serve``: the console and the HTTP API in one process, in the foreground (what ``make run`` starts).
 
-The process replaces itself with ``streamlit run ui/server.py`` (``os.execv``): its PID is the server's, so a
-SIGTERM or Ctrl+C reaches Streamlit, which stops the sessions and closes the database cleanly.
+The process replaces itself with ``python -m ui.server`` (``os.execve``; the launcher runs Streamlit's server): its
+PID is the server's, so a SIGTERM or Ctrl+C reaches the server, which stops the sessions, closes the database and
+exits with status 0.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from register.db.store import database_path_from_env
 from register.settings import child_environment, settings
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-LAUNCHER = REPOSITORY / "ui" / "server.py"
 
 
 def add_serve(sub) -> None:
@@ -27,15 +27,14 @@ def add_serve(sub) -> None:
 
 def server_command(port: int, address: str) -> list[str]:
     """The command line of the server process (the interpreter running this one)."""
-    return [sys.executable, "-m", "streamlit", "run", str(LAUNCHER), "--server.headless", "true",
-            "--server.address", address, "--server.port", str(port), "--browser.gatherUsageStats", "false"]
+    return [sys.executable, "-m", "ui.server", "--port", str(port), "--address", address]
 
 
 def cmd_serve(_store: None, args) -> int:
     database = Path(args.db) if args.db else database_path_from_env()
     port = args.port or settings().port
     environment = child_environment(db=str(database.resolve()))
-    os.chdir(REPOSITORY)  # `python -m streamlit` puts the working directory on sys.path: the packages import
+    os.chdir(REPOSITORY)  # `python -m` puts the working directory on sys.path: the packages import
     command = server_command(port, args.address)
     sys.stdout.flush()
     sys.stderr.flush()
