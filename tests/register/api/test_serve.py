@@ -62,3 +62,14 @@ def test_serve_answers_the_console_and_the_api_and_stops_cleanly_on_sigterm(tmp_
     again = Store(db)  # released: DuckDB lets one process open the file, and it is ours now
     assert again.scalar("SELECT count(*) FROM scores WHERE is_current") == expected
     again.close()
+
+
+def test_the_launcher_binds_sockets_without_nagles_delay():
+    """Streamlit's own bind left TCP_NODELAY off (protocol 0), so every keep-alive response after the first waited
+    for the client's delayed ACK; the launcher sets it on the listening socket, which accepted ones inherit."""
+    code = ("import socket, ui.server; from streamlit.web.server.starlette import starlette_server as s; "
+            "sock = s._bind_socket('127.0.0.1', 0, 8); print(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=server_environment(), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-1] == "1"
