@@ -262,9 +262,11 @@ def sign_in_external(store: Store, username: str, role: str, *, kind: str, displ
                        "VALUES (?, ?, ?, ?, false, false, ?, ?, ?, ?, ?, ?)",
                        [username, name, role, _NO_PASSWORD, now, kind, now, kind, kind, now])
         else:
+            # a role the provider's mapping changed ends the account's other sessions, as set_role does
             tx.execute("UPDATE users SET role = ?, display_name = ?, last_login_at = ?, updated_at = ?, "
-                       "updated_by = ?, row_version = row_version + 1 WHERE username = ?",
-                       [role, name, now, now, kind, username])
+                       "updated_by = ?, row_version = row_version + 1, session_generation = "
+                       "coalesce(session_generation, 0) + CASE WHEN role = ? THEN 0 ELSE 1 END WHERE username = ?",
+                       [role, name, now, now, kind, role, username])
         return Change("user", username, None if before is None else _public(before),
                       {**_public(_written(tx, username)), "method": kind})
 
@@ -352,13 +354,14 @@ def _keep_an_admin(tx: Transaction, before: dict[str, Any]) -> None:
 
 def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_version: int | None = None) -> None:
     """Change an account's role. Granting admin needs two admins (``request_admin``, ``approve_admin``);
-    only the command line's ``system`` role sets it directly (audited like every change)."""
+    only the command line's ``system`` role sets it directly (audited like every change). It ends the account's
+    sessions, as a password reset does: the person logs in again under the new role."""
     authorize(store, actor, Permission.USERS_MANAGE, entity_type="user", entity_id=username)
     _check_role(role)
     if role == ADMIN:
         _require_system_to_grant_admin(store, actor, username)
     _update(store, actor, "user.set_role", username, {"role": role}, expected_version,
-            check=None if role == "admin" else _keep_an_admin)
+            check=None if role == "admin" else _keep_an_admin, end_sessions=True)
 
 
 def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
@@ -385,12 +388,16 @@ def reset_password(store: Store, actor: Actor, username: str, *, expected_versio
 
 def session_ended(user: User | None, generation: int | None) -> str | None:
     """Why a session that recorded ``generation`` at login (``User.session_generation``) is over, or None when it
-    may go on: the account is gone or disabled, or its sessions were ended since (a password reset, a disable)."""
+    may go on: the account is gone or disabled, or its sessions were ended since (a password reset, a role change, a
+    disable)."""
     if user is None or user.disabled:
         return "account disabled or removed"
     if generation != user.session_generation:
-        return "the account's sessions were ended (password reset)"
+        return SESSIONS_ENDED
     return None
+
+
+SESSIONS_ENDED = "the account's sessions were ended (password reset or role change)"
 
 
 # --- granting the admin role: four eyes -------------------------------------------------------
@@ -464,7 +471,8 @@ def approve_admin(store: Store, actor: Actor, grant_id: int) -> None:
         now = utc_now()
         tx.execute("UPDATE role_grants SET status = 'approved', decided_by = ?, decided_at = ? WHERE grant_id = ?",
                    [actor.name, now, grant_id])
-        tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
+        tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1, "
+                   "session_generation = coalesce(session_generation, 0) + 1 "  # a role change ends the sessions
                    "WHERE username = ?", [ADMIN, now, actor.name, grant["username"]])
         return Change("user", grant["username"], _public(before),
                       {**_public(_written(tx, grant["username"])), "grant_id": grant_id,

@@ -136,7 +136,7 @@ def test_a_password_reset_ends_the_accounts_sessions_as_disabling_does(alice):
     new = identity.reset_password(alice, Actor("boss", "admin"), "alice")
     after = identity.get_user(alice, "alice")
     assert identity.session_ended(after, before.session_generation) == (
-        "the account's sessions were ended (password reset)")
+        "the account's sessions were ended (password reset or role change)")
     fresh = identity.authenticate(alice, "alice", new)
     assert identity.session_ended(identity.get_user(alice, "alice"), fresh.session_generation) is None
     reset = json.loads(_events(alice, "user.reset_password")[-1][3])
@@ -176,6 +176,24 @@ def test_duplicate_username_and_unknown_role_are_refused(alice):
         identity.create_user(alice, SYSTEM, "alice", "viewer")
     with pytest.raises(identity.InvalidAccount, match="not a role"):
         identity.create_user(alice, SYSTEM, "bob", "superuser")
+
+
+def test_a_role_change_ends_the_accounts_sessions_however_it_is_made(alice):
+    """Issue 35: a role change ends the account's sessions, as a password reset does (it used to apply at the
+    session's next run, the session going on): by ``set_role``, by an approved admin request, and by the identity
+    provider's mapping at a company login (only when the role it maps to differs)."""
+    before = identity.get_user(alice, "alice").session_generation
+    identity.set_role(alice, Actor("boss", "admin"), "alice", "annotator")
+    assert identity.session_ended(identity.get_user(alice, "alice"), before) == identity.SESSIONS_ENDED
+    generation = identity.get_user(alice, "alice").session_generation
+    grant = identity.request_admin(alice, Actor("boss", "admin"), "alice")
+    identity.approve_admin(alice, Actor("other", "admin"), grant)
+    assert identity.get_user(alice, "alice").session_generation == generation + 1
+    carol = identity.sign_in_external(alice, "carol@example.com", "viewer", kind="oidc")
+    same = identity.sign_in_external(alice, "carol@example.com", "viewer", kind="oidc")
+    assert same.session_generation == carol.session_generation  # the same role again: nothing ends
+    promoted = identity.sign_in_external(alice, "carol@example.com", "reviewer", kind="oidc")
+    assert promoted.session_generation == carol.session_generation + 1
 
 
 def test_a_stale_edit_of_an_account_is_refused(alice):
