@@ -14,8 +14,8 @@ __all__ = [
     "LOGIN_FAILED_MESSAGE", "TOKEN_REJECTED_MESSAGE", "AuditChainBroken", "AuditKeyError", "DatabaseError",
     "DatabaseInUse", "ElicitationError", "FourEyesViolation", "ImportRejected", "InvalidAccount", "InvalidAnchor",
     "InvalidDecision", "InvalidFeedback", "InvalidTokenRequest", "LabellingError", "LoginFailed", "MigrationError",
-    "NotFound", "PermissionDenied", "Problem", "RegisterError", "SignOffRefused", "StaleEdit", "TokenRejected",
-    "TooManyAttempts", "ValidationFailed", "WriteConflict",
+    "NotFound", "PermissionDenied", "Problem", "RegisterError", "SessionKeyError", "SignOffRefused", "StaleEdit",
+    "TokenRejected", "TooManyAttempts", "ValidationFailed", "WriteConflict",
     "HandoffFailed",
 ]
 
@@ -210,6 +210,13 @@ class AuditKeyError(RegisterError):
     appends a signed audit event) and signed events cannot be verified until the keyring is restored."""
 
     title = "Audit key unavailable"
+
+
+class SessionKeyError(RegisterError):
+    """The key that signs the console's session cookie (``<db>.session-key``) is unsafe or unreadable: logins still
+    work, but do not survive a reload until it is fixed (the message says how)."""
+
+    title = "Session key unavailable"
 
 
 class InvalidAnchor(RegisterError, ValueError):
