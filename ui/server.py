@@ -29,6 +29,7 @@ from streamlit.web.server.starlette import starlette_server
 from register.api import app as api
 from register.cli import handoff_server
 from register.db.store import Store
+from ui.framework import session_cookie
 
 log = logging.getLogger(__name__)
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
@@ -100,7 +101,7 @@ if hasattr(starlette_server, "_bind_socket"):  # a Streamlit without it binds an
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _exit_cleanly)
 
-app = st.App(APP_SCRIPT, routes=api.routes(console_store), lifespan=lifespan)
+app = st.App(APP_SCRIPT, routes=api.routes(console_store) + session_cookie.routes(console_store), lifespan=lifespan)
 
 
 def main(argv: list[str] | None = None) -> None:
