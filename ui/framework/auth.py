@@ -12,10 +12,16 @@ Three ways in, in this order:
 
 Every way in ends in an account of the ``users`` table (kind ``local``, ``oidc`` or ``demo``;
 ``register.access.identity.sign_in_external`` makes the other two at their first login), because the
-register re-reads the account in every write. Sessions end after ``HRI_SESSION_MINUTES`` (default 30)
-minutes without any interaction, at logout, or when the account is disabled or its password reset (the session
-records the account's ``session_generation`` at login); a role change applies at the next interaction. Logins,
-failures, logouts and expiries are audited by ``register.access.identity``.
+register re-reads the account in every write, and in a web session the register keeps
+(``register.access.web_sessions``). The session ends after ``HRI_SESSION_MINUTES`` (default 30) minutes without
+any interaction in any of its tabs, at logout (in any tab), or when the account is disabled, its password reset or
+its role changed (the session records the account's ``session_generation`` at login): each tab sees it at its next
+run. A local or demo login survives a reload and opens in a new tab: its signed, HttpOnly cookie
+(``ui.framework.session_cookie``) brings the tab back to its session; a company login comes back through the
+identity provider's own cookie. Logins, failures, logouts and expiries are audited by ``register.access``.
+
+A tab logged in without a web session (AppTest sets ``session_state`` directly) keeps the per-tab rules: idle time
+counted in the tab, the account re-read on every run.
 """
 
 from __future__ import annotations
@@ -26,15 +32,16 @@ import time
 import streamlit as st
 
 from register import SYSTEM, Actor, RegisterError
-from register.access import identity
+from register.access import identity, web_sessions
 from register.access.permissions import Permission, allowed
 from register.settings import Settings, settings
-from ui.framework import data
+from ui.framework import data, session_cookie
 from ui.framework.browser_preload import preload_chart_library
 from ui.framework.errors import show_error
 from ui.framework.text import escape_markdown
 
 SESSION_KEY = "hri_auth"
+COOKIE_TRIED_KEY = "hri_cookie_tried"  # the tab's handshake cookie was looked at (it never changes in a tab)
 DEMO_ACTORS = {"viewer": Actor("demo-viewer", "viewer"), "reviewer": Actor("demo-reviewer", "reviewer")}
 # pages that need more than reading (url_path -> permission); the rest are open to every logged-in role
 PAGE_PERMISSIONS = {"users": Permission.USERS_MANAGE, "audit": Permission.AUDIT_READ,
@@ -87,7 +94,8 @@ def can(permission: Permission) -> bool:
 
 
 def current_role() -> str | None:
-    """The role of the current visitor, also on the first run after an SSO login (for the navigation)."""
+    """The role of the current visitor, also on the first run after an SSO login or a reload (for the navigation:
+    a tab whose cookie names a live session is logged in here, before the page runs)."""
     state = session()
     if state is not None:
         return state["role"]
@@ -96,7 +104,8 @@ def current_role() -> str | None:
             return sso_identity()[1]
         except RegisterError:
             return None
-    return None
+    state = _resume_from_cookie(data.get_store())
+    return None if state is None else state["role"]
 
 
 def visible_pages(pages: dict) -> dict:
@@ -112,18 +121,57 @@ def visible_pages(pages: dict) -> dict:
 
 
 def _start(user: identity.User, method: str, must_change: bool = False) -> None:
-    """Open the session of ``user``; it records the account's session generation, so that a password reset (or a
-    disable) since ends it (``identity.session_ended``)."""
+    """Open the session of ``user``: a web session in the register (audited ``session.start``), which records the
+    account's session generation so that a password reset, a role change or a disable since ends it; and, for a
+    local or demo login, its cookie handed to the browser (a company login has the provider's cookie)."""
+    store = data.get_store()
+    started = data.account_write(web_sessions.start, user.actor, method)
     st.session_state[SESSION_KEY] = {"username": user.username, "role": user.role, "display_name": user.display_name,
                                      "method": method, "last_seen": time.time(), "must_change": must_change,
-                                     "generation": user.session_generation}
+                                     "generation": started.session.session_generation,
+                                     "web_session": started.session.session_hash}
+    if method != "oidc":
+        session_cookie.hand_over(store, "set", started.session.session_hash, started.session_id)
 
 
 def _end(action: str, **details) -> None:
+    """End this tab's login: its web session (a logout ends every tab of it and clears the cookie), or, for a tab
+    without one, record the end as before."""
     state = st.session_state.pop(SESSION_KEY, None)
-    if state is not None:
-        data.account_write(identity.record_session_event, Actor(state["username"], state["role"]), action,
-                           method=state["method"], **details)
+    if state is None:
+        return
+    actor = Actor(state["username"], state["role"])
+    digest = state.get("web_session")
+    if digest is None:
+        data.account_write(identity.record_session_event, actor, action, method=state["method"], **details)
+        return
+    store = data.get_store()
+    data.account_write(web_sessions.end, actor, digest)
+    if state["method"] != "oidc":
+        session_cookie.hand_over(store, "clear", digest)
+
+
+def _resume_from_cookie(store) -> dict | None:
+    """Log this tab in to the session its cookie names, once per tab (the handshake's cookies never change): a
+    reload or a new tab of a live local or demo session. Not audited: the session goes on, nobody logged in."""
+    if st.session_state.get(COOKIE_TRIED_KEY):
+        return None
+    st.session_state[COOKIE_TRIED_KEY] = True
+    digest = session_cookie.cookie_session(store)
+    if digest is None:
+        return None
+    resolved = web_sessions.resolve(store, digest)
+    if resolved is not None and resolved.ended is not None:
+        data.after_account_write()  # its end may have just been audited (idle, revoked)
+    if resolved is None or resolved.ended is not None or resolved.user is None or resolved.session.method == "oidc":
+        return None
+    user = resolved.user
+    web_sessions.touch(store, resolved.session)
+    st.session_state[SESSION_KEY] = {"username": user.username, "role": user.role, "display_name": user.display_name,
+                                     "method": resolved.session.method, "last_seen": time.time(),
+                                     "must_change": user.must_change_password,
+                                     "generation": resolved.session.session_generation, "web_session": digest}
+    return st.session_state[SESSION_KEY]
 
 
 def logout() -> None:
@@ -231,13 +279,44 @@ def _refresh_account(store, state: dict) -> bool:
         ended = "account disabled or removed"
     if ended is not None:
         _end("session.revoked", reason=ended)
-        st.session_state["hri_auth_note"] = ("Your session ended: the account is disabled."
-                                             if user is None or user.disabled or user.kind == "demo" else
-                                             "Your session ended: the account's password was reset. Log in again.")
+        st.session_state["hri_auth_note"] = _revoked_note(user)
         return False
     state["role"], state["display_name"] = user.role, user.display_name
     state["must_change"] = state.get("must_change", False) and user.must_change_password
     return True
+
+
+def _revoked_note(user: identity.User | None) -> str:
+    if user is None or user.disabled or user.kind == "demo":
+        return "Your session ended: the account is disabled."
+    return "Your session ended: the account's password was reset or its role changed. Log in again."
+
+
+def _check_web_session(store, state: dict) -> bool:
+    """Whether the web session this tab is logged in to goes on (then the account's name and role are brought up to
+    date and its activity recorded); else the tab is logged out, with a note saying why. The session's end was
+    audited where it happened (a logout) or by ``web_sessions.resolve`` (idle, revoked)."""
+    resolved = web_sessions.resolve(store, state["web_session"])
+    if resolved is not None and resolved.ended is None and resolved.user is not None:
+        user = resolved.user
+        state["role"], state["display_name"] = user.role, user.display_name
+        state["must_change"] = state.get("must_change", False) and user.must_change_password
+        web_sessions.touch(store, resolved.session)
+        return True
+    st.session_state.pop(SESSION_KEY, None)
+    data.after_account_write()  # the end may have just been audited (idle, revoked): the audit trail's reads
+    ended_by = resolved.session.end_action if resolved is not None else None
+    if ended_by == "logout":
+        note = "You logged out (in another tab or window). Log in again to continue."
+    elif ended_by == "session.expired":
+        note = (f"Your session expired after {settings().session_minutes:g} minutes without activity. Please log "
+                "in again.")
+    else:
+        note = _revoked_note(resolved.user if resolved is not None else None)
+    st.session_state["hri_auth_note"] = note
+    if state["method"] == "oidc" and ended_by in ("logout", "session.expired") and _sso_logged_in():
+        st.logout()  # the provider's cookie would log the tab straight back in
+    return False
 
 
 def require_login() -> Actor:
@@ -246,8 +325,11 @@ def require_login() -> Actor:
     store = data.get_store()
     if cfg.demo_mode:
         demo_banner()
+    session_cookie.show_hand_over()  # a login's or logout's cookie, set or cleared by the browser's next request
     state = session()
-    if state is not None and time.time() - state["last_seen"] > cfg.session_minutes * 60:
+    if state is not None and state.get("web_session") is not None and not _check_web_session(store, state):
+        st.rerun()  # from the top: the navigation of this run was drawn for the login that just ended
+    elif state is not None and time.time() - state["last_seen"] > cfg.session_minutes * 60:
         method = state["method"]
         _end("session.expired", idle_minutes=cfg.session_minutes)
         st.session_state["hri_auth_note"] = (f"Your session expired after {cfg.session_minutes:g} minutes without "
@@ -255,8 +337,10 @@ def require_login() -> Actor:
         if method == "oidc" and _sso_logged_in():
             st.logout()
         state = None
-    if state is not None and not _refresh_account(store, state):
+    if state is not None and state.get("web_session") is None and not _refresh_account(store, state):
         state = None  # re-read before the company login below: a disabled oidc account is refused there
+    if state is None and not _sso_logged_in():
+        state = _resume_from_cookie(store)  # a reload or a new tab of a live session
     if state is None and _sso_logged_in():
         name, role = sso_identity()
         if role is None:
