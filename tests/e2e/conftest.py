@@ -91,7 +91,8 @@ def server_environment(env: dict | None = None) -> dict[str, str]:
 
 
 class AppServers:
-    """Streamlit servers of app.py, each on a copy of the browser tests' template database in ``folder``."""
+    """Console servers (``ui/server.py``: app.py and its routes), each on a copy of the browser tests' template
+    database in ``folder``."""
 
     def __init__(self, folder: Path, templates):
         self.folder = folder
@@ -130,15 +131,16 @@ class AppServers:
         return {**self.serve(db, env, args, port), "expected": expected}
 
     def serve(self, db: Path, env: dict | None = None, args: tuple = (), port: int | None = None) -> dict:
-        """Serve app.py on ``db`` (a file no other process holds); returns {"url", "db", "port", "log", "stop",
-        "restart"}. ``restart()`` stops this server and serves ``db`` again on a new port (a new dict of these keys):
-        in between the test can read the file, which DuckDB lets one process open at a time."""
+        """Serve the console on ``db`` (a file no other process holds) by its launcher ``ui/server.py`` (app.py with
+        the server's routes beside it: /api/v1, the session cookie's /auth); returns {"url", "db", "port", "log",
+        "stop", "restart"}. ``restart()`` stops this server and serves ``db`` again on a new port (a new dict of these
+        keys): in between the test can read the file, which DuckDB lets one process open at a time."""
         n = len(self.procs)
         port = port or _free_port()
         log_path = self.folder / f"streamlit{n}.log"
         log = open(log_path, "w")  # noqa: SIM115 -- the server's log stays open until the server stops
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", "ui/server.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
              *args],
             cwd=REPO_ROOT, env=server_environment({"HRI_DB": str(db), **(env or {})}), stdout=log,

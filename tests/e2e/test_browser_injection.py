@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.helpers.browser import E2E_PASSWORD, screenshot, submit_login_form
+from tests.helpers.browser import E2E_PASSWORD, screenshot, submit_login_form, wait_for_session_cookie
 from tests.helpers.cli import run_register
 from tests.helpers.hostile_text import hostile, hostile_id, logging_server, write_hostile_responses
 
@@ -216,13 +216,15 @@ def test_payloads_in_every_field_load_nothing_and_link_nowhere(start_app, page, 
     _open(page, "Users", "Users")
     _settle_and_check(page, logger, dialogs, "users")
 
-    # links from outside: a focus link and an unknown response id in the URL (each a new session: log in again)
+    # links from outside: a focus link and an unknown response id in the URL (each a new Streamlit session, logged in
+    # by the login's session cookie)
     claim_key = hostile_id(port, "reg_claim")
+    wait_for_session_cookie(page)
     page.goto(f"{url}/claims?focus={quote(claim_key)}")
-    _login(page, url, "Claims register")
+    page.get_by_role("heading", name="Claims register").wait_for(timeout=60_000)
     page.get_by_text("Fix claim").wait_for(timeout=30_000)
     _settle_and_check(page, logger, dialogs, "claims-focus")
     page.goto(f"{url}/response?response_id={quote(hostile_id(port, 'url_id'))}")
-    _login(page, url, "Response detail")
+    page.get_by_role("heading", name="Response detail").wait_for(timeout=60_000)
     page.get_by_text("does not exist").wait_for(timeout=30_000)
     _settle_and_check(page, logger, dialogs, "detail-url-not-found")

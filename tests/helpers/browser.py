@@ -12,6 +12,7 @@ from tests.helpers.paths import REPO_ROOT
 
 ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
 E2E_PASSWORD = "e2e password for tests only"  # accounts created by the fixture; never an app default
+SESSION_COOKIE = "hri_session"  # ui.framework.session_cookie.COOKIE_NAME: a login that survives a reload
 
 
 def submit_login_form(page, username: str, password: str) -> None:
@@ -42,10 +43,31 @@ def _left_login_form(password_box, password: str) -> bool:
 
 
 def browser_login(page, url: str, username: str, password: str = E2E_PASSWORD) -> None:
-    """Log in through the login form with the keyboard (Enter submits) and wait for the overview."""
+    """Log in through the login form with the keyboard (Enter submits) and wait for the overview and the login's
+    session cookie. A session cookie an earlier login of the test left (a restarted server on the same database
+    would resume its session) is dropped first; waiting for the new one means its hand-over cannot land after a
+    later call dropped it."""
+    page.context.clear_cookies(name=SESSION_COOKIE)
     page.goto(url)
     submit_login_form(page, username, password)
     page.get_by_role("heading", name="Overview").wait_for(timeout=60_000)
+    wait_for_session_cookie(page)
+
+
+def session_cookie(page) -> dict | None:
+    """The console's session cookie in the page's browser context, or None."""
+    return next((c for c in page.context.cookies() if c["name"] == SESSION_COOKIE), None)
+
+
+def wait_for_session_cookie(page, present: bool = True, timeout_ms: int = 30_000) -> dict | None:
+    """The session cookie once a login's hand-over has set it (``present``), or None once a logout's cleared it
+    (``ui.framework.session_cookie``: the page posts a nonce, the server answers with the cookie)."""
+    for _ in range(timeout_ms // 250):
+        cookie = session_cookie(page)
+        if (cookie is not None) == present:
+            return cookie
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the session cookie was {'never set' if present else 'not cleared'}")
 
 
 def browser_logout(page) -> None:
