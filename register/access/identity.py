@@ -318,9 +318,11 @@ def create_user(store: Store, actor: Actor, username: str, role: str, display_na
 
 
 def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[str, Any],
-            expected_version: int | None, *, check=None, end_sessions: bool = False) -> None:
+            expected_version: int | None, *, check=None, end_sessions: bool = False,
+            revoke_tokens: bool | None = None) -> None:
     """Change one account (the caller authorised ``Permission.USERS_MANAGE`` first); ``end_sessions``: and end every
-    session of it (``session_generation`` moves on, in the same audited write) and revoke its API tokens."""
+    session of it (``session_generation`` moves on, in the same audited write) and, unless ``revoke_tokens`` is
+    False, revoke its API tokens."""
     def fn(tx: Transaction) -> Change:
         before = _row(tx, username)
         if before is None:
@@ -336,7 +338,8 @@ def _update(store: Store, actor: Actor, action: str, username: str, sets: dict[s
                    "row_version = row_version + 1 WHERE username = ?",
                    [*sets.values(), utc_now(), actor.name, username])
         change = Change("user", username, _public(before), _public(_written(tx, username)))
-        if end_sessions:  # its API tokens end with its sessions, and do not come back with an enable either
+        if end_sessions if revoke_tokens is None else revoke_tokens:
+            # its API tokens end with its sessions, and do not come back with an enable either
             change.extra_events.extend(api_tokens.end_account_tokens(tx, username, actor.name, action))
         return change
 
@@ -361,7 +364,8 @@ def set_role(store: Store, actor: Actor, username: str, role: str, *, expected_v
     if role == ADMIN:
         _require_system_to_grant_admin(store, actor, username)
     _update(store, actor, "user.set_role", username, {"role": role}, expected_version,
-            check=None if role == "admin" else _keep_an_admin, end_sessions=True)
+            check=None if role == "admin" else _keep_an_admin, end_sessions=True,
+            revoke_tokens=False)  # a token acts under the account's role at each call: the new one applies
 
 
 def set_disabled(store: Store, actor: Actor, username: str, disabled: bool, *,
