@@ -107,13 +107,13 @@ def start(store: Store, actor: Actor, method: str, *, now: datetime | None = Non
     The session records the account's ``session_generation`` read in the write's own transaction, so a password
     reset or a role change that commits before it ends it too. Refused (``PermissionDenied``, audited) when the
     account is disabled or holds another role by then (``Store.write`` re-reads it)."""
-    if method not in METHODS:
-        raise InvalidAccount(f"{method!r} is not a login method ({', '.join(METHODS)})")
     session_id = secrets.token_urlsafe(32)
     digest = session_hash(session_id)
     at = now or utc_now()
 
-    def fn(tx: Transaction) -> Change:
+    def fn(tx: Transaction) -> Change:  # run after Store.write re-read the account: refused first
+        if method not in METHODS:
+            raise InvalidAccount(f"{method!r} is not a login method ({', '.join(METHODS)})")
         generation = tx.scalar("SELECT coalesce(session_generation, 0) FROM users WHERE username = ?", [actor.name])
         number = tx.scalar("SELECT nextval('seq_web_session')")
         tx.execute("INSERT INTO web_sessions (session_hash, session_no, username, method, session_generation, "

@@ -43,6 +43,12 @@ ALLOWED: dict[str, tuple[str, type[Exception] | None]] = {
     "register.access.identity.record_session_event": (
         "records what happened to the actor's own session (login, logout, expiry, revocation), also when the "
         "account was just disabled", None),
+    "register.access.web_sessions.start": (
+        "every account starts its own web session at its login, just authenticated; Store.write re-reads the account "
+        "(disabled, another role: refused)", PermissionDenied),
+    "register.access.web_sessions.end": (
+        "every account ends its own web session (a logout; another's is refused), also when the account was just "
+        "disabled: it records what happened to the session", None),
     "register.access.identity.change_own_password": (
         "every signed-in user changes their own password; a disabled account's password no longer verifies",
         InvalidAccount),
