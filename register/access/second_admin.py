@@ -109,7 +109,8 @@ def name_second_admin(store: Store, actor: Actor, username: str, reason: str) ->
             tx.execute("UPDATE role_grants SET status = 'approved', decided_by = ?, decided_at = ?, "
                        "reason = coalesce(reason || '; ', '') || ?, named_while_sole_admin = true WHERE grant_id = ?",
                        [actor.name, now, reason, grant_id])
-        tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1 "
+        tx.execute("UPDATE users SET role = ?, updated_at = ?, updated_by = ?, row_version = row_version + 1, "
+                   "session_generation = coalesce(session_generation, 0) + 1 "  # a role change ends the sessions
                    "WHERE username = ?", [ADMIN, now, actor.name, username])
         after = tx.row("SELECT * EXCLUDE (password_hash) FROM users WHERE username = ?", [username],
                        what=f"user {username!r}")

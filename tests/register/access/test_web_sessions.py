@@ -129,6 +129,17 @@ def test_a_password_reset_a_role_change_or_disabling_ends_the_session(store, cha
         assert web_sessions.resolve(store, _digest(fresh)).ended is None
 
 
+def test_naming_a_second_admin_ends_the_named_accounts_sessions(store):
+    """A role change made by the sole-admin exception (``register.access.second_admin``) ends them too."""
+    from register.access.second_admin import name_second_admin
+
+    identity.set_role(store, SYSTEM, OTHER.name, "viewer")  # boss is now the only admin
+    started = web_sessions.start(store, ALICE, "local")
+    name_second_admin(store, BOSS, "alice", "cover for the holidays")
+    resolved = web_sessions.resolve(store, _digest(started))
+    assert resolved.ended == identity.SESSIONS_ENDED and resolved.user.role == "admin"
+
+
 def test_a_demo_session_ends_when_demo_mode_is_off(store, monkeypatch):
     monkeypatch.setenv("HRI_DEMO_MODE", "1")
     demo = identity.sign_in_external(store, "demo-viewer", "viewer", kind="demo")
