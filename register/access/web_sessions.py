@@ -12,12 +12,12 @@ why it ended. ``resolve`` says whether a session may go on, on every page run of
   (``register.access.identity``).
 
 Activity is recorded by ``touch`` at most once a minute (``TOUCH_INTERVAL``): a single-row update outside
-``Store.write``, not audited (a time stamp, not an action; auditing it would add an event per minute per open
-tab), so the idle time is measured to within a minute.
+``Store.write``, not audited (a time stamp, not an action; auditing it would add an event a minute for every
+session in use), so the idle time is measured to within a minute.
 
 Streamlit cannot set a response header from a page run, so the cookie is handed over through a route of the
-console's server (``ui.framework.session_cookie``): the page run asks ``HANDOFFS`` for a one-time nonce bound to
-the session (``HANDOFF_LIFETIME``, 60 s, single use, kept in this process's memory only, like the session's id
+console's server (``ui.framework.session_cookie``): the page run asks ``COOKIE_NONCES`` for a one-time nonce bound to
+the session (``NONCE_LIFETIME``, 60 s, single use, kept in this process's memory only, like the session's id
 until then), the page's script posts it, and the route redeems it and answers with the cookie (or, after a
 logout, with the cookie cleared).
 """
@@ -39,8 +39,8 @@ from register.settings import settings
 
 METHODS = ("local", "demo", "oidc")  # how the person logged in (the password form, demo mode, the provider)
 TOUCH_INTERVAL = timedelta(minutes=1)
-HANDOFF_LIFETIME = timedelta(seconds=60)
-MAX_PENDING_HANDOFFS = 10_000  # logged-in page runs issue them; a bound keeps a runaway from growing the process
+NONCE_LIFETIME = timedelta(seconds=60)
+MAX_PENDING_NONCES = 10_000  # logged-in page runs issue them; a bound keeps a runaway from growing the process
 
 _FIELDS = ("session_hash", "session_no", "username", "method", "session_generation", "created_at", "last_seen_at",
            "ended_at", "end_action", "end_reason")
@@ -236,7 +236,7 @@ Purpose = Literal["set", "clear"]
 
 
 @dataclass(frozen=True)
-class HandOff:
+class CookieNonce:
     """What a nonce stands for: set the cookie of a session (with its id, held in memory until then), or clear it
     after a logout; for one database, until ``expires_at``."""
 
@@ -247,14 +247,14 @@ class HandOff:
     expires_at: datetime
 
 
-class HandOffs:
+class CookieNonces:
     """One-time nonces that hand a session's cookie to the browser, in this process's memory (the console's page
     runs issue them; its server's route redeems them: the same process). Each is redeemed once, within
     ``lifetime``, for the purpose and database it was issued for."""
 
-    def __init__(self, lifetime: timedelta = HANDOFF_LIFETIME) -> None:
+    def __init__(self, lifetime: timedelta = NONCE_LIFETIME) -> None:
         self.lifetime = lifetime
-        self._pending: dict[str, HandOff] = {}
+        self._pending: dict[str, CookieNonce] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -270,14 +270,14 @@ class HandOffs:
         nonce = secrets.token_urlsafe(32)
         with self._lock:
             self._pending = {k: v for k, v in self._pending.items() if v.expires_at > at}
-            if len(self._pending) >= MAX_PENDING_HANDOFFS:
+            if len(self._pending) >= MAX_PENDING_NONCES:
                 self._pending.pop(next(iter(self._pending)))  # the oldest: its page is long gone
-            self._pending[self._key(nonce)] = HandOff(purpose, digest, session_id if purpose == "set" else None,
-                                                      store.path.resolve(), at + self.lifetime)
+            self._pending[self._key(nonce)] = CookieNonce(purpose, digest, session_id if purpose == "set" else None,
+                                                          store.path.resolve(), at + self.lifetime)
         return nonce
 
-    def redeem(self, nonce: str, purpose: Purpose, store: Store, *, now: datetime | None = None) -> HandOff | None:
-        """The hand-off ``nonce`` stands for, used up now; None when it is unknown, used, expired, or was issued
+    def redeem(self, nonce: str, purpose: Purpose, store: Store, *, now: datetime | None = None) -> CookieNonce | None:
+        """What ``nonce`` stands for, used up now; None when it is unknown, used, expired, or was issued
         for another purpose or database (it is used up all the same: a nonce is never tried twice)."""
         with self._lock:
             found = self._pending.pop(self._key(nonce), None)
@@ -292,4 +292,4 @@ class HandOffs:
         return found is not None and (now or utc_now()) < found.expires_at
 
 
-HANDOFFS = HandOffs()  # the process's one set: its page runs issue, its server's routes redeem
+COOKIE_NONCES = CookieNonces()  # the process's one set: its page runs issue, its server's routes redeem

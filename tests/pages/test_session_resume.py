@@ -64,7 +64,7 @@ def test_a_login_starts_a_session_and_hands_its_cookie_over(seeded_db, cookie):
     frames = _frames(at)
     assert len(frames) == 1 and pending["nonce"] in frames[0] and "/auth/session" in frames[0]
     assert "credentials: 'same-origin'" in frames[0]
-    hand_over = web_sessions.HANDOFFS.redeem(pending["nonce"], "set", seeded_db)  # what the route does
+    hand_over = web_sessions.COOKIE_NONCES.redeem(pending["nonce"], "set", seeded_db)  # what the route does
     assert hand_over is not None and web_sessions.session_hash(hand_over.session_id) == state["web_session"]
     at.run()
     assert _frames(at) == [] and session_cookie.HAND_OVER_KEY not in at.session_state  # drawn until used

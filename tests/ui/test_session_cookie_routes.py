@@ -34,7 +34,7 @@ def client(store):
 
 def _set_nonce(store) -> tuple[web_sessions.Started, str]:
     started = web_sessions.start(store, ALICE, "local")
-    return started, web_sessions.HANDOFFS.issue(store, "set", started.session.session_hash, started.session_id)
+    return started, web_sessions.COOKIE_NONCES.issue(store, "set", started.session.session_hash, started.session_id)
 
 
 def _post(client, path: str, nonce: str, headers: dict | None = None):
@@ -99,10 +99,10 @@ def test_a_nonce_of_an_ended_session_an_expired_one_or_a_clearing_one_sets_nothi
     web_sessions.end(store, ALICE, started.session.session_hash)
     assert _post(client, session_cookie.SET_PATH, nonce).status_code == 403
     started, _ = _set_nonce(store)
-    stale = web_sessions.HANDOFFS.issue(store, "set", started.session.session_hash, started.session_id,
+    stale = web_sessions.COOKIE_NONCES.issue(store, "set", started.session.session_hash, started.session_id,
                                         now=utc_now() - timedelta(seconds=61))
     assert _post(client, session_cookie.SET_PATH, stale).status_code == 403
-    clearing = web_sessions.HANDOFFS.issue(store, "clear", started.session.session_hash)
+    clearing = web_sessions.COOKIE_NONCES.issue(store, "clear", started.session.session_hash)
     assert _post(client, session_cookie.SET_PATH, clearing).status_code == 403
 
 
@@ -110,7 +110,7 @@ def test_logout_clears_the_cookie_with_a_nonce_of_its_own(client, store):
     started, nonce = _set_nonce(store)
     assert _post(client, session_cookie.SET_PATH, nonce).status_code == 204
     web_sessions.end(store, ALICE, started.session.session_hash)
-    clearing = web_sessions.HANDOFFS.issue(store, "clear", started.session.session_hash)
+    clearing = web_sessions.COOKIE_NONCES.issue(store, "clear", started.session.session_hash)
     assert _post(client, session_cookie.CLEAR_PATH, clearing, {"Origin": "http://evil.example"}).status_code == 403
     cleared = _post(client, session_cookie.CLEAR_PATH, clearing)
     assert cleared.status_code == 204

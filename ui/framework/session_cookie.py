@@ -127,7 +127,7 @@ def routes(get_store: Callable[[], Store]) -> list[BaseRoute]:
         if isinstance(nonce, Response):
             return nonce
         store = get_store()
-        hand_over = web_sessions.HANDOFFS.redeem(nonce, "set", store)
+        hand_over = web_sessions.COOKIE_NONCES.redeem(nonce, "set", store)
         if hand_over is None or hand_over.session_id is None:
             return _refused()
         session = await run_in_threadpool(web_sessions.get, store, hand_over.session_hash)
@@ -147,7 +147,7 @@ def routes(get_store: Callable[[], Store]) -> list[BaseRoute]:
         nonce = await _nonce(request)
         if isinstance(nonce, Response):
             return nonce
-        if web_sessions.HANDOFFS.redeem(nonce, "clear", get_store()) is None:
+        if web_sessions.COOKIE_NONCES.redeem(nonce, "clear", get_store()) is None:
             return _refused()
         response = Response(status_code=204, headers={"Cache-Control": "no-store"})
         response.delete_cookie(COOKIE_NAME, path="/", httponly=True, samesite="strict", secure=_secure(request))
@@ -162,7 +162,7 @@ def routes(get_store: Callable[[], Store]) -> list[BaseRoute]:
 def hand_over(store: Store, purpose: web_sessions.Purpose, digest: str, session_id: str | None = None) -> None:
     """Have this tab's next page runs post a nonce that sets (``"set"``, with the new session's id) or clears
     (``"clear"``) the cookie (``show_hand_over`` draws it)."""
-    nonce = web_sessions.HANDOFFS.issue(store, purpose, digest, session_id)
+    nonce = web_sessions.COOKIE_NONCES.issue(store, purpose, digest, session_id)
     st.session_state[HAND_OVER_KEY] = {"nonce": nonce, "path": SET_PATH if purpose == "set" else CLEAR_PATH}
 
 
@@ -178,7 +178,7 @@ def show_hand_over() -> None:
     pending: dict[str, Any] | None = st.session_state.get(HAND_OVER_KEY)
     if pending is None:
         return
-    if not web_sessions.HANDOFFS.pending(pending["nonce"]):
+    if not web_sessions.COOKIE_NONCES.pending(pending["nonce"]):
         st.session_state.pop(HAND_OVER_KEY, None)
         return
     # the block and the wrapper Streamlit puts around it: a wrapper left in the page's flex column would still take

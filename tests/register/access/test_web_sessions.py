@@ -190,38 +190,38 @@ def test_a_signed_cookie_verifies_and_a_forged_or_unsigned_one_does_not(store, t
 
 
 def test_a_nonce_is_redeemed_once_for_its_purpose_and_database(store, tmp_path):
-    hand_offs = web_sessions.HandOffs()
+    nonces = web_sessions.CookieNonces()
     started = web_sessions.start(store, ALICE, "local")
-    nonce = hand_offs.issue(store, "set", _digest(started), started.session_id)
-    assert hand_offs.pending(nonce)
-    found = hand_offs.redeem(nonce, "set", store)
+    nonce = nonces.issue(store, "set", _digest(started), started.session_id)
+    assert nonces.pending(nonce)
+    found = nonces.redeem(nonce, "set", store)
     assert found is not None and (found.session_id, found.session_hash) == (started.session_id, _digest(started))
-    assert not hand_offs.pending(nonce)
-    assert hand_offs.redeem(nonce, "set", store) is None  # single use
+    assert not nonces.pending(nonce)
+    assert nonces.redeem(nonce, "set", store) is None  # single use
 
-    wrong_purpose = hand_offs.issue(store, "clear", _digest(started))
-    assert hand_offs.redeem(wrong_purpose, "set", store) is None
-    assert hand_offs.redeem(wrong_purpose, "clear", store) is None  # a wrong try used it up
+    wrong_purpose = nonces.issue(store, "clear", _digest(started))
+    assert nonces.redeem(wrong_purpose, "set", store) is None
+    assert nonces.redeem(wrong_purpose, "clear", store) is None  # a wrong try used it up
 
     from register import Store
     other = Store(tmp_path / "other.duckdb", keep_anchors=False)
     try:
-        elsewhere = hand_offs.issue(store, "set", _digest(started), started.session_id)
-        assert hand_offs.redeem(elsewhere, "set", other) is None  # issued for another database
+        elsewhere = nonces.issue(store, "set", _digest(started), started.session_id)
+        assert nonces.redeem(elsewhere, "set", other) is None  # issued for another database
     finally:
         other.close()
-    assert hand_offs.redeem("made-up", "set", store) is None
+    assert nonces.redeem("made-up", "set", store) is None
     with pytest.raises(ValueError, match="session's own id"):
-        hand_offs.issue(store, "set", _digest(started), "not its id")
+        nonces.issue(store, "set", _digest(started), "not its id")
 
 
 def test_a_nonce_expires_after_its_lifetime(store):
-    hand_offs = web_sessions.HandOffs(lifetime=timedelta(seconds=60))
+    nonces = web_sessions.CookieNonces(lifetime=timedelta(seconds=60))
     started = web_sessions.start(store, ALICE, "local")
     at = utc_now()
-    late = hand_offs.issue(store, "set", _digest(started), started.session_id, now=at)
-    assert hand_offs.pending(late, now=at + timedelta(seconds=59))
-    assert not hand_offs.pending(late, now=at + timedelta(seconds=61))
-    assert hand_offs.redeem(late, "set", store, now=at + timedelta(seconds=61)) is None
-    in_time = hand_offs.issue(store, "set", _digest(started), started.session_id, now=at)
-    assert hand_offs.redeem(in_time, "set", store, now=at + timedelta(seconds=59)) is not None
+    late = nonces.issue(store, "set", _digest(started), started.session_id, now=at)
+    assert nonces.pending(late, now=at + timedelta(seconds=59))
+    assert not nonces.pending(late, now=at + timedelta(seconds=61))
+    assert nonces.redeem(late, "set", store, now=at + timedelta(seconds=61)) is None
+    in_time = nonces.issue(store, "set", _digest(started), started.session_id, now=at)
+    assert nonces.redeem(in_time, "set", store, now=at + timedelta(seconds=59)) is not None
