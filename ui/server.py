@@ -29,7 +29,6 @@ from streamlit.web.server.starlette import starlette_server
 from register.api import app as api
 from register.cli import handoff_server
 from register.db.store import Store
-from ui.framework import session_cookie
 
 log = logging.getLogger(__name__)
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
@@ -101,7 +100,16 @@ if hasattr(starlette_server, "_bind_socket"):  # a Streamlit without it binds an
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _exit_cleanly)
 
-app = st.App(APP_SCRIPT, routes=api.routes(console_store) + session_cookie.routes(console_store), lifespan=lifespan)
+def session_cookie_routes() -> list[Any]:
+    """The session cookie's routes (``ui.framework.session_cookie``: ``POST /auth/session``, ``/auth/session/end``),
+    imported here as the store is: the launcher imports no ui module at its top (it has no cached read, but the rule
+    is kept whole)."""
+    from ui.framework import session_cookie
+
+    return session_cookie.routes(console_store)
+
+
+app = st.App(APP_SCRIPT, routes=api.routes(console_store) + session_cookie_routes(), lifespan=lifespan)
 
 
 def main(argv: list[str] | None = None) -> None:
