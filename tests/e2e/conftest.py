@@ -140,6 +140,9 @@ class AppServers:
         log_path = self.folder / f"streamlit{n}.log"
         log = open(log_path, "w")  # noqa: SIM115 -- the server's log stays open until the server stops
         proc = subprocess.Popen(
+            # as `python -m register serve` runs it; Streamlit's own flags (`args`, e.g. --secrets.files) need
+            # `streamlit run`, which binds its socket before the launcher sets TCP_NODELAY (ui/server.py)
+            [sys.executable, "-m", "ui.server", "--port", str(port), "--address", "127.0.0.1"] if not args else
             [sys.executable, "-m", "streamlit", "run", "ui/server.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
              *args],
