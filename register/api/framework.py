@@ -137,6 +137,9 @@ def _problem_field(error: RegisterError) -> str | None:
 async def _serve(op: Operation, request: Request, get_store: Callable[[], Store]) -> Response:
     store = await run_in_threadpool(get_store)
     actor = await run_in_threadpool(_authenticated, op, request, store)
+    if op.query is None and request.query_params:  # no parameter is ignored: a misspelt one is an error
+        unknown = next(iter(request.query_params.keys()))
+        raise ApiError(422, "invalid", f"unknown query parameter {unknown!r}: this operation takes none", unknown)
     query = _validated(op.query, _query_values(op.query, request), "query") if op.query else None
     body = _validated(op.body, await _json_body(request), "body") if op.body else None
     upload = await op.upload.receive(request) if op.upload is not None else None

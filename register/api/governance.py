@@ -51,6 +51,8 @@ def add_operations(api: Api) -> None:
         it since). Every field is validated as the register page validates it (422 naming the field); the change
         is audited under the token's account and re-decides the answers that cite the source."""
         source_id = call.path["source_id"]
+        # the role first: someone who may not edit the register learns nothing of its rows' versions
+        authorize(call.store, call.actor, Permission.REGISTER_EDIT, entity_type="source", entity_id=source_id)
         body: m.SourceIn = call.body
         values = {"source_id": source_id, **body.model_dump(exclude={"row_version"})}
         existing = source_row(call.store, source_id, role=None)

@@ -9,6 +9,7 @@ can shift the pages after it; the total says how many match now.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import math
@@ -61,6 +62,8 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return plain(dataclasses.asdict(value))
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
