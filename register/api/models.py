@@ -52,25 +52,27 @@ class FilterQuery(Strict):
 
     date_from: date | None = Field(None, description="answers created on or after this UTC date")
     date_to: date | None = Field(None, description="answers created on or before this UTC date")
-    use_case: list[str] = Field(default_factory=list)
-    model: list[str] = Field(default_factory=list)
+    use_case: list[str] = Field(default_factory=list, description="answers of these use cases (repeat for several)")
+    model: list[str] = Field(default_factory=list, description="answers of these models (repeat for several)")
     band: list[str] = Field(default_factory=list, description="a band of the profile, or 'No claims'")
-    decision: list[Literal["release", "caution", "review", "block"]] = Field(default_factory=list)
+    decision: list[Literal["release", "caution", "review", "block"]] = Field(
+        default_factory=list, description="answers whose decision is one of these: release, caution, review, block")
     profile_version: int | None = Field(None, ge=1, description="scores under this profile version (default: "
                                                                 "the current scores)")
 
 
 class Paging(Strict):
-    limit: int = Field(50, ge=1, le=MAX_PAGE)
+    limit: int = Field(50, ge=1, le=MAX_PAGE, description=f"rows per page, 1 to {MAX_PAGE}")
     cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page")
 
 
 class ResponsesQuery(FilterQuery, Paging):
     search: str | None = Field(None, max_length=200, description="a literal, case-insensitive substring of the "
                                                                  "question, the answer or a claim")
-    sort: Literal[tuple(SORT_COLUMNS)] = "score"  # type: ignore[valid-type]
-    descending: bool = True
-    authority: Literal[tuple(AUTHORITY_FILTERS)] | None = None  # type: ignore[valid-type]
+    sort: Literal[tuple(SORT_COLUMNS)] = Field("score", description="the column to sort by")  # type: ignore[valid-type]
+    descending: bool = Field(True, description="highest first")
+    authority: Literal[tuple(AUTHORITY_FILTERS)] | None = Field(  # type: ignore[valid-type]
+        None, description="answers with an Authority finding: any, a proposed label, or one problem")
 
 
 class QueueQuery(FilterQuery, Paging):

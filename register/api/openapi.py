@@ -54,9 +54,10 @@ def _parameters(op: Operation) -> list[dict[str, Any]]:
 
 
 def _operation(op: Operation, schemas: _Schemas) -> dict[str, Any]:
+    description = op.description.replace("``", "`")  # the handlers' docstrings, as Markdown
     entry: dict[str, Any] = {"operationId": op.handler.__name__, "summary": op.summary, "tags": [op.tag],
-                             "description": op.description + (f"\n\nPermission: `{op.permission}`."
-                                                              if op.permission else "")}
+                             "description": description + (f"\n\nPermission: `{op.permission}`."
+                                                           if op.permission else "")}
     if params := _parameters(op):
         entry["parameters"] = params
     if op.body is not None:
