@@ -5,8 +5,8 @@ Whoever can rewrite the database file can rewrite everything in it, the heads ke
 (after deleting the keyring beside it) re-chain the trail with the unkeyed scheme or re-sign it under a keyring of
 their own. An anchor kept elsewhere survives that: ``audit.verify_chain`` checks every anchor of the folder, so a
 trail that no longer holds an anchored event with its anchored hash fails, whether events were deleted or
-rewritten or the database file was replaced by an older copy. Only the events written after the newest anchor can
-go unnoticed.
+rewritten or the database file was replaced by an older copy. Only the events a running process wrote after its
+newest anchor can go unnoticed (its close anchors them).
 
 Where: ``<database file name>-<the first 16 hex digits of the SHA-256 of its absolute path>``, one folder per
 database file, under ``HRI_ANCHOR_DIR``, by default under ``hri-console/anchors`` in the user's state folder
@@ -20,7 +20,9 @@ The file ``anchors.jsonl`` holds one anchor per line, as ``python -m register au
 an ``O_APPEND`` descriptor, flushed to disk.
 
 Why these moments: the trail changes only when something is written, so the head right after a day's first write
-pins every event before it, for one small append a day and no work at all for reads or opening the register;
+pins every event before it, and the head when a process that wrote closes the register (a command, a stopped
+console) pins what it wrote since: only a running process's writes after its newest anchor stay unpinned. That is
+one small append a day and one per writing process, and no work at all for reads or opening the register;
 sign-offs, publishes and key changes are the moments a release or a rule rests on. Every other write costs one
 comparison of dates in memory.
 """
@@ -47,6 +49,7 @@ ANCHOR_FILE = "anchors.jsonl"
 ANCHORED_SUFFIXES = (".sign", ".publish", ".approve")
 ANCHORED_ACTIONS = frozenset({audit.ROTATION_ACTION, audit.KEY_LOST_ACTION})
 DAY = "day"  # the reason of the anchor written after the first write of a UTC day
+CLOSE = "close"  # the reason of the anchor written when a register that wrote since its newest anchor closes
 _TAIL_BYTES = 8192  # enough for the newest line (a line is about 400 bytes)
 
 log = logging.getLogger(__name__)
@@ -158,6 +161,15 @@ class AnchorFolder:
             return None
 
     # --- writing -------------------------------------------------------------------------------------------
+
+    def at_close(self, reader: Any) -> PendingAnchor | None:
+        """The head to anchor when the register closes after writes no anchor covers yet (``reader``: the store):
+        the events a process wrote since its newest anchor are then pinned too, not only the day's first."""
+        if self.path is None:
+            return None
+        if self._register is None:
+            self._register = audit.register_id(reader)
+        return PendingAnchor(audit.head(reader), CLOSE, datetime.now(UTC).date())
 
     def due(self, tx: Any, action: str) -> PendingAnchor | None:
         """The anchor a write of ``action`` leaves once it commits, read in its transaction ``tx`` after its audit

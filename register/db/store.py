@@ -23,6 +23,7 @@ only those built in), and the write-ahead log of a killed process is replayed be
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -52,6 +53,7 @@ from register.settings import MEMORY_SIZE, settings
 __all__ = ["SYSTEM", "Actor", "Change", "Cursor", "Store", "Transaction", "account_problem", "database_path_from_env",
            "utc_now"]
 
+log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 _RELATION_NAME = re.compile(r"^_?[a-z][a-z0-9_]*$")
@@ -354,6 +356,7 @@ class Store:
         self.path = Path(path)
         self.keyring = Keyring(keyring_path(self.path, audit_keyring))
         self.anchors = AnchorFolder(anchor_dir(self.path) if keep_anchors else None, self.path)
+        self._unanchored = False  # a write committed since the newest anchor this process wrote
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # config, not an SQL string: the validated setting reaches DuckDB as a value
         config: Config = {"memory_limit": settings().memory_limit.strip(),
@@ -379,6 +382,14 @@ class Store:
         self.applied_migrations = self._migrate()
 
     def close(self) -> None:
+        """Close the database; after writes that no anchor covers yet, anchor the trail's head first
+        (``register.db.anchors``: what this process wrote cannot then be deleted unnoticed)."""
+        if self._unanchored:
+            self._unanchored = False
+            try:
+                self.anchors.keep(self.anchors.at_close(self))
+            except RegisterError as error:  # a closing register still closes: the next write's anchor follows
+                log.warning("the audit trail's head was not anchored at close: %s", error)
         self._conn.close()
 
     # --- reads ------------------------------------------------------------------------------
@@ -467,6 +478,7 @@ class Store:
                     anchor = self.anchors.due(tx, action)  # None for most writes: a comparison of dates
                     tx.execute("COMMIT")
                     self.anchors.keep(anchor)
+                    self._unanchored = anchor is None
                     return change.result
                 except WriteConflict:
                     _rollback(raw)

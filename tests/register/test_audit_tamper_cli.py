@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from register import Actor, Store
-from register.db.anchors import anchor_dir
+from register.db.anchors import AnchorFolder, anchor_dir
 from register.db.audit import GENESIS_HASH, event_hash, event_mac
 from register.db.keyring import KeyedAfter, Keyring
 from register.governance import checklist as chk
@@ -273,9 +273,12 @@ def test_verify_names_the_anchor_folder_and_its_newest_anchor(trail):
     result = trail.verify()
     first, *added = result.stdout.splitlines()
     assert first == f"audit trail verifies: {trail.events:,} events"  # the line scripts read, as it was
-    # the anchors: after the day's first write (init) and at the sign-off, in the default folder
-    assert added == [f"  anchor folder {anchor_dir(trail.db)}: 2 anchor(s) hold; the newest, event "
-                     f"{trail.signed}, still has hash {rows(trail.db)[trail.signed - 1]['hash'][:16]}..."]
+    # the anchors, in the default folder: after the day's first write (init), at the sign-off and at the end of each
+    # command that wrote, so the newest is the trail's head
+    kept = AnchorFolder(anchor_dir(trail.db), trail.db).read()
+    assert max(a.seq for a in kept) == trail.events
+    assert added == [f"  anchor folder {anchor_dir(trail.db)}: {len(kept)} anchor(s) hold; the newest, event "
+                     f"{trail.events}, still has hash {rows(trail.db)[trail.events - 1]['hash'][:16]}..."]
 
 
 def test_verify_says_when_no_anchor_is_kept_yet_and_warns_of_a_folder_beside_the_database(cli, monkeypatch):

@@ -281,3 +281,32 @@ def test_a_keyring_that_is_not_the_recorded_one_fails_verification(fresh, change
     fresh.keyring.path.write_text(json.dumps(keyring))
     report = verify_chain(fresh)
     assert (report.ok, report.first_bad_seq) == (False, 1) and reason in report.reason
+
+
+def test_closing_after_writes_pins_them_so_deleting_them_fails_verification(tmp_path):
+    """The gap the day's anchor left: events written after the newest anchor could be deleted unnoticed. A register
+    that wrote since its newest anchor anchors its head when it closes (a command's end, a stopped console)."""
+    db = tmp_path / "closing.duckdb"
+    store = Store(db)
+    for i in range(4):
+        note(store, i)
+    last = store.scalar("SELECT max(seq) FROM audit_events")
+    store.close()
+    reopened = Store(db)
+    try:
+        assert [(a["reason"], a["seq"]) for a in lines(reopened)] == [("day", 1), ("close", last)]
+        with reopened.cursor() as cur:  # behind the register's back, as whoever holds the file could
+            cur.execute("DELETE FROM audit_events WHERE seq > ?", [last - 2])
+        report = verify_chain(reopened)
+        assert not report.ok and "close" in report.reason, report
+    finally:
+        reopened.close()
+    only_read = Store(db)
+    only_read.close()
+    assert [a["reason"] for a in lines(only_read)] == ["day", "close"]  # a register that only read adds none
+
+
+def test_a_register_that_wrote_nothing_since_its_anchor_adds_none_at_close(fresh):
+    note(fresh, 1)  # the day's anchor covers it
+    fresh.close()
+    assert [a["reason"] for a in lines(fresh)] == ["day"]
