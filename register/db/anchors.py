@@ -6,7 +6,7 @@ Whoever can rewrite the database file can rewrite everything in it, the heads ke
 their own. An anchor kept elsewhere survives that: ``audit.verify_chain`` checks every anchor of the folder, so a
 trail that no longer holds an anchored event with its anchored hash fails, whether events were deleted or
 rewritten or the database file was replaced by an older copy. Only the events a running process wrote after its
-newest anchor can go unnoticed (its close anchors them).
+newest anchor (at most ``INTERVAL`` ago) can go unnoticed; its close anchors them.
 
 Where: ``<database file name>-<the first 16 hex digits of the SHA-256 of its absolute path>``, one folder per
 database file, under ``HRI_ANCHOR_DIR``, by default under ``hri-console/anchors`` in the user's state folder
@@ -20,9 +20,10 @@ The file ``anchors.jsonl`` holds one anchor per line, as ``python -m register au
 an ``O_APPEND`` descriptor, flushed to disk.
 
 Why these moments: the trail changes only when something is written, so the head right after a day's first write
-pins every event before it, and the head when a process that wrote closes the register (a command, a stopped
-console) pins what it wrote since: only a running process's writes after its newest anchor stay unpinned. That is
-one small append a day and one per writing process, and no work at all for reads or opening the register;
+pins every event before it, a write ``INTERVAL`` after the newest anchor pins what a console writing all day wrote
+since, and the head when a process that wrote closes the register (a command, a stopped console) pins what it wrote
+last: only a running process's writes of the last ``INTERVAL`` stay unpinned. That is at most one small append per
+``INTERVAL`` of writing and one per writing process, and no work at all for reads or opening the register;
 sign-offs, publishes and key changes are the moments a release or a rule rests on. Every other write costs one
 comparison of dates in memory.
 """
@@ -34,7 +35,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ ANCHORED_SUFFIXES = (".sign", ".publish", ".approve")
 ANCHORED_ACTIONS = frozenset({audit.ROTATION_ACTION, audit.KEY_LOST_ACTION})
 DAY = "day"  # the reason of the anchor written after the first write of a UTC day
 CLOSE = "close"  # the reason of the anchor written when a register that wrote since its newest anchor closes
+INTERVAL_REASON = "interval"  # the reason of the anchor of a write INTERVAL after the newest anchor, the same day
+INTERVAL = timedelta(minutes=15)  # a running console's writes stay unpinned at most this long (plus the write's)
 _TAIL_BYTES = 8192  # enough for the newest line (a line is about 400 bytes)
 
 log = logging.getLogger(__name__)
@@ -78,7 +81,7 @@ class PendingAnchor:
 
     anchor: Anchor
     reason: str
-    day: date
+    at: datetime
 
 
 class AnchorFolder:
@@ -87,7 +90,7 @@ class AnchorFolder:
     def __init__(self, path: Path | None, database: Path):
         self.path = path
         self.database = database
-        self._day: date | None = None  # the UTC day of the newest anchor (read from the file on the first write)
+        self._at: datetime | None = None  # when the newest anchor was written (read from the file on the first write)
         self._register: str | None = None
         self._warned = False
 
@@ -147,8 +150,8 @@ class AnchorFolder:
         signed = [a for a in anchors if a.key_id and (a.register is None or register is None or a.register == register)]
         return max(reversed(signed), key=lambda anchor: anchor.seq) if signed else None
 
-    def _newest_day(self) -> date | None:
-        """The UTC day the newest line was written (read from the file's end), or None."""
+    def _newest_time(self) -> datetime | None:
+        """When the newest line was written (read from the file's end), or None."""
         file = self.file
         try:
             with open(file, "rb") as handle:  # type: ignore[arg-type]  # None only when anchors are off
@@ -156,7 +159,7 @@ class AnchorFolder:
                 handle.seek(max(0, size - _TAIL_BYTES))
                 lines = handle.read().splitlines()
             written = json.loads(lines[-1])["anchored_at"] if lines else None
-            return datetime.fromisoformat(written).astimezone(UTC).date() if isinstance(written, str) else None
+            return datetime.fromisoformat(written).astimezone(UTC) if isinstance(written, str) else None
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -169,31 +172,35 @@ class AnchorFolder:
             return None
         if self._register is None:
             self._register = audit.register_id(reader)
-        return PendingAnchor(audit.head(reader), CLOSE, datetime.now(UTC).date())
+        return PendingAnchor(audit.head(reader), CLOSE, datetime.now(UTC))
 
     def due(self, tx: Any, action: str) -> PendingAnchor | None:
         """The anchor a write of ``action`` leaves once it commits, read in its transaction ``tx`` after its audit
-        events: the head when ``action`` is anchored at once or this is the first write of a UTC day, else None."""
+        events: the head when ``action`` is anchored at once, this is the first write of a UTC day, or the newest
+        anchor is ``INTERVAL`` old (a console writing all day pins its writes as it goes), else None."""
         if self.path is None:
             return None
-        today = datetime.now(UTC).date()
+        now = datetime.now(UTC)
         reason = anchored_reason(action)
         if reason is None:
-            if self._day is None:
-                self._day = self._newest_day()
-            if self._day is not None and self._day >= today:
+            if self._at is None:
+                self._at = self._newest_time()
+            if self._at is None or self._at.date() < now.date():
+                reason = DAY
+            elif now - self._at >= INTERVAL:
+                reason = INTERVAL_REASON
+            else:
                 return None
-            reason = DAY
         if self._register is None:
             self._register = audit.register_id(tx)
-        return PendingAnchor(audit.head(tx), reason, today)
+        return PendingAnchor(audit.head(tx), reason, now)
 
     def keep(self, pending: PendingAnchor | None) -> None:
         """Append ``pending`` to the anchor file (after its write committed). A folder that cannot be written is
         logged, not raised: the write it anchors is saved already; the next day's first write tries again."""
         if pending is None or self.path is None:
             return
-        self._day = max(pending.day, self._day or pending.day)
+        self._at = max(pending.at, self._at or pending.at)
         try:
             line = {**pending.anchor.as_dict(), "reason": pending.reason, "register": self._register,
                     "database": str(self.database.resolve())}

@@ -310,3 +310,21 @@ def test_a_register_that_wrote_nothing_since_its_anchor_adds_none_at_close(fresh
     note(fresh, 1)  # the day's anchor covers it
     fresh.close()
     assert [a["reason"] for a in lines(fresh)] == ["day"]
+
+
+def test_a_process_writing_all_day_anchors_its_head_every_interval(fresh, monkeypatch):
+    note(fresh, 1)
+    note(fresh, 2)  # minutes later: nothing new
+    assert [a["reason"] for a in lines(fresh)] == ["day"]
+    later = datetime.now(UTC) + anchors_module.INTERVAL + timedelta(seconds=1)
+
+    class Later(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return later if tz is None else later.astimezone(tz)
+
+    monkeypatch.setattr(anchors_module, "datetime", Later)
+    note(fresh, 3)
+    note(fresh, 4)
+    expected = "interval" if later.date() == datetime.now(UTC).date() else "day"  # an interval across midnight
+    assert [(a["reason"], a["seq"]) for a in lines(fresh)] == [("day", 1), (expected, 3)]
