@@ -40,6 +40,9 @@
                                        the pre-submission checklist's automated checks (paper Table IX);
                                        with --fail-on violations the exit code is 1 when any check fails.
                                        --claims/--sources check register files (CSV/Excel) in a temp database
+    checklist sign RUN_ID --decisions FILE
+                                       sign a recorded run: per item {"decision": pass|fail|waived, "reason"}
+                                       (JSON object keyed by item number); the console's rules and four eyes
     governance import KIND FILE        import a sources or claims register file (CSV/Excel; updates by key)
     governance export KIND FILE        export the sources or claims register (CSV/Excel, formula-escaped)
     authority check [--json]           CLAIM's Authority step on the current answers: each sourced claim's

@@ -1,4 +1,4 @@
-"""``checklist run``, ``governance import|export`` and ``authority check``: the governance registers (sources
+"""``checklist run|sign``, ``governance import|export`` and ``authority check``: the governance registers (sources
 and claims) and the checks run over them, the pre-submission checklist's CI gate and CLAIM's Authority step."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from register.cli.common import EXIT_FAILED, EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path
 from register.db.store import Store
+from register.errors import Problem, ValidationFailed
 
 
 def add_commands(sub) -> None:
@@ -24,6 +25,12 @@ def add_commands(sub) -> None:
     crun.add_argument("--record", action="store_true", help="store the run in the database (to sign it in the console)")
     crun.add_argument("--json", action="store_true", help="print the results as JSON")
     crun.set_defaults(func=cmd_checklist_run)
+    csign = csub.add_parser("sign", help="sign a recorded run: a decision (pass, fail, waived) and reason per item")
+    csign.add_argument("run_id", type=int, metavar="RUN_ID", help="a run recorded with `checklist run --record`")
+    csign.add_argument("--decisions", required=True, type=client_path, metavar="FILE",
+                       help='JSON: {"1": {"decision": "pass"}, "2": {"decision": "waived", "reason": "..."}, ...}, '
+                            "one entry per item")
+    csign.set_defaults(func=cmd_checklist_sign)
 
     gov = sub.add_parser("governance", help="import or export the source and claims registers")
     gsub = gov.add_subparsers(dest="governance_command", required=True)
@@ -79,6 +86,21 @@ def cmd_checklist_run(store: Store, args) -> int:
             print(f"  rejected row: {line}")
     if args.fail_on == "violations" and (failed or rejected):
         return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_checklist_sign(store: Store, args) -> int:
+    """Sign a recorded run as the command line's actor (``HRI_ACTOR``): the same rules as the console's sign-off
+    (every item decided, a waiver with a reason, four eyes against the checked rows' editors)."""
+    from hri_core.strict_json import decode_json
+    from register.governance.checklist import sign
+
+    decisions, problems = decode_json(Path(args.decisions).read_text(encoding="utf-8"))
+    if problems or not isinstance(decisions, dict):
+        why = str(problems[0]) if problems else "not a JSON object of items"
+        raise ValidationFailed([Problem(None, "decisions", f"{args.decisions}: {why}")])
+    signoff = sign(store, cli_actor(), args.run_id, decisions)
+    print(f"checklist run {args.run_id} signed: sign-off {signoff}")
     return EXIT_OK
 
 
