@@ -7,11 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from register import Actor, RegisterError
+from register import Actor
 from register.ingest import approvals, pending
 from ui.framework import data
-from ui.framework.components import toast_then_rerun
-from ui.framework.errors import show_error
+from ui.framework.components import approve_or_reject
 from ui.framework.text import code_span, escape_markdown
 
 COLUMNS = ("change_id", "response_id", "base_revision", "origin", "decision_before", "decision_after",
@@ -50,21 +49,13 @@ def pending_section(actor: Actor) -> None:
                     f"{escape_markdown(row['decision_before'])} → {escape_markdown(row['decision_after'])}, "
                     f"proposed by {escape_markdown(row['proposed_by'])}  \n"
                     + "  \n".join(f"- {escape_markdown(r)}" for r in row["reasons_after"]))
-        with st.form(f"pending_change_{pick}", enter_to_submit=False):
-            choice = st.radio("Decision", ["approve", "reject"], horizontal=True, index=None,
-                              key=f"pending_change_{pick}_choice")
-            note = st.text_input("Reason (required to reject)", key=f"pending_change_{pick}_note")
-            submitted = st.form_submit_button("Record", type="primary")
-        if not submitted or choice is None:
-            return
-        try:
-            if choice == "approve":
-                revision = data.write(approvals.approve_change, actor, pick, note)
-                done = f"approved: revision {revision} of {code_span(row['response_id'])}"
-            else:
-                data.write(approvals.reject_change, actor, pick, note)
-                done = "rejected: the answer keeps its labels"
-        except RegisterError as error:
-            show_error(error)
-            return
-        toast_then_rerun(f"Change {pick} {done}")
+        response = code_span(row["response_id"])
+
+        def approve(note: str) -> str:
+            return f"approved: revision {data.write(approvals.approve_change, actor, pick, note)} of {response}"
+
+        def reject(note: str) -> str:
+            data.write(approvals.reject_change, actor, pick, note)
+            return "rejected: the answer keeps its labels"
+
+        approve_or_reject(f"pending_change_{pick}", "Reason (required to reject)", approve, reject, f"Change {pick}")

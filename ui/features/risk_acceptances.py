@@ -14,7 +14,7 @@ from register import Actor, RegisterError
 from register.console import risk_acceptance
 from register.db.store import utc_now
 from ui.framework import data
-from ui.framework.components import toast_then_rerun
+from ui.framework.components import approve_or_reject, toast_then_rerun
 from ui.framework.errors import show_error
 from ui.framework.text import code_span, escape_markdown
 
@@ -86,24 +86,16 @@ def pending_section(actor: Actor) -> None:
                     f"score {row['score_at']:.1f} {escape_markdown(str(row['band_at']))}): "
                     f"{RELEASE_LABELS[row['release']]} until {row['expires_on']:%Y-%m-%d}, proposed by "
                     f"{escape_markdown(row['proposed_by'])}  \nReason: {escape_markdown(row['reason'])}")
-        with st.form(f"risk_decide_{pick}", enter_to_submit=False):
-            choice = st.radio("Decision", ["approve", "reject"], horizontal=True, index=None,
-                              key=f"risk_decide_{pick}_choice")
-            note = st.text_input("Note (required to reject)", key=f"risk_decide_{pick}_note")
-            submitted = st.form_submit_button("Record", type="primary")
-        if not submitted or choice is None:
-            return
-        try:
-            if choice == "approve":
-                data.write(risk_acceptance.approve_acceptance, actor, pick, note)
-                done = "approved: the answer leaves the queue until its expiry"
-            else:
-                data.write(risk_acceptance.reject_acceptance, actor, pick, note)
-                done = "rejected: the answer stays in the queue"
-        except RegisterError as error:
-            show_error(error)
-            return
-        toast_then_rerun(f"Risk acceptance {pick} {done}")
+        def approve(note: str) -> str:
+            data.write(risk_acceptance.approve_acceptance, actor, pick, note)
+            return "approved: the answer leaves the queue until its expiry"
+
+        def reject(note: str) -> str:
+            data.write(risk_acceptance.reject_acceptance, actor, pick, note)
+            return "rejected: the answer stays in the queue"
+
+        approve_or_reject(f"risk_decide_{pick}", "Note (required to reject)", approve, reject,
+                          f"Risk acceptance {pick}")
 
 
 def answer_section(response_id: str) -> None:

@@ -7,10 +7,13 @@ permissions are ``ui.framework.auth``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 import streamlit as st
+
+from register import RegisterError
+from ui.framework.errors import show_error
 
 
 def empty_state(what: str) -> None:
@@ -101,3 +104,23 @@ def label_picker(label: str, options: Sequence[str], *, key: str, default: Seque
     chosen = st.multiselect(label, list(options), default=list(default or []), key=key, help=help,
                             filter_mode="prefix", select_all=False)
     return [str(option) for option in chosen]
+
+
+def approve_or_reject(form_key: str, note_label: str, approve: Callable[[str], str], reject: Callable[[str], str],
+                      title: str) -> None:
+    """The second person's form for a change that waits for one (a held label change, a risk acceptance): approve
+    (with a note) or reject (with a reason). ``approve(note)`` / ``reject(note)`` make the register write and return
+    what happened, shown as ``title`` + that in a toast; a refusal (the proposer deciding, a reject without a reason)
+    is shown where the form is. The form's widgets are keyed ``<form_key>_choice`` and ``<form_key>_note``."""
+    with st.form(form_key, enter_to_submit=False):
+        choice = st.radio("Decision", ["approve", "reject"], horizontal=True, index=None, key=f"{form_key}_choice")
+        note = st.text_input(note_label, key=f"{form_key}_note")
+        submitted = st.form_submit_button("Record", type="primary")
+    if not submitted or choice is None:
+        return
+    try:
+        done = (approve if choice == "approve" else reject)(note)
+    except RegisterError as error:
+        show_error(error)
+        return
+    toast_then_rerun(f"{title} {done}")
