@@ -10,7 +10,8 @@
 
 Writers of responses and scores keep them in step through one module, ``hub``: each describes what it changed as
 an event (``RevisionsWritten``, ``ScoresWritten``) and makes one call, and every path that writes revisions ends in
-``hub.revisions_committed`` (the search index catches up); ``hub.check`` and ``hub.rebuild`` cover all of them.
+``hub.revisions_committed`` (the search index catches up, now or later); ``hub.check`` and ``hub.rebuild`` cover
+all of them.
 
 The layer sits between ``register.scoring`` (and everything above it, which may import it) and ``register.access``:
 a read model needs nothing of a writer's.
