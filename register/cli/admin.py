@@ -16,8 +16,9 @@ def add_init(sub) -> None:
 
 def add_search_index(sub) -> None:
     sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (every write of "
-                                               "revisions does it too, but `import --defer-index`); --check "
-                                               "compares the index with the texts")
+                                               "revisions does it too, but `import --defer-index`; the running "
+                                               "console in the background); --check compares the index with the "
+                                               "texts")
     sidx.add_argument("--check", action="store_true", help="also recompute the words and compare (a full scan)")
     sidx.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     sidx.set_defaults(func=cmd_search_index)

@@ -22,9 +22,10 @@ def add_import(sub) -> None:
     imp.add_argument("--resume", action="store_true",
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
     imp.add_argument("--defer-index", action="store_true",
-                     help="store and score only; leave the search index to catch up later (`search-index`): "
-                          "the report comes sooner, and search finds the new answers meanwhile (read directly, "
-                          'more slowly); the JSON report says "search_index": "deferred"')
+                     help="store and score only; leave the search index to catch up later (`search-index`, or the "
+                          "running console's background catch-up): the report comes sooner, and search finds the "
+                          "new answers meanwhile (read directly, more slowly); the JSON report says "
+                          '"search_index": "deferred"')
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     imp.add_argument("--via-inbox", action="store_true",
@@ -103,8 +104,8 @@ def print_import_report(report, stream=None) -> None:
     for note in report.notes:
         print(f"note: {note}", file=stream)
     if report.search_index == DEFERRED:
-        print("search index: left to catch up later (`python -m register search-index`); search finds the new "
-              "answers meanwhile, more slowly", file=stream)
+        print("search index: left to catch up later (`python -m register search-index`, or the running console "
+              "in the background); search finds the new answers meanwhile, more slowly", file=stream)
     if report.quarantined_records:
         shown = len(report.quarantined_records)
         print(f"quarantined ({shown} of {report.quarantined} shown; see `quarantine list`):", file=stream)

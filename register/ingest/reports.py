@@ -67,8 +67,8 @@ class ImportReport:
     batches: list[BatchReport] = field(default_factory=list)
     quarantined_records: list[QuarantinedRecord] = field(default_factory=list)  # the first REPORT_LIMIT
     notes: list[str] = field(default_factory=list)  # about the import as a whole (skipped files)
-    # how the import left the search index: INDEXED (caught up before the report) or DEFERRED (left to
-    # `python -m register search-index`; search finds the new answers anyway)
+    # how the import left the search index: INDEXED (caught up before the report) or DEFERRED (left to the
+    # console's background catch-up or to `python -m register search-index`; search finds the new answers anyway)
     search_index: str = INDEXED
 
     def _total(self, name: str) -> int:
