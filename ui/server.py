@@ -48,13 +48,14 @@ def console_store() -> Store:
 
 def start_background_work() -> None:
     """What the console's process runs whoever is signed in (or nobody): open the database (which starts the
-    command-line hand-off listener), the inbox watcher and the monitors' worker. ``app.py`` starts the same on its
-    first page run; started here too, a server that no browser visited yet still takes handed commands, imports
-    dropped files and delivers alerts."""
-    from ui.features import intake, monitors
+    command-line hand-off listener), the inbox watcher, the monitors' worker and the search index's background
+    catch-up. ``app.py`` starts the same on its first page run; started here too, a server that no browser visited
+    yet still takes handed commands, imports dropped files, delivers alerts and indexes what an API import stored."""
+    from ui.features import intake, monitors, search_status
 
     try:
         console_store()
+        search_status.ensure_search_indexer()  # first: the inbox's imports hand the index on to it
         intake.ensure_inbox_watcher()
         monitors.ensure_monitor_worker()
     except Exception:  # noqa: BLE001 - logged; the first page run or API call tries again and shows the error
