@@ -32,10 +32,12 @@ __all__ = ["BACKGROUND_SLICE_KEYS", "INDEX_ACTOR", "BackgroundIndexer", "hand_ov
 log = logging.getLogger(__name__)
 
 INDEX_ACTOR = Actor("search-index", SYSTEM_ROLE)  # who the background catch-up's slices are audited as
-# Response keys per slice of the background catch-up: the longest it holds the write lock (about 0.3-0.5 s a slice
-# on a 2-core machine at six claims an answer), and within 1.1x of the CPU of one slice of SLICE_KEYS
-# (docs/performance.md, "The search index off the import's path").
-BACKGROUND_SLICE_KEYS = 20_000
+# Response keys per slice of the background catch-up, which bounds how long it holds the write lock: at six claims
+# an answer about 0.8 CPU-s a slice, 0.8-1.3 s wall on two shared cores at load 5-7, where 20,000 keys took 1.3-2.4 s
+# and 250,000 (SLICE_KEYS) the whole catch-up of 100,000 answers (7-13 s); the catch-up's CPU in all the same within
+# the noise (about 3x read_json's; docs/performance.md, "The search index off the import's path"). Each slice also
+# reads the whole vocabulary once: on a register of millions of distinct words, smaller slices would cost more.
+BACKGROUND_SLICE_KEYS = 10_000
 
 _INDEXERS: dict[int, BackgroundIndexer] = {}  # the indexer of each store (by identity) in this process
 _INDEXERS_LOCK = threading.Lock()
