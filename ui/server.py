@@ -29,6 +29,7 @@ from streamlit.web.server.starlette import starlette_server
 from register.api import app as api
 from register.cli import handoff_server
 from register.db.store import Store
+from register.readmodels import search_catchup
 
 log = logging.getLogger(__name__)
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
@@ -65,11 +66,15 @@ def start_background_work() -> None:
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """At start: the background work, in a thread of its own (opening a large database must not hold the server's
-    start). After the server stopped serving: close the database the process opened."""
+    start). After the server stopped serving: stop the search index's catch-up and close the database the process
+    opened."""
     threading.Thread(target=start_background_work, name="hri-console-start", daemon=True).start()
     yield
     handoff_server.stop_listener()  # first: no command of `python -m register` is handed over to a closed database
     for store in _opened:
+        indexer = search_catchup.running_indexer(store)
+        if indexer is not None:  # its slice being written commits first; what is left waits for the next start
+            indexer.stop()
         store.close()
 
 
