@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.features import intake, monitors, warmup
+from ui.features import intake, monitors, search_status, warmup
 from ui.framework import auth, collector
 from ui.framework.page import run_page, show_error_details
 
@@ -76,6 +76,8 @@ PAGES["Account"] = [st.Page("pages/api_tokens.py", title="API tokens", icon=":ma
 
 def main() -> None:
     collector.freeze_startup_objects()  # once per process: the collection after each run skips what startup loaded
+    # one thread per process, before the inbox's: the search index catches up in the background (imports hand it on)
+    search_status.ensure_search_indexer()
     intake.ensure_inbox_watcher()  # one thread per process, whoever is logged in (or nobody)
     monitors.ensure_monitor_worker()  # one thread per process: checks after score runs, delivers alerts
     if auth.current_role() is None:

@@ -143,6 +143,7 @@ def main() -> None:
         cwd=ROOT, env={**os.environ, "HRI_DB": str(args.db), "HRI_DEMO_SYNTHETIC": "0"}, stdout=log,
         stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    finished = False
     try:
         for _ in range(200):
             try:
@@ -296,10 +297,15 @@ def main() -> None:
             if name != "floor":
                 print(f"  {name:<16}{'cold' if visit_no == 0 else 'warm':>6}{wall / walls['floor', visit_no]:9.1f}x")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        finished = True
     finally:
         server.terminate()
         server.wait(timeout=30)
         log.close()
+        if finished:  # the server's log is kept only to read why a run failed
+            os.unlink(log.name)
+        else:
+            print(f"the console's log: {log.name}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -95,8 +95,16 @@ def main() -> None:
         print(json.dumps(run_step(args.db, args.step, args.excel_rows)))
         return
 
-    work = args.db.parent if args.db else Path(tempfile.mkdtemp(prefix="hri-bench-export-"))
-    db = args.db or work / "export.duckdb"
+    if args.db:
+        run(args, args.db)
+        return
+    with tempfile.TemporaryDirectory(prefix="hri-bench-export-") as folder:  # a temp database is not kept
+        run(args, Path(folder) / "export.duckdb")
+
+
+def run(args: argparse.Namespace, db: Path) -> None:
+    """Build ``db`` if it holds no responses, then time each step in a process of its own."""
+    work = db.parent
     store = Store(db)
     ensure_default_profile(store, SYSTEM)
     if existing := store.scalar("SELECT count(*) FROM responses WHERE is_current"):

@@ -109,12 +109,19 @@ def main() -> None:
                              "dimension scores): at 10M each full-path preview takes minutes")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hri-bench-impact-"))
-    db = args.db or work / "impact.duckdb"
+    if args.db:
+        run(args, args.db)
+        return
+    with tempfile.TemporaryDirectory(prefix="hri-bench-impact-") as folder:  # a temp database is not kept
+        run(args, Path(folder) / "impact.duckdb")
+
+
+def run(args: argparse.Namespace, db: Path) -> None:
+    """Build ``db`` if it holds no responses, then time the previews (and the rescore) on it."""
     store = Store(db)
     ensure_default_profile(store, SYSTEM)
     if not store.scalar("SELECT count(*) FROM responses WHERE is_current"):
-        build(store, args.responses, db.parent if args.db else work, args.chunk_size)
+        build(store, args.responses, db.parent, args.chunk_size)
     active = active_profile(store)
     if store.scalar("SELECT count(DISTINCT as_of) FROM scores WHERE is_current") != 1:
         timed_rescore(store, active, "rescore at one as-of time (every stored row then has it)")

@@ -15,6 +15,7 @@ from hri_core import HRIError
 from register import RegisterError
 from register.access.permissions import Permission
 from register.ingest.importer import ImportReport
+from register.ingest.reports import DEFERRED
 from ui.features import intake
 from ui.framework.auth import can, current_actor
 from ui.framework.components import keep_message, show_kept_messages
@@ -57,6 +58,9 @@ def show_report(report: ImportReport) -> None:
     st.dataframe(intake.report_frame(report), hide_index=True, key="intake_batches")
     for note in [*(n for b in report.batches for n in b.notes), *report.notes]:
         st.caption(escape_markdown(note))
+    if report.search_index == DEFERRED:
+        st.caption("Stored and scored. The search index catches up in the background; search finds the new "
+                   "answers meanwhile, more slowly.")
     if report.quarantined:
         st.warning(f"{report.quarantined:,} record(s) quarantined: fix or discard them in the grid below.",
                    icon=":material/warning:")

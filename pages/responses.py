@@ -8,7 +8,7 @@ from register.console import exports
 from register.console.queries.explorer import AUTHORITY_FILTERS, EXPORT_LIMIT
 from register.console.queries.filters import Filters
 from register.settings import settings
-from ui.features import responses
+from ui.features import responses, search_status
 from ui.framework import data
 from ui.framework.components import empty_state
 from ui.framework.exports import XLSX_MIME, discard, file_reader, prepare_export
@@ -70,6 +70,8 @@ def main() -> None:
     top = st.columns([3, 2, 2, 1, 1])
     search = top[0].text_input("Search question, answer and claims", key="responses_search",
                                placeholder="e.g. ISO 27001").strip() or None
+    with top[0]:
+        search_status.show_index_note()  # while the index catches up: "search index as of <time>"
     sort_by = top[1].selectbox("Sort by", list(SORTS), format_func=SORTS.get, key="responses_sort")
     picked = top[2].selectbox("Authority", [ALL_AUTHORITY, *AUTHORITY_FILTERS], key="responses_authority",
                               help="Keep the answers whose sources fail an Authority check")

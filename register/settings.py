@@ -125,6 +125,13 @@ class Settings(BaseSettings):
                                         description="how long a file in the inbox must stay unchanged (size, "
                                                     "modification time) before it is imported, in seconds; a "
                                                     "file a process holds open for writing is never taken")
+    search_index_poll_seconds: float = Field(10.0, ge=0,
+                                             description="how often the running console looks whether the search "
+                                                         "index is behind and catches it up in the background, in "
+                                                         "seconds (a write of answers in the console wakes it at "
+                                                         "once; its imports report without waiting for the index); "
+                                                         "`0`: no background catch-up, the console's imports index "
+                                                         "before their report as the command line's do")
     debug: bool = Field(False,
                         description="`1` shows tracebacks (development only): the command line re-raises its "
                                     "errors, the console shows an unexpected error's traceback instead of an "

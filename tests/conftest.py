@@ -30,6 +30,9 @@ def _isolated_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path.with_name(tmp_path.name + "-state")))
     # no background warm-up of the overview (ui.features.warmup): its reads would race what a test counts and closes
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
+    # no background catch-up of the search index (register.readmodels.search_catchup): its slices would race what a
+    # test counts and closes; the console's imports then index before their report (its tests turn it on)
+    monkeypatch.setenv("HRI_SEARCH_INDEX_POLL_SECONDS", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -29,6 +29,7 @@ from streamlit.web.server.starlette import starlette_server
 from register.api import app as api
 from register.cli import handoff_server
 from register.db.store import Store
+from register.readmodels import search_catchup
 
 log = logging.getLogger(__name__)
 APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
@@ -48,13 +49,14 @@ def console_store() -> Store:
 
 def start_background_work() -> None:
     """What the console's process runs whoever is signed in (or nobody): open the database (which starts the
-    command-line hand-off listener), the inbox watcher and the monitors' worker. ``app.py`` starts the same on its
-    first page run; started here too, a server that no browser visited yet still takes handed commands, imports
-    dropped files and delivers alerts."""
-    from ui.features import intake, monitors
+    command-line hand-off listener), the inbox watcher, the monitors' worker and the search index's background
+    catch-up. ``app.py`` starts the same on its first page run; started here too, a server that no browser visited
+    yet still takes handed commands, imports dropped files, delivers alerts and indexes what an API import stored."""
+    from ui.features import intake, monitors, search_status
 
     try:
         console_store()
+        search_status.ensure_search_indexer()  # first: the inbox's imports hand the index on to it
         intake.ensure_inbox_watcher()
         monitors.ensure_monitor_worker()
     except Exception:  # noqa: BLE001 - logged; the first page run or API call tries again and shows the error
@@ -64,11 +66,15 @@ def start_background_work() -> None:
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """At start: the background work, in a thread of its own (opening a large database must not hold the server's
-    start). After the server stopped serving: close the database the process opened."""
+    start). After the server stopped serving: stop the search index's catch-up and close the database the process
+    opened."""
     threading.Thread(target=start_background_work, name="hri-console-start", daemon=True).start()
     yield
     handoff_server.stop_listener()  # first: no command of `python -m register` is handed over to a closed database
     for store in _opened:
+        indexer = search_catchup.running_indexer(store)
+        if indexer is not None:  # its slice being written commits first; what is left waits for the next start
+            indexer.stop()
         store.close()
 
 

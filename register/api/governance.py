@@ -30,8 +30,11 @@ def add_operations(api: Api) -> None:
         a multipart field ``file``. Valid records are stored and scored; invalid ones are quarantined with
         their reasons and listed in the report (the same JSON as ``python -m register import --json``). A file
         refused whole (unreadable, wrong type) is a 422 and nothing of it is written; over ``HRI_IMPORT_MAX_MB``,
-        a 413."""
-        report = import_path(call.store, call.actor, call.upload.path, score=call.query.score)
+        a 413. The report comes once the records are stored and scored: the search index catches up in the
+        console's background (``"search_index": "deferred"``; with ``HRI_SEARCH_INDEX_POLL_SECONDS=0``, before the
+        report: ``"indexed"``); search finds the new answers either way."""
+        # the console's background indexer takes the catch-up when it runs (register.readmodels.search_catchup)
+        report = import_path(call.store, call.actor, call.upload.path, score=call.query.score, defer_index=None)
         return report.as_dict()
 
     @api.operation("GET", "/sources/{source_id}", summary="One source of the verification register",

@@ -272,3 +272,6 @@ class ImportReportOut(Open):
     batches: list[dict[str, Any]]
     quarantined_records: list[dict[str, Any]]
     notes: list[str]
+    search_index: Literal["indexed", "deferred"] = Field(
+        "indexed", description="`indexed`: the search index holds the new answers; `deferred`: the console's "
+                               "background catch-up indexes them (search finds them meanwhile, more slowly)")

@@ -16,7 +16,9 @@ def add_init(sub) -> None:
 
 def add_search_index(sub) -> None:
     sidx = sub.add_parser("search-index", help="index the responses not yet in the search index (every write of "
-                                               "revisions does it too); --check compares the index with the texts")
+                                               "revisions does it too, but `import --defer-index`; the running "
+                                               "console in the background); --check compares the index with the "
+                                               "texts")
     sidx.add_argument("--check", action="store_true", help="also recompute the words and compare (a full scan)")
     sidx.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     sidx.set_defaults(func=cmd_search_index)
@@ -46,6 +48,9 @@ def cmd_search_index(store: Store, args) -> int:
     from register.readmodels import search_check, search_index
 
     before = search_index.state(store)
+    if not args.quiet and before.pending:
+        print(f"search index: {before.pending:,} revision(s) to index above key {before.indexed_through:,}",
+              file=sys.stderr, flush=True)
     indexed = search_index.catch_up(store, cli_actor(), progress=None if args.quiet else progress)
     after = search_index.state(store)
     print(f"search index: {indexed:,} revision(s) indexed now ({before.pending:,} were pending); "

@@ -10,7 +10,7 @@ from pathlib import Path
 from register.cli.common import EXIT_OK, EXIT_QUARANTINED, cli_actor, client_path, initialise, positive, progress
 from register.db.store import Store
 from register.errors import DatabaseInUse, RegisterError
-from register.ingest.reports import DEFAULT_CHUNK
+from register.ingest.reports import DEFAULT_CHUNK, DEFERRED
 
 
 def add_import(sub) -> None:
@@ -21,6 +21,11 @@ def add_import(sub) -> None:
                      help=f"records per transaction (default {DEFAULT_CHUNK})")
     imp.add_argument("--resume", action="store_true",
                      help="finish the interrupted import of each file (see `status`): continue where it stopped")
+    imp.add_argument("--defer-index", action="store_true",
+                     help="store and score only; leave the search index to catch up later (`search-index`, or the "
+                          "running console's background catch-up): the report comes sooner, and search finds the "
+                          "new answers meanwhile (read directly, more slowly); the JSON report says "
+                          '"search_index": "deferred"')
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
     imp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     imp.add_argument("--via-inbox", action="store_true",
@@ -73,7 +78,7 @@ def cmd_import(store: Store, args) -> int:
         for path in args.paths:
             report.extend(import_path(store, actor, path, progress=None if args.quiet else progress,
                                       chunk_size=args.chunk_size, score=not args.no_score, resume=args.resume,
-                                      rag=rag))
+                                      rag=rag, defer_index=args.defer_index))
     finally:  # a refused path stops the command; what the paths before it did is still reported
         if report.batches or report.notes:
             _print_report(report, args)
@@ -98,6 +103,9 @@ def print_import_report(report, stream=None) -> None:
             print(f"  note: {note}", file=stream)
     for note in report.notes:
         print(f"note: {note}", file=stream)
+    if report.search_index == DEFERRED:
+        print("search index: left to catch up later (`python -m register search-index`, or the running console "
+              "in the background); search finds the new answers meanwhile, more slowly", file=stream)
     if report.quarantined_records:
         shown = len(report.quarantined_records)
         print(f"quarantined ({shown} of {report.quarantined} shown; see `quarantine list`):", file=stream)

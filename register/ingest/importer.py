@@ -54,7 +54,7 @@ from register.ingest.files import DEFAULT_MAX_BYTES, FORMATS, check_file, files_
 from register.ingest.items import QUARANTINE_KEY, Item, reasons_of, validate_item
 from register.ingest.rag_files import RAG_KINDS, RagOptions, rag_items, rag_kind
 from register.ingest.readers import READERS, text_items
-from register.ingest.reports import DEFAULT_CHUNK, BatchReport, ImportReport, QuarantinedRecord
+from register.ingest.reports import DEFAULT_CHUNK, DEFERRED, INDEXED, BatchReport, ImportReport, QuarantinedRecord
 from register.readmodels import hub
 from register.scoring.profiles import active_profile
 
@@ -66,7 +66,8 @@ ProgressFn = Callable[[int, "int | None", str], None]
 
 def import_path(store: Store, actor: Actor, path: str | Path, *, progress: ProgressFn | None = None,
                 chunk_size: int = DEFAULT_CHUNK, score: bool = True, max_bytes: int | None = None,
-                resume: bool = False, rag: RagOptions | None = None) -> ImportReport:
+                resume: bool = False, rag: RagOptions | None = None,
+                defer_index: bool | None = False) -> ImportReport:
     """Import a file or every supported file of a folder (one batch per file); score what changed.
 
     ``progress(done_records, total_or_None, message)`` is called after every chunk; ``total`` is known
@@ -76,6 +77,14 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
     are recognised by their content (``register.ingest.rag_files``); ``rag`` adds what they do not say
     (use case, model, ...) and sets their response id prefix. Raises ``ImportRejected`` (before anything
     is written) when a file is refused, ``NotFound`` when there is no active profile to score with.
+
+    The search index catches up with the new revisions last (``hub.revisions_committed``): with
+    ``defer_index=False`` before the report (the command line's default: scripts read the index after an import);
+    ``True`` leaves it to later (``import --defer-index``: the running console's background catch-up, or ``python
+    -m register search-index``); ``None`` hands it to this process's background indexer when one runs (the
+    console's imports: upload, inbox, API), else indexes before the report. The report says which
+    (``ImportReport.search_index``). Search finds the new answers either way (what the index has not caught up
+    with is scanned).
     """
     authorize(store, actor, Permission.IMPORT, entity_type="import", entity_id=str(path))
     if chunk_size < 1:
@@ -119,7 +128,8 @@ def import_path(store: Store, actor: Actor, path: str | Path, *, progress: Progr
         if progress:
             progress(done, grand_total, message)
 
-    hub.revisions_committed(store, actor, progress=index_progress)
+    indexed = hub.revisions_committed(store, actor, progress=index_progress, defer=defer_index)
+    report.search_index = DEFERRED if indexed is None else INDEXED
     return report
 
 
@@ -180,7 +190,9 @@ def reimport_quarantined(store: Store, actor: Actor, quarantine_id: int, fixed_r
     sha256 = hashlib.sha256(fixed_raw_text.encode("utf-8", "surrogateescape")).hexdigest()
     batch = run_batch(store, actor, source_name=source_name, fmt="quarantine-fix", sha256=sha256, items=iter([item]),
                       notes=[f"fix of quarantine row {quarantine_id}"], chunk_size=1, profile=profile, report=report)
-    hub.revisions_committed(store, actor)  # the fixed record into the search index
+    # the fixed record into the search index (the console's background indexer's, when one runs)
+    if hub.revisions_committed(store, actor) is None:
+        report.search_index = DEFERRED
     if batch.resolved == 0:  # the row was resolved concurrently between the read and the write
         batch.notes.append(f"quarantine row {quarantine_id} was already resolved")
     return report

@@ -197,7 +197,8 @@ class Claim:
             if part is None:
                 return False
             try:
-                report = import_path(store, actor, part.snapshot, resume=self.resume_next)
+                # the index to the console's background catch-up (the watcher runs in its process)
+                report = import_path(store, actor, part.snapshot, resume=self.resume_next, defer_index=None)
             finally:
                 shutil.rmtree(part.snapshot.parent, ignore_errors=True)
             self.resume_next = False

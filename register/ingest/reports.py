@@ -15,9 +15,11 @@ from typing import Any
 # balances the two (benchmarks/bench_import.py; the figures: docs/performance.md, "Figures behind the code").
 DEFAULT_CHUNK = 20_000
 
-__all__ = ["COUNTS", "REPORT_LIMIT", "BatchReport", "ImportReport", "QuarantinedRecord"]
+__all__ = ["COUNTS", "DEFERRED", "INDEXED", "REPORT_LIMIT", "BatchReport", "ImportReport", "QuarantinedRecord"]
 
 REPORT_LIMIT = 100  # quarantined records listed in a report (all of them are in the table)
+# ``ImportReport.search_index``: the new revisions indexed before the report, or left to a later catch-up
+INDEXED, DEFERRED = "indexed", "deferred"
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class ImportReport:
     batches: list[BatchReport] = field(default_factory=list)
     quarantined_records: list[QuarantinedRecord] = field(default_factory=list)  # the first REPORT_LIMIT
     notes: list[str] = field(default_factory=list)  # about the import as a whole (skipped files)
+    # how the import left the search index: INDEXED (caught up before the report) or DEFERRED (left to the
+    # console's background catch-up or to `python -m register search-index`; search finds the new answers anyway)
+    search_index: str = INDEXED
 
     def _total(self, name: str) -> int:
         return sum(getattr(b, name) for b in self.batches)
@@ -110,6 +115,7 @@ class ImportReport:
         """Fold another report in (the CLI imports several paths into one report)."""
         self.batches.extend(other.batches)
         self.notes.extend(other.notes)
+        self.search_index = other.search_index  # the later import's catch-up covers the earlier ones
         room = REPORT_LIMIT - len(self.quarantined_records)
         self.quarantined_records.extend(other.quarantined_records[:max(0, room)])
 
@@ -120,6 +126,7 @@ class ImportReport:
         out["batches"] = [asdict(b) for b in self.batches]
         out["quarantined_records"] = [asdict(q) for q in self.quarantined_records]
         out["notes"] = list(self.notes)
+        out["search_index"] = self.search_index
         return out
 
     @classmethod
@@ -128,4 +135,4 @@ class ImportReport:
         fields = set(BatchReport.__dataclass_fields__)
         return cls(batches=[BatchReport(**{k: v for k, v in b.items() if k in fields}) for b in data["batches"]],
                    quarantined_records=[QuarantinedRecord(**q) for q in data.get("quarantined_records", [])],
-                   notes=list(data.get("notes", [])))
+                   notes=list(data.get("notes", [])), search_index=str(data.get("search_index", INDEXED)))

@@ -8,7 +8,8 @@ next revision (the previous one stays, with its score), it is audited (``import.
 ``format`` says where the revision came from (``revision:adjudication``, ``revision:feedback``...), its
 ``source_name`` what it is about, so the batch history reads as the label's provenance. As an import, the
 batch ends in ``register.readmodels.hub.revisions_committed``: the new revisions are in the search index as soon
-as they are stored.
+as they are stored, or, in the console, as soon as its background catch-up has taken them (``search_catchup``; a
+search finds them meanwhile by a scan).
 """
 
 from __future__ import annotations
@@ -96,6 +97,6 @@ def revise_responses(store: Store, actor: Actor, responses: list[Response], *, o
     report = ImportReport()
     batch = run_batch(store, actor, source_name=subject, fmt=f"revision:{origin}", sha256=None, items=iter(items),
                       notes=[f"{origin} by {actor.name}"], chunk_size=_CHUNK, profile=profile, report=report)
-    hub.revisions_committed(store, actor)  # the new revisions into the search index, as an import's
+    hub.revisions_committed(store, actor)  # the new revisions into the search index (now, or the console's thread)
     batch.held = held
     return batch

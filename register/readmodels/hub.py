@@ -19,7 +19,9 @@ in the order they need. Which read models a change touches follows from the even
   transactions of their own catch up: the search index (``search_index.catch_up``). Every path that writes
   revisions ends in it: an import and a quarantine fix (``register.ingest.importer``), the synthetic copies and
   the revisions made in the register (``register.ingest.revise``: adjudication, annotation, feedback,
-  verification).
+  verification). Now, or in the background: where a background indexer runs for the store (the console's,
+  ``search_catchup``), every one of them hands the catch-up to it; an import may also leave it for later
+  (``import --defer-index``).
 * ``check(store)`` and ``rebuild(store, actor)``: every read model against what it is computed from, and every one
   made again.
 
@@ -36,7 +38,15 @@ from dataclasses import dataclass
 
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction
-from register.readmodels import claim_counts, current_scores, response_ids, search_check, search_index, version_views
+from register.readmodels import (
+    claim_counts,
+    current_scores,
+    response_ids,
+    search_catchup,
+    search_check,
+    search_index,
+    version_views,
+)
 
 __all__ = ["CHECKS", "RevisionsWritten", "ScoresWritten", "check", "rebuild", "revisions_committed",
            "revisions_written", "scores_written"]
@@ -104,11 +114,22 @@ def scores_written(tx: Transaction, change: ScoresWritten) -> Iterator[int | Non
         current_scores.refresh(tx, change.scored, change.scored, change.params)
 
 
-def revisions_committed(store: Store, actor: Actor, *, progress: ProgressFn | None = None) -> int:
+def revisions_committed(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
+                        defer: bool | None = None) -> int | None:
     """After a write of revisions has committed: the search index catches up with them, in slices of keys of its
     own transactions (``search_index.catch_up``, audited ``search.indexed``; until then a search scans them:
-    never stale, only slower). Returns how many revisions were indexed. ``progress(done, total, message)`` after
-    each slice. Needs the import permission, which every writer of revisions holds."""
+    never stale, only slower). ``progress(done, total, message)`` after each slice. Needs the import permission,
+    which every writer of revisions holds.
+
+    When: ``defer=False``, now (the command line's import: scripts read the index after it); ``defer=True``, later
+    -- by the background indexer of this process when one runs for ``store`` (woken now), else by ``python -m
+    register search-index`` or the next catch-up; ``None`` (every writer inside the register, and the console's
+    imports), the background indexer's when one runs (``search_catchup``: the console's), else now. Returns how
+    many revisions were indexed now, or None when the catch-up was left to the background or to later."""
+    if defer is not False and search_catchup.hand_over(store):
+        return None
+    if defer:
+        return None
     return search_index.catch_up(store, actor, progress=progress)
 
 

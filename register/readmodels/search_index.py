@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from register.access.permissions import Permission, authorize
 from register.db.sql import Params
@@ -66,8 +67,8 @@ from register.db.store import Actor, Change, Store, Transaction
 from register.errors import RegisterError
 from register.readmodels import response_ids
 
-__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexState", "Lookup", "catch_up", "lookup",
-           "rebuild", "search_select", "state"]
+__all__ = ["CHARACTERS", "SLICE_KEYS", "WORD_SEPARATORS", "IndexLag", "IndexState", "Lookup", "catch_up", "lag",
+           "lookup", "rebuild", "search_select", "state"]
 
 WORD_SEPARATORS = r"[^\p{L}\p{N}]+"  # RE2: a run of characters that are neither letters nor digits
 SLICE_KEYS = 250_000  # response keys per catch-up transaction (bounds its word rows: docs/performance.md)
@@ -163,6 +164,26 @@ def state(store: Store) -> IndexState:
                       int(row["pair_postings"]), int(row["missing"]), int(row["separators"]),
                       int(row["separator_postings"]), int(row["separators_missing"]), int(row["character_masks"]),
                       int(row["characters_missing"]))
+
+
+@dataclass(frozen=True)
+class IndexLag:
+    """The revisions the index has not caught up with: ``pending`` of them, the first stored at ``since`` -- every
+    revision stored before it is indexed (the index is "as of" that time); ``indexed_through``: the mark."""
+
+    pending: int
+    since: datetime
+    indexed_through: int
+
+
+def lag(store: Store) -> IndexLag | None:
+    """How far behind the index is (``IndexLag``), or None when it holds every revision. Reads only the revisions
+    above the mark (the newest keys: the scan's zone maps skip the rest), so a page may ask on every run."""
+    upto = int(store.scalar("SELECT indexed_through FROM search_index") or 0)
+    row = store.query_one("SELECT count(*), min(imported_at) FROM responses WHERE response_key > ?", [upto])
+    if row is None or not row[0]:
+        return None
+    return IndexLag(int(row[0]), row[1], upto)
 
 
 def _add_terms(tx: Transaction, staged: str, vocabulary: str, term: str, term_id: str,
@@ -291,11 +312,12 @@ def _backfill_slice(part: _Backfill, slice_keys: int) -> Callable[[Transaction],
 
 
 def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
-             slice_keys: int = SLICE_KEYS) -> int:
+             slice_keys: int = SLICE_KEYS, stopping: Callable[[], bool] | None = None) -> int:
     """Index every response revision above the index's mark, ``slice_keys`` keys per transaction (audited as
     ``search.indexed``); returns how many revisions were indexed. Safe to stop at any point: the mark moves
-    with each committed slice, and what is above it is searched by a scan. Needs the import permission (the
-    index is the import's last step)."""
+    with each committed slice, and what is above it is searched by a scan. ``stopping()``, asked before each
+    slice, ends the catch-up there when true (the console's background catch-up stopping with its process). Needs
+    the import permission (the index is the import's last step)."""
     authorize(store, actor, Permission.IMPORT, entity_type="search_index")
     if slice_keys < 1:
         raise ValueError(f"slice_keys must be >= 1, got {slice_keys}")
@@ -304,13 +326,15 @@ def catch_up(store: Store, actor: Actor, *, progress: ProgressFn | None = None,
     total = int(store.scalar("SELECT count(*) FROM responses WHERE response_key > ?", [low]) or 0)
     done = 0
     while low < high:
+        if stopping is not None and stopping():
+            return done
         upto = min(high, low + slice_keys)
         done += store.write(actor, "search.indexed", _index_slice(upto))
         low = upto
         if progress:
             progress(done, total, f"search index: {done:,} of {total:,} revisions indexed")
     for part in _BACKFILLS:
-        _backfill(store, actor, part, progress, slice_keys)
+        _backfill(store, actor, part, progress, slice_keys, stopping)
     return done
 
 
@@ -338,12 +362,13 @@ def rebuild(store: Store, actor: Actor, *, progress: ProgressFn | None = None, s
     return catch_up(store, actor, progress=progress, slice_keys=slice_keys)
 
 
-def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn | None, slice_keys: int) -> None:
+def _backfill(store: Store, actor: Actor, part: _Backfill, progress: ProgressFn | None, slice_keys: int,
+              stopping: Callable[[], bool] | None = None) -> None:
     """Index ``part`` (word pairs, migration 027; runs of separators, 029) of the revisions indexed before its
     migration, from the top key down, ``slice_keys`` keys per transaction (audited as ``part.action``); nothing to
-    do on a database indexed since."""
+    do on a database indexed since. ``stopping``: as ``catch_up``'s."""
     missing = int(store.scalar(f"SELECT {part.column} FROM search_index"))
-    while missing > 0:
+    while missing > 0 and not (stopping is not None and stopping()):
         missing -= store.write(actor, part.action, _backfill_slice(part, slice_keys))
         if progress:
             progress(missing, None, f"search index: {part.what} of the keys up to {missing:,} still to index")

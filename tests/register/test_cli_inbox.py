@@ -70,7 +70,8 @@ def test_via_inbox_reports_and_exits_as_a_direct_import(held, tmp_path, register
     assert result.returncode == code == 2, result.stderr
     assert "handing 2 file(s) to its inbox" in result.stderr
     report = json.loads(result.stdout)
-    assert set(report) == {"batch_ids", *expected["counts"], "balanced", "batches", "quarantined_records", "notes"}
+    assert set(report) == {"batch_ids", *expected["counts"], "balanced", "batches", "quarantined_records", "notes",
+                           "search_index"}
     got = outcome(report, store=None)
     assert {k: v for k, v in got.items() if k != "stored_quarantine"} == \
         {k: v for k, v in expected.items() if k != "stored_quarantine"}

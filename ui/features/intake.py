@@ -42,7 +42,10 @@ GRID_COLUMNS = ["quarantine_id", "action", "discard_reason", "source_name", "loc
 
 
 def import_upload(actor, name: str, content: bytes, progress: ProgressFn | None = None) -> ImportReport:
-    """Import uploaded bytes as the file ``name`` (its base name; the register checks the permission)."""
+    """Import uploaded bytes as the file ``name`` (its base name; the register checks the permission).
+
+    The search index is left to the console's background catch-up when it runs (``ui.features.search_status``):
+    the report comes once the records are stored and scored; search finds them meanwhile."""
     safe = Path(name.replace("\\", "/")).name
     if not safe or safe.startswith("."):
         raise ImportRejected(f"{name!r} is not a file name that can be imported (it needs a name and an "
@@ -50,7 +53,7 @@ def import_upload(actor, name: str, content: bytes, progress: ProgressFn | None 
     with tempfile.TemporaryDirectory(prefix="hri-upload-") as folder:
         path = Path(folder) / safe
         path.write_bytes(content)
-        return data.write(import_path, actor, path, progress=progress)
+        return data.write(import_path, actor, path, progress=progress, defer_index=None)
 
 
 def report_frame(report: ImportReport) -> pd.DataFrame:

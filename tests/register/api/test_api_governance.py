@@ -136,3 +136,19 @@ def test_the_audit_trail_verifies_over_http_for_a_reviewer_only(api):
     assert answer.json()["events"] == api.store.scalar("SELECT count(*) FROM audit_events")
     assert api.client.get("/api/v1/audit/verify", headers=api.headers("viewer")).status_code == 403
     json.dumps(answer.json())
+
+
+def test_an_import_leaves_the_index_to_the_consoles_background_catch_up(api):
+    from register.readmodels import search_catchup, search_index
+
+    before = _import(api, b'{"response_id": "first-1", "claims": []}\n', format="jsonl")
+    assert before.json()["search_index"] == "indexed"  # no background catch-up running: indexed before the report
+    indexer = search_catchup.start_indexer(api.store, poll_seconds=3600)
+    try:
+        assert indexer.wait_caught_up(60)
+        answer = _import(api, (DATA / "intake_mixed.jsonl").read_bytes(), format="jsonl")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["search_index"] == "deferred"  # the report came first; the thread indexes
+        assert indexer.wait_caught_up(60) and search_index.lag(api.store) is None
+    finally:
+        indexer.stop()
