@@ -63,6 +63,17 @@ def start_background_work() -> None:
         log.exception("the console's background work did not start; the first page or API call tries again")
 
 
+def stop_background_work() -> None:
+    """Stop the inbox watcher and the monitors' worker, each after its current step, before the database closes."""
+    from ui.features import intake, monitors
+
+    for stop in (intake.stop_inbox_watcher, monitors.stop_monitor_worker):
+        try:
+            stop()
+        except Exception:  # noqa: BLE001 - a worker that fails to stop must not keep the database open
+            log.exception("stopping the console's background work")
+
+
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """At start: the background work, in a thread of its own (opening a large database must not hold the server's
@@ -71,6 +82,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     threading.Thread(target=start_background_work, name="hri-console-start", daemon=True).start()
     yield
     handoff_server.stop_listener()  # first: no command of `python -m register` is handed over to a closed database
+    stop_background_work()
     for store in _opened:
         indexer = search_catchup.running_indexer(store)
         if indexer is not None:  # its slice being written commits first; what is left waits for the next start

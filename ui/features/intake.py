@@ -143,6 +143,16 @@ def ensure_inbox_watcher() -> inbox_mod.InboxWatcher | None:
     return watcher
 
 
+def stop_inbox_watcher() -> None:
+    """Stop this process's inbox watcher if it runs (the server's shutdown: before the database closes)."""
+    poll = settings().inbox_poll_seconds
+    if poll > 0:
+        database = database_path_from_env().resolve()
+        watcher = _watcher(str(database), str(inbox_mod.inbox_for(database).resolve()), poll)
+        if watcher.running:
+            watcher.stop()
+
+
 def inbox_status(limit: int = 20) -> dict:
     """The inbox folder, whether a watcher looks into it, the files waiting and the latest reports."""
     root = inbox_mod.inbox_for(database_path_from_env())

@@ -58,6 +58,15 @@ def ensure_monitor_worker() -> worker.MonitorWorker | None:
     return running
 
 
+
+def stop_monitor_worker() -> None:
+    """Stop this process's monitors worker if it runs (the server's shutdown: before the database closes)."""
+    poll = settings().monitor_poll_seconds
+    if poll > 0:
+        running = _worker(str(database_path_from_env().resolve()), poll)
+        if running.running:
+            running.stop()
+
 # --- reads ----------------------------------------------------------------------------------------
 
 
