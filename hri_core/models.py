@@ -61,8 +61,8 @@ CLAIM_EXTENSIONS: tuple[str, ...] = ("category", "is_core", "contradicted_by", "
 RESPONSE_EXTENSIONS: tuple[str, ...] = ("retrieved_context", "gt_answer", "query_ambiguous", "gt_claims")
 
 # seed 003 writes "discrimination / bias"; flat tables often cannot hold a slash comfortably
-_CATEGORY_ALIASES = {"discrimination / bias": "discrimination/bias", "discrimination_bias": "discrimination/bias",
-                     "discrimination-bias": "discrimination/bias"}
+CATEGORY_ALIASES = {"discrimination / bias": "discrimination/bias", "discrimination_bias": "discrimination/bias",
+                    "discrimination-bias": "discrimination/bias"}
 
 
 def _vocabulary_token(value: Any, vocabulary: tuple[str, ...], what: str) -> Any:
@@ -72,7 +72,7 @@ def _vocabulary_token(value: Any, vocabulary: tuple[str, ...], what: str) -> Any
     token = " ".join(value.split()).lower()
     if not token:
         return None
-    token = _CATEGORY_ALIASES.get(token, token) if what == "category" else token
+    token = CATEGORY_ALIASES.get(token, token) if what == "category" else token
     if token not in vocabulary:
         raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(vocabulary)}")
     return token

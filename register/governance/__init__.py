@@ -4,7 +4,8 @@ Modules, one job each:
 
 - ``vocabulary``: source types, claim types, statuses, handlings, the paper's Table VIII;
 - ``rows``: normalising and validating register rows (pandera);
-- ``registers``: reading, saving and restoring sources and claims;
+- ``registers``: reading, saving and restoring sources, claims and use cases;
+- ``use_cases``: the approved-use-case register's four eyes (what an edit may not do, the approval);
 - ``transfer``: register files (upload, import by key, export, templates, formula escaping);
 - ``evidence``: the versioned minimum evidence rules and every claim evaluated against them;
 - ``seed``: the paper's own register as the example;
@@ -36,8 +37,9 @@ from register.governance.registers import (
                                           restore,
                                           save_claims,
                                           save_sources,
+                                          save_use_cases,
 )
-from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, claim_key_for
+from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, USE_CASE_COLUMNS, claim_key_for
 from register.governance.seed import seed_paper_register
 from register.governance.transfer import (
                                           CLAIM_TEMPLATE_COLUMNS,
@@ -45,11 +47,13 @@ from register.governance.transfer import (
                                           ImportResult,
                                           export_claims,
                                           export_sources,
+                                          export_use_cases,
                                           formula_escaped,
                                           import_register,
                                           read_upload,
                                           template,
 )
+from register.governance.use_cases import approve_use_case, list_use_cases, use_case_row
 from register.governance.vocabulary import (
                                           CLAIM_TYPES,
                                           HANDLINGS,
@@ -57,13 +61,16 @@ from register.governance.vocabulary import (
                                           PAPER_RULES,
                                           SOURCE_TYPES,
                                           STATUSES,
+                                          USE_CASE_STATUSES,
 )
 
 __all__ = [
     "CLAIM_COLUMNS", "CLAIM_TEMPLATE_COLUMNS", "CLAIM_TYPES", "HANDLINGS", "MAX_UPLOAD_BYTES", "MUTABLE_SOURCE_TYPES",
-    "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "ImportResult", "Problem", "RowChanges",
-    "ValidationFailed", "add_row", "approve_rules", "canonical_rows", "claim_key_for", "current_rule_version",
-    "ensure_default_rules", "evaluate_rules", "export_claims", "export_sources", "formula_escaped", "import_register",
-    "list_claims", "list_rules", "list_sources", "pending_rule_versions", "read_upload", "readable_key", "restore",
-    "rule_versions", "save_claims", "save_rules", "save_sources", "seed_paper_register", "template",
+    "PAPER_RULES", "SOURCE_COLUMNS", "SOURCE_TYPES", "STATUSES", "USE_CASE_COLUMNS", "USE_CASE_STATUSES",
+    "ImportResult", "Problem", "RowChanges", "ValidationFailed", "add_row", "approve_rules", "approve_use_case",
+    "canonical_rows", "claim_key_for", "current_rule_version", "ensure_default_rules", "evaluate_rules",
+    "export_claims", "export_sources", "export_use_cases", "formula_escaped", "import_register", "list_claims",
+    "list_rules", "list_sources", "list_use_cases", "pending_rule_versions", "read_upload", "readable_key",
+    "restore", "rule_versions", "save_claims", "save_rules", "save_sources", "save_use_cases", "seed_paper_register",
+    "template", "use_case_row",
 ]

@@ -1,7 +1,9 @@
-"""The source verification register and the claims register: read, save an edit, restore.
+"""The source verification register, the claims register and the approved-use-case register: read, save an
+edit, restore.
 
 Paper sections XI-XIII (Table VII); DOMAIN.md section 7 fixes the vocabularies
-(``register.governance.vocabulary``). Called by the governance pages (through ``ui.features.governance``),
+(``register.governance.vocabulary``); the use cases are the paper's Scope check's (Fig. 1,
+``register.governance.use_cases``). Called by the governance pages (through ``ui.features.governance``),
 the file import (``register.governance.transfer``) and the checklist, which hashes
 ``canonical_rows``.
 
@@ -9,7 +11,8 @@ Every write is a service function taking the acting user: it authorizes first, v
 batch (``register.governance.rows``: pandera, every failure collected with its row number) before
 anything is written, checks each row's version inside the transaction (a stale row refuses the
 whole save with ``StaleEdit``) and records one audit event per changed row with its before and
-after. Deletes are soft (``deleted``) and can be restored.
+after. Deletes are soft (``deleted``) and can be restored. A person's edit of a use case never approves it
+(``register.governance.use_cases.change_problems``: approving is a second person's act).
 """
 
 from __future__ import annotations
@@ -25,11 +28,20 @@ import pandas as pd
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, Problem, StaleEdit, ValidationFailed
-from register.governance.rows import CLAIM_COLUMNS, SOURCE_COLUMNS, normalise_claim, normalise_source, validate
+from register.governance.rows import (
+    CLAIM_COLUMNS,
+    SOURCE_COLUMNS,
+    USE_CASE_COLUMNS,
+    normalise_claim,
+    normalise_source,
+    normalise_use_case,
+    validate,
+)
+from register.governance.use_cases import change_problems
 from register.scoring.redecide import redecide_sources
 
 __all__ = ["RowChanges", "add_row", "canonical_rows", "list_claims", "list_sources", "readable_key", "restore",
-           "save_claims", "save_rows", "save_sources", "source_row"]
+           "save_claims", "save_rows", "save_sources", "save_use_cases", "source_row"]
 
 
 @dataclass
@@ -53,11 +65,16 @@ class _Table:
     columns: tuple[str, ...]
     entity: str
     normalise: Callable[[dict], dict]
+    noun: str  # one row, in messages
+    # what a save may not do beyond validation, given the actor, the row before (None: new) and after
+    guard: Callable[[Actor, int, dict | None, dict], list[Problem]] | None = None
 
 
 TABLES = {
-    "sources": _Table("sources", "source_id", SOURCE_COLUMNS, "source", normalise_source),
-    "claims": _Table("register_claims", "claim_key", CLAIM_COLUMNS, "register_claim", normalise_claim),
+    "sources": _Table("sources", "source_id", SOURCE_COLUMNS, "source", normalise_source, "source"),
+    "claims": _Table("register_claims", "claim_key", CLAIM_COLUMNS, "register_claim", normalise_claim, "claim"),
+    "usecases": _Table("use_case_register", "use_case_id", USE_CASE_COLUMNS, "use_case", normalise_use_case,
+                       "use case", change_problems),
 }
 _STATE_COLUMNS = ("row_version", "updated_at", "updated_by", "deleted")
 
@@ -105,15 +122,15 @@ def canonical_rows(store: Store) -> dict:
 # --- writes -------------------------------------------------------------------------------------------
 
 
-def _row_state(tx: Transaction, table: _Table, key: str) -> dict | None:
+def _row_state(tx: Store | Transaction, table: _Table, key: str) -> dict | None:
     return tx.one(f"SELECT {', '.join(table.columns + _STATE_COLUMNS)} FROM {table.name} WHERE {table.key} = ?",
                   [key])
 
 
-def _stale(kind: str, key: str, state: dict) -> StaleEdit:
+def _stale(noun: str, key: str, state: dict) -> StaleEdit:
     at = state["updated_at"]
     when = at.strftime("%Y-%m-%d %H:%M:%S UTC") if isinstance(at, datetime) else str(at)
-    return StaleEdit(f"{kind[:-1]} {key} was changed by {state['updated_by']} at {when} "
+    return StaleEdit(f"{noun} {key} was changed by {state['updated_by']} at {when} "
                      f"(now version {state['row_version']}), reload")
 
 
@@ -127,7 +144,7 @@ def _entity(kind: str) -> str:
 
 
 def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dict:
-    """Apply an edit of the ``kind`` register (sources or claims); returns counts (updated, inserted,
+    """Apply an edit of the ``kind`` register (sources, claims or usecases); returns counts (updated, inserted,
     deleted, unchanged). ``ValidationFailed`` / ``StaleEdit`` / ``NotFound`` write nothing."""
     authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))
     table = TABLES[kind]
@@ -142,11 +159,14 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
             values[table.key] = item["key"]
         rows.append((row_no, values))
     problems += validate(kind, rows)
-    if problems:
-        raise ValidationFailed(problems)
     # rows holds the updates, then the inserts
     updates = [(item, values) for item, (_, values) in zip(changes.updates, rows, strict=False)]
     inserts = [values for _, values in rows[len(changes.updates):]]
+    if table.guard is not None:  # said beside the validation's problems; checked again inside the write
+        problems = sorted(problems + _guard_problems(store, table, actor, updates, rows[len(changes.updates):]),
+                          key=lambda p: (p.row or 0, p.column or ""))
+    if problems:
+        raise ValidationFailed(problems)
     now = utc_now()
 
     def fn(tx: Transaction) -> Change:
@@ -160,12 +180,15 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
                        for n, v in rows for s in v["source_ids"] if s not in known]
             if missing:
                 raise ValidationFailed(missing)
+        if table.guard is not None and (refused := _guard_problems(tx, table, actor, updates,
+                                                                   rows[len(changes.updates):])):
+            raise ValidationFailed(refused)
         for item, values in updates:
             state = _row_state(tx, table, item["key"])
             if state is None:
-                raise NotFound(f"{kind[:-1]} {item['key']} does not exist (deleted meanwhile?), reload")
+                raise NotFound(f"{table.noun} {item['key']} does not exist (deleted meanwhile?), reload")
             if state["row_version"] != item["row_version"]:
-                raise _stale(kind, item["key"], state)
+                raise _stale(table.noun, item["key"], state)
             before = _content(state, table.columns)
             if before == values:
                 counts["unchanged"] += 1
@@ -190,9 +213,9 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
         for item in changes.deletes:
             state = _row_state(tx, table, item["key"])
             if state is None:
-                raise NotFound(f"{kind[:-1]} {item['key']} does not exist, reload")
+                raise NotFound(f"{table.noun} {item['key']} does not exist, reload")
             if state["row_version"] != item["row_version"]:
-                raise _stale(kind, item["key"], state)
+                raise _stale(table.noun, item["key"], state)
             tx.execute(f"UPDATE {table.name} SET deleted = true, row_version = row_version + 1, updated_at = ?, "
                        f"updated_by = ? WHERE {table.key} = ?", [now, actor.name, item["key"]])
             counts["deleted"] += 1
@@ -206,6 +229,23 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
     if kind == "sources":  # the answers citing a changed source are decided again at once
         redecide_sources(store, actor, touched)
     return counts
+
+
+def _guard_problems(reader: Store | Transaction, table: _Table, actor: Actor, updates: list[tuple[dict, dict]],
+                    inserts: list[tuple[int, dict]]) -> list[Problem]:
+    """``table.guard`` over every saved row against the row as it is now (a deleted one counts as new), each
+    problem named by the row's number in the edit."""
+    assert table.guard is not None
+    problems: list[Problem] = []
+    for n, (item, values) in enumerate(updates, start=1):
+        state = _row_state(reader, table, item["key"])
+        before = None if state is None or state["deleted"] else _content(state, table.columns)
+        problems += table.guard(actor, item.get("row", n), before, values)
+    for n, values in inserts:
+        state = _row_state(reader, table, values[table.key])
+        problems += table.guard(actor, n, None if state is None or state["deleted"] else
+                                _content(state, table.columns), values)
+    return problems
 
 
 def _update(tx: Transaction, table: _Table, values: dict, actor: Actor, now, undelete: bool = False) -> None:
@@ -226,9 +266,15 @@ def save_claims(store: Store, actor: Actor, changes: RowChanges) -> dict:
     return save_rows(store, actor, "claims", changes)
 
 
+def save_use_cases(store: Store, actor: Actor, changes: RowChanges) -> dict:
+    """Apply an edit of the use-case register; returns counts. ``ValidationFailed`` / ``StaleEdit`` write nothing;
+    a person's edit never approves (``register.governance.use_cases.change_problems``)."""
+    return save_rows(store, actor, "usecases", changes)
+
+
 # a key made for a row added by hand: the prefix of its kind and the first words of its title or statement
-KEY_PREFIX = {"sources": "src", "claims": "clm"}
-KEY_TEXT = {"sources": ("title", "ref"), "claims": ("statement",)}
+KEY_PREFIX = {"sources": "src", "claims": "clm", "usecases": "uc"}
+KEY_TEXT = {"sources": ("title", "ref"), "claims": ("statement",), "usecases": ("purpose",)}
 MAX_SLUG = 40
 
 
@@ -258,9 +304,9 @@ def readable_key(store: Store, kind: str, text: str) -> str:
 
 
 def add_row(store: Store, actor: Actor, kind: str, values: dict) -> str:
-    """Add one source or claim (the "add" forms); returns its key. A blank key gets a ``readable_key`` from the
-    title (sources) or statement (claims). Refused like any save (``ValidationFailed`` names the field as
-    the column, with row 1)."""
+    """Add one source, claim or use case (the "add" forms); returns its key. A blank key gets a ``readable_key``
+    from the title (sources), statement (claims) or purpose (use cases). Refused like any save
+    (``ValidationFailed`` names the field as the column, with row 1)."""
     authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind))  # before readable_key's read
     table = TABLES[kind]
     values = dict(values)
@@ -272,14 +318,14 @@ def add_row(store: Store, actor: Actor, kind: str, values: dict) -> str:
 
 
 def restore(store: Store, actor: Actor, kind: str, key: str) -> None:
-    """Bring back a soft-deleted source or claim."""
+    """Bring back a soft-deleted source, claim or use case."""
     authorize(store, actor, Permission.REGISTER_EDIT, entity_type=_entity(kind), entity_id=key)
     table = TABLES[kind]
 
     def fn(tx: Transaction) -> Change:
         state = _row_state(tx, table, key)
         if state is None or not state["deleted"]:
-            raise NotFound(f"{kind[:-1]} {key} is not deleted")
+            raise NotFound(f"{table.noun} {key} is not deleted")
         tx.execute(f"UPDATE {table.name} SET deleted = false, row_version = row_version + 1, updated_at = ?, "
                    f"updated_by = ? WHERE {table.key} = ?", [utc_now(), actor.name, key])
         return Change(table.entity, key, {"deleted": True}, {"deleted": False})

@@ -1,9 +1,10 @@
-"""Rows of the source and claims registers as they come in: normalised, then validated whole.
+"""Rows of the source, claims and use-case registers as they come in: normalised, then validated whole.
 
 Called by the register writes (``register.governance.registers``), the file import
 (``register.governance.transfer``) and the evidence rules (``register.governance.evidence``). Cells
 arrive from data editors, CSV and Excel files in many shapes (NaN, blank text, dates as text, lists
-as ``a; b``); ``normalise_source`` / ``normalise_claim`` give each column one Python type, and
+as ``a; b``); ``normalise_source`` / ``normalise_claim`` / ``normalise_use_case`` give each column one
+Python type, and
 ``validate`` runs a pandera schema over all rows at once, collecting every failure with its row
 number (nothing is written when any is found).
 """
@@ -17,17 +18,30 @@ from typing import Any
 import pandas as pd
 
 from hri_core.fingerprint import sha256_hex
+from hri_core.models import CATEGORY_ALIASES
+from hri_core.vocabulary import CATEGORIES
 from register.access.permissions import ROLES
 from register.errors import Problem
-from register.governance.vocabulary import CLAIM_TYPES, MUTABLE_SOURCE_TYPES, SOURCE_TYPES, STATUSES, WEAKEST_TIER
+from register.governance.vocabulary import (
+    APPROVED,
+    CLAIM_TYPES,
+    MUTABLE_SOURCE_TYPES,
+    REQUESTER_ROLE_PATTERN,
+    SOURCE_TYPES,
+    STATUSES,
+    USE_CASE_STATUSES,
+    WEAKEST_TIER,
+)
 
-__all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "claim_key_for", "is_blank", "list_value", "normalise_claim",
-           "normalise_source", "text_value", "validate"]
+__all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "USE_CASE_COLUMNS", "claim_key_for", "is_blank", "list_value",
+           "normalise_claim", "normalise_source", "normalise_use_case", "same_person", "text_value", "validate"]
 
 SOURCE_COLUMNS = ("source_id", "title", "ref", "source_type", "authority_tier", "publisher", "access_date",
                   "valid_until", "superseded_by", "archive_url", "content_hash", "restricted_to", "notes")
 CLAIM_COLUMNS = ("claim_key", "statement", "claim_type", "source_ids", "verification_status", "reviewer",
                  "reviewed_on", "notes", "no_peer_reviewed_source")
+USE_CASE_COLUMNS = ("use_case_id", "owner", "purpose", "status", "allowed_categories", "allowed_topics",
+                    "requester_roles", "approved_by", "evidence_link", "evidence_hash", "review_by", "notes")
 
 _INVALID = "\x00"  # prefix of a value that could not be read as its type (validation reports it)
 
@@ -70,14 +84,15 @@ def _date(value: Any) -> date | None | str:
         return f"{_INVALID}{value}"
 
 
-def list_value(value: Any) -> list[str]:
-    """A list of stripped texts from a list, an array or ``a; b`` / ``a, b`` text."""
+def list_value(value: Any, separators: str = ";,") -> list[str]:
+    """A list of stripped texts from a list, an array or text separated by any of ``separators`` (``a; b`` /
+    ``a, b``)."""
     if is_blank(value):
         return []
     if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
         items = list(value.tolist() if hasattr(value, "tolist") else value)
     else:
-        items = re.split(r"[;,]", str(value))
+        items = re.split(f"[{re.escape(separators)}]", str(value))
     return [str(i).strip() for i in items if not is_blank(i) and str(i).strip()]
 
 
@@ -159,6 +174,39 @@ def normalise_claim(values: dict) -> dict:
     return out
 
 
+def _category(text: str) -> str:
+    """A claim category as ``hri_core`` spells it (lower case, "discrimination / bias" -> "discrimination/bias");
+    anything else is kept for validation to report."""
+    token = " ".join(text.split()).lower()
+    return CATEGORY_ALIASES.get(token, token)
+
+
+def normalise_use_case(values: dict) -> dict:
+    """A use-case row with every ``USE_CASE_COLUMNS`` column in its type: lists from ``a; b`` text (topics are
+    separated by ``;`` only: a topic may hold a comma), repeated items once, the status and categories in lower
+    case."""
+    status = text_value(values.get("status"))
+    return {
+        "use_case_id": text_value(values.get("use_case_id")),
+        "owner": text_value(values.get("owner")),
+        "purpose": text_value(values.get("purpose")),
+        "status": status.lower() if status else None,
+        "allowed_categories": list(dict.fromkeys(_category(c) for c in list_value(values.get("allowed_categories")))),
+        "allowed_topics": list(dict.fromkeys(list_value(values.get("allowed_topics"), separators=";"))),
+        "requester_roles": list(dict.fromkeys(list_value(values.get("requester_roles")))),
+        "approved_by": text_value(values.get("approved_by")),
+        "evidence_link": text_value(values.get("evidence_link")),
+        "evidence_hash": text_value(values.get("evidence_hash")),
+        "review_by": _date(values.get("review_by")),
+        "notes": text_value(values.get("notes")),
+    }
+
+
+def same_person(first: str | None, second: str | None) -> bool:
+    """Whether two names recorded in a register name one person (case and surrounding spaces aside)."""
+    return first is not None and second is not None and first.strip().casefold() == second.strip().casefold()
+
+
 # --- validation (pandera, every failure collected) ---------------------------------------------------
 
 
@@ -176,6 +224,14 @@ def _schema(kind: str):
         return pda.Check(lambda s: s.isin(values), element_wise=False, error="one of: " + ", ".join(values))
 
     date_check = pda.Check(_is_valid_date, error="a date (YYYY-MM-DD)")
+    if kind == "usecases":
+        return pda.DataFrameSchema({
+            "use_case_id": col(nullable=False),
+            "owner": col(nullable=False),
+            "purpose": col(nullable=False),
+            "status": col(vocab(USE_CASE_STATUSES), nullable=False),
+            "review_by": col(date_check),
+        }, strict=False)
     if kind == "sources":
         return pda.DataFrameSchema({
             "source_id": col(nullable=False),
@@ -200,8 +256,40 @@ def _schema(kind: str):
     }, strict=False)
 
 
+# the longest text a use-case field holds: names and hashes are short, a purpose or a note a paragraph
+_USE_CASE_LIMITS = {"use_case_id": 200, "owner": 200, "approved_by": 200, "evidence_hash": 200, "purpose": 2000,
+                    "evidence_link": 2000, "notes": 2000}
+_MAX_TOPIC = 200
+
+
+def _use_case_problems(n: int, row: dict) -> list[Problem]:
+    """What pandera's column checks cannot say about one use case: the lists' items, four eyes, what an
+    approved use case must name, the evidence link's scheme, the texts' lengths."""
+    problems = [Problem(n, column, f"at most {limit} characters") for column, limit in _USE_CASE_LIMITS.items()
+                if isinstance(row.get(column), str) and len(row[column]) > limit]
+    problems += [Problem(n, "allowed_categories", f"{c[:60]!r} is not a claim category; one of: "
+                         + ", ".join(CATEGORIES)) for c in row["allowed_categories"] if c not in CATEGORIES]
+    problems += [Problem(n, "allowed_topics", f"a topic has at most {_MAX_TOPIC} characters")
+                 for t in row["allowed_topics"] if len(t) > _MAX_TOPIC][:1]
+    problems += [Problem(n, "requester_roles", f"{r[:60]!r} is not a requester role: a short name (letters or digits "
+                         "first, then letters, digits, spaces, . _ / & -)")
+                 for r in row["requester_roles"] if not re.fullmatch(REQUESTER_ROLE_PATTERN, r)]
+    link = row.get("evidence_link")
+    if isinstance(link, str) and not link.lower().startswith(("https://", "http://")):
+        problems.append(Problem(n, "evidence_link", f"{link[:60]!r} is not a web link (http:// or https://)"))
+    if same_person(row.get("owner"), row.get("approved_by")):
+        problems.append(Problem(n, "approved_by", f"{row['approved_by']!r} is the use case's owner: a second "
+                                "person approves it (four eyes)"))
+    if row.get("status") == APPROVED:
+        if row.get("approved_by") is None:
+            problems.append(Problem(n, "approved_by", "an approved use case names who approved it (not its owner)"))
+        if row.get("review_by") is None:
+            problems.append(Problem(n, "review_by", "an approved use case has a review-by date"))
+    return problems
+
+
 def validate(kind: str, rows: list[tuple[int, dict]]) -> list[Problem]:
-    """Every failure of every normalised row (``kind``: sources or claims), by row number."""
+    """Every failure of every normalised row (``kind``: sources, claims or usecases), by row number."""
     import pandera.pandas as pda  # on use: pandera is slow to import and only a save needs it
 
     if not rows:
@@ -227,6 +315,8 @@ def validate(kind: str, rows: list[tuple[int, dict]]) -> list[Problem]:
     if kind == "sources":  # cross-field rule: mutable sources need the date they were read
         problems += [Problem(n, "access_date", "required for web and other mutable sources")
                      for n, v in rows if v.get("source_type") in MUTABLE_SOURCE_TYPES and v.get("access_date") is None]
+    if kind == "usecases":
+        problems += [p for n, v in rows for p in _use_case_problems(n, v)]
     unique: dict[tuple, Problem] = {}
     for p in problems:
         unique.setdefault((p.row, p.column, p.message), p)

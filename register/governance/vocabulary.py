@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 __all__ = [
     "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED",
-    "SOURCE_TYPES", "STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES", "WordedRule",
+    "REQUESTER_ROLE_PATTERN", "SOURCE_TYPES", "STATUSES", "USE_CASE_STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES",
+    "WordedRule",
 ]
 
 # --- source types -----------------------------------------------------------------------------------
@@ -65,6 +66,20 @@ STATUSES = (VERIFIED, PARTIALLY_VERIFIED, UNVERIFIED, PROVISIONAL, HYPOTHESIS, N
             UNKNOWN, NOT_LITERATURE)
 WITHDRAWN_STATUSES = (NOT_CLAIMED, REMOVED)  # no longer asserted: no evidence needed
 UNSETTLED_STATUSES = (UNVERIFIED, PARTIALLY_VERIFIED)  # still to verify, soften or remove
+
+# --- use cases (the approved-use-case register) ------------------------------------------------------
+
+PROPOSED = "proposed"
+APPROVED = "approved"
+SUSPENDED = "suspended"
+RETIRED = "retired"
+
+USE_CASE_STATUSES = (PROPOSED, APPROVED, SUSPENDED, RETIRED)
+# Requester roles name the people who ask a use case's questions ("clinician", "contract-manager"): a
+# vocabulary of their own, not the console's roles (viewer ... admin say what a person may do in this
+# console, not who asks an AI system). A role is a short name: letters or digits first, then letters,
+# digits, spaces and . _ / & - (the ; and , of a file's lists cannot be part of one).
+REQUESTER_ROLE_PATTERN = r"[^\W_][\w .&/-]{0,79}"
 
 # --- required handlings -----------------------------------------------------------------------------
 
