@@ -1,5 +1,6 @@
-"""``checklist run|sign``, ``governance import|export`` and ``authority check``: the governance registers (sources
-and claims) and the checks run over them, the pre-submission checklist's CI gate and CLAIM's Authority step."""
+"""``checklist run|sign``, ``governance import|export`` and ``authority check``: the governance registers (sources,
+claims and use cases) and the checks run over them, the pre-submission checklist's CI gate and CLAIM's Authority
+step."""
 
 from __future__ import annotations
 
@@ -32,11 +33,11 @@ def add_commands(sub) -> None:
                             "one entry per item")
     csign.set_defaults(func=cmd_checklist_sign)
 
-    gov = sub.add_parser("governance", help="import or export the source and claims registers")
+    gov = sub.add_parser("governance", help="import or export the source, claims and use-case registers")
     gsub = gov.add_subparsers(dest="governance_command", required=True)
     for name in ("import", "export"):
         g = gsub.add_parser(name, help=f"{name} a register file (.csv or .xlsx)")
-        g.add_argument("kind", choices=("sources", "claims"))
+        g.add_argument("kind", choices=("sources", "claims", "usecases"))
         g.add_argument("file", type=client_path)
         g.set_defaults(func=cmd_governance)
 
@@ -105,9 +106,12 @@ def cmd_checklist_sign(store: Store, args) -> int:
 
 
 def cmd_governance(store: Store, args) -> int:
+    """Import a register file (valid rows saved by key; exit 2 when a row was rejected, each named on stderr) or
+    export one (formula-escaped, re-importable)."""
     from register.governance.transfer import (
         export_claims,
         export_sources,
+        export_use_cases,
         formula_escaped,
         import_register,
         read_upload,
@@ -123,7 +127,8 @@ def cmd_governance(store: Store, args) -> int:
         for problem in result.rejected:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_QUARANTINED if result.rejected else EXIT_OK
-    frame = export_sources(store) if args.kind == "sources" else export_claims(store)
+    exports = {"sources": export_sources, "claims": export_claims, "usecases": export_use_cases}
+    frame = exports[args.kind](store)
     frame = formula_escaped(frame)
     if path.suffix.lower() == ".xlsx":
         frame.to_excel(path, index=False)

@@ -1,4 +1,5 @@
-"""The registers as files: upload, import by stable key, export, templates, spreadsheet-safe cells.
+"""The registers as files (sources, claims, use cases): upload, import by stable key, export, templates,
+spreadsheet-safe cells.
 
 Called by the governance pages (through ``ui.features.governance``), ``python -m register governance
 import|export``, the checklist's CI gate (``checklist run --claims FILE``) and the paper register's
@@ -21,16 +22,30 @@ from register.db.export import escape_formulas
 from register.db.store import Actor, Store
 from register.errors import ImportRejected, Problem
 from register.governance.registers import TABLES, RowChanges, list_sources, save_rows
-from register.governance.rows import SOURCE_COLUMNS, list_value, normalise_source, validate
-from register.governance.vocabulary import BENCHMARK_NUMBER, CONFERENCE, OFFICIAL_FRAMEWORK, VERIFIED
+from register.governance.rows import SOURCE_COLUMNS, USE_CASE_COLUMNS, list_value, normalise_source, validate
+from register.governance.use_cases import list_use_cases
+from register.governance.vocabulary import BENCHMARK_NUMBER, CONFERENCE, OFFICIAL_FRAMEWORK, PROPOSED, VERIFIED
 
-__all__ = ["CLAIM_TEMPLATE_COLUMNS", "MAX_UPLOAD_BYTES", "ImportResult", "export_claims", "export_sources",
-           "formula_escaped", "import_register", "read_upload", "template"]
+__all__ = ["CLAIM_TEMPLATE_COLUMNS", "MAX_UPLOAD_BYTES", "USE_CASE_ALIASES", "ImportResult", "export_claims",
+           "export_sources", "export_use_cases", "formula_escaped", "import_register", "read_upload", "template"]
 
 CLAIM_TEMPLATE_COLUMNS = ("claim_id", "statement", "claim_type", "source_type", "source_ref", "access_date",
                           "verification_status", "reviewer", "review_date", "notes", "no_peer_reviewed_source")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 LIST_SEPARATOR = ";"
+# what a use-case file may call a column (the register's own names are read first)
+USE_CASE_ALIASES = {
+    "use_case_id": ("use_case", "id"),
+    "allowed_categories": ("allowed_claim_categories", "categories"),
+    "allowed_topics": ("topics",),
+    "evidence_link": ("approval_evidence_link", "approval_evidence", "approval_evidence_url", "evidence_url",
+                      "approval_link", "evidence"),
+    "evidence_hash": ("approval_evidence_hash", "evidence_content_hash", "content_hash", "approval_hash"),
+    "notes": ("note",),
+}
+# the columns a file must have to be imported as that register (else it is refused whole)
+REQUIRED_COLUMNS = {"sources": ("title", "source_type"), "claims": ("statement", "claim_type", "verification_status"),
+                    "usecases": ("use_case_id", "owner", "purpose", "status")}
 
 
 @dataclass
@@ -77,12 +92,16 @@ def read_upload(filename: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES
 
 
 def import_register(store: Store, actor: Actor, kind: str, frame: pd.DataFrame) -> ImportResult:
-    """Import sources or claims from a template-shaped frame: valid rows are written, keyed by the stable
-    key (re-import updates instead of duplicating); bad rows are reported with row number and reason."""
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type="source" if kind == "sources" else "register_claim")
+    """Import sources, claims or use cases (``kind``) from a template-shaped frame: valid rows are written, keyed
+    by the stable key (re-import updates instead of duplicating); bad rows are reported with row number and
+    reason. A file without the kind's required columns is refused whole (``ImportRejected``)."""
+    if kind not in TABLES:
+        raise ImportRejected(f"unknown register {kind!r}; one of: {', '.join(TABLES)}")
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=TABLES[kind].entity)
     result = ImportResult(rows=len(frame))
-    required = ("title", "source_type") if kind == "sources" else ("statement", "claim_type", "verification_status")
-    missing = [c for c in required if c not in frame.columns]
+    if kind == "usecases":
+        frame = _use_case_columns(frame)
+    missing = [c for c in REQUIRED_COLUMNS[kind] if c not in frame.columns]
     if missing:
         raise ImportRejected(f"missing column(s) {', '.join(missing)}; download the template")
     records = list(enumerate(frame.to_dict("records"), start=1))
@@ -109,6 +128,10 @@ def import_register(store: Store, actor: Actor, kind: str, frame: pd.DataFrame) 
     existing = {key: (version, deleted) for key, version, deleted in store.query(
         f"SELECT {table.key}, row_version, deleted FROM {table.name} WHERE list_contains(?, {table.key})",
         [[v[table.key] for _, v in good]])}
+    if table.guard is not None:  # what the save would refuse of one row refuses only that row
+        good = _guarded(store, actor, table, good, result)
+        if not good:
+            return result
     changes = RowChanges()
     for n, v in good:
         key = v[table.key]
@@ -119,6 +142,38 @@ def import_register(store: Store, actor: Actor, kind: str, frame: pd.DataFrame) 
     counts = save_rows(store, actor, kind, changes)
     result.inserted, result.updated, result.unchanged = counts["inserted"], counts["updated"], counts["unchanged"]
     return result
+
+
+def _use_case_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """A use-case file's columns under the register's names (``USE_CASE_ALIASES``; a register name wins)."""
+    renames = {}
+    for name, aliases in USE_CASE_ALIASES.items():
+        if name not in frame.columns:
+            alias = next((a for a in aliases if a in frame.columns and a not in renames), None)
+            if alias is not None:
+                renames[alias] = name
+    return frame.rename(columns=renames)
+
+
+def _guarded(store: Store, actor: Actor, table, good: list[tuple[int, dict]],
+             result: ImportResult) -> list[tuple[int, dict]]:
+    """The rows of ``good`` that ``table.guard`` lets ``actor`` save over the rows as they are now; the others are
+    rejected with the guard's reasons (the save checks again inside its transaction)."""
+    assert table.guard is not None
+    columns = ", ".join(table.columns)
+    current = {row[table.key]: row for row in store.dicts(
+        f"SELECT {columns} FROM {table.name} WHERE NOT deleted AND list_contains(?, {table.key})",
+        [[v[table.key] for _, v in good]])}
+    kept = []
+    for n, values in good:
+        before = current.get(values[table.key])
+        if before is not None:
+            before = {c: (list(v) if isinstance(v, (list, tuple)) else v) for c, v in before.items()}
+        problems = table.guard(actor, n, before, values)
+        result.rejected += problems
+        if not problems:
+            kept.append((n, values))
+    return kept
 
 
 def _claim_rows_with_sources(store, actor, records, result) -> tuple[list[tuple[int, dict]], int]:
@@ -174,6 +229,15 @@ def export_sources(store: Store, *, role: str | None = None) -> pd.DataFrame:
     return frame
 
 
+def export_use_cases(store: Store) -> pd.DataFrame:
+    """The use-case register in its import columns (lists joined with ``;``, dates as YYYY-MM-DD; re-importable)."""
+    frame = list_use_cases(store)[list(USE_CASE_COLUMNS)].copy()
+    for column in ("allowed_categories", "allowed_topics", "requester_roles"):
+        frame[column] = frame[column].map(lambda v: LIST_SEPARATOR.join(v) if v is not None else "")
+    frame["review_by"] = frame["review_by"].map(lambda d: "" if d is None or d != d else str(d)[:10])
+    return frame
+
+
 def export_claims(store: Store) -> pd.DataFrame:
     """The claims register in the template's columns (re-importable: claim_id is the stable key)."""
     frame = store.frame("""
@@ -194,6 +258,14 @@ def export_claims(store: Store) -> pd.DataFrame:
 
 def template(kind: str) -> pd.DataFrame:
     """An empty import template with one example row."""
+    if kind == "usecases":
+        return pd.DataFrame([{"use_case_id": "supplier-contracts", "owner": "Procurement lead",
+                              "purpose": "Answer staff questions about supplier contract terms from the contract store",
+                              "status": PROPOSED, "allowed_categories": "contractual;legal",
+                              "allowed_topics": "service levels;termination",
+                              "requester_roles": "buyer;contract-manager",
+                              "approved_by": "", "evidence_link": "", "evidence_hash": "", "review_by": "",
+                              "notes": ""}], columns=list(USE_CASE_COLUMNS))
     if kind == "sources":
         return pd.DataFrame([{"source_id": "nist-ai-rmf", "title": "NIST AI RMF 1.0",
                               "ref": "https://doi.org/10.6028/NIST.AI.100-1", "source_type": OFFICIAL_FRAMEWORK,
