@@ -50,6 +50,7 @@ PAGES = {
     "Governance": [
         st.Page("pages/sources.py", title="Source register", icon=":material/library_books:", url_path="sources"),
         st.Page("pages/claims_register.py", title="Claims register", icon=":material/checklist:", url_path="claims"),
+        st.Page("pages/use_cases.py", title="Use cases", icon=":material/assignment_turned_in:", url_path="use-cases"),
         st.Page("pages/evidence_rules.py", title="Evidence rules", icon=":material/gavel:", url_path="evidence-rules"),
         st.Page("pages/checklist.py", title="Pre-submission checklist", icon=":material/task_alt:",
                 url_path="checklist"),

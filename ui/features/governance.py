@@ -1,5 +1,5 @@
-"""UI helpers of the governance pages: cached reads of the registers, rules and checklist runs, the release
-report's files, and the register pages' import / export and deleted rows (their grid is
+"""UI helpers of the governance pages: cached reads of the registers (sources, claims, use cases), rules and
+checklist runs, the release report's files, and the register pages' import / export and deleted rows (their grid is
 ``ui.framework.versioned_table``). No business rules: those live in ``register.governance`` (``registers``,
 ``transfer``, ``evidence``, ``checklist``).
 """
@@ -14,6 +14,7 @@ import streamlit as st
 
 from register import RegisterError
 from register.governance import checklist, evidence, registers, report, transfer
+from register.governance import use_cases as use_case_register
 from ui.framework import data, exports
 from ui.framework.errors import show_error
 from ui.framework.versioned_table import reload
@@ -22,6 +23,7 @@ from ui.framework.versioned_table import reload
 
 sources = data.cached(registers.list_sources)
 claims = data.cached(registers.list_claims)
+use_cases = data.cached(use_case_register.list_use_cases)
 evaluation = data.cached(evidence.evaluate_rules)
 rules = data.cached(evidence.list_rules)
 rule_versions = data.cached(evidence.rule_versions)
