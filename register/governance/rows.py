@@ -271,8 +271,8 @@ def _use_case_problems(n: int, row: dict) -> list[Problem]:
                          + ", ".join(CATEGORIES)) for c in row["allowed_categories"] if c not in CATEGORIES]
     problems += [Problem(n, "allowed_topics", f"a topic has at most {_MAX_TOPIC} characters")
                  for t in row["allowed_topics"] if len(t) > _MAX_TOPIC][:1]
-    problems += [Problem(n, "requester_roles", f"{r[:60]!r} is not a requester role: a short name (letters or digits "
-                         "first, then letters, digits, spaces, . _ / & -)")
+    problems += [Problem(n, "requester_roles", f"{r[:60]!r} is not a requester role: a name of at most 80 characters "
+                         "starting with a letter or digit")
                  for r in row["requester_roles"] if not re.fullmatch(REQUESTER_ROLE_PATTERN, r)]
     link = row.get("evidence_link")
     if isinstance(link, str) and not link.lower().startswith(("https://", "http://")):

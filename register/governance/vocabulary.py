@@ -77,9 +77,9 @@ RETIRED = "retired"
 USE_CASE_STATUSES = (PROPOSED, APPROVED, SUSPENDED, RETIRED)
 # Requester roles name the people who ask a use case's questions ("clinician", "contract-manager"): a
 # vocabulary of their own, not the console's roles (viewer ... admin say what a person may do in this
-# console, not who asks an AI system). A role is a short name: letters or digits first, then letters,
-# digits, spaces and . _ / & - (the ; and , of a file's lists cannot be part of one).
-REQUESTER_ROLE_PATTERN = r"[^\W_][\w .&/-]{0,79}"
+# console, not who asks an AI system). A role is a short name, at most 80 characters, starting with a
+# letter or digit; the ; and , of a file's lists and control characters cannot be part of one.
+REQUESTER_ROLE_PATTERN = r"[^\W_][^;,\x00-\x1f\x7f]{0,79}"
 
 # --- required handlings -----------------------------------------------------------------------------
 

@@ -107,7 +107,7 @@ def test_a_deleted_use_case_is_kept_and_can_be_restored(store):
 def test_validation_names_every_bad_row_and_field_and_writes_nothing(store):
     rows = [_use_case("uc-ok"),
             _use_case("uc-2", status="bogus", review_by="next spring", allowed_categories="legal; gossip"),
-            _use_case("uc-3", owner="", purpose=" ", requester_roles="buyer; role!; console;admin"),
+            _use_case("uc-3", owner="", purpose=" ", requester_roles="buyer (EU); -role; console;admin"),
             _use_case("uc-4", status="approved", approved_by="ADA ", review_by=str(NEXT_YEAR)),
             _use_case("uc-5", status="approved", evidence_link="javascript:alert(1)"),
             _use_case("", purpose="no id")]
@@ -121,7 +121,7 @@ def test_validation_names_every_bad_row_and_field_and_writes_nothing(store):
     assert "'ADA' is the use case's owner" in messages[(4, "approved_by")]
     assert "four eyes" in messages[(4, "approved_by")]
     assert "'gossip' is not a claim category" in messages[(2, "allowed_categories")]
-    assert "'role!' is not a requester role" in messages[(3, "requester_roles")]
+    assert "'-role' is not a requester role" in messages[(3, "requester_roles")]
     assert store.scalar("SELECT count(*) FROM use_case_register") == 0
 
 
