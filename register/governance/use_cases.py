@@ -58,16 +58,26 @@ def use_case_row(store: Store | Transaction, use_case_id: str) -> dict[str, Any]
 def change_problems(actor: Actor, row: int, before: dict | None, after: dict) -> list[Problem]:
     """Why a person may not save ``after`` over ``before`` (None: a new row), row ``row`` of the edit: an edit
     never approves. A row becomes approved only through ``approve_use_case``; an approved row's approved fields
-    (``APPROVAL_FIELDS``) change only by returning it to proposed and approving it again. The ``system`` role
-    records approvals made elsewhere (an imported register file) and is not asked."""
-    if actor.role == SYSTEM_ROLE or after.get("status") != APPROVED:
+    (``APPROVAL_FIELDS``) change only by returning it to proposed and approving it again, and the approver is
+    recorded by the approval alone. The ``system`` role records approvals made elsewhere (an imported register
+    file) and is not asked."""
+    if actor.role == SYSTEM_ROLE:
         return []
+    problems = []
+    if after.get("approved_by") != (None if before is None else before.get("approved_by")):
+        problems.append(Problem(row, "approved_by", "the approver is recorded by the approval itself (Approve), "
+                                                    "never typed"))
+    if after.get("status") != APPROVED:
+        return problems
     if before is None or before.get("status") != APPROVED:
-        return [Problem(row, "status", "an edit does not approve a use case: save it as proposed, then a person "
-                                       "other than its owner approves it (Approve, four eyes)")]
-    return [Problem(row, column, "an approved use case changes only with a new approval: save the change with "
-                                 "status proposed, then a person other than its owner approves it (four eyes)")
-            for column in APPROVAL_FIELDS if before.get(column) != after.get(column)]
+        problems.append(Problem(row, "status", "an edit does not approve a use case: save it as proposed, then a "
+                                               "person other than its owner approves it (Approve, four eyes)"))
+        return problems
+    changed = [c for c in APPROVAL_FIELDS if c != "approved_by" and before.get(c) != after.get(c)]
+    problems += [Problem(row, column, "an approved use case changes only with a new approval: save the change with "
+                                      "status proposed, then a person other than its owner approves it (four eyes)")
+                 for column in changed]
+    return problems
 
 
 # --- the approval ---------------------------------------------------------------------------------------

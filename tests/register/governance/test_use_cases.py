@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import pandas as pd
 import pytest
 
 from register import Actor, StaleEdit
@@ -132,7 +133,10 @@ def test_the_system_records_an_approval_made_elsewhere_but_a_persons_edit_never_
     _insert(store, RITA, _use_case("uc-1"))
     with pytest.raises(gov.ValidationFailed) as failed:  # a person may not approve by editing the status
         _update(store, RITA, "uc-1", status="approved", approved_by="olga", review_by=NEXT_YEAR)
-    assert [(p.row, p.column) for p in failed.value.problems] == [(1, "status")]
+    assert [(p.row, p.column) for p in failed.value.problems] == [(1, "approved_by"), (1, "status")]
+    with pytest.raises(gov.ValidationFailed) as failed:  # nor name an approver on an unapproved one
+        _update(store, RITA, "uc-1", approved_by="olga")
+    assert [(p.row, p.column) for p in failed.value.problems] == [(1, "approved_by")]
     with pytest.raises(gov.ValidationFailed) as failed:  # nor widen what an approved use case covers
         _update(store, RITA, "uc-imported", allowed_categories=["legal", "health"], review_by=NEXT_YEAR.replace(
             year=NEXT_YEAR.year + 5))
@@ -174,6 +178,17 @@ def test_whoever_made_the_last_change_does_not_approve_it(store):
     with pytest.raises(FourEyesViolation, match="olga made the last change"):
         approve_use_case(store, OLGA, "uc-1", 1, review_by=NEXT_YEAR, reason="I wrote it")
     assert approve_use_case(store, ADA, "uc-1", 1, review_by=NEXT_YEAR, reason="read and agreed") == 2
+
+
+def test_a_persons_import_rejects_the_rows_that_would_approve_and_saves_the_others(store):
+    frame = pd.DataFrame([_use_case("uc-1"),
+                          _use_case("uc-2", owner="carol", status="approved", approved_by="olga",
+                                    review_by=str(NEXT_YEAR)),
+                          _use_case("uc-3", status="suspended")])
+    result = gov.import_register(store, RITA, "usecases", frame)
+    assert (result.inserted, result.rejected_rows) == (2, 1)
+    assert {(p.row, p.column) for p in result.rejected} == {(2, "approved_by"), (2, "status")}
+    assert gov.list_use_cases(store)["use_case_id"].tolist() == ["uc-1", "uc-3"]
 
 
 def test_a_viewer_may_not_edit_the_register(store):
