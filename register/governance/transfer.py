@@ -95,9 +95,10 @@ def import_register(store: Store, actor: Actor, kind: str, frame: pd.DataFrame) 
     """Import sources, claims or use cases (``kind``) from a template-shaped frame: valid rows are written, keyed
     by the stable key (re-import updates instead of duplicating); bad rows are reported with row number and
     reason. A file without the kind's required columns is refused whole (``ImportRejected``)."""
+    # the role first: a refused account learns nothing, whatever it asked for (and the refusal is audited)
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=TABLES[kind].entity if kind in TABLES else "register")
     if kind not in TABLES:
         raise ImportRejected(f"unknown register {kind!r}; one of: {', '.join(TABLES)}")
-    authorize(store, actor, Permission.REGISTER_EDIT, entity_type=TABLES[kind].entity)
     result = ImportResult(rows=len(frame))
     if kind == "usecases":
         frame = _use_case_columns(frame)
