@@ -96,12 +96,14 @@ def test_a_deleted_event_is_named(trail):
     assert f"first broken event 5 of {events - 1}" in result.stderr and "missing" in result.stderr
 
 
-def test_deleting_the_newest_event_without_an_anchor_still_verifies(trail):
-    """A truncated tail still chains: only an anchor (tests/register/test_audit_anchor_cli.py) catches it."""
+def test_deleting_the_newest_event_is_caught_by_the_anchor_its_command_left(trail):
+    """A truncated tail still chains, so only an anchor catches it: the command that wrote the newest event anchored
+    the head when it closed the register (register.db.anchors), and the anchor folder is checked without asking."""
     cli, events = trail
     tamper(cli.db, ("DELETE FROM audit_events WHERE seq = ?", [events]))
     result = cli("audit", "verify")
-    assert result.returncode == 0 and f"verifies: {events - 1:,} events" in result.stdout
+    assert result.returncode == 1 and "verifies" not in result.stdout
+    assert "anchor folder" in result.stderr and f"which ends at event {events - 1}" in result.stderr
 
 
 def test_reordered_events_are_named(trail):
