@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,6 +72,24 @@ def _format_of(declared: str | None, filename: str | None, content_type: str) ->
                    "format")
 
 
+async def _saved(chunks: AsyncIterator[bytes], name: str, limit: int) -> Upload:
+    """Write ``chunks`` to ``name`` in a private temporary folder, counting as they arrive: over ``limit`` the folder
+    is removed and 413 raised before the rest is read."""
+    folder = Path(tempfile.mkdtemp(prefix="hri-api-import-"))
+    path, size = folder / name, 0
+    try:
+        with path.open("wb") as out:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(None, limit)
+                out.write(chunk)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return Upload(path, size)
+
+
 class UploadReceiver:
     """Receives the file of an import request (see the module docstring)."""
 
@@ -84,20 +103,7 @@ class UploadReceiver:
         if content_type.lower().startswith("multipart/form-data"):
             return await self._multipart(request, query.get("format"), limit)
         fmt = _format_of(query.get("format"), query.get("filename"), content_type)
-        folder = Path(tempfile.mkdtemp(prefix="hri-api-import-"))
-        path = folder / (_safe_stem(query.get("filename")) + EXTENSIONS[fmt])
-        size = 0
-        try:
-            with path.open("wb") as out:
-                async for chunk in request.stream():
-                    size += len(chunk)
-                    if size > limit:
-                        raise _too_large(None, limit)
-                    out.write(chunk)
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        return Upload(path, size)
+        return await _saved(request.stream(), _safe_stem(query.get("filename")) + EXTENSIONS[fmt], limit)
 
     async def _multipart(self, request: Request, declared: str | None, limit: int) -> Upload:
         form = await request.form(max_files=1, max_fields=10)
@@ -106,19 +112,11 @@ class UploadReceiver:
             if item is None or isinstance(item, str):
                 raise ApiError(422, "invalid", "a multipart upload needs one file field named 'file'", "file")
             fmt = _format_of(declared, item.filename, item.content_type or "")
-            folder = Path(tempfile.mkdtemp(prefix="hri-api-import-"))
-            path = folder / (_safe_stem(item.filename) + EXTENSIONS[fmt])
-            size = 0
-            try:
-                with path.open("wb") as out:
-                    while chunk := await item.read(_CHUNK):
-                        size += len(chunk)
-                        if size > limit:
-                            raise _too_large(None, limit)
-                        out.write(chunk)
-            except BaseException:
-                shutil.rmtree(folder, ignore_errors=True)
-                raise
-            return Upload(path, size)
+
+            async def parts() -> AsyncIterator[bytes]:
+                while chunk := await item.read(_CHUNK):
+                    yield chunk
+
+            return await _saved(parts(), _safe_stem(item.filename) + EXTENSIONS[fmt], limit)
         finally:
             await form.close()
