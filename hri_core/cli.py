@@ -4,6 +4,8 @@
     python -m hri_core ahp MATRIX.json
     python -m hri_core agreement RATINGS.csv --level nominal|ordinal|interval|ratio
     python -m hri_core ragmetrics CHECKED.json
+    python -m hri_core fit-weights OUTCOMES.jsonl [--json]        (hri_core.cli_outcomes)
+    python -m hri_core compare-aggregations OUTCOMES.jsonl [--json]
 
 INPUT is JSON Lines (``.jsonl``/``.json``) or a flat CSV claim table (``.csv``); ``-`` reads JSON
 Lines from standard input. One JSON object per scored response goes to stdout; every invalid record
@@ -278,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     ragmetrics = sub.add_parser("ragmetrics", help="RAGChecker's metrics from its checked results JSON")
     ragmetrics.add_argument("checked", help="RAGChecker's checking output ({\"results\": [...]})")
     ragmetrics.set_defaults(func=cmd_ragmetrics)
+    # imported here: the outcome commands read their input with this module's readers
+    from .cli_outcomes import add_outcome_commands
+    add_outcome_commands(sub)
     return parser
 
 
