@@ -80,6 +80,10 @@
                                        after every score run; alerts POSTed as JSON to webhooks (docs/monitors.md).
                                        A command that scored ends by checking them and delivering the alerts
                                        due; `check` exits 2 when a monitor is fired
+    profiles draft-from-fit OUTCOMES.jsonl [--json] [--as-of ISO] [--resamples N] [--seed N]
+                                       fit the seven weights to known outcomes (hri_core fit-weights) and store
+                                       them as a draft profile with the fit's evidence; preview and publish it in
+                                       the console (four eyes); exit 2 when lines were left out
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: while the console holds it, each command is handed to the console's process,
@@ -99,8 +103,8 @@ Each group of commands is a module of this package that adds its own sub-parsers
 search-index, status, settings), ``imports`` (import, also through the console's inbox; quarantine;
 demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``, ``tokens``,
 ``governance`` (checklist, governance, authority), ``verify`` (judge, verify, judge-agreement,
-testset) and ``monitors``; ``common`` holds what they share; ``handoff`` and ``handoff_server`` are the two ends of
-the hand-off to a running console.
+testset), ``monitors`` and ``profiles`` (draft-from-fit); ``common`` holds what they share; ``handoff`` and
+``handoff_server`` are the two ends of the hand-off to a running console.
 """
 
 from __future__ import annotations
@@ -110,7 +114,20 @@ import logging
 import sys
 from pathlib import Path
 
-from register.cli import admin, audit, governance, handoff, imports, monitors, scoring, serve, tokens, users, verify
+from register.cli import (
+    admin,
+    audit,
+    governance,
+    handoff,
+    imports,
+    monitors,
+    profiles,
+    scoring,
+    serve,
+    tokens,
+    users,
+    verify,
+)
 from register.cli.admin import cmd_settings
 from register.cli.common import EXIT_FAILED, Parser, cli_actor, render_error
 from register.db.store import Store, database_path_from_env
@@ -152,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_commands(sub)
     serve.add_serve(sub)
     monitors.add_commands(sub)
+    profiles.add_commands(sub)
     return parser
 
 
