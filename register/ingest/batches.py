@@ -106,7 +106,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     current: dict[str, tuple[Response, dict | None]] = {}  # the last valid occurrence is the stored revision
     limits = text_limits()  # once per chunk: reading the settings is not free
     imported_at = utc_now()  # no feedback_at may be later (beyond the clock skew): hri_core.feedback
-    plain = _plain_records(store, chunk, limits, imported_at)
+    plain = _plain_records(chunk, limits, imported_at)
 
     def accept(rid: str, item: Item) -> None:
         for key, value in (("response_id", rid), ("location", item.location), ("ref", item.ref)):
@@ -186,7 +186,7 @@ def _write_chunk(store: Store, actor: Actor, batch: BatchReport, chunk: list[Ite
     report.quarantined_records.extend(listed[:max(0, room)])
 
 
-# The bulk check of plain JSON Lines records (``register.ingest.bulk``); off, every record takes the
+# The compiled check of plain JSON Lines records (``register.ingest.bulk``); off, every record takes the
 # per-record path (the tests compare the two).
 BULK_VALIDATION = True
 
@@ -200,8 +200,8 @@ class _Plain:
     claims: pa.Table
 
 
-def _plain_records(store: Store, chunk: list[Item], limits: TextLimits, imported_at: datetime) -> _Plain:
-    """Check the chunk's undecoded JSON Lines records in bulk; decode the rest in Python.
+def _plain_records(chunk: list[Item], limits: TextLimits, imported_at: datetime) -> _Plain:
+    """Check the chunk's undecoded JSON Lines records in one compiled pass; decode the rest in Python.
 
     A plain record whose response id is also another record's in the chunk (as the per-record path reads ids:
     stripped text, or an integer's digits) takes the per-record path too, so that repeated ids keep their file
@@ -211,9 +211,8 @@ def _plain_records(store: Store, chunk: list[Item], limits: TextLimits, imported
     taken: dict[int, str] = {}
     responses, claims = stage([])
     if undecoded and BULK_VALIDATION:
-        with store.cursor() as cursor:
-            found = stage_plain(cursor, [chunk[p].raw for p in undecoded], limits,
-                                latest_feedback=latest_feedback_time(imported_at))
+        found = stage_plain([chunk[p].raw for p in undecoded], limits,
+                            latest_feedback=latest_feedback_time(imported_at))
         taken = {undecoded[i]: rid for i, rid in zip(found.positions, found.response_ids, strict=True)}
         responses, claims = found.responses, found.claims
     for position in undecoded:

@@ -1,60 +1,67 @@
-"""Bulk validation of JSON Lines records in DuckDB: the importer's fast path for plain records.
+"""The compiled one-pass check of plain JSON Lines records: the importer's fast path.
 
 Called by ``register.ingest.batches`` for each chunk of a JSON Lines file before anything is decoded in
-Python. Most lines a machine writes are *plain*: ASCII text, the interchange format's own fields only,
-every value already in its canonical form (labels in upper case, stakes in lower case, ISO 8601 times,
-integers where integers belong). For those, validating them one by one with pydantic, staging them and
-hashing a ``model_dump`` per record was most of an import's CPU (profiled: docs/performance.md, "Figures behind
-the code").
-Here the whole chunk is parsed once by DuckDB's JSON functions and checked in a few set-based statements,
-and each plain record comes out staged exactly as ``register.ingest.records.stage`` would stage its
-validated ``Response``: the same columns, the same claim ids, the same content hash (the canonical JSON
-``records.canonical_json`` hashes, built in SQL).
+Python's ``json``. Most lines a machine writes are *plain*: the interchange format's own fields only, every
+value already in its canonical form (labels in upper case, stakes in lower case, ISO 8601 times, integers
+where integers belong). Validating them one by one with pydantic, staging them and hashing a ``model_dump``
+per record was most of an import's CPU; checking them with DuckDB's JSON functions instead (until issue 36) still
+cost 3.36x DuckDB's own ``read_json`` of the file (docs/performance.md, "Figures behind the code").
 
-The SQL only ever *accepts*. A line it does not recognise as plain -- anything unusual, whether valid or
-not: non-ASCII text, a ``\\u`` escape, a key it does not know, a number where text belongs, a label in
-lower case, a time in another notation, an extension such as ``retrieved_context``, a trailing comma,
-a duplicate key -- goes through the per-record path (``hri_core.parse_response``), which decides and
-names the line and field of every problem exactly as before (a label set the vocabulary refuses,
-``hri_core.vocabulary.LABEL_CONFLICTS``, included: the SQL accepts only sets no conflict refuses). So the
-fast path can change how fast a record is stored, never whether it is accepted or what is stored;
+Here each line is parsed, checked, made canonical and hashed in one pass: msgspec decodes it into the compiled
+types of ``register.ingest.plain_types`` (generated from the pydantic models: every field's type and bounds
+checked while it is read, no unknown key), a few rules no type can say are checked on the decoded record
+(``plain_types.VALIDATORS`` names each), msgspec writes it back with sorted keys -- the canonical JSON
+``records.canonical_json`` hashes (``hri_core.fingerprint``), byte for byte once its non-ASCII text is escaped --
+and ``hashlib.sha256`` hashes it. Each plain record comes
+out staged exactly as ``register.ingest.records.stage`` would stage its validated ``Response``: the same
+columns, the same claim ids, the same content hash.
+
+The pass only ever *accepts*. A line it does not take -- anything unusual, whether valid or not: a key it does
+not know or names twice, a number where text belongs, a label in lower case, a time in another notation, an
+extension such as ``retrieved_context``, a trailing comma, a lone surrogate -- goes through the per-record path
+(``hri_core.parse_response``), which decides and names the line and field of every problem exactly as before.
+So the fast path can change how fast a record is stored, never whether it is accepted or what is stored;
 ``tests/register/ingest/test_bulk.py`` imports random and hostile files both ways and compares every stored
-column.
-
-What the SQL cannot see is settled before it runs, on the raw lines (Arrow's compute kernels,
-``candidates``): the line is ASCII and holds no ``\\u``, ``\\b`` or ``\\f`` escape and no DEL (so every string
-decodes to text ``json.dumps`` writes back the same way; Python refuses lone surrogates), and nothing that
-looks like a trailing comma (``,]`` or ``,}``), which DuckDB's parser accepts and Python's does not.
+column, and ``test_compiled_check.py`` holds the two paths equal on generated records.
 """
 
 from __future__ import annotations
 
+import gc
+import hashlib
+import operator
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
+from typing import Any
 
+import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hri_core.models import MAX_CRITICALITY, MAX_FEEDBACK_COUNT, TextLimits
-from hri_core.vocabulary import CATEGORIES, DIMENSION_BIT, LABEL_BIT, LABEL_CONFLICTS, STAKES
-from register.db.store import Cursor
+from hri_core.models import CLAIM_EXTENSIONS, RESPONSE_EXTENSIONS, TextLimits
+from hri_core.vocabulary import ALLOWED_LABEL_MASKS, DIMENSION_BIT, LABEL_BIT
+from register.ingest.plain_types import ABSENT, plain_types
+from register.ingest.records import CLAIM_SCHEMA, RESPONSE_SCHEMA
 
-__all__ = ["BulkChunk", "stage_plain"]
+__all__ = ["BulkChunk", "stage_plain", "utc_text"]
 
-# Keys a plain record may have; any other key (an extension this path does not build, a typo, the
-# quarantine export's ``_quarantine``) sends its line to the per-record path.
-_RESPONSE_KEYS = ("response_id", "use_case", "model", "created_at", "question", "answer", "stakes", "claims",
-                  "gt_answer", "query_ambiguous")
-_CLAIM_KEYS = ("claim_id", "text", "labels", "dimensions", "criticality", "source_id", "span", "feedback_at",
-               "feedback_count", "feedback_resolved", "category", "is_core")
-
-# On the raw line: an escape other than \" \\ \/ \n \r \t (so every string decodes to printable ASCII and the
-# three whitespace characters json.dumps writes as \n, \r, \t), DEL, or something like a trailing comma.
-# An escaped backslash before b, f or u ("\\\\b") matches too: such a line only takes the per-record path.
-_UNPLAIN_LINE = r"\\[bfu]|\x7f|,\s*[\]}]"
-# ISO 8601 as machines write it: date, 'T', time to the second (fraction up to microseconds), optional offset
-_PLAIN_TIME = (r"^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?"
-               r"(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$")
+_UNSET = msgspec.UNSET
+_astuple = msgspec.structs.astuple
+_count = tuple.count
+_sha256 = hashlib.sha256
+_EXTENSIONS = frozenset(CLAIM_EXTENSIONS + RESPONSE_EXTENSIONS)  # fields whose absence is UNSET (``plain_types``)
+# An escaped colon (or another character of U+0030..U+003F): the count of a line's colons that finds a key named
+# twice (``_Pass.take``) reads its colons as written, so such a line is left to the per-record path.
+_ESCAPED_COLON = "\\u003"
+# What msgspec writes as UTF-8 and ``json.dumps`` (the canonical JSON: ASCII) as a \\u escape: DEL and non-ASCII
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
+# a set of tokens as (how many, the sum of their bits): distinct tokens and only they make popcount(sum) == how many
+_LABEL_SETS = pa.array([(bin(mask).count("1") << 32) + mask for mask in sorted(ALLOWED_LABEL_MASKS)], pa.int64())
+_DIMENSION_SETS = pa.array([(bin(mask).count("1") << 32) + mask for mask in range(1, 1 << len(DIMENSION_BIT))],
+                           pa.int64())
 
 
 @dataclass(frozen=True)
@@ -68,274 +75,266 @@ class BulkChunk:
     claims: pa.Table
 
 
-def candidates(texts: list[str]) -> list[int]:
-    """Indexes of the lines the SQL may look at (``_UNPLAIN_LINE``: ASCII, only the escapes json.dumps writes
-    back the same way, nothing like a trailing comma)."""
-    return _candidate_lines(texts)[0]
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
 
 
-def _candidate_lines(texts: list[str]) -> tuple[list[int], pa.Array]:
-    """``candidates`` and those lines as one Arrow array (the text is converted to Arrow once)."""
-    lines = pa.array(texts, pa.string())
-    if not texts:
-        return [], lines
-    ok = pc.and_(pc.string_is_ascii(lines), pc.invert(pc.match_substring_regex(lines, _UNPLAIN_LINE)))
-    return pc.indices_nonzero(ok).to_pylist(), lines.filter(ok)
+def _ascii(canonical: bytes) -> bytes:
+    """msgspec's JSON as ``json.dumps`` writes it: every character past ``~`` as a \\u escape (a surrogate pair past
+    U+FFFF). msgspec escapes the control characters as ``json.dumps`` does; a key is never other than ASCII."""
+    if canonical.isascii() and b"\x7f" not in canonical:
+        return canonical
+    return _NOT_ASCII.sub(_escape_char, canonical.decode("utf-8")).encode("ascii")
 
 
-# Each field is read twice from one parse of the line (``json_transform``, see ``_PARSED``): ``l.<name>`` is its
-# JSON text (NULL when absent or null; its first character says its type) and ``v.<name>`` its value (text
-# unescaped). The helpers below take the field's name and write SQL over both.
-def _is_text(name: str) -> str:
-    return f"left(l.{name}, 1) = '\"'"
+def utc_text(text: str) -> tuple[datetime, str] | None:
+    """A ``PLAIN_TIME`` text as pydantic reads it (``hri_core.models`` ``_utc_time``) and writes it back: the moment
+    in UTC and its JSON text (to the second, ``.ffffff`` only when there are microseconds, ``Z``); None when it is
+    no date (February 30) or falls outside the years 1..9999 once in UTC (pydantic refuses both)."""
+    try:
+        moment = datetime.fromisoformat(text)
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    if len(text) == 20 and text[19] == "Z":  # to the second in UTC already: as pydantic writes it
+        return moment, text
+    written = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"  # (strftime's %Y pads years below 1000 nowhere)
+    return moment, f"{written}.{moment.microsecond:06d}Z" if moment.microsecond else f"{written}Z"
 
 
-def _text_ok(name: str, limit: int) -> str:
-    """SQL: absent, null, or text of at most ``limit`` characters (the line is ASCII: bytes are characters)."""
-    return f"(l.{name} IS NULL OR ({_is_text(name)} AND strlen(v.{name}) <= {limit}))"
+class _Pass:
+    """One chunk's check. ``take`` keeps each line whose record decodes into the compiled types, names each key once
+    and holds no claim id twice, with its hash; ``chunk`` then puts in what pydantic would for the few records that
+    need it (``_claims_fixed``), checks the labels and dimensions of the whole chunk at once, in Arrow, as bit masks,
+    and stages the records -- a few Python steps per record, none per claim, for most records."""
+
+    def __init__(self, limits: TextLimits, latest_feedback: datetime) -> None:
+        types = plain_types(limits)
+        self.decode = types.decoder.decode
+        self.encode = types.encoder.encode
+        self.criticality = types.defaults["criticality"]
+        self.claim_fields, self.response_fields = types.claim.__struct_fields__, types.response.__struct_fields__
+        self.claim_id = operator.itemgetter(self.claim_fields.index("claim_id"))  # of a claim's ``astuple``
+        self.latest_feedback = latest_feedback
+        self.positions: list[int] = []
+        self.raw: list[str] = []
+        self.hashes: list[str] = []
+        self.records: list[Any] = []
+        self.responses: list[tuple[Any, ...]] = []
+        self.claims: list[tuple[Any, ...]] = []
+        self.claim_counts: list[int] = []
+
+    def take(self, position: int, line: str) -> None:
+        """Keep the line's record (its values, its claims' values and its hash) when it decodes into the compiled
+        types and names each key once; leave it to the per-record path otherwise."""
+        if _ESCAPED_COLON in line:
+            return
+        try:
+            record = self.decode(line)
+        except msgspec.MsgspecError:
+            return
+        written = self.encode(record)  # before anything is changed: the line's keys, each once
+        values = _astuple(record)
+        claims = list(map(_astuple, record.claims))
+        # A key named twice leaves one value and one colon fewer in what msgspec writes back; a field left out is
+        # written (as null) with one colon more. Strings keep their colons (none is escaped: ``_ESCAPED_COLON``).
+        absent = _count(values, ABSENT) + sum(map(_count, claims, repeat(ABSENT)))
+        if line.count(":") + absent != written.count(b":"):
+            return
+        rid = record.response_id
+        if rid != rid.strip():  # pydantic strips the id; only one it keeps as it is is plain
+            return
+        changed = False
+        created = record.created_at
+        if created is not ABSENT and created is not None:
+            moment = utc_text(created)
+            if moment is None:
+                return
+            if moment[1] != created:
+                record.created_at, changed = moment[1], True
+        if record.gt_answer is None:  # an extension given as null is left out, as pydantic leaves it out
+            record.gt_answer, changed = _UNSET, True
+        if record.query_ambiguous is None:
+            record.query_ambiguous, changed = _UNSET, True
+        ids = set(map(self.claim_id, claims))
+        if len(ids) != len(claims) and ABSENT not in ids and None not in ids and "" not in ids:
+            return  # the same claim id twice (with ids to make, ``_claims_fixed`` tells)
+        if changed:
+            written, values = self.encode(record), _astuple(record)
+        self.positions.append(position)
+        self.raw.append(line)
+        self.hashes.append(_sha256(_ascii(written)).hexdigest())
+        self.records.append(record)
+        self.responses.append(values)
+        self.claims.extend(claims)
+        self.claim_counts.append(len(claims))
+
+    def _claims_to_fix(self, columns: dict[str, Sequence[Any]], owner: pa.Array) -> list[int]:
+        """The records (their indexes in ``records``) with a claim that needs more than its type: an id to make, a
+        default to put in, a feedback time to check, an extension given as null."""
+        claim_id = _array(columns["claim_id"], pa.string())
+        need = pc.or_kleene(pc.or_kleene(pc.is_null(claim_id), pc.equal(claim_id, "")),
+                            pc.or_kleene(pc.is_null(_array(columns["criticality"], pa.int64())),
+                                         pc.is_valid(_array(columns["feedback_at"], pa.string()))))
+        records = set(owner.filter(need).to_pylist())
+        for name in ("category", "is_core"):
+            values = columns[name]
+            if values.count(_UNSET) != len(values) and None in values:  # (a scan in C; left out everywhere, mostly)
+                records.update(owner.filter(pa.array([value is None for value in values])).to_pylist())
+        return sorted(records)
+
+    def _claims_fixed(self, index: int) -> bool:
+        """Make a record's claims as pydantic makes them (ids made, defaults put in, feedback times in UTC, extensions
+        given as null left out) and hash it again; False when it is not plain after all (an id twice, a feedback time
+        pydantic refuses or that is later than allowed: the per-record path names it)."""
+        record = self.records[index]
+        rid = record.response_id
+        ids = set()
+        for position, claim in enumerate(record.claims):
+            if claim.claim_id is ABSENT or not claim.claim_id:  # pydantic's made id: ``<response_id>-<n>``
+                claim.claim_id = f"{rid}-{position + 1}"
+            if claim.claim_id in ids:
+                return False
+            ids.add(claim.claim_id)
+            if claim.criticality is ABSENT:
+                claim.criticality = self.criticality
+            feedback_at = claim.feedback_at
+            if feedback_at is not ABSENT and feedback_at is not None:
+                moment = utc_text(feedback_at)
+                if moment is None or moment[0] > self.latest_feedback:
+                    return False
+                claim.feedback_at = moment[1]
+            if claim.category is None:
+                claim.category = _UNSET
+            if claim.is_core is None:
+                claim.is_core = _UNSET
+        self.hashes[index] = _sha256(_ascii(self.encode(record))).hexdigest()
+        self.responses[index] = _astuple(record)
+        return True
+
+    def chunk(self) -> BulkChunk:
+        """The plain records as ``records.stage``'s tables, less those pydantic would refuse for what their types
+        cannot say: the same label, dimension or claim id twice, labels ``LABEL_CONFLICTS`` refuses together, an
+        empty list of dimensions, a feedback time that is no date or later than allowed."""
+        n, m = len(self.positions), len(self.claims)
+        offsets = pc.cumulative_sum(pa.array([0, *self.claim_counts], pa.int32()))
+        owner = pc.list_parent_indices(pa.ListArray.from_arrays(offsets, pa.nulls(m)))
+        claim = _columns(self.claims, self.claim_fields)
+        refused = []
+        to_fix = self._claims_to_fix(claim, owner) if m else []
+        if to_fix:
+            editable = {name: list(values) for name, values in claim.items()}
+            starts = offsets.to_pylist()
+            for index in to_fix:
+                fixed = self._claims_fixed(index)
+                if not fixed:
+                    refused.append(index)
+                for at, values in enumerate(map(_astuple, self.records[index].claims), start=starts[index]):
+                    for name, value in zip(self.claim_fields, values, strict=True):
+                        editable[name][at] = value
+                    if not fixed:  # left out below; its feedback times may be no times
+                        editable["feedback_at"][at] = None
+            claim = dict(editable)
+        response = _columns(self.responses, self.response_fields)
+        label_lists = _array(claim["labels"], pa.list_(pa.string()))
+        dimension_lists = _array(claim["dimensions"], pa.list_(pa.string()))
+        label_mask, labels_ok = _token_sets(label_lists, LABEL_BIT, _LABEL_SETS)
+        dim_mask, dims_ok = _token_sets(dimension_lists, DIMENSION_BIT, _DIMENSION_SETS)
+        response_ids = _array(response["response_id"], pa.string())
+        claims = pa.table({
+            "response_id": response_ids.take(owner),
+            "claim_idx": pc.subtract(pa.array(range(m), pa.int32()), offsets.take(owner)),
+            "claim_id": _array(claim["claim_id"], pa.string()), "labels": label_lists, "label_mask": label_mask,
+            "dimensions": dimension_lists, "dim_mask": dim_mask, "contradicted_by": pa.nulls(m, pa.string()),
+            "entailment": pa.nulls(m, pa.string()),
+            **_staged(claim, CLAIM_SCHEMA, ("text", "criticality", "source_id", "span", "feedback_at",
+                                            "feedback_count", "feedback_resolved", "category", "is_core"))},
+            schema=CLAIM_SCHEMA)
+        responses = pa.table({
+            "response_id": response_ids, "content_hash": _array(self.hashes, pa.string()),
+            "claim_count": _array(self.claim_counts, pa.int32()), "raw": _array(self.raw, pa.string()),
+            "retrieved_context": pa.nulls(n, pa.string()), "gt_claims": pa.nulls(n, pa.string()),
+            **_staged(response, RESPONSE_SCHEMA, ("use_case", "model", "created_at", "question", "answer", "stakes",
+                                                  "gt_answer", "query_ambiguous"))},
+            schema=RESPONSE_SCHEMA)
+        bad = pa.concat_arrays([owner.filter(pc.invert(pc.and_(labels_ok, dims_ok))), pa.array(refused, pa.int64())])
+        if not len(bad):
+            return BulkChunk(self.positions, list(response["response_id"]), responses, claims)
+        keep = pc.invert(pc.is_in(pa.array(range(n), pa.int64()), value_set=bad))
+        claims = claims.filter(pc.invert(pc.is_in(owner, value_set=bad)))
+        responses = responses.filter(keep)
+        positions = pa.array(self.positions, pa.int64()).filter(keep).to_pylist()
+        return BulkChunk(positions, responses.column("response_id").to_pylist(), responses, claims)
 
 
-def _text(name: str) -> str:
-    return f"(CASE WHEN {_is_text(name)} THEN v.{name} END)"
+def _token_sets(lists: pa.ListArray, bits: dict[Any, int], allowed: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Each list's bit mask (null for a null list) and whether the list is allowed (a null list is): its tokens
+    distinct and their set among ``allowed`` (``_LABEL_SETS``: how many, the sum of their bits)."""
+    tokens = pa.array([token.value for token in bits], pa.string())
+    values = pa.array(list(bits.values()), pa.int64())
+    flat_bits = values.take(pc.index_in(lists.flatten(), value_set=tokens))
+    running = pc.cumulative_sum(pa.concat_arrays([pa.array([0], pa.int64()), flat_bits]))
+    offsets = lists.offsets
+    sums = pc.subtract(running.take(offsets[1:]), running.take(offsets[:-1]))
+    counts = pc.list_value_length(lists).cast(pa.int64())
+    key = pc.add(pc.shift_left(counts, 32), sums)
+    allowed_here = pc.or_kleene(pc.is_null(lists), pc.is_in(key, value_set=allowed))
+    mask = pc.if_else(pc.is_null(lists), pa.scalar(None, pa.int32()), sums.cast(pa.int32(), safe=False))
+    return mask, allowed_here
 
 
-def _time_ok(name: str) -> str:
-    """SQL: absent, null, or a plain ISO 8601 time that falls within the years 1000..9998 in UTC."""
-    return (f"(l.{name} IS NULL OR ({_is_text(name)} AND regexp_full_match(v.{name}, '{_PLAIN_TIME}') "
-            f"AND year({_time(name)}) BETWEEN 1000 AND 9998))")
+def _columns(rows: list[tuple[Any, ...]], names: tuple[str, ...]) -> dict[str, Sequence[Any]]:
+    """Rows of decoded values (``astuple``) as columns by field name (``zip`` transposes them in C)."""
+    return dict(zip(names, zip(*rows, strict=True), strict=True)) if rows else {name: () for name in names}
 
 
-def _time(name: str) -> str:
-    """SQL: the time in UTC as TIMESTAMP (a time without an offset is UTC, as ``hri_core.models.ensure_utc``).
-
-    The offset is taken off by arithmetic rather than a TIMESTAMPTZ cast: the pattern fixed its shape."""
-    value = f"v.{name}"
-    offset = f"substr({value}, -6, 1) IN ('+', '-')"
-    minutes = (f"(CASE substr({value}, -6, 1) WHEN '-' THEN -1 ELSE 1 END) * "
-               f"(TRY_CAST(substr({value}, -5, 2) AS INTEGER) * 60 + TRY_CAST(substr({value}, -2, 2) AS INTEGER))")
-    local = (f"TRY_CAST(CASE WHEN {offset} THEN left({value}, -6) WHEN suffix({value}, 'Z') THEN left({value}, -1) "
-             f"ELSE {value} END AS TIMESTAMP)")
-    return (f"(CASE WHEN {_is_text(name)} THEN {local} - to_minutes(CASE WHEN {offset} THEN {minutes} ELSE 0 END)"
-            f" END)")
-
-
-def _flag_ok(name: str) -> str:
-    return f"(l.{name} IS NULL OR l.{name} IN ('true', 'false'))"
-
-
-def _flag(name: str) -> str:
-    return f"(CASE WHEN l.{name} IN ('true', 'false') THEN l.{name} = 'true' END)"
+def _staged(columns: dict[str, Sequence[Any]], schema: pa.Schema, names: tuple[str, ...]) -> dict[str, pa.Array]:
+    """Columns of decoded values as the staged columns of the same names: times (UTC text) as timestamps, an
+    extension left out (UNSET) as null."""
+    staged = {}
+    for name in names:
+        kind = schema.field(name).type
+        values = columns[name]
+        if name in _EXTENSIONS:
+            left_out = values.count(_UNSET)  # (by identity: quick when, as mostly, every record leaves it out)
+            if left_out == len(values):
+                staged[name] = pa.nulls(len(values), kind)
+                continue
+            if left_out:
+                values = [None if value is _UNSET else value for value in values]
+        staged[name] = (_array(values, pa.string()).cast(kind) if pa.types.is_timestamp(kind)
+                        else _array(values, kind))
+    return staged
 
 
-def _int_ok(name: str, low: int, high: int) -> str:
-    """SQL: a JSON integer written as digits (no sign, fraction or exponent) within low..high."""
-    return (f"(regexp_full_match(l.{name}, '[0-9]{{1,9}}') "
-            f"AND TRY_CAST(l.{name} AS BIGINT) BETWEEN {low} AND {high})")
+def _array(values: Any, kind: pa.DataType) -> pa.Array:
+    # ``from_pandas``: NaN (``ABSENT``, a field left out) is null, as None is
+    return pa.array(values, kind, from_pandas=True)
 
 
-def _one_of(name: str, vocabulary: tuple[str, ...]) -> str:
-    """SQL: absent, null, or text that is one of ``vocabulary`` exactly (stakes, category)."""
-    allowed = ", ".join(f"'{token}'" for token in vocabulary)
-    return f"(l.{name} IS NULL OR ({_is_text(name)} AND v.{name} IN ({allowed})))"
+def stage_plain(texts: list[str], limits: TextLimits, *, latest_feedback: datetime) -> BulkChunk:
+    """Check a chunk's raw lines in one compiled pass; the plain records among them, staged (module docstring).
 
-
-def _tokens_ok(name: str, vocabulary: tuple[str, ...]) -> str:
-    """SQL: a JSON list of distinct vocabulary tokens written exactly (upper case for labels), at least one.
-
-    A number, list or boolean in the list reads as text that is no token, a null as NULL (not counted)."""
-    allowed = ", ".join(f"'{token}'" for token in vocabulary)
-    values = f"v.{name}"
-    return (f"(left(l.{name}, 1) = '[' AND len({values}) >= 1 AND list_has_all([{allowed}], {values}) "
-            f"AND len(list_distinct({values})) = len({values}) AND list_aggregate({values}, 'count') = len({values}))")
-
-
-def _label_set_ok(name: str) -> str:
-    """SQL: the labels hold no combination ``hri_core.vocabulary.LABEL_CONFLICTS`` refuses (SUPPORTED beside another
-    label, PARTIAL beside UNSUPPORTED). A refused set is left to the per-record path, which names the rule."""
-    values = f"v.{name}"
-
-    def tokens(labels) -> str:
-        return "[" + ", ".join(f"'{label.value}'" for label in sorted(labels)) + "]"
-    return " AND ".join(f"NOT (list_has_any({values}, {tokens([c.label])}) AND list_has_any({values}, "
-                        f"{tokens(c.excludes)}))" for c in LABEL_CONFLICTS)
-
-
-def _keys_ok(allowed: tuple[str, ...]) -> str:
-    """SQL: the object's keys (``keys``, duplicates kept as ``json_keys`` lists them) are among ``allowed``, none
-    twice: the allowed keys present, counted once each, are all of them. (``list_has_all`` with ``list_distinct``
-    said the same and cost noticeably more.)"""
-    present = " + ".join(f"list_contains(keys, {key!r})::INTEGER" for key in allowed)
-    return f"({present}) = len(keys)"
-
-
-def _mask(values: str, bits: dict) -> str:
-    cases = " ".join(f"WHEN '{token}' THEN {bit}" for token, bit in bits.items())
-    return f"list_sum(list_transform({values}, lambda v: CASE v {cases} END))::INTEGER"
-
-
-def _json_time(value: str) -> str:
-    """SQL: pydantic's JSON text of a UTC time: to the second, '.ffffff' only when there are microseconds, 'Z'."""
-    return (f"(strftime({value}, '%Y-%m-%dT%H:%M:%S') || CASE WHEN strftime({value}, '%f') = '000000' THEN '' "
-            f"ELSE '.' || strftime({value}, '%f') END || 'Z')")
-
-
-def _shape(keys: tuple[str, ...], leaf: str, claims: str | None = None) -> str:
-    """A ``json_transform`` structure: every key as ``leaf`` ("JSON" or "VARCHAR"), lists of tokens as lists."""
-    fields = []
-    for key in keys:
-        if key == "claims":
-            fields.append(f'"claims":[{claims}]')
-        elif key in ("labels", "dimensions") and leaf == "VARCHAR":
-            fields.append(f'"{key}":["VARCHAR"]')
-        else:
-            fields.append(f'"{key}":"{leaf}"')
-    return "{" + ",".join(fields) + "}"
-
-
-_LEAVES = _shape(_RESPONSE_KEYS, "JSON", _shape(_CLAIM_KEYS, "JSON"))
-_VALUES = _shape(_RESPONSE_KEYS, "VARCHAR", _shape(_CLAIM_KEYS, "VARCHAR"))
-# one parse of each line: its keys, each claim's keys, every field as JSON text and as a value
-_PARSED = f"""
-    SELECT pos, json_keys(line) AS keys, json_type(line, '$.claims') AS claims_type,
-           json_keys(line, '$.claims[*]') AS claim_keys,
-           json_transform(line, '{_LEAVES}') AS l, json_transform(line, '{_VALUES}') AS v
-    FROM _bulk_lines WHERE json_valid(line) AND json_type(line) = 'OBJECT'
-"""
-
-
-def _top_sql(limits: TextLimits) -> str:
-    ok = " AND ".join([
-        _keys_ok(_RESPONSE_KEYS),
-        # printable ASCII without surrounding spaces, so that pydantic's strip() leaves it as it is
-        f"{_is_text('response_id')} AND regexp_full_match(v.response_id, '[!-~]([ -~]*[!-~])?') "
-        f"AND strlen(v.response_id) <= {limits.identifier}",
-        _text_ok("use_case", limits.identifier), _text_ok("model", limits.identifier), _time_ok("created_at"),
-        _text_ok("question", limits.question), _text_ok("answer", limits.answer), _one_of("stakes", STAKES),
-        "claims_type = 'ARRAY'", _text_ok("gt_answer", limits.answer), _flag_ok("query_ambiguous"),
-    ])
-    return f"""
-        SELECT pos, v.response_id AS rid, coalesce({ok}, false) AS ok, len(v.claims)::INTEGER AS claim_count,
-               {_text('use_case')} AS use_case, {_text('model')} AS model, {_time('created_at')} AS created_at,
-               {_text('question')} AS question, {_text('answer')} AS answer, {_text('stakes')} AS stakes,
-               {_text('gt_answer')} AS gt_answer, {_flag('query_ambiguous')} AS query_ambiguous
-        FROM _bulk_parsed
+    ``texts``: the chunk's JSON Lines records as read (one per line, without the line break); ``limits``: the text
+    limits in force; ``latest_feedback``: the latest ``feedback_at`` a plain claim may carry (a later one is left to
+    the per-record path, which quarantines it naming the field). Nothing is written to the database.
     """
-
-
-def _claims_sql(limits: TextLimits) -> str:
-    """The claims of the parsed lines, each with ``ok`` (plain). ``$latest_feedback``: the latest feedback time a
-    plain claim may carry (``hri_core.feedback.latest_feedback_time`` of the import time, as a UTC TIMESTAMP); a later
-    one takes the per-record path, which quarantines it naming the field."""
-    ok = " AND ".join([
-        _keys_ok(_CLAIM_KEYS),
-        _text_ok("claim_id", limits.identifier), _text_ok("text", limits.claim_text),
-        _text_ok("source_id", limits.identifier), _text_ok("span", limits.span),
-        _tokens_ok("labels", tuple(str(label) for label in LABEL_BIT)), _label_set_ok("labels"),
-        f"(l.dimensions IS NULL OR {_tokens_ok('dimensions', tuple(str(dim) for dim in DIMENSION_BIT))})",
-        # absent: the default 1; null: pydantic refuses it (left to the per-record path)
-        f"(CASE WHEN l.criticality IS NULL THEN NOT list_contains(keys, 'criticality') "
-        f"ELSE {_int_ok('criticality', 1, MAX_CRITICALITY)} END)",
-        _time_ok("feedback_at"), f"(l.feedback_at IS NULL OR {_time('feedback_at')} <= $latest_feedback)",
-        f"(l.feedback_count IS NULL OR {_int_ok('feedback_count', 0, MAX_FEEDBACK_COUNT)})",
-        _flag_ok("feedback_resolved"), _flag_ok("is_core"), _one_of("category", CATEGORIES),
-    ])
-    return f"""
-        SELECT pos, idx, rid, coalesce({ok}, false) AS ok,
-               coalesce(nullif({_text('claim_id')}, ''), rid || '-' || (idx + 1)) AS claim_id,
-               {_text('text')} AS text, v.labels AS labels, {_mask('v.labels', LABEL_BIT)} AS label_mask,
-               CASE WHEN l.dimensions IS NOT NULL THEN v.dimensions END AS dimensions,
-               CASE WHEN l.dimensions IS NOT NULL THEN {_mask('v.dimensions', DIMENSION_BIT)} END AS dim_mask,
-               coalesce(TRY_CAST(l.criticality AS INTEGER), 1) AS criticality,
-               {_text('source_id')} AS source_id, {_text('span')} AS span, {_time('feedback_at')} AS feedback_at,
-               TRY_CAST(l.feedback_count AS INTEGER) AS feedback_count,
-               {_flag('feedback_resolved')} AS feedback_resolved, {_text('category')} AS category,
-               {_flag('is_core')} AS is_core
-        FROM (SELECT pos, v.response_id AS rid, unnest(l.claims) AS l, unnest(v.claims) AS v,
-                     unnest(claim_keys) AS keys, unnest(range(len(l.claims))) AS idx
-              FROM _bulk_parsed WHERE claims_type = 'ARRAY')
-    """
-
-
-def _canonical_claim() -> str:
-    """SQL: a staged claim's canonical JSON: keys sorted, extensions only when given (``records.canonical_json``).
-
-    DuckDB's ``to_json`` writes a struct's fields in order, without spaces, and escapes plain text as
-    ``json.dumps`` does (quote, backslash, \\n, \\r, \\t). An absent extension is written as null and then
-    cut: ``"category":null,`` cannot occur inside a JSON string, whose quotes are escaped."""
-    struct = ("{'category': category, 'claim_id': claim_id, 'criticality': criticality, 'dimensions': dimensions, "
-              f"'feedback_at': {_json_time('feedback_at')}, 'feedback_count': feedback_count, "
-              "'feedback_resolved': feedback_resolved, 'is_core': is_core, 'labels': labels, 'source_id': source_id, "
-              "'span': span, 'text': text}")
-    return f"""replace(replace(to_json({struct}), '{{"category":null,', '{{'), ',"is_core":null', '')"""
-
-
-def _canonical_response() -> str:
-    """SQL: a staged response's canonical JSON, its claims' canonical JSON inside (``claims_text``: their texts
-    joined by commas in claim order, NULL for none).
-
-    Written as text around the claims rather than as one struct with a ``JSON[]`` list: casting each claim's text
-    to JSON parsed it again (a large share of this statement). "answer" and "claims" sort first; the rest is a struct's
-    JSON without its opening brace."""
-    rest = (f"{{'created_at': {_json_time('created_at')}, 'gt_answer': gt_answer, 'model': model, "
-            "'query_ambiguous': query_ambiguous, 'question': question, 'response_id': response_id, "
-            "'stakes': stakes, 'use_case': use_case}")
-    tail = f"""replace(replace(substr(to_json({rest}), 2), ',"gt_answer":null', ''), ',"query_ambiguous":null', '')"""
-    return f"""'{{"answer":' || coalesce(to_json(answer), 'null') || ',"claims":[' || coalesce(claims_text, '') || '],'
-               || {tail}"""
-
-
-def stage_plain(cursor: Cursor, texts: list[str], limits: TextLimits, *, latest_feedback: datetime) -> BulkChunk:
-    """Check a chunk's raw lines in bulk; the plain records among them, staged (see the module docstring).
-
-    ``texts``: the chunk's JSON Lines records as read (one per line, without the line break); ``latest_feedback``:
-    the latest ``feedback_at`` a plain claim may carry (a later one is left to the per-record path). Nothing is
-    written to the database: the lines are read from Arrow and the staged rows come back as Arrow (a
-    temporary table of a chunk's text cost more than checking it).
-    """
-    picked, raw = _candidate_lines(texts)
-    lines = pa.table({"pos": pa.array(picked, pa.int32()), "line": raw})
-    with cursor.relation("_bulk_lines", lines):
-        parsed = cursor.arrow(_PARSED)
-    with cursor.relation("_bulk_parsed", parsed):
-        top = cursor.arrow(_top_sql(limits))
-        claims = cursor.arrow(_claims_sql(limits),
-                              {"latest_feedback": latest_feedback.astimezone(UTC).replace(tzinfo=None)})
-    with cursor.relation("_bulk_top", top), cursor.relation("_bulk_claims", claims):
-        # plain: the response and every claim plain, and claim ids (given or made) distinct within it
-        plain = cursor.arrow("""
-            SELECT t.pos FROM _bulk_top t LEFT JOIN _bulk_claims c USING (pos)
-            WHERE t.ok GROUP BY t.pos
-            HAVING coalesce(bool_and(c.ok), true) AND count(c.claim_id) = count(DISTINCT c.claim_id)
-        """)
-        with cursor.relation("_bulk_plain", plain):
-            staged_c = cursor.arrow(f"""
-                SELECT pos, rid AS response_id, idx::INTEGER AS claim_idx, claim_id, text, labels, label_mask,
-                       dimensions, dim_mask, criticality, source_id, span, feedback_at::TIMESTAMPTZ AS feedback_at,
-                       feedback_count, feedback_resolved, category, is_core, NULL::VARCHAR AS contradicted_by,
-                       NULL::VARCHAR AS entailment, {_canonical_claim()} AS canonical
-                FROM _bulk_claims SEMI JOIN _bulk_plain USING (pos) ORDER BY pos, idx
-            """)
-            with cursor.relation("_bulk_staged_c", staged_c):
-                staged_r = cursor.arrow(f"""
-                    SELECT pos, response_id, sha256({_canonical_response()}) AS content_hash, use_case, model,
-                           created_at::TIMESTAMPTZ AS created_at, question, answer, stakes, claim_count,
-                           gt_answer, query_ambiguous
-                    FROM (SELECT t.pos, t.rid AS response_id, t.use_case, t.model, t.created_at, t.question,
-                                 t.answer, t.stakes, t.claim_count, t.gt_answer, t.query_ambiguous,
-                                 c.claims_text
-                          FROM _bulk_top t SEMI JOIN _bulk_plain USING (pos)
-                          LEFT JOIN (SELECT pos, string_agg(canonical, ',' ORDER BY claim_idx) AS claims_text
-                                     FROM _bulk_staged_c GROUP BY pos) c USING (pos))
-                    ORDER BY pos
-                """)
-    positions = staged_r.column("pos").to_pylist()
-    index = {pos: i for i, pos in enumerate(picked)}
-    nulls = pa.nulls(staged_r.num_rows, pa.string())
-    responses = pa.table({
-        **{name: staged_r.column(name) for name in ("response_id", "content_hash", "use_case", "model", "created_at",
-                                                    "question", "answer", "stakes", "claim_count")},
-        "raw": raw.take(pa.array([index[pos] for pos in positions], pa.int64())),
-        "retrieved_context": nulls, "gt_answer": staged_r.column("gt_answer"),
-        "query_ambiguous": staged_r.column("query_ambiguous"), "gt_claims": nulls})
-    return BulkChunk(positions, responses.column("response_id").to_pylist(), responses,
-                     staged_c.drop_columns(["pos", "canonical"]))
+    check = _Pass(limits, latest_feedback)
+    # Paused for the pass: every decoded record allocates lists and tuples (its claims, each claim's labels and
+    # values) that the cyclic collector tracks, so it would run over and over during the pass, each time walking the
+    # chunk's records made so far -- tripling the pass (docs/performance.md, issue 36) -- though the pass makes no
+    # reference cycle for it to collect: what it allocates is freed by reference counting once staged in Arrow.
+    # (The compiled types themselves are untracked: ``gc=False``.)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for position, line in enumerate(texts):
+            check.take(position, line)
+        return check.chunk()
+    finally:
+        if paused:
+            gc.enable()

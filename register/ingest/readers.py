@@ -40,8 +40,9 @@ _ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
 def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
     """JSON Lines, split line by line so that one bad byte quarantines one line, not the file.
 
-    The lines are not decoded here: the batch writer checks a chunk of them in bulk (``register.ingest.bulk``)
-    and decodes in Python (``decode_line``) only those that are not plain. Blank lines are not records.
+    The lines are not decoded here: the batch writer checks a chunk of them in one compiled pass
+    (``register.ingest.bulk``) and decodes in Python (``decode_line``) only those that are not plain. Blank lines are
+    not records.
     """
     first = True
     with path.open("rb") as handle:

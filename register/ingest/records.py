@@ -53,13 +53,25 @@ class MergeCounts:
 
 _TS = pa.timestamp("us", tz="UTC")
 # the interchange format's extensions (hri_core.models' RESPONSE_EXTENSIONS and CLAIM_EXTENSIONS) are stored
-# since migration 009; JSON ones as JSON text
+# since migration 009; JSON ones as JSON text. The staged columns (``stage``; ``register.ingest.bulk`` stages plain
+# records to the very same)
+RESPONSE_SCHEMA = pa.schema([
+    ("response_id", pa.string()), ("content_hash", pa.string()), ("use_case", pa.string()), ("model", pa.string()),
+    ("created_at", _TS), ("question", pa.string()), ("answer", pa.string()), ("stakes", pa.string()),
+    ("claim_count", pa.int32()), ("raw", pa.string()), ("retrieved_context", pa.string()), ("gt_answer", pa.string()),
+    ("query_ambiguous", pa.bool_()), ("gt_claims", pa.string())])
+CLAIM_SCHEMA = pa.schema([
+    ("response_id", pa.string()), ("claim_idx", pa.int32()), ("claim_id", pa.string()), ("text", pa.string()),
+    ("labels", pa.list_(pa.string())), ("label_mask", pa.int32()), ("dimensions", pa.list_(pa.string())),
+    ("dim_mask", pa.int32()), ("criticality", pa.int32()), ("source_id", pa.string()), ("span", pa.string()),
+    ("feedback_at", _TS), ("feedback_count", pa.int32()), ("feedback_resolved", pa.bool_()), ("category", pa.string()),
+    ("is_core", pa.bool_()), ("contradicted_by", pa.string()), ("entailment", pa.string())])
 
 
 def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
     """Validated responses (with their raw text) as the Arrow tables ``merge_staged`` takes: responses and claims.
 
-    ``register.ingest.bulk`` stages plain JSON Lines records in SQL to the very same columns."""
+    ``register.ingest.bulk`` stages plain JSON Lines records to the very same columns."""
     r_cols: dict[str, list] = {k: [] for k in (
         "response_id", "content_hash", "use_case", "model", "created_at", "question", "answer", "stakes",
         "claim_count", "raw", *RESPONSE_EXTENSIONS)}
@@ -95,19 +107,7 @@ def stage(responses: list[tuple[Response, str]]) -> tuple[pa.Table, pa.Table]:
                                ("contradicted_by", claim.contradicted_by),
                                ("entailment", _json_or_none(claim_dumps[idx].get("entailment")))):
                 c_cols[key].append(entry)
-    r_schema = pa.schema([("response_id", pa.string()), ("content_hash", pa.string()), ("use_case", pa.string()),
-                          ("model", pa.string()), ("created_at", _TS), ("question", pa.string()),
-                          ("answer", pa.string()), ("stakes", pa.string()), ("claim_count", pa.int32()),
-                          ("raw", pa.string()), ("retrieved_context", pa.string()), ("gt_answer", pa.string()),
-                          ("query_ambiguous", pa.bool_()), ("gt_claims", pa.string())])
-    c_schema = pa.schema([("response_id", pa.string()), ("claim_idx", pa.int32()), ("claim_id", pa.string()),
-                          ("text", pa.string()), ("labels", pa.list_(pa.string())), ("label_mask", pa.int32()),
-                          ("dimensions", pa.list_(pa.string())), ("dim_mask", pa.int32()),
-                          ("criticality", pa.int32()), ("source_id", pa.string()), ("span", pa.string()),
-                          ("feedback_at", _TS), ("feedback_count", pa.int32()), ("feedback_resolved", pa.bool_()),
-                          ("category", pa.string()), ("is_core", pa.bool_()), ("contradicted_by", pa.string()),
-                          ("entailment", pa.string())])
-    return pa.table(r_cols, schema=r_schema), pa.table(c_cols, schema=c_schema)
+    return pa.table(r_cols, schema=RESPONSE_SCHEMA), pa.table(c_cols, schema=CLAIM_SCHEMA)
 
 
 def insert_responses(tx: Transaction, batch_id: int, imported_at: datetime,

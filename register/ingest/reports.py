@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # Records per import transaction (``import --chunk-size``). Each chunk pays a fixed cost (its transaction, audit
-# event and the bulk check's statements): small chunks pay it often, large ones hold more in memory; this size
+# event and the compiled check's Arrow tables): small chunks pay it often, large ones hold more in memory; this size
 # balances the two (benchmarks/bench_import.py; the figures: docs/performance.md, "Figures behind the code").
 DEFAULT_CHUNK = 20_000
 
