@@ -53,6 +53,7 @@ _astuple = msgspec.structs.astuple
 _count = tuple.count
 _sha256 = hashlib.sha256
 _EXTENSIONS = frozenset(CLAIM_EXTENSIONS + RESPONSE_EXTENSIONS)  # fields whose absence is UNSET (``plain_types``)
+_FIXABLE = ("claim_id", "criticality", "feedback_at", "category", "is_core")  # what ``_Pass._claims_fixed`` changes
 # An escaped colon (or another character of U+0030..U+003F): the count of a line's colons that finds a key named
 # twice (``_Pass.take``) reads its colons as written, so such a line is left to the per-record path.
 _ESCAPED_COLON = "\\u003"
@@ -189,31 +190,33 @@ class _Pass:
 
     def _claims_fixed(self, index: int) -> bool:
         """Make a record's claims as pydantic makes them (ids made, defaults put in, feedback times in UTC, extensions
-        given as null left out) and hash it again; False when it is not plain after all (an id twice, a feedback time
-        pydantic refuses or that is later than allowed: the per-record path names it)."""
+        given as null left out) and hash it again if that changed it; False when it is not plain after all (an id
+        twice, a feedback time pydantic refuses or that is later than allowed: the per-record path names it)."""
         record = self.records[index]
         rid = record.response_id
         ids = set()
+        changed = False
         for position, claim in enumerate(record.claims):
             if claim.claim_id is ABSENT or not claim.claim_id:  # pydantic's made id: ``<response_id>-<n>``
-                claim.claim_id = f"{rid}-{position + 1}"
+                claim.claim_id, changed = f"{rid}-{position + 1}", True
             if claim.claim_id in ids:
                 return False
             ids.add(claim.claim_id)
             if claim.criticality is ABSENT:
-                claim.criticality = self.criticality
+                claim.criticality, changed = self.criticality, True
             feedback_at = claim.feedback_at
             if feedback_at is not ABSENT and feedback_at is not None:
                 moment = utc_text(feedback_at)
                 if moment is None or moment[0] > self.latest_feedback:
                     return False
-                claim.feedback_at = moment[1]
+                if moment[1] != feedback_at:
+                    claim.feedback_at, changed = moment[1], True
             if claim.category is None:
-                claim.category = _UNSET
+                claim.category, changed = _UNSET, True
             if claim.is_core is None:
-                claim.is_core = _UNSET
-        self.hashes[index] = _sha256(_ascii(self.encode(record))).hexdigest()
-        self.responses[index] = _astuple(record)
+                claim.is_core, changed = _UNSET, True
+        if changed:
+            self.hashes[index] = _sha256(_ascii(self.encode(record))).hexdigest()
         return True
 
     def chunk(self) -> BulkChunk:
@@ -226,19 +229,19 @@ class _Pass:
         claim = _columns(self.claims, self.claim_fields)
         refused = []
         to_fix = self._claims_to_fix(claim, owner) if m else []
-        if to_fix:
-            editable = {name: list(values) for name, values in claim.items()}
+        if to_fix:  # the fields a fix may change, as lists, each fixed claim's values put in
+            fixable = {name: (self.claim_fields.index(name), list(claim[name])) for name in _FIXABLE}
             starts = offsets.to_pylist()
             for index in to_fix:
                 fixed = self._claims_fixed(index)
                 if not fixed:
                     refused.append(index)
                 for at, values in enumerate(map(_astuple, self.records[index].claims), start=starts[index]):
-                    for name, value in zip(self.claim_fields, values, strict=True):
-                        editable[name][at] = value
+                    for field, column in fixable.values():
+                        column[at] = values[field]
                     if not fixed:  # left out below; its feedback times may be no times
-                        editable["feedback_at"][at] = None
-            claim = dict(editable)
+                        fixable["feedback_at"][1][at] = None
+            claim = {**claim, **{name: column for name, (_, column) in fixable.items()}}
         response = _columns(self.responses, self.response_fields)
         label_lists = _array(claim["labels"], pa.list_(pa.string()))
         dimension_lists = _array(claim["dimensions"], pa.list_(pa.string()))
