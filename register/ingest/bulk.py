@@ -54,6 +54,10 @@ _count = tuple.count
 _sha256 = hashlib.sha256
 _EXTENSIONS = frozenset(CLAIM_EXTENSIONS + RESPONSE_EXTENSIONS)  # fields whose absence is UNSET (``plain_types``)
 _FIXABLE = ("claim_id", "criticality", "feedback_at", "category", "is_core")  # what ``_Pass._claims_fixed`` changes
+# Lines staged at a time: Arrow buffers of a few MB, which the allocator reuses slice after slice; those of a whole
+# 50,000-line chunk (100 MB of raw text alone) were fresh pages from the system every time, a third of the pass's
+# CPU in page faults (docs/performance.md, issue 36)
+_SLICE = 5_000
 # An escaped colon (or another character of U+0030..U+003F): the count of a line's colons that finds a key named
 # twice (``_Pass.take``) reads its colons as written, so such a line is left to the per-record path.
 _ESCAPED_COLON = "\\u003"
@@ -326,18 +330,26 @@ def stage_plain(texts: list[str], limits: TextLimits, *, latest_feedback: dateti
     limits in force; ``latest_feedback``: the latest ``feedback_at`` a plain claim may carry (a later one is left to
     the per-record path, which quarantines it naming the field). Nothing is written to the database.
     """
-    check = _Pass(limits, latest_feedback)
     # Paused for the pass: every decoded record allocates lists and tuples (its claims, each claim's labels and
     # values) that the cyclic collector tracks, so it would run over and over during the pass, each time walking the
-    # chunk's records made so far -- tripling the pass (docs/performance.md, issue 36) -- though the pass makes no
-    # reference cycle for it to collect: what it allocates is freed by reference counting once staged in Arrow.
-    # (The compiled types themselves are untracked: ``gc=False``.)
+    # records made so far -- doubling the pass (docs/performance.md, issue 36) -- though the pass makes no reference
+    # cycle for it to collect: what it allocates is freed by reference counting once staged in Arrow. (The compiled
+    # types themselves are untracked: ``gc=False``.)
     paused = gc.isenabled()
     gc.disable()
     try:
-        for position, line in enumerate(texts):
-            check.take(position, line)
-        return check.chunk()
+        parts = []
+        for start in range(0, len(texts), _SLICE):
+            check = _Pass(limits, latest_feedback)
+            for position, line in enumerate(texts[start:start + _SLICE], start):
+                check.take(position, line)
+            parts.append(check.chunk())
+        if not parts:
+            return _Pass(limits, latest_feedback).chunk()
+        return BulkChunk([position for part in parts for position in part.positions],
+                         [rid for part in parts for rid in part.response_ids],
+                         pa.concat_tables([part.responses for part in parts]),
+                         pa.concat_tables([part.claims for part in parts]))
     finally:
         if paused:
             gc.enable()

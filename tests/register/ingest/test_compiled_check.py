@@ -24,6 +24,7 @@ from hypothesis import strategies as hs
 from hri_core.feedback import latest_feedback_time
 from hri_core.models import DEFAULT_LIMITS, TextLimits
 from hri_core.vocabulary import CATEGORIES, LABELS, STAKES, cautious_label_set
+from register.ingest import bulk
 from register.ingest.bulk import stage_plain, utc_text
 from register.ingest.items import Item, validate_item
 from register.ingest.readers import decode_line
@@ -163,6 +164,13 @@ def _per_record(line: str):
 def _check_alike(texts: list[str], limits: TextLimits) -> int:
     """Every line the compiled check takes is accepted and staged alike by the per-record path; how many it took."""
     found = stage_plain(texts, limits, latest_feedback=latest_feedback_time(IMPORTED_AT))
+    whole, bulk._SLICE = bulk._SLICE, 3  # the lines staged three at a time give the same
+    try:
+        sliced = stage_plain(texts, limits, latest_feedback=latest_feedback_time(IMPORTED_AT))
+    finally:
+        bulk._SLICE = whole
+    assert (sliced.positions, sliced.response_ids) == (found.positions, found.response_ids)
+    assert sliced.responses.equals(found.responses) and sliced.claims.equals(found.claims)
     assert found.positions == sorted(found.positions)
     assert len(found.response_ids) == found.responses.num_rows == len(found.positions)
     first_claim = 0
