@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class Label(StrEnum):
@@ -51,11 +52,17 @@ LABEL_BIT: dict[Label, int] = {label: 1 << i for i, label in enumerate(LABELS)}
 DIMENSION_BIT: dict[Dimension, int] = {dim: 1 << i for i, dim in enumerate(DIMENSIONS)}
 
 
+_LABEL_BIT_OF_TEXT: dict[str, int] = {label.value: bit for label, bit in LABEL_BIT.items()}
+
+
 def label_mask(labels: Iterable[Label | str]) -> int:
-    """Bit mask of a collection of labels."""
+    """Bit mask of a collection of labels (``ValueError`` for one that is no label)."""
     mask = 0
     for label in labels:
-        mask |= LABEL_BIT[Label(label)]
+        # a label's own text (or the label: a StrEnum equals its text) is looked up directly; anything else is
+        # read as ``Label`` reads it, which refuses it. Called for every claim pydantic validates.
+        bit = _LABEL_BIT_OF_TEXT.get(label) if isinstance(label, str) else None
+        mask |= bit if bit is not None else LABEL_BIT[Label(label)]
     return mask
 
 
@@ -120,9 +127,9 @@ class LabelConflict:
         """Bit mask of ``label`` (``LABEL_BIT``)."""
         return LABEL_BIT[self.label]
 
-    @property
+    @cached_property
     def excludes_mask(self) -> int:
-        """Bit mask of ``excludes``."""
+        """Bit mask of ``excludes`` (computed once: every label set pydantic validates asks for it)."""
         return label_mask(self.excludes)
 
     def refuses(self, mask: int) -> bool:
