@@ -108,7 +108,7 @@ def utc_text(text: str) -> tuple[datetime, str] | None:
         return None
     if len(text) == 20 and text[19] == "Z":  # to the second in UTC already: as pydantic writes it
         return moment, text
-    written = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"  # (strftime's %Y pads years below 1000 nowhere)
+    written = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"  # (strftime's %Y writes the year 999 as "999")
     return moment, f"{written}.{moment.microsecond:06d}Z" if moment.microsecond else f"{written}Z"
 
 
