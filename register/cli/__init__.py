@@ -84,6 +84,12 @@
                                        fit the seven weights to known outcomes (hri_core fit-weights) and store
                                        them as a draft profile with the fit's evidence; preview and publish it in
                                        the console (four eyes); exit 2 when lines were left out
+    evidence correlation|criticality|feedback-loops|rag-agreement [--use-case U] [--model M] [--json]
+                                       the Evidence page's figures (register.evidence), nothing written:
+                                       the dimension scores' correlation matrix; band and action transitions
+                                       with criticality flattened (--flatten) or shifted (--shift legal=+2);
+                                       hallucination share and s_H per scope before and after resolved
+                                       feedback; Spearman's rho of the HRI with RAGChecker's metrics
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: while the console holds it, each command is handed to the console's process,
@@ -103,8 +109,8 @@ Each group of commands is a module of this package that adds its own sub-parsers
 search-index, status, settings), ``imports`` (import, also through the console's inbox; quarantine;
 demo), ``scoring`` (rescore, keep-view, export, export-parquet, import-scores), ``audit``, ``users``, ``tokens``,
 ``governance`` (checklist, governance, authority), ``verify`` (judge, verify, judge-agreement,
-testset), ``monitors`` and ``profiles`` (draft-from-fit); ``common`` holds what they share; ``handoff`` and
-``handoff_server`` are the two ends of the hand-off to a running console.
+testset), ``monitors``, ``profiles`` (draft-from-fit) and ``evidence``; ``common`` holds what they share;
+``handoff`` and ``handoff_server`` are the two ends of the hand-off to a running console.
 """
 
 from __future__ import annotations
@@ -117,6 +123,7 @@ from pathlib import Path
 from register.cli import (
     admin,
     audit,
+    evidence,
     governance,
     handoff,
     imports,
@@ -170,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_serve(sub)
     monitors.add_commands(sub)
     profiles.add_commands(sub)
+    evidence.add_commands(sub)
     return parser
 
 
