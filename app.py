@@ -46,6 +46,7 @@ PAGES = {
         st.Page("pages/elicitation.py", title="Weight elicitation", icon=":material/groups:",
                 url_path="elicitation"),
         st.Page("pages/calibration.py", title="Calibration", icon=":material/monitoring:", url_path="calibration"),
+        st.Page("pages/evidence.py", title="Evidence", icon=":material/science:", url_path="evidence"),
     ],
     "Governance": [
         st.Page("pages/sources.py", title="Source register", icon=":material/library_books:", url_path="sources"),

@@ -1,0 +1,92 @@
+"""AppTest of the Evidence page: every panel renders on the demo set with its figures, the numbers are the register
+functions', downloads and command lines are offered, the disagreeing answers link to their detail, data strings are
+escaped, and the two outcome panels say they are computed from the command line for now."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from register import SYSTEM
+from register.console.queries.filters import Filters
+from register.evidence.correlation import dimension_correlation
+from register.evidence.criticality import criticality_sensitivity
+from register.evidence.rag_agreement import rag_agreement
+from register.ingest.importer import import_path
+from register.ingest.rag_files import RagOptions
+from tests.helpers.accounts import login
+from tests.helpers.paths import REPO_ROOT
+from tests.helpers.rag import checked_results, write_json
+from ui.framework.text import escape_markdown
+
+APP = str(REPO_ROOT / "app.py")
+PAGE = "pages/evidence.py"
+HOSTILE_USE_CASE = "**loud** <b>x</b> [link](https://example.com)"
+
+
+def _open(role: str = "viewer"):
+    at = AppTest.from_file(APP, default_timeout=120)
+    login(at, role)
+    at.run()
+    return at.switch_page(PAGE).run()
+
+
+@pytest.fixture
+def evidence_db(seeded_db, tmp_path):
+    """The demo set plus RAGChecker results, one batch under a use case full of markup."""
+    import_path(seeded_db, SYSTEM, write_json(tmp_path / "alpha.json", checked_results(91, queries=24)),
+                rag=RagOptions(model="alpha", use_case=HOSTILE_USE_CASE))
+    return seeded_db
+
+
+def _texts(at) -> str:
+    return "\n".join([*(m.value for m in at.markdown), *(c.value for c in at.caption), *(i.value for i in at.info)])
+
+
+def test_every_panel_shows_the_registers_figures(evidence_db):
+    at = _open()
+    assert not at.exception, at.exception
+    headers = [h.value for h in at.subheader if h.value != "Filters"]  # the sidebar's
+    assert headers == ["Weights fitted from outcomes", "Aggregation models compared", "Correlation among dimensions",
+                       "Criticality sensitivity", "Feedback loops over time", "HRI against RAG metrics"]
+    texts = _texts(at)
+    assert "fit-weights OUTCOMES.jsonl" in texts and "compare-aggregations OUTCOMES.jsonl" in texts
+    corr = dimension_correlation(evidence_db, Filters())
+    assert f"of the {corr.answers:,} current answer(s) with claims" in texts
+    crit = criticality_sensitivity(evidence_db, Filters(), flatten=True)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Answers rescored"] == f"{crit.answers:,}"
+    assert metrics["Band changes"] == f"{crit.band_changes:,}"
+    rag = rag_agreement(evidence_db, Filters())
+    assert rag.answers > 0 and f"over {rag.answers:,} answer(s) with claims" in texts
+    assert "python -m register evidence correlation --method pearson" in texts
+    assert "python -m register evidence rag-agreement" in texts
+    assert "No validated feedback has been resolved" in texts  # the demo set has none: said, not hidden
+    downloads = at.get("download_button")
+    assert len(downloads) >= 7
+    links = [link for link in at.get("page_link") if "response_id" in str(link.proto)]
+    assert len(links) == min(10, len(rag.disagreements))
+
+
+def test_data_strings_are_escaped(evidence_db):
+    at = _open()
+    assert not at.exception, at.exception
+    shown = list(at.selectbox(key="evidence_loop_scope").options)  # the options as rendered
+    hostile = [text for text in shown if "loud" in text]
+    assert hostile == [escape_markdown(f"{HOSTILE_USE_CASE} / alpha")]
+    assert "\\<b\\>" in hostile[0] and "\\*\\*loud" in hostile[0]
+
+
+def test_spearman_and_a_shift_rerun_the_panels(evidence_db):
+    at = _open()
+    at.segmented_control(key="evidence_corr_method").set_value("spearman").run()
+    assert not at.exception, at.exception
+    assert "correlation --method spearman" in _texts(at)
+    at.segmented_control(key="evidence_crit_how").set_value("shift").run()
+    assert "Choose a shift for at least one category." in _texts(at)
+    at.number_input(key="evidence_crit_shift_10").set_value(2).run()  # claims without a category, +2
+    assert not at.exception, at.exception
+    expected = criticality_sensitivity(evidence_db, Filters(), shifts={"(none)": 2})
+    assert {m.label: m.value for m in at.metric}["Band changes"] == f"{expected.band_changes:,}"
+    assert "--shift '(none)=+2'" in _texts(at)
+
