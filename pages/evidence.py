@@ -42,8 +42,9 @@ def code_safe(value: str) -> str:
 def outcome_panels() -> None:
     st.subheader("Weights fitted from outcomes")
     st.info("Computed from the command line for now: `python -m hri_core fit-weights OUTCOMES.jsonl --json` (each "
-            "line an interchange response with `\"outcome\": 0 | 1`). This panel will show the fit and its evidence "
-            "here once it is wired in.", icon=":material/terminal:")
+            "line an interchange response with `\"outcome\": 0 | 1`); `python -m register profiles draft-from-fit "
+            "OUTCOMES.jsonl` stores a fit as a draft profile with its evidence, previewed and published on the "
+            "Scoring profiles page. This panel will show the fit here once it is wired in.", icon=":material/terminal:")
     st.subheader("Aggregation models compared")
     st.info("Computed from the command line for now: `python -m hri_core compare-aggregations OUTCOMES.jsonl "
             "--json` (additive with floors, max-based, multiplicative penalty, interaction-aware). This panel will "
