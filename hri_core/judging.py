@@ -83,7 +83,9 @@ class JudgeProfile(BaseModel):
     confidence a SUPPORTED verdict needs, ``abstain`` for any other verdict); ``weights`` the
     coefficients of a backend's scoring model by name; ``calibration`` maps a verdict label to the
     points ``[score, probability]`` of its calibration curve; ``provenance`` says how the numbers were
-    chosen (data, split, seed). Unknown keys are refused, so a typo never silently falls back.
+    chosen (data, split, seed, the false-clearance budget ``thresholds.false_clearance_budget`` and
+    the bound it was met with); ``measured`` what it achieved, per data set, with 95% intervals.
+    Unknown keys are refused, so a typo never silently falls back.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -98,6 +100,9 @@ class JudgeProfile(BaseModel):
     calibration: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
     description: str = ""
     provenance: dict[str, str] = Field(default_factory=dict)
+    # What the profile is worth, by data set: {"false_clearance", "false_clearance_low", "_high",
+    # "supported_recall" (with "_low", "_high"), "coverage", "n"}; shown beside its proposals.
+    measured: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _finite(self) -> JudgeProfile:
@@ -141,7 +146,9 @@ class Verdict(BaseModel):
     ``label`` is ``None`` exactly when ``abstained`` is true ("needs review"); ``confidence`` is the
     judge's calibrated probability that the gold label lies in ``label``'s family (``CONFIDENCE_MEANS``;
     for an abstention: of the best label it declined to give). ``span`` is the evidence the reason
-    refers to, ``evidence_index`` its item.
+    refers to, ``evidence_index`` its item. ``cited_sentences`` are the evidence sentences that carried
+    the claim's parts (a judge that reads the evidence as a whole cites every one it relied on) and
+    ``cited`` the evidence item of each, in the same order; both empty when the backend cites nothing.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -154,9 +161,15 @@ class Verdict(BaseModel):
     profile: str
     span: str | None = None
     evidence_index: int | None = Field(default=None, ge=0)
+    cited: tuple[int, ...] = ()
+    cited_sentences: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self) -> Verdict:
+        if len(self.cited) != len(self.cited_sentences):
+            raise ValueError("cited: one evidence index per cited sentence")
+        if any(i < 0 for i in self.cited):
+            raise ValueError("cited: evidence indices are 0 or more")
         if self.abstained != (self.label is None):
             raise ValueError("label: must be null exactly when the verdict is abstained")
         if self.label is not None and self.label not in JUDGE_LABELS:

@@ -32,12 +32,22 @@ Pure: stdlib only. Callers: ``register.verify.judge_cli`` and the verification p
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 from .errors import FieldProblem
+from .evidence_reading import (
+    ClaimTerms,
+    Reading,
+    Sentence,
+    TextTerms,
+    claim_terms,
+    evidence_sentences,
+    read_evidence,
+    split_sentences,
+    text_terms,
+    tokenize,
+)
 from .judging import Judge, JudgeProfile, JudgeProfileError, Verdict, abstention
 from .vocabulary import Label
 
@@ -64,187 +74,12 @@ MAX_WINDOW = 2
 # A similarity function: the cosine of the claim with each of the given sentences, in order.
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
-# English function words: they carry no checkable content (a word list reads best as text).
-_STOPWORD_TEXT = """
-a about above after again against all also am an and any are as at be because been before being below
-between both but by can could did do does doing down during each few for from further had has have having
-he her here hers herself him himself his how i if in into is it its itself just me more most my myself
-of off on once only or other our ours ourselves out over own same she should so some such than that the
-their theirs them themselves then there these they this those through to too under until up very was we
-were what when where which while who whom why will with would you your yours yourself yourselves
-s t d ll m re ve y o
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "neither", "nobody", "nothing", "nowhere",
-                       "without", "cannot", "nt"})
-NUMBER_WORDS = {
-    "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
-    "fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
-    "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-    "ninety": "90", "hundred": "100", "thousand": "1000", "first": "1st", "second": "2nd", "third": "3rd",
-}
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)*(?:#|\+\+)?")
-# Sentence ends: . ! ? (and closing quotes/brackets) followed by space and an upper-case letter, digit
-# or opening quote. Abbreviations and initials ("U.S.", "Jr.", "William O. Douglas") are re-joined below.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Sgt|Capt|Rev|Gov|Sen|Rep|"
-                           r"No|Vol|vs|v|etc|e\.g|i\.e|Inc|Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|"
-                           r"Nov|Dec|U\.S|U\.K|a\.m|p\.m))\.$")
-
-
-def _normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2013", "-").replace("\u2014", "-")
-
-
-def tokenize(text: str) -> list[str]:
-    """Word and number tokens of ``text``, original case ("didn't" stays one token)."""
-    return _TOKEN.findall(_normalise(text))
-
-
-def stem(word: str) -> str:
-    """A light, symmetric suffix stripper (plural, -ed, -ing) of a lower-case word."""
-    if len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"
-    elif len(word) > 4 and word.endswith("es") and (word[-3] in "sxz" or word[-4:-2] in ("ch", "sh")):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    if len(word) > 5 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
-        word = word[:-2]
-    return word
-
-
-def _number(token: str) -> str | None:
-    """The canonical form of a number token ("6,650" -> "6650", "2.50" -> "2.5"), or None."""
-    if token[0].isdigit():
-        digits = token.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", token) else token
-        if re.fullmatch(r"\d+\.\d+", digits):
-            digits = digits.rstrip("0").rstrip(".")
-        return digits.lstrip("0") or "0"
-    return NUMBER_WORDS.get(token.lower())
-
-
-def _word_parts(token: str) -> tuple[str, bool]:
-    """Lower-case word without a trailing "'s", and whether it carried the contraction "n't"."""
-    low = token.lower()
-    if low.endswith("n't"):
-        return low[:-3], True
-    if low.endswith("'s"):
-        low = low[:-2]
-    return low.replace("'", ""), False
-
-
-@dataclass(frozen=True)
-class ClaimTerms:
-    """What a claim asserts, as comparable terms."""
-
-    content: tuple[str, ...]
-    entities: frozenset[str]
-    numbers: frozenset[str]
-    negated: bool
-    bigrams: frozenset[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class TextTerms:
-    """The comparable terms of a text: content stems (numbers in canonical form among them), numbers,
-    whether it has a negation cue, the stems within ``NEGATION_SCOPE`` tokens after one, bigrams."""
-
-    stems: frozenset[str]
-    numbers: frozenset[str]
-    negated: bool
-    negated_stems: frozenset[str]
-    bigrams: frozenset[tuple[str, str]]
-
-
-# A negation cue scopes over the next few content words ("was not born in" -> born).
-NEGATION_SCOPE = 3
-
-
-@dataclass
-class _Scan:
-    content: list[str]
-    entities: set[str]
-    numbers: set[str]
-    negated_stems: set[str]
-    negated: bool = False
-
-
-def _scan(text: str) -> _Scan:
-    """One pass over the tokens: content stems in order, entities (capitalised content words, the first too:
-    a claim often opens with its subject, "Brennan was the oldest justice"),
-    numbers, negation cues and the stems in their scope."""
-    scan = _Scan([], set(), set(), set())
-    scope = 0
-    for token in tokenize(text):
-        number = _number(token)
-        word, contraction = ("", False) if number is not None else _word_parts(token)
-        if contraction or word in NEGATIONS:
-            scan.negated, scope = True, NEGATION_SCOPE
-            continue
-        if number is not None:
-            scan.numbers.add(number)
-            stemmed = number
-        elif word in STOPWORDS or len(word) < 2:
-            continue
-        else:
-            stemmed = stem(word)
-            if token[0].isupper():
-                scan.entities.add(stemmed)
-        scan.content.append(stemmed)
-        if scope:
-            scan.negated_stems.add(stemmed)
-            scope -= 1
-    return scan
-
-
-def claim_terms(claim: str) -> ClaimTerms:
-    """Content stems (unique, in order), entities, numbers, negation and content bigrams of a claim.
-
-    Ordinals ("first") count as content words but not as numbers the evidence must state in digits."""
-    scan = _scan(claim)
-    return ClaimTerms(
-        content=tuple(dict.fromkeys(scan.content)),
-        entities=frozenset(scan.entities),
-        numbers=frozenset(n for n in scan.numbers if not n.endswith(("st", "nd", "rd"))),
-        negated=scan.negated,
-        bigrams=frozenset(zip(scan.content, scan.content[1:], strict=False)),
-    )
-
-
-def text_terms(text: str) -> TextTerms:
-    """The comparable terms of an evidence text."""
-    scan = _scan(text)
-    return TextTerms(frozenset(scan.content), frozenset(scan.numbers), scan.negated,
-                     frozenset(scan.negated_stems), frozenset(zip(scan.content, scan.content[1:], strict=False)))
-
-
 def negation_differs(claim: ClaimTerms, span: TextTerms) -> bool:
     """True when the claim is negated and the span is not, or the span negates one of the claim's words
     ("X was not born in Y" against "X was born in Y"). An unrelated "not" elsewhere in the span is fine."""
     if claim.negated:
         return not span.negated
     return any(word in span.negated_stems for word in claim.content)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage: split at . ! ? before a capital, digit or quote, not after abbreviations
-    or initials. Whitespace is collapsed; empty input gives no sentence."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    pieces = _SENTENCE_END.split(text)
-    sentences: list[str] = []
-    for piece in pieces:
-        if sentences and _ABBREVIATION.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {piece}"
-        else:
-            sentences.append(piece)
-    return [s.strip() for s in sentences if s.strip()]
 
 
 @dataclass(frozen=True)
@@ -271,21 +106,28 @@ def _merge(parts: Sequence[TextTerms]) -> TextTerms:
                      frozenset().union(*(p.bigrams for p in parts)))
 
 
-def _spans_with_terms(evidence: Sequence[str], max_window: int) -> list[tuple[Span, list[TextTerms]]]:
-    """Candidate spans with the terms of each of their sentences (each sentence tokenised once)."""
+def _windows(items: Sequence[Sequence[Sentence]], max_window: int) -> list[tuple[Span, list[TextTerms]]]:
+    """Candidate spans with the terms of each of their sentences."""
     out: list[tuple[Span, list[TextTerms]]] = []
-    for item, chunk in enumerate(evidence):
-        sentences = split_sentences(chunk)
-        terms = [text_terms(sentence) for sentence in sentences]
+    for sentences in items:
         for first in range(len(sentences)):
             for last in range(first, min(first + max_window, len(sentences))):
-                out.append((Span(item, first, last, " ".join(sentences[first:last + 1])), terms[first:last + 1]))
+                window = sentences[first:last + 1]
+                out.append((Span(window[0].item, first, last, " ".join(s.text for s in window)),
+                            [s.terms for s in window]))
     return out
+
+
+def _spans_with_terms(evidence: Sequence[str], max_window: int) -> list[tuple[Span, list[TextTerms]]]:
+    """Candidate spans with the terms of each of their sentences (each sentence tokenised once)."""
+    return _windows(evidence_sentences(evidence), max_window)
 
 
 @dataclass(frozen=True)
 class Features:
-    """Evidence features of one claim against its best span (recalls are shares of the claim's terms)."""
+    """Evidence features of one claim: against its best span (``content_recall``, the link score) and
+    against all of its evidence read as a whole (``reading``: each part of the claim found in some
+    sentence; ``whole_recall`` its share). Recalls are shares of the claim's terms."""
 
     content_recall: float
     entity_recall: float
@@ -298,10 +140,22 @@ class Features:
     evidence_recall: float
     similarity: float | None
     span: Span | None
+    reading: Reading | None = None
+
+    @property
+    def whole_recall(self) -> float:
+        """Share of the claim's parts found somewhere in the evidence (numbers and dates with context)."""
+        return self.reading.recall if self.reading is not None else 0.0
+
+    @property
+    def contradiction(self) -> str | None:
+        """A negation or antonym cue near a found part of the claim, or None."""
+        return self.reading.contradiction if self.reading is not None else None
 
     @property
     def guards_pass(self) -> bool:
-        """The hard conditions of a SUPPORTED verdict: no missing number or entity, same negation."""
+        """The hard conditions of a SUPPORTED verdict: every number, date and entity of the claim found in
+        the evidence, no candidate contradiction."""
         return self.span is not None and not self.missing_numbers and not self.missing_entities \
             and not self.negation_mismatch and self.content_words > 0
 
@@ -312,48 +166,46 @@ def _share(wanted: Collection[Hashable], have: frozenset[Hashable] | frozenset[s
 
 
 def extract_features(claim: str, evidence: Sequence[str], similarity: Similarity | None = None) -> Features:
-    """Link ``claim`` to its best span of ``evidence`` and measure how much of the claim it covers.
+    """Read ``claim`` against all of ``evidence`` and link it to its best span.
 
-    The best span has the highest claim-word recall (content words and numbers); ties go to the
-    shorter span, then the earlier one. ``similarity`` (optional) scores the claim against every
+    The whole reading (``hri_core.evidence_reading.read_evidence``) gives the guards and most features:
+    every number, date and entity of the claim must be found in some sentence, and a negation or
+    antonym near a found part is a candidate contradiction. The best span (one or two consecutive
+    sentences of one item with the highest claim-word recall; ties to the shorter, then the earlier)
+    gives the link score ``content_recall``. ``similarity`` (optional) scores the claim against every
     evidence sentence; its best cosine becomes the ``similarity`` feature.
     """
     terms = claim_terms(claim)
-    spans = _spans_with_terms(evidence, MAX_WINDOW)
-    best: tuple[float, int, Span, list[TextTerms], TextTerms] | None = None
-    union: set[str] = set()
+    items = evidence_sentences(evidence)
+    flat = [sentence for sentences in items for sentence in sentences]
+    spans = _windows(items, MAX_WINDOW)
+    best: tuple[float, int, Span] | None = None
     for span, parts in spans:
-        have = _merge(parts)
-        if span.first == span.last:
-            union |= have.stems
-        recall = _share(terms.content, have.stems)
+        recall = _share(terms.content, _merge(parts).stems)
         key = (recall, -(span.last - span.first))
         if best is None or key > (best[0], best[1]):
-            best = (recall, key[1], span, parts, have)
+            best = (recall, key[1], span)
     cosine = None
     if similarity is not None:
-        sentences = [span.text for span, _parts in spans if span.first == span.last]
-        scores = list(similarity(claim, sentences)) if sentences else []
+        scores = list(similarity(claim, [s.text for s in flat])) if flat else []
         cosine = max(scores) if scores else 0.0
     if best is None:
         return Features(0.0, 0.0, 0.0, 0.0, False, tuple(sorted(terms.numbers)), tuple(sorted(terms.entities)),
                         len(terms.content), 0.0, cosine, None)
-    recall, _size, span, parts, have = best
-    # The claim's numbers must stand in the span's anchor sentence (the one with most claim words):
-    # "Arsenal won the FA Cup in 1993" is not backed by "... March 1993. Arsenal ... first FA Cup win since 1979".
-    anchor = max(parts, key=lambda p: _share(terms.content, p.stems))
+    reading = read_evidence(terms, flat)
     return Features(
-        content_recall=recall,
-        entity_recall=_share(terms.entities, have.stems),
-        number_recall=_share(terms.numbers, anchor.numbers),
-        bigram_recall=_share(terms.bigrams, have.bigrams),
-        negation_mismatch=negation_differs(terms, have),
-        missing_numbers=tuple(sorted(n for n in terms.numbers if n not in anchor.numbers)),
-        missing_entities=tuple(sorted(e for e in terms.entities if e not in have.stems)),
+        content_recall=best[0],
+        entity_recall=_share(terms.entities, reading.found),
+        number_recall=_share(terms.numbers, reading.found),
+        bigram_recall=reading.bigram_recall,
+        negation_mismatch=reading.contradiction is not None,
+        missing_numbers=reading.missing_numbers,
+        missing_entities=reading.missing_entities,
         content_words=len(terms.content),
-        evidence_recall=_share(terms.content, frozenset(union)),
+        evidence_recall=reading.loose_recall,
         similarity=cosine,
-        span=span,
+        span=best[2],
+        reading=reading,
     )
 
 
@@ -362,11 +214,13 @@ MODELS = ("supported", "support_any")
 FEATURE_NAMES: tuple[str, ...] = (
     "bias", "content_recall", "entity_recall", "number_recall", "bigram_recall", "negation_mismatch",
     "missing_number", "missing_entity", "log_content_words", "evidence_recall", "similarity",
+    "whole_recall", "sentence_recall", "log_cited", "unfound_words",
 )
 
 
 def feature_vector(features: Features) -> dict[str, float]:
     """The model inputs of ``features`` by name (``similarity`` 0 when not measured)."""
+    reading = features.reading
     return {
         "bias": 1.0,
         "content_recall": features.content_recall,
@@ -379,6 +233,12 @@ def feature_vector(features: Features) -> dict[str, float]:
         "log_content_words": math.log1p(features.content_words),
         "evidence_recall": features.evidence_recall,
         "similarity": features.similarity if features.similarity is not None else 0.0,
+        "whole_recall": features.whole_recall,
+        "sentence_recall": reading.sentence_recall if reading is not None else 0.0,
+        "log_cited": math.log1p(len(reading.cited)) if reading is not None else 0.0,
+        # words of the claim not found at all: a count, since one missing fact is one too many
+        "unfound_words": float(features.content_words - len(reading.found)) if reading is not None
+        else float(features.content_words),
     }
 
 
@@ -432,21 +292,34 @@ def score(features: Features, profile: JudgeProfile) -> Scores:
     return Scores(supported, any_support)
 
 
+def _where(features: Features) -> str:
+    """The passages of the cited sentences ("passage 2", "passages 1, 3"), else the best span's."""
+    reading = features.reading
+    items = sorted({s.item + 1 for s, _parts in reading.cited}) if reading is not None and reading.cited else []
+    if not items:
+        return f"passage {features.span.item + 1}" if features.span is not None else "no evidence"
+    return f"passage{'s' if len(items) > 1 else ''} {', '.join(map(str, items))}"
+
+
 def _reason(label: str, features: Features) -> str:
-    span = features.span
-    where = f"passage {span.item + 1}" if span is not None else "no evidence"
-    return f"{label}: claim-word recall {features.content_recall:.2f} in {where}"
+    recall = features.whole_recall if features.reading is not None else features.content_recall
+    return f"{label}: claim-word recall {recall:.2f} in {_where(features)}"
 
 
 def _blocker(features: Features) -> str | None:
     """Why a hard guard blocks clearance, or None."""
     if features.missing_numbers:
-        return f"number {', '.join(features.missing_numbers[:3])} not in the span"
-    if features.negation_mismatch:
-        return "negation differs between claim and span"
+        return f"number {', '.join(features.missing_numbers[:3])} not in the evidence"
+    if features.contradiction:
+        return f"candidate contradiction: {features.contradiction}"
     if features.missing_entities:
-        return f"{', '.join(features.missing_entities[:3])} not in the span"
+        return f"{', '.join(features.missing_entities[:3])} not in the evidence"
     return None
+
+
+# A candidate contradiction is sent to review when the claim is at least this well linked: below it the
+# evidence is about something else and "unsupported" is the honest answer.
+CONTRADICTION_LINK = 0.5
 
 
 def decide(features: Features, scores: Scores, profile: JudgeProfile) -> tuple[Label | None, float, str]:
@@ -454,10 +327,12 @@ def decide(features: Features, scores: Scores, profile: JudgeProfile) -> tuple[L
 
     With ``t_s = thresholds.supported`` and ``t_a = thresholds.abstain`` (> 0.5):
 
-    1. SUPPORTED when every guard holds and P(SUPPORTED) >= t_s; confidence P(SUPPORTED);
-    2. else UNSUPPORTED when P(not supported at all) = 1 - P(SUPPORTED or PARTIAL) >= t_a;
-    3. else PARTIAL ("supported at least in part") when P(SUPPORTED or PARTIAL) >= t_a;
-    4. else abstain ("needs review").
+    1. needs review when a negation or antonym cue stands near a found part of a claim whose parts are
+       at least half found (a candidate contradiction: word overlap cannot decide it);
+    2. SUPPORTED when every guard holds and P(SUPPORTED) >= t_s; confidence P(SUPPORTED);
+    3. else UNSUPPORTED when P(not supported at all) = 1 - P(SUPPORTED or PARTIAL) >= t_a;
+    4. else PARTIAL ("supported at least in part") when P(SUPPORTED or PARTIAL) >= t_a;
+    5. else abstain ("needs review").
 
     A confidence is the calibrated probability that gold lies in the verdict's family
     (``hri_core.judging.CONFIDENCE_MEANS``). Never CONTRADICTED: word overlap cannot tell it apart.
@@ -467,6 +342,9 @@ def decide(features: Features, scores: Scores, profile: JudgeProfile) -> tuple[L
         return None, 0.0, "needs review: no evidence sentence to link the claim to"
     if features.content_words == 0:
         return None, 0.0, "needs review: the claim has no content words to check"
+    if features.contradiction and features.whole_recall >= CONTRADICTION_LINK:
+        return (None, max(scores.any_support, 1.0 - scores.any_support),
+                f"{_reason('needs review', features)}; candidate contradiction: {features.contradiction}")
     if features.guards_pass and scores.supported >= t_supported:
         return Label.SUPPORTED, scores.supported, _reason("supported", features)
     blocker = _blocker(features)
@@ -503,7 +381,10 @@ class OfflineJudge(Judge):
         features = extract_features(claim, evidence, self.similarity)
         label, confidence, reason = decide(features, score(features, self.profile), self.profile)
         span = features.span
+        cited = features.reading.cited if features.reading is not None else ()
         return Verdict(label=label, confidence=min(max(confidence, 0.0), 1.0), reason=reason,
                        abstained=label is None, backend=self.profile.backend, profile=self.profile.key,
                        span=span.text if span is not None else None,
-                       evidence_index=span.item if span is not None else None)
+                       evidence_index=span.item if span is not None else None,
+                       cited=tuple(s.item for s, _parts in cited),
+                       cited_sentences=tuple(s.text for s, _parts in cited))
