@@ -21,6 +21,7 @@ Pure: stdlib and pydantic. Callers: ``hri_core.offline_judge``, ``register.verif
 from __future__ import annotations
 
 import math
+import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -49,6 +50,7 @@ __all__ = [
     "evaluate_verdicts",
     "judge_profile_from_dict",
     "judge_safely",
+    "macro_f1_interval",
     "wilson_interval",
 ]
 
@@ -409,3 +411,34 @@ def evaluate_verdicts(gold: Sequence[Label], predicted: Sequence[Label | None],
         supported_precision=Rate.of(sum(1 for i in cleared if gold[i] == Label.SUPPORTED), len(cleared)),
         calibration_error=ece,
     )
+
+
+def _macro_f1(gold: Sequence[Label], predicted: Sequence[Label | None], indices: Sequence[int]) -> float:
+    """Macro-F1 over the judge labels present in gold, of the pairs at ``indices`` (as ``evaluate_verdicts``)."""
+    support: Counter[Label] = Counter()
+    guessed: Counter[Label | None] = Counter()
+    hits: Counter[Label] = Counter()
+    for i in indices:
+        g, p = gold[i], predicted[i]
+        support[g] += 1
+        guessed[p] += 1
+        if g == p:
+            hits[g] += 1
+    scores = []
+    for label in JUDGE_LABELS:
+        if support[label]:
+            precision = hits[label] / guessed[label] if guessed[label] else 0.0
+            scores.append(_f1(precision, hits[label] / support[label]))
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+def macro_f1_interval(gold: Sequence[Label], predicted: Sequence[Label | None], resamples: int = 1000,
+                      seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of macro-F1 (pairs resampled with replacement, seeded so that a
+    rerun prints the same interval); (0, 1) for no pairs."""
+    n = len(gold)
+    if n == 0:
+        return 0.0, 1.0
+    rng = random.Random(seed)
+    values = sorted(_macro_f1(gold, predicted, [rng.randrange(n) for _ in range(n)]) for _ in range(resamples))
+    return values[int(0.025 * (resamples - 1))], values[int(round(0.975 * (resamples - 1)))]

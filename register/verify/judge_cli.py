@@ -20,8 +20,13 @@ MiniLM encoder (``register.verify.embeddings``); when it cannot load, the comman
 rather than judging without the feature its thresholds were fitted with.
 
 Bad lines (not JSON, not an object, a missing or mistyped field, a duplicate id) are reported on
-stderr as ``line N: field: problem`` and skipped; the good lines are still judged. Exit codes: 0 all
-lines good; 2 some lines skipped; 1 the command could not run (file, profile or backend); 64 usage.
+stderr as ``line N: field: problem``; the good lines are still judged. ``check`` fails closed: a bad
+line whose id can be read (and is not a repeat) still gets its output line, abstained ("needs
+review"), so that no pair silently drops out of a held-out run; ``eval`` leaves bad lines out. Exit
+codes: 0 all lines good; 2 some lines bad; 1 the command could not run (file, profile or backend); 64 usage.
+
+``eval`` gives false clearance, coverage and supported recall with their 95% Wilson intervals, and
+macro-F1 with a 95% bootstrap interval (``macro_f1_ci95``; 1,000 resamples of the pairs, seeded).
 """
 
 from __future__ import annotations
@@ -35,7 +40,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from hri_core import HRIError
-from hri_core.judging import JUDGE_LABELS, Judge, JudgeProfile, evaluate_verdicts, judge_profile_from_dict
+from hri_core.judging import (
+    JUDGE_LABELS,
+    Judge,
+    JudgeProfile,
+    Verdict,
+    abstention,
+    evaluate_verdicts,
+    judge_profile_from_dict,
+    macro_f1_interval,
+)
 from hri_core.offline_judge import OfflineJudge
 from hri_core.readers import decode_object
 from hri_core.vocabulary import Label
@@ -72,6 +86,7 @@ class LineProblem:
     line: int
     field: str
     message: str
+    pair_id: str | None = None  # the line's id when it could be read: ``check`` still answers for it
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.field}: {self.message}" if self.field else f"line {self.line}: {self.message}"
@@ -109,6 +124,8 @@ def parse_pair(line_no: int, text: str, need_label: bool) -> Pair | list[LinePro
     if category is not None and not isinstance(category, str):
         problems.append(LineProblem(line_no, "category", "must be a string when given"))
     if problems:
+        if not any(p.field == "id" for p in problems):
+            problems = [LineProblem(p.line, p.field, p.message, str(pair_id)) for p in problems]
         return problems
     assert isinstance(claim, str) and isinstance(evidence, list)  # narrowed by the checks above
     return Pair(line_no, str(pair_id), claim, tuple(evidence), label, category)
@@ -121,11 +138,12 @@ def read_pairs(lines: Iterable[str], need_label: bool) -> Iterator[Pair | list[L
         if not text.strip():
             continue
         result = parse_pair(line_no, text, need_label)
-        if isinstance(result, Pair):
-            if result.id in seen:
-                yield [LineProblem(line_no, "id", f"duplicate of line {seen[result.id]}")]
+        pair_id = result.id if isinstance(result, Pair) else next((p.pair_id for p in result if p.pair_id), None)
+        if pair_id is not None:
+            if pair_id in seen:
+                yield [LineProblem(line_no, "id", f"duplicate of line {seen[pair_id]}")]
                 continue
-            seen[result.id] = line_no
+            seen[pair_id] = line_no
         yield result
 
 
@@ -186,17 +204,45 @@ class _GoodPairs:
 
 
 def check(judge: Judge, lines: Iterable[str], out: IO[str], errors: IO[str], reasons: bool = False) -> int:
-    """``judge check``: one verdict line per good pair on ``out``; returns the number of bad lines."""
-    good = _GoodPairs(read_pairs(lines, need_label=False), errors)
-    for batch in good:
-        verdicts = judge.judge_batch([(p.claim, p.evidence) for p in batch])
-        for pair, verdict in zip(batch, verdicts, strict=True):
-            line = verdict.to_line(pair.id)
-            if reasons:
-                line |= {"reason": verdict.reason, "evidence_index": verdict.evidence_index, "profile": verdict.profile}
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    """``judge check``: one verdict line per pair on ``out``, in input order; returns the number of bad lines.
+
+    A bad line is reported on ``errors``; when its id can be read it still gets an output line, abstained
+    (fail closed: a held-out run never loses a pair without saying so)."""
+    bad = 0
+
+    def write(pair_id: str, verdict: Verdict) -> None:
+        line = verdict.to_line(pair_id)
+        if reasons:
+            line |= {"reason": verdict.reason, "evidence_index": verdict.evidence_index, "profile": verdict.profile,
+                     "cited": list(verdict.cited), "cited_sentences": list(verdict.cited_sentences)}
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def flush(batch: list[Pair | str]) -> None:
+        pairs = [item for item in batch if isinstance(item, Pair)]
+        verdicts = iter(judge.judge_batch([(p.claim, p.evidence) for p in pairs]))
+        for item in batch:
+            if isinstance(item, Pair):
+                write(item.id, next(verdicts))
+            else:
+                write(item, abstention(judge.profile, "needs review: the input line is malformed (see stderr)"))
         out.flush()
-    return good.bad
+
+    batch: list[Pair | str] = []
+    for item in read_pairs(lines, need_label=False):
+        if isinstance(item, Pair):
+            batch.append(item)
+        else:
+            bad += 1
+            for problem in item:
+                print(problem, file=errors)
+            if item and item[0].pair_id is not None:
+                batch.append(item[0].pair_id)
+        if len(batch) >= BATCH:
+            flush(batch)
+            batch = []
+    if batch:
+        flush(batch)
+    return bad
 
 
 def evaluate(judge: Judge, lines: Iterable[str], errors: IO[str]) -> tuple[dict[str, Any], int]:
@@ -214,7 +260,9 @@ def evaluate(judge: Judge, lines: Iterable[str], errors: IO[str]) -> tuple[dict[
     categories = [p.category for p in pairs]
     report = evaluate_verdicts(gold, predicted, categories if any(categories) else None, confidences).as_dict()
     merged = [Label.UNSUPPORTED if g is Label.CONTRADICTED else g for g in gold]
+    report["macro_f1_ci95"] = [round(v, 4) for v in macro_f1_interval(gold, predicted)]
     report["macro_f1_3way"] = round(evaluate_verdicts(merged, predicted).macro_f1, 4)
+    report["macro_f1_3way_ci95"] = [round(v, 4) for v in macro_f1_interval(merged, predicted)]
     report["profile"] = judge.profile.key
     report["backend"] = judge.profile.backend
     report["bad_lines"] = good.bad
@@ -246,7 +294,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{getattr(error, 'title', 'Error')}: {error}", file=sys.stderr)
         return EXIT_FAILED
     if bad:
-        print(f"{bad} line(s) skipped", file=sys.stderr)
+        print(f"{bad} line(s) skipped" if args.judge_command == "eval"
+              else f"{bad} line(s) skipped (answered as needs review when their id could be read)", file=sys.stderr)
     return EXIT_BAD_LINES if bad else EXIT_OK
 
 

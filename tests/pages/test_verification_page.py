@@ -58,7 +58,7 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
                                         "Bananas are the largest export of Egypt."]
     first = int(grid["proposal_id"].iloc[0])
     at.selectbox(key="proposal_pick").set_value(first).run()
-    assert escape_markdown("offline-default@1") in _texts(at) and "Alexandria" in _texts(at)
+    assert escape_markdown("offline-default@2") in _texts(at) and "Alexandria" in _texts(at)
     at.radio(key="proposal_action").set_value("confirm")
     _button(at, "Record decision").click().run()
     assert not at.exception, at.exception
@@ -66,7 +66,7 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
                            "ORDER BY claim_idx")[0][0] == ["SUPPORTED"]
     assert {m.label: m.value for m in at.metric}["Confirmed"] == "1"
     summary = at.dataframe[0].value  # the agreement table comes first, now that a decision exists
-    assert summary["judge_profile"].tolist() == ["offline-default@1"] and summary["decided"].tolist() == [1]
+    assert summary["judge_profile"].tolist() == ["offline-default@2"] and summary["decided"].tolist() == [1]
 
 
 def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):

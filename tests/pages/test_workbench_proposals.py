@@ -55,7 +55,7 @@ def test_the_demo_questions_verified_offline_wait_in_the_workbench_with_their_pr
     provenance = [m.value for m in at.markdown if "Provenance:" in m.value]
     assert len(provenance) == len(waiting)
     for line in provenance:
-        for part in ("offline-default@1", "offline-lexical", f"verification run {report.run_id} of",
+        for part in ("offline-default@2", "offline-lexical", f"verification run {report.run_id} of",
                      DEMO_QUESTIONS.name, "by seed"):
             assert escape_markdown(part) in line, (part, line)
     assert len(at.radio) == len(waiting)

@@ -32,7 +32,7 @@ def test_agreement_counts_the_people_s_decisions_against_the_judge(store):
         Decision(rows["r-1"]["proposal_id"], "reject"),                       # a person refuses this clearance
         Decision(rows["r-2"]["proposal_id"], "confirm", Label.CONTRADICTED)])
     (entry,) = judge_agreement(store)
-    assert entry["judge_profile"] == "offline-default@1" and entry["decided"] == 3
+    assert entry["judge_profile"] == "offline-default@2" and entry["decided"] == 3
     # people: r-0 supported; r-1 not (rejected clearance); r-2 not (contradicted)
     assert entry["false_clearance"]["total"] == 2
     assert entry["false_clearance"]["count"] == 1 + cleared_wrongly
@@ -71,7 +71,7 @@ def test_the_agreement_command_prints_the_curve_and_writes_a_new_profile_version
     finally:
         store.close()
     shown = run("judge-agreement")
-    assert shown.returncode == 0 and "offline-default@1 (offline-lexical): 1 decided" in shown.stdout
+    assert shown.returncode == 0 and "offline-default@2 (offline-lexical): 1 decided" in shown.stdout
     assert ">= 0.95: coverage" in shown.stdout
     out = tmp_path / "offline-default-2.json"
     written = run("judge-agreement", "--threshold", "0.9", "--out", out)

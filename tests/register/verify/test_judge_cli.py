@@ -47,7 +47,7 @@ def test_check_prints_one_contract_line_per_pair_in_order(capsys):
 def test_check_with_reasons_names_the_passage_and_the_profile(capsys):
     code, out, _err = run(capsys, "check", "--reasons", str(PAIRS))
     first = json.loads(out.splitlines()[0])
-    assert code == 0 and first["evidence_index"] == 1 and first["profile"] == "offline-default@1"
+    assert code == 0 and first["evidence_index"] == 1 and first["profile"] == "offline-default@2"
     assert "in passage 2" in first["reason"]
 
 
@@ -67,7 +67,12 @@ def test_bad_lines_are_reported_with_line_and_field_and_skipped(capsys):
 def test_check_ignores_gold_labels_so_one_file_serves_both(capsys):
     code, out, err = run(capsys, "check", str(BAD))
     assert code == 2 and "7 line(s) skipped" in err
-    assert [json.loads(line)["id"] for line in out.splitlines()] == ["good-1", "no-label", "odd-label", "good-3"]
+    lines = [json.loads(line) for line in out.splitlines()]
+    # every line whose id can be read is answered, in order; a bad one fails closed ("needs review")
+    assert [line["id"] for line in lines] == ["good-1", "string-evidence", "bad-item", "no-label", "odd-label",
+                                              "good-2", "good-3"]
+    bad = {line["id"]: line for line in lines if line["id"] in ("string-evidence", "bad-item", "good-2")}
+    assert all(line["abstained"] and line["label"] is None for line in bad.values())
 
 
 def test_eval_reports_the_metrics_consistently_with_check(capsys):

@@ -27,7 +27,7 @@ def test_judge_eval_prints_the_metrics_for_the_named_profile(register_cli):
     result = register_cli()("judge", "eval", PAIRS, "--profile", "offline-default")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["profile"] == "offline-default@1" and report["n"] == 5
+    assert report["profile"] == "offline-default@2" and report["n"] == 5
     assert report["coverage"]["total"] == 5 and set(report["confusion"]) <= {
         "SUPPORTED", "PARTIAL", "UNSUPPORTED", "CONTRADICTED"}
     assert report["false_clearance"]["count"] <= report["false_clearance"]["total"]
@@ -48,3 +48,36 @@ def test_judge_with_an_unknown_profile_fails_with_exit_1(register_cli):
 def test_judge_usage_errors_exit_64(register_cli):
     result = register_cli()("judge", "grade", PAIRS)
     assert result.returncode == 64 and "invalid choice" in result.stderr
+
+
+def test_check_as_a_subprocess_keeps_the_contract_and_fails_closed_on_malformed_lines(tmp_path):
+    import subprocess
+    import sys
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join([
+        json.dumps({"id": "a", "claim": "Hale House opened on July 11, 1969.",
+                    "evidence": ["Clara Hale ran Hale House.", "Hale House opened on 11 July 1969."]}),
+        '{"id": "broken", "claim": "unterminated',
+        json.dumps({"id": "b", "claim": "A list is needed.", "evidence": "not a list"}),
+        json.dumps({"id": "c", "claim": "Bananas are yellow.", "evidence": ["The stock market closed higher."]}),
+    ]) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "register", "judge", "check", str(pairs)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["a", "b", "c"]  # "broken" has no readable id: named on stderr
+    assert all(set(line) == {"id", "label", "confidence", "abstained"} for line in lines)
+    assert lines[0]["label"] == "SUPPORTED" and lines[1] == {"id": "b", "label": None, "confidence": 0.0,
+                                                             "abstained": True}
+    assert lines[2]["label"] == "UNSUPPORTED"
+    assert "line 2: malformed JSON" in done.stderr and "line 3: evidence: required" in done.stderr
+
+
+def test_eval_gives_every_headline_rate_and_macro_f1_with_a_95_interval(register_cli):
+    report = json.loads(register_cli()("judge", "eval", PAIRS).stdout)
+    for key in ("false_clearance", "coverage", "supported_recall"):
+        low, high = report[key]["ci95"]
+        assert low <= (report[key]["value"] or 0.0) <= high
+    low, high = report["macro_f1_ci95"]
+    assert 0.0 <= low <= report["macro_f1"] <= high <= 1.0

@@ -52,7 +52,7 @@ def test_verify_stores_claims_spans_link_scores_and_verdicts_as_proposals_and_a_
     nile, bananas = rows
     assert nile["label"] == "SUPPORTED" and nile["evidence_index"] == 1 and "Mediterranean" in nile["span"]
     assert nile["link_score"] == 1.0 and not nile["unlinked"] and nile["target_label"] == "SUPPORTED"
-    assert (nile["backend"], nile["judge_profile"], nile["status"]) == ("offline-lexical", "offline-default@1",
+    assert (nile["backend"], nile["judge_profile"], nile["status"]) == ("offline-lexical", "offline-default@2",
                                                                          "proposed")
     assert bananas["unlinked"] and bananas["label"] != "SUPPORTED"
     # nothing unconfirmed reaches the score: every claim carries the unverified label

@@ -39,7 +39,7 @@ def test_an_item_shows_the_answer_its_context_and_each_proposal_with_its_provena
     assert item["context"] == [{"id": "d1", "text": DANUBE["retrieved_context"][0]["text"], "source_id": "atlas"}]
     (proposal,) = item["proposals"]
     assert proposal["claim_text"] == "The Danube flows into the Black Sea."
-    assert (proposal["judge_profile"], proposal["backend"], proposal["run_id"]) == ("offline-default@1",
+    assert (proposal["judge_profile"], proposal["backend"], proposal["run_id"]) == ("offline-default@2",
                                                                                    "offline-lexical", report.run_id)
     assert (proposal["run_source"], proposal["run_by"]) == ("t.jsonl", ANNOTATOR.name)
     assert proposal["run_started_at"] is not None and "Black Sea" in proposal["span"]
