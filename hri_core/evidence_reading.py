@@ -308,7 +308,10 @@ def read_evidence(terms: ClaimTerms, sentences: Sequence[Sentence], max_cited: i
         covered |= hits[i]
     cited = tuple((sentences[i], chosen[i]) for i in sorted(chosen))
     n = len(parts)
-    share = (lambda found: len(found) / n) if n else (lambda _found: 1.0)
+
+    def share(found: set[str]) -> float:
+        return len(found) / n if n else 1.0
+
     return Reading(
         found=frozenset(covered),
         cited=cited,

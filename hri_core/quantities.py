@@ -182,7 +182,8 @@ def _fold_number_words(lexemes: list[Lexeme]) -> list[Lexeme]:
             continue
         if (word in UNITS and word != "one") or word in TENS or (
                 word == "one" and i + 1 < len(lexemes) and lexemes[i + 1].value in SCALES):
-            total, current, j, used = 0, 0, i, []
+            total, current, j = 0, 0, i
+            used: list[str] = []
             while j < len(lexemes) and lexemes[j].kind == "word":
                 w = lexemes[j].value
                 if w in UNITS:

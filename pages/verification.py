@@ -16,6 +16,7 @@ from register import RegisterError
 from register.access.permissions import Permission
 from register.verify import proposals
 from ui.features import verification
+from ui.features.proposal_review import show_cited
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import empty_state, keep_message, show_kept_messages, toast_then_rerun
@@ -191,6 +192,12 @@ def main() -> None:
     if frame.empty:
         empty_state("No proposal waits for a decision. Run `python -m register verify INPUT.jsonl` to verify answers.")
         return
+    for profile_key in sorted(frame["judge_profile"].dropna().unique()):
+        worth = verification.judge_worth(str(profile_key))
+        if not worth.empty:
+            st.markdown(f"**What {escape_markdown(profile_key)} is worth** (measured; false clearance is a gold "
+                        "not-supported claim judged SUPPORTED; 95% intervals)")
+            st.dataframe(worth, hide_index=True, key=f"judge_worth_{profile_key}")
     shown = frame.assign(label=frame["label"].astype(object).where(frame["label"].notna(), "needs review"))
     st.dataframe(shown, hide_index=True, key="proposal_table",
                  column_order=("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence",
@@ -222,6 +229,7 @@ def main() -> None:
     if not pd.isna(row["span"]):
         passage = "" if pd.isna(row["evidence_index"]) else f" (passage {int(row['evidence_index']) + 1})"
         st.markdown(f"**Linked span{passage}:** {escape_markdown(row['span'])}")
+    show_cited(row.get("cited_sentences"))
     if bool(row["unlinked"]):
         st.warning("UNLINKED: no retrieved span holds enough of the claim's words.", icon=":material/link_off:")
     if can(Permission.LABEL):

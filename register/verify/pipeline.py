@@ -265,7 +265,8 @@ def _guarded(judge: Judge, claim: _Claim, verdict: Verdict, link_threshold: floa
     if judge.profile.backend.startswith("offline-") and not offline_may_clear(item.category, item.stakes):
         what = f"a {item.category} claim" if item.category else f"a {item.stakes}-stakes answer"
         return abstention(judge.profile, f"needs review: an offline judge never clears {what}", verdict.confidence,
-                          span=verdict.span, evidence_index=verdict.evidence_index)
+                          span=verdict.span, evidence_index=verdict.evidence_index, cited=verdict.cited,
+                          cited_sentences=verdict.cited_sentences)
     return verdict
 
 
@@ -382,7 +383,8 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
                      claim.link_score, unlinked, verdict.label.value if verdict.label else None, verdict.confidence,
                      verdict.abstained, reason[:500], target.value if target else None, verdict.backend,
                      verdict.profile, status, label.value if status == "applied" else None,
-                     policy.version if status == "applied" and policy else None])
+                     policy.version if status == "applied" and policy else None,
+                     [_bounded(s, DEFAULT_LIMITS.span) for s in verdict.cited_sentences[:MAX_CITED]] or None])
     responses = []
     for item in inputs:
         record: dict[str, Any] = {"response_id": item.response_id, "question": item.question, "answer": item.answer,
@@ -392,6 +394,10 @@ def _decide(inputs: Sequence[VerifyInput], claims: Sequence[_Claim], verdicts: S
                 record[name] = getattr(item, name)
         responses.append(parse_response(record))
     return rows, responses, report
+
+
+# At most this many cited sentences are kept with a proposal (the offline judge cites at most six).
+MAX_CITED = 8
 
 
 def _bounded(text: str, limit: int) -> str:
@@ -406,8 +412,8 @@ def _store_proposals(store: Store, actor: Actor, run_id: int, rows: list[list[An
         tx.executemany(
             "INSERT INTO judge_proposals (proposal_id, run_id, response_id, claim_idx, claim_id, claim_text, category, "
             "stakes, criticality, span, evidence_index, link_score, unlinked, label, confidence, abstained, reason, "
-            "target_label, backend, judge_profile, status, final_label, policy_version, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "target_label, backend, judge_profile, status, final_label, policy_version, cited_sentences, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [[pid, run_id, *row, now] for pid, row in zip(ids, rows, strict=True)])
         tx.execute("UPDATE verification_runs SET responses = ?, claims = ?, batch_id = ? WHERE run_id = ?",
                    [report.responses, report.claims, report.batch_id, run_id])

@@ -32,7 +32,7 @@ __all__ = ["Decision", "decide_proposals", "list_proposals", "proposal_counts", 
 STATUSES = ("proposed", "confirmed", "rejected", "applied")
 _COLUMNS = ("proposal_id, run_id, response_id, claim_idx, claim_id, claim_text, category, stakes, criticality, span, "
             "evidence_index, link_score, unlinked, label, confidence, abstained, reason, target_label, backend, "
-            "judge_profile, status, final_label, decided_by, decided_at, policy_version, created_at")
+            "judge_profile, status, final_label, decided_by, decided_at, policy_version, cited_sentences, created_at")
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,8 @@ def test_an_annotator_confirms_a_proposal_and_it_reaches_the_claim(seeded_db):
 def test_a_viewer_sees_the_proposals_but_cannot_decide(seeded_db):
     _verified(seeded_db)
     at = _page("viewer")
-    assert len(at.dataframe) == 1 and len(at.radio) == 0  # the proposals; no agreement table before decisions
+    # what the judge is worth, then the proposals; no agreement table before decisions
+    assert len(at.dataframe) == 2 and len(at.radio) == 0
     assert "deciding needs the annotator role" in _texts(at)
 
 
@@ -180,3 +181,24 @@ def test_the_correct_form_sets_criticality_category_source_and_keeps_the_rest(se
     nile = seeded_db.one("SELECT source_id, span FROM claims WHERE is_current AND response_id = 'r-nile' "
                          "AND claim_id = 'c1'")
     assert nile["source_id"] == "atlas-unregistered" and "Mediterranean" in nile["span"]  # untouched
+
+
+def test_the_page_shows_what_the_judge_is_worth_and_the_cited_sentences_escaped(seeded_db):
+    enrol(seeded_db, SEED)
+    hostile = "The Nile flows into the Mediterranean Sea at **[Alexandria](javascript:alert(1))**."
+    line = {**NILE, "response_id": "r-cited", "answer": "The Nile flows into the Mediterranean Sea.",
+            "retrieved_context": ["Egypt is in Africa.", hostile]}
+    verify(seeded_db, SEED, list(read_inputs([json.dumps(line)])), judge_for(load_profile("offline-default")),
+           source_name="cited.jsonl")
+    at = _page("viewer")
+    worth = at.dataframe[0].value
+    profile = load_profile("offline-default")
+    assert list(worth["data set"]) == list(profile.measured)
+    held = profile.measured["begin_wow (held out)"]
+    row = worth[worth["data set"] == "begin_wow (held out)"].iloc[0]
+    assert row["false clearance"].startswith(f"{held['false_clearance']:.1%}")
+    assert row["supported recall"].startswith(f"{held['supported_recall']:.1%}")
+    assert escape_markdown("What offline-default@2 is worth") in _texts(at)
+    texts = _texts(at)
+    assert "Cited sentences:" in texts and escape_markdown(hostile) in texts
+    assert "](javascript" not in texts.replace(escape_markdown(hostile), "")  # only ever the escaped form

@@ -67,8 +67,20 @@ def _show_proposal(row: dict) -> None:
         passage = "" if row["evidence_index"] is None else f" (passage {int(row['evidence_index']) + 1})"
         st.markdown(f"Linked span{passage}, link score {float(row['link_score']):.2f}: "
                     f"{escape_markdown(row['span'])}")
+    show_cited(row.get("cited_sentences"))
+    worth = verification.worth_caption(str(row["judge_profile"]))
+    if worth:
+        st.caption(worth)
     if row["unlinked"]:
         st.caption(":material/link_off: UNLINKED: no retrieved span holds enough of the claim's words.")
+
+
+def show_cited(sentences: object) -> None:
+    """The evidence sentences the judge cited, one per line, escaped (nothing when it cited none)."""
+    cited = [str(s) for s in sentences] if sentences is not None and not isinstance(sentences, (str, float)) else []
+    if cited:
+        st.markdown("Cited sentences:  \n" + "  \n".join(f"{i}. {escape_markdown(s)}"
+                                                         for i, s in enumerate(cited, start=1)))
 
 
 def _decision_form(actor: Actor, item: dict) -> None:

@@ -18,13 +18,14 @@ from register.verify.agreement import judge_agreement
 from register.verify.judge_cli import PROFILE_DIR, load_profile
 from register.verify.run import judge_in_register
 from ui.framework import data
+from ui.framework.text import escape_markdown
 
 ACTIONS = {"confirm": "Confirm the judge's verdict", "correct": "Confirm with another label", "reject": "Reject"}
 
 PROPOSAL_COLUMNS = ("proposal_id", "response_id", "claim_id", "claim_text", "label", "confidence", "unlinked",
                     "link_score", "reason", "target_label", "category", "stakes", "backend", "judge_profile",
                     "span", "evidence_index", "run_id", "current_criticality", "current_category",
-                    "current_source_id", "current_span", "context_sources")
+                    "current_source_id", "current_span", "context_sources", "cited_sentences")
 NO_CHOICE = "(none)"
 
 
@@ -167,3 +168,38 @@ def verify_selection(actor: Actor, response_ids: list[str], profile: str, progre
     finally:
         data.after_write()
 
+
+
+@st.cache_data(ttl=300, show_spinner=False)
+def judge_worth(profile_key: str) -> pd.DataFrame:
+    """What a judge profile is worth, as its file records it (``JudgeProfile.measured``): per data set the
+    false clearance and supported recall with their 95% intervals, and the coverage. Empty when the profile
+    file is missing, is another version than ``profile_key`` names, or records no measurement."""
+    name, _, version = profile_key.partition("@")
+    try:
+        profile = load_profile(name)
+    except Exception:  # noqa: BLE001 - a profile that cannot be read has no figures to show, the page goes on
+        return pd.DataFrame()
+    if str(profile.version) != version or not profile.measured:
+        return pd.DataFrame()
+    rows = [{"data set": where,
+             "false clearance": f"{m['false_clearance']:.1%} [{m['false_clearance_low']:.1%}-"
+                                f"{m['false_clearance_high']:.1%}]",
+             "supported recall": f"{m['supported_recall']:.1%} [{m['supported_recall_low']:.1%}-"
+                                 f"{m['supported_recall_high']:.1%}]",
+             "coverage": f"{m['coverage']:.1%}", "pairs": int(m["n"])}
+            for where, m in profile.measured.items()]
+    return pd.DataFrame(rows)
+
+
+def worth_caption(profile_key: str) -> str | None:
+    """One line for beside a proposal: the profile's budget and its figures on held-out data (markdown-escaped),
+    or None when the profile records none."""
+    frame = judge_worth(profile_key)
+    if frame.empty:
+        return None
+    held = frame[frame["data set"].str.contains("held out")]
+    shown = held if not held.empty else frame
+    parts = [f"{row['data set']}: false clearance {row['false clearance']}, supported recall {row['supported recall']}"
+             for row in shown.to_dict("records")]
+    return escape_markdown(f"What {profile_key} is worth (95% intervals) — " + "; ".join(parts))

@@ -50,7 +50,7 @@ def test_no_decision_no_agreement(store):
 def test_a_chosen_threshold_is_the_profile_s_next_version():
     profile = load_profile("offline-default")
     chosen = profile_with_threshold(profile, 0.8, "false clearance 0/12 at 0.80 on 40 decided proposals")
-    assert chosen.key == "offline-default@2" and chosen.thresholds["supported"] == 0.8
+    assert chosen.key == "offline-default@3" and chosen.thresholds["supported"] == 0.8
     assert chosen.thresholds["abstain"] == profile.thresholds["abstain"] and "threshold_v2" in chosen.provenance
     with pytest.raises(ValueError):
         profile_with_threshold(profile, 0.0, "")
@@ -76,5 +76,5 @@ def test_the_agreement_command_prints_the_curve_and_writes_a_new_profile_version
     out = tmp_path / "offline-default-2.json"
     written = run("judge-agreement", "--threshold", "0.9", "--out", out)
     assert written.returncode == 0, written.stderr
-    assert load_profile(str(out)).key == "offline-default@2"
+    assert load_profile(str(out)).key == "offline-default@3"
     assert load_profile(str(out)).thresholds["supported"] == 0.9
