@@ -74,11 +74,13 @@ def _profile_agreement(profile: str, decided: list[dict[str, Any]]) -> dict[str,
 
 
 def profile_with_threshold(profile: JudgeProfile, supported: float, evidence: str) -> JudgeProfile:
-    """The next version of ``profile`` with ``thresholds.supported`` set to ``supported``, saying why."""
+    """The next version of ``profile`` with ``thresholds.supported`` set to ``supported``, saying why. The figures
+    it recorded (``measured``) were for the old threshold, so the new version records none until measured."""
     if not 0.0 < supported <= 1.0:
         raise ValueError(f"threshold {supported} must lie in (0, 1]")
     return profile.model_copy(update={
         "version": profile.version + 1,
         "thresholds": {**profile.thresholds, "supported": supported},
         "provenance": {**profile.provenance, f"threshold_v{profile.version + 1}": evidence},
+        "measured": {},
     })

@@ -51,7 +51,8 @@ def test_a_chosen_threshold_is_the_profile_s_next_version():
     profile = load_profile("offline-default")
     chosen = profile_with_threshold(profile, 0.8, "false clearance 0/12 at 0.80 on 40 decided proposals")
     assert chosen.key == "offline-default@3" and chosen.thresholds["supported"] == 0.8
-    assert chosen.thresholds["abstain"] == profile.thresholds["abstain"] and "threshold_v2" in chosen.provenance
+    assert chosen.thresholds["abstain"] == profile.thresholds["abstain"] and "threshold_v3" in chosen.provenance
+    assert profile.measured and chosen.measured == {}  # the old threshold's figures do not carry over
     with pytest.raises(ValueError):
         profile_with_threshold(profile, 0.0, "")
 
