@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/bench_judge.py [--split test] [--backends lexical,minilm] [--json]
 
-Data (from ``../shared/peer-data`` through ``scripts/make_judge_pairs.py``, nothing written): the
+Data: the evaluation sets of ``data/judge_eval`` (``scripts/make_judge_eval_sets.py``): the
 Factcheck-GPT claim/passage pairs of the chosen split (by answer, seed 13; the shipped thresholds were
 chosen on ``dev``, so ``test`` is the honest figure), the same claims each against all five of their
-passages (gold: the strongest stance), and RAGChecker's example pairs. Backends: the
+passages (gold: the strongest stance); with ``--split test`` also the held-out sets of other sources,
+RAGChecker's example pairs and BEGIN-WoW. Backends: the
 shipped profiles ``data/judge_profiles/offline-default.json`` (lexical) and ``offline-minilm.json``
 (lexical + MiniLM cosine; skipped with the reason when the encoder cannot load).
 
@@ -30,21 +31,24 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 
-from make_judge_pairs import PEER_DATA, factcheck_split, pool_by_claim, ragchecker_pairs  # noqa: E402
-
 from hri_core.judging import Judge  # noqa: E402
 from register.verify.judge_cli import evaluate, judge_for, load_profile  # noqa: E402
 
 PROFILES = {"lexical": "offline-default", "minilm": "offline-minilm"}
 
 
-def datasets(peer_data: Path, split: str) -> dict[str, list[dict[str, Any]]]:
+EVAL_SETS = REPO_ROOT / "data" / "judge_eval"
+
+
+def datasets(split: str) -> dict[str, list[dict[str, Any]]]:
     """The pair sets to evaluate, by name."""
-    pairs = factcheck_split(peer_data)[split]
-    out = {f"factcheck-gpt {split} pairs": pairs, f"factcheck-gpt {split} claims (all passages)": pool_by_claim(pairs)}
-    rag = peer_data / "ragchecker" / "checking_outputs.json"
-    if rag.exists():
-        out["ragchecker example"] = list(ragchecker_pairs(json.loads(rag.read_text(encoding="utf-8"))["results"]))
+    stems = [f"factcheck_{split}", f"factcheck_{split}_claims"]
+    if split == "test":
+        stems += ["ragchecker_example", "begin_wow"]
+    out = {}
+    for stem in stems:
+        with (EVAL_SETS / f"{stem}.jsonl").open(encoding="utf-8") as handle:
+            out[stem] = [json.loads(line) for line in handle if line.strip()]
     return out
 
 
@@ -66,7 +70,8 @@ def fmt_rate(rate: dict[str, Any]) -> str:
 def print_report(backend: str, name: str, r: dict[str, Any], load_s: float) -> None:
     print(f"\n== {backend} ({r['profile']}) on {name}: {r['n']} pairs")
     print(f"  accuracy {r['accuracy']:.3f} (answered {r['answered_accuracy']:.3f})   macro-F1 {r['macro_f1']:.3f}"
-          f" (3-way {r['macro_f1_3way']:.3f})   coverage {r['coverage']['value']:.3f}"
+          f" [{r['macro_f1_ci95'][0]:.3f}-{r['macro_f1_ci95'][1]:.3f}]"
+          f" (3-way {r['macro_f1_3way']:.3f})   coverage {fmt_rate(r['coverage'])}"
           f"   ECE {r['calibration_error']:.3f}")
     print(f"  false clearance   {fmt_rate(r['false_clearance'])}")
     for label, rate in r["false_clearance_by_label"].items():
@@ -86,13 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("dev", "test"), default="test")
     parser.add_argument("--backends", default="lexical,minilm")
-    parser.add_argument("--peer-data", type=Path, default=PEER_DATA)
     parser.add_argument("--json", action="store_true", help="print the reports as one JSON object")
     args = parser.parse_args(argv)
-    if not (args.peer_data / "factcheck-gpt").is_dir():
-        print(f"peer data not found at {args.peer_data}", file=sys.stderr)
-        return 1
-    sets = datasets(args.peer_data, args.split)
+    sets = datasets(args.split)
     results: dict[str, Any] = {"load_average_before": os.getloadavg(), "cpus": os.cpu_count()}
     for backend in args.backends.split(","):
         results[backend] = {}
