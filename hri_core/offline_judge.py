@@ -1,30 +1,22 @@
 """The offline default judge: claim-word evidence features, a calibrated score, conservative verdicts.
 
-No model download, no network: the judge links a claim to its best evidence span by the claim's own
-words and decides from how much of the claim that span covers. It cannot tell a contradiction from
-agreement (the same words, one of them changed), so it **never says CONTRADICTED**, and it clears a
-claim (SUPPORTED) only when a calibrated score is high *and* hard guards hold:
+No model download, no network. The judge reads a claim against all of its evidence
+(``hri_core.evidence_reading``): every part of the claim -- content words, entities, numbers, dates,
+normalised by ``hri_core.quantities`` -- is looked up in every evidence sentence, and the sentences that
+carried the parts are cited. It cannot tell a contradiction from agreement (the same words, one of them
+changed), so it **never says CONTRADICTED**: a negation or antonym near a found part sends the claim to
+review. It clears a claim (SUPPORTED) only when a calibrated score is high *and* hard guards hold: every
+number, date and entity of the claim found (a number beside another claim word), no candidate
+contradiction. Below the profile's thresholds it abstains ("needs review").
 
-- every number the claim states (years, dates, amounts, counts) appears in the span's anchor sentence,
-  the one that carries most of the claim's words;
-- every named entity of the claim (its capitalised words other than stop words) appears in the span;
-- the claim and the span agree on negation (both or neither say "not", "never", "no"...).
-
-Below the profile's thresholds it abstains ("needs review"). Steps, each a pure function:
-
-1. ``claim_terms`` / ``text_terms``: tokens (NFKC, lower case), content-word stems (English stop words
-   dropped, light suffix stripping), numbers (digits normalised, "1,200" -> "1200", number words ->
-   digits), entities, negation cues, content bigrams.
-2. ``candidate_spans``: each evidence item split into sentences (``split_sentences``), and windows of
-   up to ``MAX_WINDOW`` consecutive sentences of one item.
-3. ``extract_features``: the span that covers the most claim words (shortest on ties) and its
-   features: claim-word recall, entity and number recall, bigram recall, negation agreement, and
-   (optionally) the best MiniLM cosine of the claim against an evidence sentence, which a caller
-   supplies through a ``similarity`` function (see ``register.verify.embeddings``).
-4. ``OfflineJudge.judge``: two logistic scores from the profile's weights -- P(gold SUPPORTED) and
+1. ``extract_features``: the whole reading (guards, whole-evidence recall, bigram recall, cited
+   sentences) and the best span of one or two consecutive sentences (the pipeline's link score);
+   optionally the best MiniLM cosine of the claim against an evidence sentence, which a caller supplies
+   through a ``similarity`` function (see ``register.verify.embeddings``).
+2. ``OfflineJudge.judge``: two logistic scores from the profile's weights -- P(gold SUPPORTED) and
    P(gold SUPPORTED or PARTIAL) -- calibrated on a dev split; then the decision described in
-   ``decide``. The reason names the deciding number and the passage: "claim-word recall 0.82 in
-   passage 3".
+   ``decide``. The reason names the deciding number and the passages: "claim-word recall 1.00 in
+   passages 1, 3".
 
 Pure: stdlib only. Callers: ``register.verify.judge_cli`` and the verification pipeline.
 """
