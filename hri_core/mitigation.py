@@ -85,7 +85,8 @@ from .vocabulary import LABELS, Label
 
 __all__ = [
     "MITIGATION_ACTIONS", "RULES", "VERDICTS", "AuthorityFailure", "ClaimReading", "LabelReading",
-    "MitigationDecision", "MitigationPolicy", "MitigationPolicyError", "decide", "default_mitigation_policy",
+    "MitigationDecision", "MitigationPolicy", "MitigationPolicyError", "decide", "decide_readings",
+    "default_mitigation_policy",
     "mitigation_policy_from_dict", "read_claims",
 ]
 
@@ -349,9 +350,20 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     ...); labels such as OUTDATED already count as failures on their own.
     """
     policy = policy or _DEFAULT_POLICY
-    claims = read_claims(response, policy, authority)
-    stakes = response.stakes or policy.unknown_stakes
-    assumed = response.stakes is None
+    return decide_readings(read_claims(response, policy, authority), policy, response_id=response.response_id,
+                           stakes=response.stakes, query_ambiguous=response.query_ambiguous)
+
+
+def decide_readings(claims: tuple[ClaimReading, ...], policy: MitigationPolicy, *, response_id: str,
+                    stakes: str | None, query_ambiguous: bool | None) -> MitigationDecision:
+    """``decide`` on claims already read (``read_claims``): the decision table's steps in order.
+
+    For callers that read many responses made of the same few claims (the register's bulk decision reads each
+    distinct claim once); ``stakes`` and ``query_ambiguous`` are the response's, already validated.
+    """
+    given_stakes = stakes
+    stakes = given_stakes or policy.unknown_stakes
+    assumed = given_stakes is None
     high = stakes in policy.high_stakes
     stakes_text = f"{stakes} stakes" + (" (assumed: the response gives none)" if assumed else "")
 
@@ -359,7 +371,7 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
             claim: ClaimReading | None = None) -> MitigationDecision:
         # every value is already validated (the policy's, the response's): no second validation
         return MitigationDecision.model_construct(
-            response_id=response.response_id, action=action, rule=rule, reason=f"{action}: {sentence}",
+            response_id=response_id, action=action, rule=rule, reason=f"{action}: {sentence}",
             claim_id=claim.claim_id if claim else None, stakes=stakes, stakes_assumed=assumed,
             policy_name=policy.name, policy_version=policy.version, claims=claims)
 
@@ -406,7 +418,7 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     first = core_unsupported[0]
     more = _more(core_unsupported, "core")
     # 4-5. the seed: ambiguous query -> ask; high stakes -> escalate
-    if response.query_ambiguous:
+    if query_ambiguous:
         return out("ask", "ask", f"the query is ambiguous and {_core_phrase(first)}{more}", first)
     if high:
         return out("escalate", "escalate-high-stakes", f"{_core_phrase(first)}{more}, {stakes_text}", first)

@@ -20,6 +20,7 @@ sentence and the policy version are stored on the score row (``scores.mitigation
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import math
@@ -30,10 +31,12 @@ import pyarrow as pa
 
 from hri_core import LABELS, Response
 from hri_core.mitigation import (
+    ClaimReading,
     MitigationPolicy,
-    decide,
+    decide_readings,
     default_mitigation_policy,
     mitigation_policy_from_dict,
+    read_claims,
 )
 from hri_core.vocabulary import LABEL_BIT, STAKES
 from register.access import version_approvals
@@ -274,24 +277,56 @@ def _canonical_response(stakes: str | None, ambiguous: bool | None, tokens: list
                                     "claims": claims}), authority
 
 
+class _ClaimReader:
+    """Each distinct claim token read once (``read_claims`` on a one-claim response, validated like any record),
+    then placed at each position it occurs in: a tuple's claims are a few tokens repeated across thousands of
+    tuples, so reading every claim of every tuple again was most of the decision's CPU."""
+
+    def __init__(self, policy: MitigationPolicy, filler: str) -> None:
+        self._policy, self._filler = policy, filler
+        self._read: dict[str, ClaimReading | Exception] = {}
+        self._placed: dict[tuple[str, int], ClaimReading] = {}
+
+    def reading(self, token: str, position: int) -> ClaimReading:
+        """The claim of ``token`` as claim ``c<position>``; raises what validating it raised (the tuple then
+        fails closed)."""
+        placed = self._placed.get((token, position))
+        if placed is not None:
+            return placed
+        read = self._read.get(token)
+        if read is None:
+            try:
+                response, authority = _canonical_response(None, None, [token], self._filler)
+                read = read_claims(response, self._policy, authority)[0]
+            except (ValueError, KeyError) as error:  # pydantic's ValidationError is a ValueError
+                read = error
+            self._read[token] = read
+        if isinstance(read, Exception):
+            raise read
+        placed = dataclasses.replace(read, claim_id=f"c{position}", position=position)
+        self._placed[(token, position)] = placed
+        return placed
+
+
 def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
     """``decide`` once per distinct input tuple (sig, stakes, query_ambiguous, tokens): sig, action, rule,
     reason and the 1-based position of the claim the sentence names (NULL when it names none).
 
     A tuple this version cannot read (a stored label it does not know) fails closed: escalate, a person
-    decides, and the sentence says why.
+    decides, and the sentence says why. Each distinct claim token is read once (``_ClaimReader``); the decision
+    is ``hri_core.mitigation.decide_readings``, the steps ``decide`` takes (a property test holds the two equal).
     """
     neutral = _neutral_labels(policy)
-    filler = neutral[0] if neutral else ""  # without neutral labels no claim is a NEUTRAL_TOKEN
+    reader = _ClaimReader(policy, neutral[0] if neutral else "")  # without neutral labels no claim is neutral
     out: dict[str, list] = {"sig": [], "action": [], "rule": [], "reason": [], "position": []}
     rule: str  # the decision's rule, or UNREADABLE_RULE (no rule of the policy) for a tuple that cannot be read
     for sig, stakes, ambiguous, tokens in tuples:
         try:
-            response, authority = _canonical_response(stakes, ambiguous, list(tokens), filler)
-            decision = decide(response, policy, authority=authority)
+            claims = tuple(reader.reading(token, position) for position, token in enumerate(tokens, start=1))
+            decision = decide_readings(claims, policy, response_id="tuple", stakes=stakes, query_ambiguous=ambiguous)
             action, rule, reason = decision.action, decision.rule, decision.reason
             position = int(decision.claim_id[1:]) if decision.claim_id else None
-        except (ValueError, KeyError) as error:  # pydantic's ValidationError is a ValueError
+        except (ValueError, KeyError) as error:
             action, rule, position = "escalate", UNREADABLE_RULE, None
             reason = (f"escalate: the stored claims cannot be read by this version "
                       f"({type(error).__name__}), so no step of CLAIM could be checked")

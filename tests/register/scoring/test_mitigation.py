@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hri_core import parse_response
 from hri_core.mitigation import decide, default_mitigation_policy, mitigation_policy_from_dict
 from register import SYSTEM, Store
 from register.errors import FourEyesViolation
 from register.governance.registers import add_row
+from register.scoring import mitigation
 from register.scoring.mitigation import (
     activate_policy,
     active_policy,
@@ -337,3 +339,44 @@ def test_answers_on_superseded_forbidden_and_weak_sources_are_not_answered(store
     assert "stale" in rows["au-stale"]["mitigation_reason"]
     assert "not allowed" in rows["au-restricted"]["mitigation_reason"]
     assert "insufficient authority" in rows["au-weak"]["mitigation_reason"]
+
+
+_TOKEN_LABELS = ("SUPPORTED", "PARTIAL", "UNSUPPORTED", "CONTRADICTED", "OUTDATED", "ACCESS_GAP", "OUT_OF_SCOPE",
+                 "VALIDATED_NEGATIVE_FEEDBACK", "NOT_A_LABEL")
+
+
+@st.composite
+def _claim_tokens(draw):
+    """A tuple's claim tokens as ``mitigation_inputs`` writes them, unknown and conflicting label sets included."""
+    tokens = []
+    for _ in range(draw(st.integers(0, 7))):
+        if draw(st.booleans()):
+            tokens.append(mitigation.NEUTRAL_TOKEN)
+            continue
+        labels = draw(st.lists(st.sampled_from(_TOKEN_LABELS), min_size=1, max_size=2))
+        words = draw(st.lists(st.sampled_from(("stale", "not allowed", "unknown source")), max_size=2, unique=True))
+        tokens.append(f"{','.join(labels)}/{draw(st.sampled_from('CN?'))}/{draw(st.sampled_from('L-'))}/"
+                      + "+".join(words))
+    return tokens
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(st.tuples(st.sampled_from((None, "low", "medium", "high", "critical")),
+                                st.sampled_from((None, True, False)), _claim_tokens()), min_size=1, max_size=12))
+def test_decide_tuples_reads_each_claim_once_and_decides_as_decide_does(batch):
+    """The bulk decision reads each distinct claim token once and places it; every tuple's action, rule, sentence
+    and named claim equal ``decide`` on the whole canonical response (the way it was decided before), and a tuple
+    this version cannot read still fails closed."""
+    policy = default_mitigation_policy()
+    tuples = [(str(i), stakes, ambiguous, tokens) for i, (stakes, ambiguous, tokens) in enumerate(batch)]
+    got = mitigation.decide_tuples(policy, tuples).to_pylist()
+    for (sig, stakes, ambiguous, tokens), row in zip(tuples, got, strict=True):
+        assert row["sig"] == sig
+        try:
+            response, authority = mitigation._canonical_response(stakes, ambiguous, list(tokens), "SUPPORTED")
+            expected = decide(response, policy, authority=authority)
+        except ValueError:
+            assert (row["action"], row["rule"]) == ("escalate", mitigation.UNREADABLE_RULE)
+            continue
+        assert (row["action"], row["rule"], row["reason"]) == (expected.action, expected.rule, expected.reason)
+        assert row["position"] == (int(expected.claim_id[1:]) if expected.claim_id else None)
