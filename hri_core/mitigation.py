@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -85,7 +85,7 @@ from .vocabulary import LABELS, Label
 
 __all__ = [
     "MITIGATION_ACTIONS", "RULES", "VERDICTS", "AuthorityFailure", "ClaimReading", "LabelReading",
-    "MitigationDecision", "MitigationPolicy", "MitigationPolicyError", "decide", "decide_readings",
+    "DecisionStep", "MitigationDecision", "MitigationPolicy", "MitigationPolicyError", "decide", "decide_readings",
     "default_mitigation_policy",
     "mitigation_policy_from_dict", "read_claims",
 ]
@@ -350,30 +350,40 @@ def decide(response: Response, policy: MitigationPolicy | None = None, *,
     ...); labels such as OUTDATED already count as failures on their own.
     """
     policy = policy or _DEFAULT_POLICY
-    return decide_readings(read_claims(response, policy, authority), policy, response_id=response.response_id,
-                           stakes=response.stakes, query_ambiguous=response.query_ambiguous)
+    claims = read_claims(response, policy, authority)
+    step = decide_readings(claims, policy, stakes=response.stakes, query_ambiguous=response.query_ambiguous)
+    # every value is already validated (the policy's, the response's): no second validation
+    return MitigationDecision.model_construct(
+        response_id=response.response_id, action=step.action, rule=step.rule, reason=step.reason,
+        claim_id=step.claim_id, stakes=response.stakes or policy.unknown_stakes,
+        stakes_assumed=response.stakes is None, policy_name=policy.name, policy_version=policy.version,
+        claims=claims)
 
 
-def decide_readings(claims: tuple[ClaimReading, ...], policy: MitigationPolicy, *, response_id: str,
-                    stakes: str | None, query_ambiguous: bool | None) -> MitigationDecision:
-    """``decide`` on claims already read (``read_claims``): the decision table's steps in order.
+class DecisionStep(NamedTuple):
+    """The row of the decision table that decided (``decide_readings``): action, rule, the one sentence (starting
+    with the action) and the claim it names."""
 
-    For callers that read many responses made of the same few claims (the register's bulk decision reads each
+    action: MitigationAction
+    rule: Rule
+    reason: str
+    claim_id: str | None
+
+
+def decide_readings(claims: tuple[ClaimReading, ...], policy: MitigationPolicy, *, stakes: str | None,
+                    query_ambiguous: bool | None) -> DecisionStep:
+    """``decide``'s steps on claims already read (``read_claims``), in the decision table's order.
+
+    For callers that decide many responses made of the same few claims (the register's bulk decision reads each
     distinct claim once); ``stakes`` and ``query_ambiguous`` are the response's, already validated.
     """
     given_stakes = stakes
     stakes = given_stakes or policy.unknown_stakes
-    assumed = given_stakes is None
     high = stakes in policy.high_stakes
-    stakes_text = f"{stakes} stakes" + (" (assumed: the response gives none)" if assumed else "")
+    stakes_text = f"{stakes} stakes" + (" (assumed: the response gives none)" if given_stakes is None else "")
 
-    def out(action: MitigationAction, rule: Rule, sentence: str,
-            claim: ClaimReading | None = None) -> MitigationDecision:
-        # every value is already validated (the policy's, the response's): no second validation
-        return MitigationDecision.model_construct(
-            response_id=response_id, action=action, rule=rule, reason=f"{action}: {sentence}",
-            claim_id=claim.claim_id if claim else None, stakes=stakes, stakes_assumed=assumed,
-            policy_name=policy.name, policy_version=policy.version, claims=claims)
+    def out(action: MitigationAction, rule: Rule, sentence: str, claim: ClaimReading | None = None) -> DecisionStep:
+        return DecisionStep(action, rule, f"{action}: {sentence}", claim.claim_id if claim else None)
 
     if not claims:
         return out(policy.no_claims_action, "no-claims",

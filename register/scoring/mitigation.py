@@ -323,7 +323,7 @@ def decide_tuples(policy: MitigationPolicy, tuples: list[tuple]) -> pa.Table:
     for sig, stakes, ambiguous, tokens in tuples:
         try:
             claims = tuple(reader.reading(token, position) for position, token in enumerate(tokens, start=1))
-            decision = decide_readings(claims, policy, response_id="tuple", stakes=stakes, query_ambiguous=ambiguous)
+            decision = decide_readings(claims, policy, stakes=stakes, query_ambiguous=ambiguous)
             action, rule, reason = decision.action, decision.rule, decision.reason
             position = int(decision.claim_id[1:]) if decision.claim_id else None
         except (ValueError, KeyError) as error:
