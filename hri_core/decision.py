@@ -6,6 +6,11 @@ allowed, current, authoritative) and CLAIM's Mitigation action (seed 004: answer
 escalate). The decision is the most severe of:
 
 * the band's own action;
+* the Scope check (paper Fig. 1; Table IV floors a request that "exceeds approved use case or policy boundary"):
+  at least ``review`` (``SCOPE_DECISION``) when the answer's use case is suspended or retired in the
+  approved-use-case register, or unknown to a register that approves some use case (``scope_finding``). A register
+  without an approved use case says nothing of unknown ones (a team that keeps none sees no change); a proposed
+  use case or one past its review date gets a proposal for a person (``register.scoring.scope``), not this rule;
 * each fired floor's minimum action;
 * each claim carrying VALIDATED_NEGATIVE_FEEDBACK dated after the as-of time (``ScoreResult.late_feedback``): at
   least ``review`` (``LATE_FEEDBACK_DECISION``). The score counts such feedback 0 and fires no floor on it (section
@@ -19,14 +24,15 @@ escalate). The decision is the most severe of:
 
 A response the scorer could not score fails closed: its decision is ``review`` whatever else is said.
 
-``decision_reasons`` are short sentences in that order (band, floors, late feedback, Authority, mitigation), each
+``decision_reasons`` are short sentences in that order (band, Scope, floors, late feedback, Authority, mitigation),
+each
 naming where it comes from. The register's SQL scorer writes the same sentences (a parity test holds them equal),
 so every sentence is built by one of the ``*_reason`` functions below, whose wording the SQL repeats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -37,11 +43,13 @@ from .mitigation import MitigationDecision
 from .models import Response
 from .profile import ACTIONS, Action, stricter_action
 from .scoring import ScoreResult
+from .vocabulary import USE_CASE_APPROVED, USE_CASE_RETIRED, USE_CASE_SUSPENDED
 
-__all__ = ["CHECK_PROBLEMS", "DECISIONS", "LATE_FEEDBACK_DECISION", "MITIGATION_MINIMUM", "SERIOUS_CRITICALITY",
-           "AuthorityFinding", "Decision", "authority_findings", "authority_minimum", "authority_reason", "band_reason",
-           "decide_answer", "decide_scored", "failure_reason", "floor_reason", "late_feedback_reason",
-           "mitigation_reason"]
+__all__ = ["CHECK_PROBLEMS", "DECISIONS", "LATE_FEEDBACK_DECISION", "MITIGATION_MINIMUM", "SCOPE_DECISION",
+           "SCOPE_HELD_STATUSES", "SERIOUS_CRITICALITY", "AuthorityFinding", "Decision", "ScopeFinding",
+           "authority_findings", "authority_minimum", "authority_reason", "band_reason", "decide_answer",
+           "decide_scored", "failure_reason", "floor_reason", "late_feedback_reason", "mitigation_reason",
+           "scope_finding", "scope_reason"]
 
 DECISIONS: tuple[str, ...] = ACTIONS  # release < caution < review < block
 # Mitigation action -> the least severe decision it allows (seed 004: escalate and abstain hand the answer to a
@@ -56,6 +64,10 @@ CHECK_PROBLEMS: tuple[tuple[str, str], ...] = (("allowed", "forbidden source"), 
 FAILED_SCORING_DECISION: Action = "review"  # a response the scorer could not score goes to a person
 # a claim whose validated negative feedback is dated after the as-of time: a person looks (fail closed)
 LATE_FEEDBACK_DECISION: Action = "review"
+# the Scope check: an answer of a use case no longer approved, or unknown to a register that approves some, goes to a
+# person (never lowered by it: it only raises)
+SCOPE_DECISION: Action = "review"
+SCOPE_HELD_STATUSES: tuple[str, ...] = (USE_CASE_SUSPENDED, USE_CASE_RETIRED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +86,30 @@ class AuthorityFinding:
         return self.is_core or self.criticality >= SERIOUS_CRITICALITY
 
 
+@dataclass(frozen=True, slots=True)
+class ScopeFinding:
+    """The Scope check holds an answer for a person: its ``use_case`` (None: the answer names none) has ``status``
+    in the approved-use-case register (suspended or retired), or None when the register does not know it."""
+
+    use_case: str | None
+    status: str | None
+
+
+def scope_finding(use_case: str | None, statuses: Mapping[str, str]) -> ScopeFinding | None:
+    """The Scope check of an answer of ``use_case`` against ``statuses`` (``{use case id: status}`` of the
+    register's live rows): a finding when the use case is suspended or retired, or unknown (or not named) while some
+    use case is approved; None otherwise (approved, proposed, or a register that approves nothing)."""
+    status = statuses.get(use_case) if use_case is not None else None
+    if status in SCOPE_HELD_STATUSES:
+        return ScopeFinding(use_case, status)
+    if status is None and USE_CASE_APPROVED in statuses.values():
+        return ScopeFinding(use_case, None)
+    return None
+
+
 class Decision(BaseModel):
-    """The decision on an answer and its reasons (band, floors, Authority, mitigation, in that order)."""
+    """The decision on an answer and its reasons (band, Scope, floors, late feedback, Authority, mitigation, in that
+    order)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -95,6 +129,14 @@ def band_reason(band: str, band_action: str, *, no_claims: bool = False) -> str:
 
 def floor_reason(rule_id: str, claim_id: str, label: str, criticality: int, min_action: str) -> str:
     return f"floor {rule_id} on claim {claim_id} ({label}, criticality {criticality}): at least {min_action}"
+
+
+def scope_reason(finding: ScopeFinding) -> str:
+    if finding.use_case is None:
+        return f"Scope: the answer names no use case of the use-case register: at least {SCOPE_DECISION}"
+    if finding.status is None:
+        return f"Scope: use case {finding.use_case} is not in the use-case register: at least {SCOPE_DECISION}"
+    return f"Scope: use case {finding.use_case} is {finding.status}: at least {SCOPE_DECISION}"
 
 
 def late_feedback_reason(claim_id: str) -> str:
@@ -122,7 +164,7 @@ def failure_reason(failure: str) -> str:
 def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, str, str, int, str | None]] = (),
                   late_feedback: Sequence[str] = (), authority: Sequence[AuthorityFinding] = (),
                   mitigation: tuple[str, str] | None = None, scoring_failure: str | None = None,
-                  no_claims: bool = False) -> Decision:
+                  no_claims: bool = False, scope: ScopeFinding | None = None) -> Decision:
     """The decision on one answer.
 
     ``floors``: the fired floors as (rule id, claim id, label, criticality, minimum action or None), in the
@@ -132,9 +174,13 @@ def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, st
     ``authority``: the failed checks, in claim order. ``mitigation``: (action, sentence) of the Mitigation
     step, or None when none was decided. ``scoring_failure``: why the scorer could not score the response.
     ``no_claims``: the answer has no claims (``band_action`` is then the profile's no-claims action).
+    ``scope``: the Scope check's finding (``scope_finding``), or None when the answer is in scope.
     """
     decision: str = band_action
     reasons = [band_reason(band, band_action, no_claims=no_claims)]
+    if scope is not None:
+        decision = stricter_action(decision, SCOPE_DECISION)
+        reasons.append(scope_reason(scope))
     for rule_id, claim_id, label, criticality, min_action in floors:
         if min_action is not None:
             decision = stricter_action(decision, min_action)
@@ -173,12 +219,13 @@ def authority_findings(response: Response, results: Sequence[AuthorityResult], *
 
 
 def decide_scored(score: ScoreResult, *, authority: Sequence[AuthorityFinding] = (),
-                  mitigation: MitigationDecision | None = None) -> Decision:
-    """``decide_answer`` of a ``hri_core.score_response`` result, its Authority findings and its Mitigation
-    decision (``hri_core.mitigation.decide`` with the same Authority results)."""
+                  mitigation: MitigationDecision | None = None, scope: ScopeFinding | None = None) -> Decision:
+    """``decide_answer`` of a ``hri_core.score_response`` result, its Authority findings, its Mitigation
+    decision (``hri_core.mitigation.decide`` with the same Authority results) and its Scope finding."""
     return decide_answer(
         # an answer without claims gets the profile's no-claims action in place of its band's
         band=score.band, band_action=score.action if score.no_claims else (score.band_action or score.action),
         floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action) for f in score.floors],
         late_feedback=score.late_feedback, authority=authority,
-        mitigation=None if mitigation is None else (mitigation.action, mitigation.reason), no_claims=score.no_claims)
+        mitigation=None if mitigation is None else (mitigation.action, mitigation.reason), no_claims=score.no_claims,
+        scope=scope)

@@ -100,6 +100,14 @@ HALLUCINATED_LABELS: tuple[Label, ...] = (Label.UNSUPPORTED, Label.CONTRADICTED)
 # contradicted by context") or only against the world (a reliable source or the target answer).
 CONTRADICTED_BY: tuple[str, ...] = ("context", "world")
 
+# A use case's status in the approved-use-case register (issue 37; the paper's Scope check, Fig. 1, and Table II's
+# S dimension, "outside the approved use case"). Only an approved use case is in scope; a proposed one is not yet,
+# a suspended or retired one no longer. The register (register/governance) and the scorer (register/scoring, which
+# may not import governance) read the words from here.
+USE_CASE_PROPOSED, USE_CASE_APPROVED = "proposed", "approved"
+USE_CASE_SUSPENDED, USE_CASE_RETIRED = "suspended", "retired"
+USE_CASE_STATUSES: tuple[str, ...] = (USE_CASE_PROPOSED, USE_CASE_APPROVED, USE_CASE_SUSPENDED, USE_CASE_RETIRED)
+
 # RAGChecker's entailment verdicts (claim-level checks kept on imported records).
 ENTAILMENT_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
 

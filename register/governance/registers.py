@@ -38,7 +38,7 @@ from register.governance.rows import (
     validate,
 )
 from register.governance.use_cases import change_problems
-from register.scoring.redecide import redecide_sources
+from register.scoring.redecide import any_approved_use_case, redecide_scope, redecide_sources
 
 __all__ = ["RowChanges", "add_row", "canonical_rows", "list_claims", "list_sources", "readable_key", "restore",
            "save_claims", "save_rows", "save_sources", "save_use_cases", "source_row"]
@@ -225,9 +225,12 @@ def save_rows(store: Store, actor: Actor, kind: str, changes: RowChanges) -> dic
         return Change(table.name, None, None, counts, result=counts, extra_events=events)
 
     touched: list[str] = []
+    approved_before = any_approved_use_case(store) if kind == "usecases" else False
     counts = store.write(actor, f"{table.entity}.save", fn)
     if kind == "sources":  # the answers citing a changed source are decided again at once
         redecide_sources(store, actor, touched)
+    elif kind == "usecases":  # and those of a changed use case (the Scope check, the requesters)
+        redecide_scope(store, actor, touched, approved_before=approved_before)
     return counts
 
 
@@ -330,6 +333,9 @@ def restore(store: Store, actor: Actor, kind: str, key: str) -> None:
                    f"updated_by = ? WHERE {table.key} = ?", [utc_now(), actor.name, key])
         return Change(table.entity, key, {"deleted": True}, {"deleted": False})
 
+    approved_before = any_approved_use_case(store) if kind == "usecases" else False
     store.write(actor, f"{table.entity}.restore", fn)
     if kind == "sources":
         redecide_sources(store, actor, [key])
+    elif kind == "usecases":
+        redecide_scope(store, actor, [key], approved_before=approved_before)

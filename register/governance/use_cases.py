@@ -26,6 +26,7 @@ from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import FourEyesViolation, NotFound, Problem, StaleEdit, ValidationFailed
 from register.governance.rows import USE_CASE_COLUMNS, same_person, validate
 from register.governance.vocabulary import APPROVED, RETIRED
+from register.scoring.redecide import any_approved_use_case, redecide_scope
 
 __all__ = ["APPROVAL_FIELDS", "ENTITY", "approve_use_case", "change_problems", "list_use_cases", "use_case_row"]
 
@@ -143,5 +144,8 @@ def approve_use_case(store: Store, actor: Actor, use_case_id: str, row_version: 
                     actor.name, use_case_id])
         return Change(ENTITY, use_case_id, before, {**after, "reason": reason.strip()}, result=row_version + 1)
 
+    approved_before = any_approved_use_case(store)
     version: int = store.write(actor, f"{ENTITY}.approve", fn)
+    # approved now: its answers (and, with the register's first approval, those of unknown use cases) are decided again
+    redecide_scope(store, actor, [use_case_id], approved_before=approved_before)
     return version

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hri_core.vocabulary import (
+    USE_CASE_APPROVED,
+    USE_CASE_PROPOSED,
+    USE_CASE_RETIRED,
+    USE_CASE_STATUSES,
+    USE_CASE_SUSPENDED,
+)
+
 __all__ = [
     "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED",
     "REQUESTER_ROLE_PATTERN", "SOURCE_TYPES", "STATUSES", "USE_CASE_STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES",
@@ -69,12 +77,8 @@ UNSETTLED_STATUSES = (UNVERIFIED, PARTIALLY_VERIFIED)  # still to verify, soften
 
 # --- use cases (the approved-use-case register) ------------------------------------------------------
 
-PROPOSED = "proposed"
-APPROVED = "approved"
-SUSPENDED = "suspended"
-RETIRED = "retired"
-
-USE_CASE_STATUSES = (PROPOSED, APPROVED, SUSPENDED, RETIRED)
+# the status words are hri_core's (hri_core.vocabulary): the scorer's Scope check reads them too
+PROPOSED, APPROVED, SUSPENDED, RETIRED = USE_CASE_PROPOSED, USE_CASE_APPROVED, USE_CASE_SUSPENDED, USE_CASE_RETIRED
 # Requester roles name the people who ask a use case's questions ("clinician", "contract-manager"): a
 # vocabulary of their own, not the console's roles (viewer ... admin say what a person may do in this
 # console, not who asks an AI system). A role is a short name, at most 80 characters, starting with a

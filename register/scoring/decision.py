@@ -12,9 +12,11 @@ equal, sentence for sentence):
   whose source can fail a check, be undecided or is unknown are read (a register of current strong sources costs
   nothing). The Mitigation step reads the failure words of these claims (``register.scoring.mitigation.decided``),
   the decision the failed (``False``) checks;
-* ``decision_parts``: per revision, the fired floors with a minimum action (from the run's ``score_floors``), the
-  claims whose validated negative feedback is dated after the run's as-of time (``hri_core.decision``: at least
-  review, fail closed) and the failed Authority checks, each as its severity and its sentence, in order;
+* ``decision_parts``: per revision, the Scope check (its use case suspended or retired in ``use_case_register``, or
+  unknown to a register that approves some use case: at least review, ``hri_core.decision.scope_finding``), the
+  fired floors with a minimum action (from the run's ``score_floors``), the claims whose validated negative feedback
+  is dated after the run's as-of time (``hri_core.decision``: at least review, fail closed) and the failed Authority
+  checks, each as its severity and its sentence, in order;
 * ``decision_values``: the two stored columns as SQL over a score row, its Mitigation decision and those parts;
 * ``apply_decision``: the same on the stored rows of a run written elsewhere (a Spark job's, imported).
 """
@@ -40,25 +42,30 @@ from hri_core.decision import (
     FAILED_SCORING_DECISION,
     LATE_FEEDBACK_DECISION,
     MITIGATION_MINIMUM,
+    SCOPE_DECISION,
+    SCOPE_HELD_STATUSES,
     SERIOUS_CRITICALITY,
+    ScopeFinding,
     late_feedback_reason,
+    scope_reason,
 )
 from hri_core.mitigation import MitigationPolicy
 from hri_core.models import ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS
-from hri_core.vocabulary import LABEL_BIT, Label
+from hri_core.vocabulary import LABEL_BIT, USE_CASE_APPROVED, Label
 from register.db.sql import Params
 from register.db.store import Transaction
 from register.scoring.authority import claim_checks_select
 from register.scoring.authority_rules import authority_rules, requester_roles
 
 __all__ = ["AUTHORITY_TABLE", "DECISION_COLUMNS", "apply_decision", "authority_found", "decision_parts",
-           "decision_values", "parts_join"]
+           "decision_values", "parts_join", "scope_held_select"]
 
 DECISION_COLUMNS = ("decision", "decision_reasons")
 AUTHORITY_TABLE = "_authority_found"  # while ``authority_found`` is open
 # while ``decision_parts`` is open
 _FLOORS, _LATE, _AUTHORITY = "_decision_floors", "_decision_late_feedback", "_decision_authority"
+_SCOPE = "_decision_scope"
 
 
 @contextlib.contextmanager
@@ -110,13 +117,47 @@ def _late_feedback_select(run_id: int, responses: str) -> tuple[str, Params]:
         GROUP BY cl.response_key""", p)
 
 
+def scope_held_select(p: Params, responses: str) -> str:
+    """Per revision of ``responses`` (a condition on ``responses r``) that the Scope check holds for a person
+    (``hri_core.decision.scope_finding``): its use case suspended or retired in the live rows of
+    ``use_case_register``, or unknown (or not named) while some live use case is approved -- as the severity of
+    ``SCOPE_DECISION`` and the one sentence of ``hri_core.decision.scope_reason`` (its own words, split around the
+    use case and the status). One join of the revisions to the register, a few rows: set-based at any size."""
+    def words(use_case: str | None, status: str | None) -> tuple[str, str, str]:
+        text = scope_reason(ScopeFinding(use_case, status))
+        if use_case is None:
+            return text, "", ""
+        before, _, rest = text.partition(use_case)
+        if status is None:
+            return before, rest, ""
+        middle, _, after = rest.partition(status)
+        return before, middle, after
+
+    no_case, _, _ = words(None, None)
+    u_before, u_after, _ = words("\x00", None)
+    s_before, s_middle, s_after = words("\x00", "\x01")
+    held = p(list(SCOPE_HELD_STATUSES))
+    return f"""SELECT r.response_key, {p(ACTION_SEVERITY[SCOPE_DECISION])} AS sev,
+        [CASE WHEN u.use_case_id IS NOT NULL THEN {p(s_before)} || u.use_case_id || {p(s_middle)} || u.status
+                                                  || {p(s_after)}
+              WHEN r.use_case IS NULL THEN {p(no_case)}
+              ELSE {p(u_before)} || r.use_case || {p(u_after)} END] AS reasons
+        FROM responses r LEFT JOIN use_case_register u ON u.use_case_id = r.use_case AND NOT u.deleted
+        WHERE ({responses})
+          AND (list_contains({held}::VARCHAR[], u.status)
+               OR (u.use_case_id IS NULL AND EXISTS (SELECT 1 FROM use_case_register a
+                                                    WHERE NOT a.deleted AND a.status = {p(USE_CASE_APPROVED)})))"""
+
+
 @contextlib.contextmanager
 def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationPolicy, run_id: int,
                    authority: str, responses: str, params: dict[str, Any] | None = None) -> Iterator[None]:
-    """Hold, per revision of run ``run_id``, the decision's floor, late-feedback and Authority parts
-    (``decision_values`` joins them): TEMP TABLEs ``_decision_floors``, ``_decision_late_feedback`` and
-    ``_decision_authority`` (response_key, sev: the most severe minimum, as an index of ``ACTIONS``; reasons: the
-    sentences in order). The floors are read from the run's ``score_floors`` (written first), the late feedback from
+    """Hold, per revision of run ``run_id``, the decision's Scope, floor, late-feedback and Authority parts
+    (``decision_values`` joins them): TEMP TABLEs ``_decision_scope``, ``_decision_floors``,
+    ``_decision_late_feedback`` and ``_decision_authority`` (response_key, sev: the most severe minimum, as an index
+    of ``ACTIONS``; reasons: the sentences in order). The Scope part is read from the revisions ``responses`` against
+    ``use_case_register`` as it is now (``scope_held_select``; nothing is read while the register is empty). The
+    floors are read from the run's ``score_floors`` (written first), the late feedback from
     the claims of the revisions ``responses`` (a condition on ``responses r``, named ``$`` parameters in ``params``)
     against the run's as-of time (its ``score_runs`` row, written first), the Authority findings from ``authority``
     (``authority_found``'s table). Dropped on leaving."""
@@ -150,13 +191,19 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
         FROM (SELECT *, coalesce(is_core, {a(policy.unmarked_claims_core)}) AS core FROM {authority}) a, ({checks}) u
         WHERE {failed}) GROUP BY response_key"""
     late, lp = _late_feedback_select(run_id, responses)
+    sp = Params()
+    # a register without use cases holds nothing: no answer is read (the teams that keep none pay nothing)
+    scope = (scope_held_select(sp, responses) if tx.scalar("SELECT count(*) FROM use_case_register WHERE NOT deleted")
+             else "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
     try:
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_SCOPE} AS {scope}", {**(params or {}), **sp.values}
+                   if sp.values else {})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_FLOORS} AS {floors}", p.values if with_min else {})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_LATE} AS {late}", {**(params or {}), **lp.values})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_AUTHORITY} AS {found}", a.values)
         yield
     finally:
-        for table in (_FLOORS, _LATE, _AUTHORITY):
+        for table in (_SCOPE, _FLOORS, _LATE, _AUTHORITY):
             tx.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -164,14 +211,14 @@ def parts_join(score: str) -> str:
     """The LEFT JOINs of ``decision_parts``' tables to the score rows ``score`` (an alias with response_key), under
     the aliases ``decision_values`` reads."""
     return " ".join(f"LEFT JOIN {table} {alias} ON {alias}.response_key = {score}.response_key"
-                    for table, alias in ((_FLOORS, "df"), (_LATE, "dl"), (_AUTHORITY, "da")))
+                    for table, alias in ((_SCOPE, "ds"), (_FLOORS, "df"), (_LATE, "dl"), (_AUTHORITY, "da")))
 
 
 def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str) -> dict[str, str]:
     """The stored decision columns as SQL: ``score`` is the alias of a score row (band, no_claims, scoring_failure,
     response_key), ``action`` and ``reason`` the expressions of its Mitigation action and sentence (NULL: none
-    decided); the statement LEFT JOINs ``_decision_floors df``, ``_decision_late_feedback dl`` and
-    ``_decision_authority da`` on response_key (``parts_join``)."""
+    decided); the statement LEFT JOINs ``_decision_scope ds``, ``_decision_floors df``, ``_decision_late_feedback dl``
+    and ``_decision_authority da`` on response_key (``parts_join``)."""
     s = score
     names, band_actions = p([b.name for b in profile.bands]), p([b.action for b in profile.bands])
     actions = f"({p(list(ACTIONS))}::VARCHAR[])"
@@ -181,12 +228,14 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
                    f"ELSE ({band_actions}::VARCHAR[])[list_position({names}::VARCHAR[], {s}.band)] END")
     minimum = "CASE " + " ".join(f"WHEN {action} = {p(step)} THEN {p(least)}"
                                  for step, least in MITIGATION_MINIMUM.items()) + " END"
-    sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(df.sev, 0), coalesce(dl.sev, 0), "
+    sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(ds.sev, 0), coalesce(df.sev, 0), "
+           "coalesce(dl.sev, 0), "
            "coalesce(da.sev, 0), "
            f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
            f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
-    reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims THEN "
-               f"'no claims: ' ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
+    reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims "
+               f"THEN 'no claims: ' ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
+               "coalesce(ds.reasons, []::VARCHAR[])), "
                "coalesce(df.reasons, []::VARCHAR[])), coalesce(dl.reasons, []::VARCHAR[])), "
                "coalesce(da.reasons, []::VARCHAR[])), "
                f"CASE WHEN {action} IS NOT NULL THEN ['mitigation ' || {reason} || ': at least ' || {minimum}] "

@@ -118,16 +118,18 @@ def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datet
 def pure_decision(store: Store, record: dict, profile: ScoringProfile, as_of: datetime):
     """``hri_core``'s decision on ``record``: score_response, the Authority checks against the store's register,
     the mitigation reading them, decide_answer."""
-    from hri_core.decision import authority_findings, decide_scored
+    from hri_core.decision import authority_findings, decide_scored, scope_finding
     from hri_core.mitigation import decide
     from register.scoring.mitigation import active_policy
+    from register.scoring.preview import use_case_statuses
 
     policy = active_policy(store)
     response = parse_response(record)
     results = pure_authority(store, response, as_of)
     mitigation = decide(response, policy, authority={r.claim_id: r.failures for r in results})
     return decide_scored(score_response(response, profile, as_of), mitigation=mitigation, authority=authority_findings(
-        response, results, unmarked_claims_core=policy.unmarked_claims_core))
+        response, results, unmarked_claims_core=policy.unmarked_claims_core),
+        scope=scope_finding(response.use_case, use_case_statuses(store)))
 
 
 def check_decisions(store: Store, records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
@@ -156,7 +158,8 @@ def check_parity(records: list[dict], profile: ScoringProfile, as_of: datetime, 
 
 
 def add_register(store: Store, register: dict) -> None:
-    """Record a ``strategies.source_registers`` register: its sources and its use cases' requesters."""
+    """Record a ``strategies.source_registers`` register: its sources, its use cases' requesters and its
+    approved-use-case register rows."""
     from register import SYSTEM
     from register.governance.registers import add_row
     from register.scoring.authority_rules import save_use_cases
@@ -164,6 +167,8 @@ def add_register(store: Store, register: dict) -> None:
     for row in register["sources"]:
         add_row(store, SYSTEM, "sources", row)
     save_use_cases(store, SYSTEM, register["use_cases"], "parity")
+    for row in register.get("use_case_register", ()):
+        add_row(store, SYSTEM, "usecases", row)
 
 
 def register_sources(store: Store) -> dict:

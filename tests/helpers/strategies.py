@@ -165,9 +165,10 @@ def profiles(draw) -> ScoringProfile:
 @hs.composite
 def source_registers(draw) -> dict:
     """A source register for the ids ``claim_bodies`` cites (``doc-1``, ``src-a``; ``elsewhere`` is never
-    registered: an unknown source) and the requesters of its use cases: {"sources": rows for ``add_row``,
-    "use_cases": rows for ``save_use_cases``}. Each source may be left out, superseded, dated (expired at
-    ``AS_OF`` or not), restricted, of any tier or none, of any type."""
+    registered: an unknown source), the requesters of its use cases and an approved-use-case register: {"sources":
+    rows for ``add_row``, "use_cases": rows for ``save_use_cases``, "use_case_register": rows for ``add_row``}.
+    Each source may be left out, superseded, dated (expired at ``AS_OF`` or not), restricted, of any tier or none,
+    of any type; each registered use case in any status."""
     rows = []
     for source_id in ("doc-1", "src-a"):
         if not draw(hs.booleans()) and draw(hs.booleans()):
@@ -181,4 +182,13 @@ def source_registers(draw) -> dict:
     use_cases = [{"use_case": "supplier-contracts", "requester_roles": draw(hs.sampled_from([[], ["reviewer"]]))}]
     if draw(hs.booleans()):
         use_cases.append({"use_case": "hr-policy", "requester_roles": ["viewer", "admin"]})
-    return {"sources": rows, "use_cases": use_cases}
+    # the approved-use-case register (the Scope check): each of two use cases left out or in any status; it-support
+    # is never registered (unknown)
+    register = []
+    for use_case_id in ("supplier-contracts", "hr-policy"):
+        status = draw(hs.sampled_from([None, "proposed", "approved", "suspended", "retired"]))
+        if status is not None:
+            register.append({"use_case_id": use_case_id, "owner": "Olga Owner", "purpose": "parity",
+                             "status": status, "approved_by": "Abe Approver" if status == "approved" else None,
+                             "review_by": "2027-06-30" if status == "approved" else None})
+    return {"sources": rows, "use_cases": use_cases, "use_case_register": register}

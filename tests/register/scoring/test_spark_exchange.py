@@ -194,3 +194,34 @@ def test_import_refuses_an_output_without_the_floor_action_columns(store, tmp_pa
     with pytest.raises(RegisterError, match="lacks the column.*action_floor_claim_id, action_floor_rule_id"):
         import_scores(store, SYSTEM, tmp_path / "scored")
     assert store.query("SELECT (SELECT count(*) FROM score_runs), (SELECT count(*) FROM scores)") == [(0, 0)]
+
+
+def test_an_imported_run_holds_the_answers_the_scope_check_holds_as_a_rescore_does(store, tmp_path):
+    """The Scope check decides the Spark job's rows at import, as a score run of the register decides them: an
+    answer of a suspended use case and one of a use case the register does not know (while it approves one) are
+    decided review, with the same sentences, the approved one's answer left to its band."""
+    from register.governance.registers import add_row
+    from register.scoring.profiles import active_profile
+    from register.scoring.scorer import rescore
+
+    fine = [{"claim_id": "c", "labels": ["SUPPORTED"], "criticality": 1}]
+    load(store, [{"response_id": rid, "use_case": uc, "claims": fine}
+                 for rid, uc in (("r-ok", "helpdesk"), ("r-held", "drafts"), ("r-unknown", "elsewhere"))])
+    add_row(store, SYSTEM, "usecases", {"use_case_id": "helpdesk", "owner": "Olga", "purpose": "help",
+                                        "status": "approved", "approved_by": "Abe", "review_by": "2099-01-01"})
+    add_row(store, SYSTEM, "usecases", {"use_case_id": "drafts", "owner": "Olga", "purpose": "drafts",
+                                        "status": "suspended"})
+    profile = active_profile(store)
+    job_output(store, profile, tmp_path / "scored")
+    imported = import_scores(store, ANN, tmp_path / "scored")
+    rescored = rescore(store, ANN, profile, as_of=AS_OF)
+
+    def decided(run_id: int) -> dict:
+        return {rid: (d, list(r)) for rid, d, r in store.query(
+            "SELECT response_id, decision, decision_reasons FROM scores WHERE run_id = ?", [run_id])}
+
+    assert decided(imported.run_id) == decided(rescored.run_id)
+    got = decided(imported.run_id)
+    assert got["r-ok"][0] == "release"
+    assert got["r-held"][0] == "review" and "Scope: use case drafts is suspended: at least review" in got["r-held"][1]
+    assert got["r-unknown"][0] == "review"
