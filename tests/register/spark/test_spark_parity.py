@@ -178,6 +178,17 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
     data.write_text("".join(json.dumps(json.loads(r["raw"])) + "\n" for r in sample)
                     + "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert cli("import", str(data), "--no-score", "--quiet").returncode == 0
+    # the Scope check decides the imported rows as a rescore does: one use case approved, one suspended, it-support
+    # unknown to the register
+    from register.governance.registers import add_row
+    registered = Store(cli.db)
+    try:
+        add_row(registered, SYSTEM, "usecases", {"use_case_id": "supplier-contracts", "owner": "Olga", "purpose": "p",
+                                                 "status": "approved", "approved_by": "Abe", "review_by": "2099-01-01"})
+        add_row(registered, SYSTEM, "usecases", {"use_case_id": "hr-policy", "owner": "Olga", "purpose": "p",
+                                                 "status": "suspended"})
+    finally:
+        registered.close()
     result = cli("export-parquet", str(tmp_path / "export"))
     assert result.returncode == 0, result.stderr
     assert "302 responses" in result.stdout
@@ -217,6 +228,8 @@ def test_export_score_on_spark_and_import_round_trip(spark, lake, tmp_path, regi
         local = rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF).run_id
         assert len(on_spark) == 302 and on_spark == decided_of_run(store, local)
         assert {d for d, *_ in on_spark.values()} >= {"review"}
+        assert any(r.startswith("Scope: use case hr-policy is suspended") for _, rs, _ in on_spark.values() for r in rs)
+        assert any(r.startswith("Scope: use case it-support is not") for _, rs, _ in on_spark.values() for r in rs)
     finally:
         store.close()
 
