@@ -138,14 +138,20 @@ def cmd_governance(store: Store, args) -> int:
     return EXIT_OK
 
 
+def _text(value):
+    """A frame's text or None (pandas reads a NULL of an object column as None or NaN)."""
+    return value if isinstance(value, str) else None
+
+
 def cmd_authority_check(store: Store, args) -> int:
-    """Every failed or undecided Authority check of the current answers' sourced claims; exit 2 when any."""
+    """Every failed or undecided Authority check of the current answers' sourced claims, and every Scope finding
+    (an OUT_OF_SCOPE proposal); exit 2 when any."""
     from register.scoring.authority import findings
 
     frame = findings(store)
-    rows = [{"response_id": r["response_id"], "revision": int(r["revision"]), "claim_id": r["claim_id"],
-             "claim": r["claim"], "source_id": r["source_id"], "check": r["check"], "problem": r["problem"],
-             "reason": r["reason"],
+    rows = [{"response_id": r["response_id"], "revision": int(r["revision"]), "claim_id": _text(r["claim_id"]),
+             "claim": _text(r["claim"]), "source_id": _text(r["source_id"]), "check": r["check"],
+             "problem": r["problem"], "reason": r["reason"],
              "proposed_label": None if r["proposed_label"] is None or r["proposed_label"] != r["proposed_label"]
              else r["proposed_label"]} for r in frame.to_dict("records")]
     if args.json:
@@ -157,6 +163,8 @@ def cmd_authority_check(store: Store, args) -> int:
         print(f"authority check: {len(rows)} finding(s), {proposed} with a proposed label")
         for r in rows:
             label = f" -> proposed {r['proposed_label']}" if r["proposed_label"] else ""
-            print(f"  {r['response_id']} rev {r['revision']} claim {r['claim_id']} on {r['source_id']}: "
-                  f"{r['check']}: {r['problem']} ({r['reason']}){label}")
+            where = (f"claim {r['claim_id']}" if r["claim_id"] else "answer") + (
+                f" on {r['source_id']}" if r["source_id"] else "")  # a Scope finding may be the whole answer's
+            print(f"  {r['response_id']} rev {r['revision']} {where}: {r['check']}: {r['problem']} ({r['reason']})"
+                  f"{label}")
     return EXIT_QUARANTINED if rows else EXIT_OK

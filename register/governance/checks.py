@@ -1,5 +1,6 @@
 """The checks of the pre-submission claim-verification checklist, one place each: the seven of paper Table IX
-and an eighth, CLAIM's Authority step on the scored answers (seed 004).
+an eighth, CLAIM's Authority step on the scored answers (seed 004), and a ninth, the paper's Scope check (Fig. 1):
+every answer's use case approved in the approved-use-case register and within its review date.
 
 ``CHECKS`` is the registry: each ``Check`` has its number, its title (the paper's wording), its scope
 (what it looks at, shown with its result) and the function that finds the offending rows.
@@ -22,7 +23,7 @@ import pandas as pd
 
 from hri_core import Label
 from register.db.sql import Params
-from register.db.store import Store
+from register.db.store import Store, utc_now
 from register.governance.evidence import current_rule_version, evaluate_rules
 from register.governance.feedback_labels import OUTSIDE_REGISTER, validated_outside_register
 from register.governance.vocabulary import (
@@ -43,6 +44,8 @@ from register.scoring.authority import FORBIDDEN, INSUFFICIENT, STALE
 from register.scoring.authority import findings as authority_findings
 from register.scoring.profiles import get_profile
 from register.scoring.reproduce import TOLERANCE, reproduce
+from register.scoring.scope import CHECK as SCOPE_CHECK
+from register.scoring.scope import NO_REGISTER, answer_scope_select
 from register.scoring.scorer import score_select
 
 __all__ = ["CHECKS", "NOT_EVALUABLE", "REPRODUCE_SAMPLE", "Check", "Context", "Finding", "Found", "run_checks"]
@@ -76,11 +79,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class Context:
-    """What the checks read: the store, every claim evaluated against the rules in force, the sample size."""
+    """What the checks read: the store, every claim evaluated against the rules in force, the sample size, the day
+    the checks judge dates by."""
 
     store: Store
     evaluation: pd.DataFrame
     sample: int
+    today: date
 
 
 class Found(NamedTuple):
@@ -338,6 +343,7 @@ def _unauthoritative_answer_sources(ctx: Context) -> Found:
     source is forbidden to the use case's requesters, stale, or of insufficient authority for its category.
     Unknown sources and undecided checks are counted in the note (they queue nothing)."""
     found = authority_findings(ctx.store)
+    found = found[found["check"] != SCOPE_CHECK]  # the Scope check's are item 9's
     failed = found[found["proposed_label"].notna() & found["problem"].isin(_AUTHORITY_FAILED)]
     out = [Finding("response", r["response_id"], f"claim {r['claim_id']}: {str(r['claim'] or '')[:100]}",
                    f"{r['problem']} {r['source_id']} ({r['reason']}), proposed {r['proposed_label']}").as_dict()
@@ -348,6 +354,24 @@ def _unauthoritative_answer_sources(ctx: Context) -> Found:
         note = (f"{_AUTHORITY_SCOPE}; besides, {len(rest):,} check(s) unknown or undecided or on claims not SUPPORTED "
                 "(python -m register authority check lists them)")
     return Found(out, note)
+
+
+def _answers_out_of_scope(ctx: Context) -> Found:
+    """Not an item of Table IX: the Scope check (paper Fig. 1) on the current answers, one finding per use case
+    whose answers are out of scope (unknown to the register, not approved, suspended, retired or past its review
+    date), with how many answers. Passes with a note while the register lists no use case (nothing is kept to check
+    against: a team that keeps none sees no failure)."""
+    p = Params()
+    answers = "(SELECT response_key, use_case FROM responses WHERE is_current)"
+    rows = ctx.store.frame(f"""SELECT use_case, any_value(scope_status) AS scope_status, any_value(reason) AS reason,
+                                      count(*) AS answers
+        FROM ({answer_scope_select(p, ctx.today, answers)}) WHERE problem IS NOT NULL OR scope_status = {p(NO_REGISTER)}
+        GROUP BY use_case ORDER BY use_case NULLS FIRST""", p.values)
+    if not rows.empty and (rows["scope_status"] == NO_REGISTER).all():
+        return Found([], "no use case is registered (Use cases page): nothing to check the answers' use cases against")
+    return Found([Finding("use_case", str(r["use_case"]) if isinstance(r["use_case"], str) else "(none)",
+                          f"{int(r['answers']):,} current answer(s)", str(r["reason"])).as_dict()
+                  for _, r in rows.iterrows()])
 
 
 def _has_table(store: Store, name: str) -> bool:
@@ -376,6 +400,9 @@ CHECKS: tuple[Check, ...] = (
     # not an item of Table IX: CLAIM's Authority step (seed 004) on the scored answers
     Check(8, "Supported answer claims rest on sources that are allowed, current and authoritative.",
           _AUTHORITY_SCOPE, _unauthoritative_answer_sources),
+    # not an item of Table IX: the paper's Scope check (Fig. 1) against the approved-use-case register
+    Check(9, "Every answer's use case is approved and within its review date.",
+          "current answers' use cases against the approved-use-case register", _answers_out_of_scope),
 )
 
 
@@ -389,7 +416,7 @@ def run_checks(store: Store, *, today: date | None = None, sample: int = REPRODU
     ``summary["not_evaluable_checks"]`` names it apart."""
     version = current_rule_version(store)
     ev = evaluate_rules(store, version, today=today)
-    ctx = Context(store, ev, sample)
+    ctx = Context(store, ev, sample, today or utc_now().date())
     checks = []
     for check in CHECKS:
         offending, note, not_evaluable = check.find(ctx)

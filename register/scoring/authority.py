@@ -41,6 +41,7 @@ from hri_core.vocabulary import LABEL_BIT, Label
 from register.db.sql import Params
 from register.db.store import Store, utc_now
 from register.scoring.authority_rules import authority_rules, requester_roles
+from register.scoring.scope import scope_findings_select
 
 __all__ = ["ACCESS_UNDECIDED", "AUTHORITY_UNDECIDED", "CHECK_NAMES", "FILTERS", "FORBIDDEN", "INSUFFICIENT",
            "PROBLEMS", "STALE", "UNKNOWN", "claim_checks", "claim_checks_select", "findings",
@@ -399,11 +400,16 @@ def findings_select(p: Params, rules: AuthorityRules, roles: dict[str, tuple[str
 
 
 def findings(store: Store, *, now: datetime | None = None) -> pd.DataFrame:
-    """Every failed or undecided check of the current answers' sourced claims (``findings_select``)."""
+    """Every failed or undecided check of the current answers' sourced claims (``findings_select``), and every
+    Scope finding of the current answers (``register.scoring.scope``: check ``scope``, an OUT_OF_SCOPE proposal;
+    none while the use-case register is empty)."""
     p = Params()
     rules, roles = _inputs(store)
-    sql = findings_select(p, rules, roles, now or utc_now())
-    return store.frame(f"{sql} ORDER BY response_id, claim_idx, \"check\", problem", p.values)
+    now = now or utc_now()
+    sql = findings_select(p, rules, roles, now)
+    scope = scope_findings_select(p, now.date())
+    return store.frame(f"SELECT * FROM ({sql}) UNION ALL SELECT * FROM ({scope}) "
+                       "ORDER BY response_id, claim_idx NULLS FIRST, \"check\", problem", p.values)
 
 
 def response_authority_select(store: Store, p: Params, now: datetime | None = None, *, keys: str | None = None) -> str:

@@ -74,8 +74,8 @@ def register(tmp_path):
 
 
 def test_the_registry_holds_the_seven_items_of_table_ix_in_order_then_the_authority_check():
-    assert [c.no for c in CHECKS] == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert len({c.title for c in CHECKS}) == 8 and all(c.title.endswith(".") for c in CHECKS)
+    assert [c.no for c in CHECKS] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert len({c.title for c in CHECKS}) == 9 and all(c.title.endswith(".") for c in CHECKS)
     assert all(c.scope and callable(c.find) for c in CHECKS)
 
 
