@@ -3,6 +3,8 @@
 * **Use cases and their requester roles** (``use_case_versions`` / ``use_case_requesters``): who asks
   a use case's questions. "Allowed" compares a source's ``restricted_to`` with these roles; a use case
   missing from the table has unknown requesters (restricted sources are then undecided, never allowed).
+  The approved-use-case register's requester roles (``use_case_register``, issue 37) take precedence over
+  this older table wherever the register lists them (``requester_roles``).
 * **Authority rules** (``authority_rule_versions``): ``hri_core.authority.AuthorityRules`` as JSON,
   the largest acceptable ``authority_tier`` and/or source types per claim category. Before anything
   is saved, ``default_authority_rules()`` (version 1) is in force.
@@ -111,10 +113,17 @@ def list_use_cases(store: Store, version: int | None = None) -> pd.DataFrame:
 
 
 def requester_roles(store: Store | Transaction) -> dict[str, tuple[str, ...]]:
-    """``{use case: requester roles}`` in force (a use case not listed has unknown requesters)."""
+    """``{use case: requester roles}`` the Authority step's "allowed" check reads (a use case not listed has unknown
+    requesters). The approved-use-case register's (``use_case_register``, its live rows that list requester roles,
+    whatever their status: the Scope check judges the status) come first; a use case it does not list, or lists
+    without roles, keeps the roles of the older requester table in force (``use_case_requesters``), so that a
+    register kept before the use-case register decides as it did."""
     rows = store.query("SELECT use_case, requester_roles FROM use_case_requesters WHERE version = "
                        f"({_USE_CASES_IN_FORCE})")
-    return {use_case: tuple(roles or ()) for use_case, roles in rows}
+    roles = {use_case: tuple(names or ()) for use_case, names in rows}
+    roles.update({use_case: tuple(names) for use_case, names in store.query(
+        "SELECT use_case_id, requester_roles FROM use_case_register WHERE NOT deleted AND len(requester_roles) > 0")})
+    return roles
 
 
 def _use_case_problems(rows: list[dict]) -> list[Problem]:

@@ -113,3 +113,20 @@ def test_the_pure_decision_agrees_with_the_stored_one(store):
     for rid in ("r-help", "r-legal", "r-other"):
         pure = decision_of(store, load_response(store, rid), as_of=as_of)
         assert (pure.decision, list(pure.reasons)) == stored[rid], rid
+
+
+def test_the_allowed_check_reads_the_use_case_registers_requester_roles(store, tmp_path):
+    """Fails before: "allowed" read only the older requester table (helpdesk: viewer), so a source restricted to
+    reviewers stayed forbidden whatever the use-case register said."""
+    from tests.helpers.authority import load_authority_register
+
+    load_authority_register(store, tmp_path)
+    assert any("failed allowed" in r for r in decisions(store)["au-restricted"][1])
+    _use_case(store, "helpdesk", "approved", requester_roles="reviewer; contract-manager")
+    decision, reasons = decisions(store)["au-restricted"]
+    assert not any("failed allowed" in r for r in reasons), reasons
+    # a register row without requester roles leaves the older table's in force
+    _use_case(store, "other-desk", "proposed")
+    from register.scoring.authority_rules import requester_roles
+    assert requester_roles(store)["helpdesk"] == ("reviewer", "contract-manager")
+    assert "other-desk" not in requester_roles(store)
