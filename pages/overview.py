@@ -76,7 +76,21 @@ def main() -> None:
         st.plotly_chart(figures.high_share_figure(figures_data[f"high_share_by_{by}"], by.replace("_", " ")),
                         config=PLOT_CONFIG)
     feedback_ui.scope_tile(f.use_cases, f.models, profile, PLOT_CONFIG)
+    render_scope(f)
     render_authority(f)
+
+
+def render_scope(f) -> None:
+    """The answers by scope status (the paper's Scope check against the approved-use-case register); nothing while
+    the register lists no use case."""
+    counts = overview.scope(f)
+    if counts.empty:
+        return
+    st.subheader("Answers by scope status")
+    cols = st.columns(len(counts))
+    for col, (status, n) in zip(cols, counts.itertuples(index=False), strict=True):
+        col.metric(escape_markdown(str(status).capitalize()), compact_count(int(n)), help=f"{int(n):,} answers")
+    st.page_link("pages/use_cases.py", label="Use cases", icon=":material/approval:")
 
 
 def render_authority(f) -> None:

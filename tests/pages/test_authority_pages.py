@@ -124,3 +124,17 @@ def test_saving_authority_rules_on_the_page_changes_the_verdict(authority_db):
     assert not other.exception, other.exception
     rules = authority_db.scalar("SELECT params->>'valid_until_inclusive' FROM authority_rule_versions")
     assert rules == "false"
+
+
+def test_the_overview_shows_answers_by_scope_status_once_use_cases_are_registered(authority_db):
+    """Nothing while the use-case register is empty; then the answers per scope status (issue 37)."""
+    from register.console.queries.filters import Filters
+    from register.console.queries.scope import scope_overview
+    from register.governance.registers import add_row
+    assert scope_overview(authority_db, Filters()).empty  # the page shows nothing then
+    add_row(authority_db, SYSTEM, "usecases", {"use_case_id": "helpdesk", "owner": "Olga", "purpose": "help",
+                                               "status": "suspended"})
+    at = _open("pages/overview.py")
+    assert "Answers by scope status" in [h.value for h in at.subheader]
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Suspended"] == "7" and shown["In scope"] == "0" and shown["Unknown"] == "0"

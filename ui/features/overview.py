@@ -6,6 +6,7 @@ from __future__ import annotations
 from hri_core.calibration import score_bins
 from register import Store
 from register.console.queries import overview as overview_queries
+from register.console.queries import scope as scope_queries
 from register.console.queries.filters import Filters
 from ui.framework import data
 
@@ -17,6 +18,10 @@ def overview(store: Store, f: Filters, weights: tuple[tuple[str, float], ...], b
     (dimension, weight) pairs in the profile's order (``overview_arguments``), one cache key for the page and the
     warm-up; the query takes them as a mapping."""
     return overview_queries.overview(store, f, dict(weights), bands, bins=bins)
+
+
+# the filtered answers per scope status against the approved-use-case register (empty while it lists none)
+scope = data.cached(scope_queries.scope_overview)
 
 
 def overview_arguments(profile) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]:
