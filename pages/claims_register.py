@@ -16,7 +16,7 @@ from register.access.permissions import Permission
 from register.governance import registers
 from register.governance.rows import CLAIM_COLUMNS
 from register.governance.transfer import export_claims
-from register.governance.vocabulary import CLAIM_TYPES, STATUSES
+from register.governance.vocabulary import CLAIM_TYPES, SOURCE_BASES, STATUSES
 from ui.features import governance as gov
 from ui.framework import data
 from ui.framework.auth import can, current_actor
@@ -42,6 +42,11 @@ def column_config(source_ids: list[str]) -> dict:
         "no_peer_reviewed_source": cc.CheckboxColumn(
             "No peer-reviewed source", help="Table VIII: a preprint is acceptable evidence only when no peer-reviewed "
                                             "source exists; tick when that is so"),
+        "source_basis": cc.SelectboxColumn("Source basis", options=SOURCE_BASES,
+                                           help="Table IX item 1: the claim's sources are primary or an acceptable "
+                                                "secondary source"),
+        "source_locators": cc.ListColumn("Locators", help="Where in each linked source, in the links' order: a "
+                                                          "page, a section or a quote (edit in the file: | between)"),
         "row_version": cc.NumberColumn("Version", disabled=True),
         "updated_by": cc.TextColumn("Last edited by", disabled=True),
     }

@@ -27,12 +27,16 @@ from register.db.store import Store, utc_now
 from register.governance.evidence import current_rule_version, evaluate_rules
 from register.governance.feedback_labels import OUTSIDE_REGISTER, validated_outside_register
 from register.governance.vocabulary import (
+    ACCEPTABLE_SECONDARY,
+    AUTHOR_INTERPRETATION,
     BENCHMARK_NUMBER,
     DESIGN_CHOICE,
     HYPOTHESIS,
     MUTABLE_SOURCE_TYPES,
     ORIGINAL_PROPOSAL,
+    PRIMARY,
     PROVISIONAL,
+    SETTLED_STATUSES,
     UNSETTLED_STATUSES,
     VENDOR_CAPABILITY,
     VENDOR_DOCUMENTATION,
@@ -54,6 +58,7 @@ __all__ = ["CHECKS", "NOT_EVALUABLE", "REPRODUCE_SAMPLE", "Check", "Context", "F
 NOT_EVALUABLE = "not evaluable"
 
 REPRODUCE_SAMPLE = 20  # responses recomputed by the Python reference scorer on top of the full SQL recomputation
+_EVIDENCE_SCOPE = "claims checked against the minimum evidence rules in force"
 _AUTHORITY_FAILED = (FORBIDDEN, STALE, INSUFFICIENT)  # the failures that send an answer to review
 _AUTHORITY_SCOPE = ("current answers' SUPPORTED claims with a source_id, against the current source register and "
                     "the authority rules in force")
@@ -115,9 +120,28 @@ def _claim(row, reason: str) -> dict:
 
 
 def _unsourced_claims(ctx: Context) -> Found:
+    """Item 1: every factual claim linked to a primary or acceptable secondary source. An original design choice
+    (item 4's) and an author's interpretation (not a factual claim: it says it is the author's reading) are not
+    judged here. The note counts the sourced claims by what their sources are to them (``source_basis``: primary,
+    acceptable secondary, or not recorded) and those whose links name no locator (page, section or quote)."""
     ev = ctx.evaluation
-    bad = ev[(ev["outcome"] == "violation") & (ev["claim_type"] != DESIGN_CHOICE)]
-    return Found([_claim(r, f"{r['reason']} (required handling: {r['required_handling']})") for _, r in bad.iterrows()])
+    bad = ev[(ev["outcome"] == "violation") & ~ev["claim_type"].isin((DESIGN_CHOICE, AUTHOR_INTERPRETATION))]
+    p = Params()
+    basis = ctx.store.row(f"""SELECT count(*) FILTER (WHERE source_basis = {p(PRIMARY)}) AS primary_,
+               count(*) FILTER (WHERE source_basis = {p(ACCEPTABLE_SECONDARY)}) AS secondary,
+               count(*) FILTER (WHERE source_basis IS NULL) AS unrecorded,
+               count(*) FILTER (WHERE len(list_filter(coalesce(source_locators, []), lambda x: x <> ''))
+                                      < len(source_ids)) AS unlocated,
+               count(*) FILTER (WHERE len(list_filter(coalesce(source_locators, []), lambda x: x <> '')) > 0) AS located
+        FROM register_claims WHERE NOT deleted AND len(coalesce(source_ids, [])) > 0
+          AND claim_type <> {p(AUTHOR_INTERPRETATION)}""", p.values, what="the claims' source bases")
+    note = None
+    if basis["primary_"] or basis["secondary"] or basis["located"]:  # said once the register records them
+        note = (f"{_EVIDENCE_SCOPE}; sourced claims: {basis['primary_']:,} on a primary source, "
+                f"{basis['secondary']:,} on an acceptable secondary one, {basis['unrecorded']:,} not recorded; "
+                f"{basis['unlocated']:,} with a link that names no page, section or quote")
+    return Found([_claim(r, f"{r['reason']} (required handling: {r['required_handling']})") for _, r in bad.iterrows()],
+                 note)
 
 
 def _unsourced_numbers(ctx: Context) -> Found:
@@ -173,8 +197,14 @@ def _unsettled_claims(ctx: Context) -> Found:
     rows = ctx.store.frame(f"SELECT claim_key, statement, verification_status FROM register_claims WHERE NOT deleted "
                            f"AND verification_status IN {p.in_list(UNSETTLED_STATUSES)} ORDER BY created_at, claim_key",
                            p.values)
+    q = Params()
+    settled = dict(ctx.store.query(f"SELECT verification_status, count(*) FROM register_claims WHERE NOT deleted "
+                                   f"AND verification_status IN {q.in_list(SETTLED_STATUSES)} GROUP BY ALL", q.values))
+    note = None
+    if settled:  # item 5's own words: removed, softened, or moved to future work
+        note = "settled: " + ", ".join(f"{settled.get(s, 0):,} {s}" for s in SETTLED_STATUSES)
     return Found([_claim(r, f"marked {r['verification_status']!r}: remove, soften (and re-verify) or move to "
-                            "future work") for _, r in rows.iterrows()])
+                            "future work") for _, r in rows.iterrows()], note)
 
 
 def _undated_mutable_sources(ctx: Context) -> Found:
@@ -380,7 +410,7 @@ def _has_table(store: Store, name: str) -> bool:
 
 CHECKS: tuple[Check, ...] = (
     Check(1, "Every factual claim is linked to a primary or acceptable secondary source.",
-          "claims checked against the minimum evidence rules in force", _unsourced_claims),
+          _EVIDENCE_SCOPE, _unsourced_claims),
     Check(2, "Every numerical value, benchmark property, and threshold is either sourced or explicitly marked as "
              "provisional.",
           "claims typed as numbers or containing digits", _unsourced_numbers),

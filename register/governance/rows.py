@@ -27,6 +27,7 @@ from register.governance.vocabulary import (
     CLAIM_TYPES,
     MUTABLE_SOURCE_TYPES,
     REQUESTER_ROLE_PATTERN,
+    SOURCE_BASES,
     SOURCE_TYPES,
     STATUSES,
     USE_CASE_STATUSES,
@@ -34,12 +35,15 @@ from register.governance.vocabulary import (
 )
 
 __all__ = ["CLAIM_COLUMNS", "SOURCE_COLUMNS", "USE_CASE_COLUMNS", "claim_key_for", "is_blank", "list_value",
-           "normalise_claim", "normalise_source", "normalise_use_case", "same_person", "text_value", "validate"]
+           "locator_list", "normalise_claim", "normalise_source", "normalise_use_case", "same_person", "text_value",
+           "validate"]
 
 SOURCE_COLUMNS = ("source_id", "title", "ref", "source_type", "authority_tier", "publisher", "access_date",
                   "valid_until", "superseded_by", "archive_url", "content_hash", "restricted_to", "notes")
 CLAIM_COLUMNS = ("claim_key", "statement", "claim_type", "source_ids", "verification_status", "reviewer",
-                 "reviewed_on", "notes", "no_peer_reviewed_source")
+                 "reviewed_on", "notes", "no_peer_reviewed_source", "source_basis", "source_locators")
+LOCATOR_SEPARATOR = "|"  # a locator may quote text with ; or , in it: a file separates them by | only
+MAX_LOCATOR = 500
 USE_CASE_COLUMNS = ("use_case_id", "owner", "purpose", "status", "allowed_categories", "allowed_topics",
                     "requester_roles", "approved_by", "evidence_link", "evidence_hash", "review_by", "notes")
 
@@ -168,10 +172,28 @@ def normalise_claim(values: dict) -> dict:
         "notes": text_value(values.get("notes")),
         # Table VIII: a preprint counts "when no peer-reviewed source exists": who records the claim says so
         "no_peer_reviewed_source": _yes_no(values.get("no_peer_reviewed_source")),
+        # Table IX item 1: primary or acceptable secondary; and where in each linked source (page, section, quote)
+        "source_basis": (text_value(values.get("source_basis")) or "").lower() or None,
+        "source_locators": locator_list(values.get("source_locators")),
     }
     if out["claim_key"] is None and out["statement"]:
         out["claim_key"] = claim_key_for(out["statement"])
     return out
+
+
+def locator_list(value: Any) -> list[str]:
+    """Locators by link position from a list or text separated by ``|`` ("p. 4 | sec. 3.2 | "quote""); an empty
+    one ('') keeps its link's place; trailing empty ones are dropped."""
+    if is_blank(value):
+        return []
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        items = [("" if is_blank(i) else str(i)) for i in (value.tolist() if hasattr(value, "tolist") else value)]
+    else:
+        items = str(value).split(LOCATOR_SEPARATOR)
+    items = [i.strip() for i in items]
+    while items and not items[-1]:
+        items.pop()
+    return items
 
 
 def _category(text: str) -> str:
@@ -253,6 +275,7 @@ def _schema(kind: str):
         "reviewed_on": col(date_check),
         "no_peer_reviewed_source": col(pda.Check(lambda s: s.map(lambda v: v is None or isinstance(v, bool)),
                                                  error="yes or no")),
+        "source_basis": col(vocab(SOURCE_BASES)),
     }, strict=False)
 
 
@@ -317,6 +340,12 @@ def validate(kind: str, rows: list[tuple[int, dict]]) -> list[Problem]:
                      for n, v in rows if v.get("source_type") in MUTABLE_SOURCE_TYPES and v.get("access_date") is None]
     if kind == "usecases":
         problems += [p for n, v in rows for p in _use_case_problems(n, v)]
+    if kind == "claims":  # each locator belongs to the link at its position
+        problems += [Problem(n, "source_locators", f"{len(v['source_locators'])} locators for "
+                             f"{len(v['source_ids'])} linked source(s): one per link, in the links' order")
+                     for n, v in rows if len(v.get("source_locators") or []) > len(v.get("source_ids") or [])]
+        problems += [Problem(n, "source_locators", f"a locator has at most {MAX_LOCATOR} characters")
+                     for n, v in rows if any(len(x) > MAX_LOCATOR for x in v.get("source_locators") or [])]
     unique: dict[tuple, Problem] = {}
     for p in problems:
         unique.setdefault((p.row, p.column, p.message), p)

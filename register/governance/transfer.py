@@ -29,8 +29,10 @@ from register.governance.vocabulary import BENCHMARK_NUMBER, CONFERENCE, OFFICIA
 __all__ = ["CLAIM_TEMPLATE_COLUMNS", "MAX_UPLOAD_BYTES", "USE_CASE_ALIASES", "ImportResult", "export_claims",
            "export_sources", "export_use_cases", "formula_escaped", "import_register", "read_upload", "template"]
 
+# source_basis and source_locators (issue 37: Table IX items 1 and 5) may be absent: an older file still imports
 CLAIM_TEMPLATE_COLUMNS = ("claim_id", "statement", "claim_type", "source_type", "source_ref", "access_date",
-                          "verification_status", "reviewer", "review_date", "notes", "no_peer_reviewed_source")
+                          "verification_status", "reviewer", "review_date", "notes", "no_peer_reviewed_source",
+                          "source_basis", "source_locators")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 LIST_SEPARATOR = ";"
 # what a use-case file may call a column (the register's own names are read first)
@@ -208,7 +210,9 @@ def _claim_rows_with_sources(store, actor, records, result) -> tuple[list[tuple[
                         "reviewer": record.get("reviewer"), "reviewed_on": record.get("review_date",
                                                                                      record.get("reviewed_on")),
                         "notes": record.get("notes"),
-                        "no_peer_reviewed_source": record.get("no_peer_reviewed_source")}))
+                        "no_peer_reviewed_source": record.get("no_peer_reviewed_source"),
+                        "source_basis": record.get("source_basis"),
+                        "source_locators": record.get("source_locators")}))
     created = 0
     if new_sources:
         problems = validate("sources", list(new_sources.values()))
@@ -249,7 +253,8 @@ def export_claims(store: Store) -> pd.DataFrame:
                string_agg(l.source_id, '; ' ORDER BY l.i) AS source_ref,
                min(s.access_date) AS access_date,
                c.verification_status, c.reviewer, c.reviewed_on AS review_date, c.notes,
-               CASE c.no_peer_reviewed_source WHEN true THEN 'yes' WHEN false THEN 'no' END AS no_peer_reviewed_source
+               CASE c.no_peer_reviewed_source WHEN true THEN 'yes' WHEN false THEN 'no' END AS no_peer_reviewed_source,
+               c.source_basis, array_to_string(c.source_locators, ' | ') AS source_locators
         FROM register_claims c LEFT JOIN links l ON l.claim_key = c.claim_key
         LEFT JOIN sources s ON s.source_id = l.source_id
         WHERE NOT c.deleted

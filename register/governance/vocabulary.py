@@ -19,8 +19,10 @@ from hri_core.vocabulary import (
 )
 
 __all__ = [
-    "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED",
-    "REQUESTER_ROLE_PATTERN", "SOURCE_TYPES", "STATUSES", "USE_CASE_STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES",
+    "ACCEPTABLE_SECONDARY", "AUTHOR_INTERPRETATION", "CLAIM_TYPES", "HANDLINGS", "HANDLING_STATUSES",
+    "MOVED_TO_FUTURE_WORK", "MUTABLE_SOURCE_TYPES", "PAPER_RULES", "PAPER_RULES_AS_WORDED", "PRIMARY",
+    "REQUESTER_ROLE_PATTERN", "SETTLED_STATUSES", "SOFTENED", "SOURCE_BASES", "SOURCE_TYPES", "STATUSES",
+    "USE_CASE_STATUSES", "WEAKEST_TIER", "WITHDRAWN_STATUSES",
     "WordedRule",
 ]
 
@@ -51,9 +53,15 @@ VENDOR_CAPABILITY = "vendor capability"
 GOVERNANCE_FRAMEWORK = "governance framework"
 INTERNAL_PERMISSION = "internal policy/permission"
 DESIGN_CHOICE = "original design choice"
+# the author's own reading of a source, recorded as such (Table IX item 1 asks for sources of *factual* claims)
+AUTHOR_INTERPRETATION = "author interpretation"
 
 CLAIM_TYPES = (SCIENTIFIC, BENCHMARK_NUMBER, VENDOR_CAPABILITY, GOVERNANCE_FRAMEWORK, INTERNAL_PERMISSION,
-               DESIGN_CHOICE)
+               DESIGN_CHOICE, AUTHOR_INTERPRETATION)
+
+# Table IX item 1: "linked to a primary or acceptable secondary source" -- what a claim's sources are to it
+PRIMARY, ACCEPTABLE_SECONDARY = "primary", "acceptable secondary"
+SOURCE_BASES = (PRIMARY, ACCEPTABLE_SECONDARY)
 
 # --- verification statuses --------------------------------------------------------------------------
 
@@ -64,6 +72,9 @@ PROVISIONAL = "provisional (design parameter)"
 HYPOTHESIS = "hypothesis"
 NOT_CLAIMED = "not claimed"
 REMOVED = "removed"
+# Table IX item 5: ambiguous or unverifiable claims are "removed, softened, or moved to future work"
+SOFTENED = "softened"
+MOVED_TO_FUTURE_WORK = "moved to future work"
 # Table VIII, internal policy/permission: "classify as ACCESS_GAP or UNKNOWN rather than infer authorization"
 ACCESS_GAP = "ACCESS_GAP"
 UNKNOWN = "UNKNOWN"
@@ -71,8 +82,11 @@ UNKNOWN = "UNKNOWN"
 NOT_LITERATURE = "not a literature claim"
 
 STATUSES = (VERIFIED, PARTIALLY_VERIFIED, UNVERIFIED, PROVISIONAL, HYPOTHESIS, NOT_CLAIMED, REMOVED, ACCESS_GAP,
-            UNKNOWN, NOT_LITERATURE)
-WITHDRAWN_STATUSES = (NOT_CLAIMED, REMOVED)  # no longer asserted: no evidence needed
+            UNKNOWN, NOT_LITERATURE, SOFTENED, MOVED_TO_FUTURE_WORK)
+# no longer asserted: no evidence needed (a softened claim is still asserted, more weakly: it still needs its source)
+WITHDRAWN_STATUSES = (NOT_CLAIMED, REMOVED, MOVED_TO_FUTURE_WORK)
+# item 5's three ways of settling an ambiguous or unverifiable claim
+SETTLED_STATUSES = (REMOVED, SOFTENED, MOVED_TO_FUTURE_WORK)
 UNSETTLED_STATUSES = (UNVERIFIED, PARTIALLY_VERIFIED)  # still to verify, soften or remove
 
 # --- use cases (the approved-use-case register) ------------------------------------------------------

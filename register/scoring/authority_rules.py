@@ -121,6 +121,8 @@ def requester_roles(store: Store | Transaction) -> dict[str, tuple[str, ...]]:
     rows = store.query("SELECT use_case, requester_roles FROM use_case_requesters WHERE version = "
                        f"({_USE_CASES_IN_FORCE})")
     roles = {use_case: tuple(names or ()) for use_case, names in rows}
+    if not store.scalar("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'use_case_register'"):
+        return roles  # a register older than migration 049
     roles.update({use_case: tuple(names) for use_case, names in store.query(
         "SELECT use_case_id, requester_roles FROM use_case_register WHERE NOT deleted AND len(requester_roles) > 0")})
     return roles

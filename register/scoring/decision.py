@@ -117,6 +117,13 @@ def _late_feedback_select(run_id: int, responses: str) -> tuple[str, Params]:
         GROUP BY cl.response_key""", p)
 
 
+def _use_cases_registered(tx: Transaction) -> bool:
+    """Whether the use-case register has a live row (a register older than migration 049 has none to read)."""
+    if not tx.scalar("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'use_case_register'"):
+        return False
+    return bool(tx.scalar("SELECT count(*) FROM use_case_register WHERE NOT deleted"))
+
+
 def scope_held_select(p: Params, responses: str) -> str:
     """Per revision of ``responses`` (a condition on ``responses r``) that the Scope check holds for a person
     (``hri_core.decision.scope_finding``): its use case suspended or retired in the live rows of
@@ -193,7 +200,7 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
     late, lp = _late_feedback_select(run_id, responses)
     sp = Params()
     # a register without use cases holds nothing: no answer is read (the teams that keep none pay nothing)
-    scope = (scope_held_select(sp, responses) if tx.scalar("SELECT count(*) FROM use_case_register WHERE NOT deleted")
+    scope = (scope_held_select(sp, responses) if _use_cases_registered(tx)
              else "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
     try:
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_SCOPE} AS {scope}", {**(params or {}), **sp.values}

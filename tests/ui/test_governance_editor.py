@@ -38,6 +38,8 @@ def claims_snapshot() -> pd.DataFrame:
         "reviewed_on": pd.to_datetime(["2026-05-04", None, "2026-06-30"]).astype("datetime64[us]"),
         "notes": ["checked", None, "see policy"],
         "no_peer_reviewed_source": pd.array([None, True, None], dtype="boolean"),
+        "source_basis": ["primary", None, None],
+        "source_locators": [np.array(["p. 4"], dtype=object), None, None],
         "row_version": np.array([1, 4, 2], dtype="int32"),
         "updated_at": pd.to_datetime(["2026-07-01T10:00:00Z"] * 3).astype("datetime64[us, UTC]"),
         "updated_by": ["system"] * 3,
@@ -110,7 +112,8 @@ def test_an_edited_row_carries_its_key_loaded_version_grid_row_and_every_column(
         "key": "c-1", "row_version": 1, "row": 1,
         "values": {"claim_key": "c-1", "statement": "Model X has 7B parameters.", "claim_type": "vendor capability",
                    "source_ids": ["s-1"], "verification_status": "outdated", "reviewer": "rita",
-                   "reviewed_on": date(2026, 5, 4), "notes": "double-checked", "no_peer_reviewed_source": None},
+                   "reviewed_on": date(2026, 5, 4), "notes": "double-checked", "no_peer_reviewed_source": None,
+                   "source_basis": "primary", "source_locators": ["p. 4"]},
     }]
 
 
