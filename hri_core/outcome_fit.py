@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -58,7 +58,7 @@ from .vocabulary import DIMENSIONS
 
 __all__ = ["DEFAULT_FOLDS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FitError", "MIN_OUTCOMES", "OutcomeSet",
            "Quarantined", "WeightFit", "cross_validate", "fit_simplex_weights", "fit_weights", "metric_summary",
-           "read_outcomes"]
+           "outcome_set", "read_outcomes"]
 
 MIN_OUTCOMES = 20  # fewer answers than this cannot carry seven weights, let alone five folds
 MIN_PER_CLASS = 2  # each outcome at least twice: cross-validation needs it on both sides of a split
@@ -153,9 +153,33 @@ def read_outcomes(records: Iterable[tuple[str, dict[str, Any] | HRIError]], prof
         floors.append(max((f.value for f in result.floors), default=0.0))
         outcomes.append(outcome)
         kept.append(record)
-    return OutcomeSet(response_ids=tuple(ids), s=np.array(rows, dtype=float).reshape(-1, len(DIMENSIONS)),
-                      floor=np.array(floors, dtype=float), outcome=np.array(outcomes, dtype=float),
-                      data_hash=fingerprint(kept, other_types="str"), quarantined=tuple(quarantined))
+    scored = outcome_set(ids, np.array(rows, dtype=float).reshape(-1, len(DIMENSIONS)), np.array(floors, dtype=float),
+                         np.array(outcomes, dtype=float), fingerprint(kept, other_types="str"))
+    return replace(scored, quarantined=tuple(quarantined))
+
+
+def outcome_set(response_ids: Iterable[str], s: np.ndarray, floor: np.ndarray, outcome: np.ndarray,
+                data_hash: str) -> OutcomeSet:
+    """An ``OutcomeSet`` from dimension scores already computed (the register's stored score rows): ``s`` n x 7 in
+    the order of ``DIMENSIONS``, ``floor`` the largest fired floor (0 when none), ``outcome`` 0/1. The fit reads
+    nothing else, so a file scored by ``read_outcomes`` and a register's rows go through the same code. Raises
+    ``FitError`` naming the field when the arrays do not fit together or hold values a score cannot have."""
+    ids = tuple(response_ids)
+    s = np.asarray(s, dtype=float).reshape(-1, len(DIMENSIONS)) if np.size(s) else np.empty((0, len(DIMENSIONS)))
+    floor, outcome = np.asarray(floor, dtype=float).ravel(), np.asarray(outcome, dtype=float).ravel()
+    problems: list[FieldProblem] = []
+    if not len(ids) == len(s) == len(floor) == len(outcome):
+        problems.append(FieldProblem("s", f"{len(ids)} ids, {len(s)} score rows, {len(floor)} floors and "
+                                          f"{len(outcome)} outcomes: one of each per answer"))
+    elif not (np.all(np.isfinite(s)) and np.all((s >= 0) & (s <= 1))):
+        problems.append(FieldProblem("s", "every dimension score must be a number from 0 to 1"))
+    elif not (np.all(np.isfinite(floor)) and np.all((floor >= 0) & (floor <= 1))):
+        problems.append(FieldProblem("floor", "every floor value must be a number from 0 to 1"))
+    elif not np.all((outcome == 0) | (outcome == 1)):
+        problems.append(FieldProblem("outcome", "every outcome must be 0 (not harmful) or 1 (harmful)"))
+    if problems:
+        raise FitError(problems)
+    return OutcomeSet(response_ids=ids, s=s, floor=floor, outcome=outcome, data_hash=data_hash)
 
 
 def check_fittable(data: OutcomeSet) -> None:

@@ -40,7 +40,7 @@ from register.scoring.profiles import active_profile, insert_profile
 
 __all__ = ["IMPORTABLE_KINDS", "MAX_AUDIT_SAMPLE", "MAX_OUTCOME_BYTES", "OUTCOME_KINDS", "OUTCOME_VALUES",
            "RELEASED_ACTIONS", "SOURCES", "OutcomeImportReport", "audit_sample_items", "draw_audit_sample",
-           "import_outcomes_csv", "outcome_coverage", "outcome_pairs", "save_band_suggestion"]
+           "import_outcomes_csv", "latest_outcomes_select", "outcome_coverage", "outcome_pairs", "save_band_suggestion"]
 
 MAX_OUTCOME_BYTES = 5_000_000
 # what a CSV may say in its outcome column, and what it means
@@ -164,13 +164,11 @@ def import_outcomes_csv(store: Store, actor: Actor, content: bytes, source_name:
     return store.write(actor, "outcomes.import", fn)
 
 
-def outcome_pairs(store: Store, sources: tuple[str, ...] = SOURCES) -> pd.DataFrame:
-    """One row per response with a known outcome: response_id, revision, score, bad, source, kind.
-
-    The most recent outcome of a response wins; the score is that of the revision the outcome is about
-    (its latest score run): the current revision for review decisions and imports, the reported revision
-    for validated feedback.
-    """
+def latest_outcomes_select(sources: tuple[str, ...] = SOURCES) -> str:
+    """SELECT of each response's most recent known outcome from ``sources`` (of ``SOURCES``): response_id,
+    revision (the one the outcome is about), outcome ('bad' or 'good'), kind, source, seen_at. The one
+    definition of which outcomes the register knows, read by ``outcome_pairs`` and by the outcome fit
+    (``register.scoring.register_outcomes``). At least one source must be named."""
     parts = []
     if "review" in sources:
         parts.append("SELECT k.response_id, k.revision, k.outcome, k.kind, 'review' AS source, k.decided_at AS seen_at "
@@ -186,10 +184,22 @@ def outcome_pairs(store: Store, sources: tuple[str, ...] = SOURCES) -> pd.DataFr
                      "FROM imported_outcomes o JOIN outcome_imports i USING (import_id) "
                      "JOIN responses r ON r.response_id = o.response_id AND r.is_current")
     if not parts:
+        raise ValueError(f"no outcome source among {sources!r}; name one of {', '.join(SOURCES)}")
+    return (f"SELECT * FROM ({' UNION ALL '.join(parts)}) "
+            "QUALIFY row_number() OVER (PARTITION BY response_id ORDER BY seen_at DESC) = 1")
+
+
+def outcome_pairs(store: Store, sources: tuple[str, ...] = SOURCES) -> pd.DataFrame:
+    """One row per response with a known outcome: response_id, revision, score, bad, source, kind.
+
+    The most recent outcome of a response wins; the score is that of the revision the outcome is about
+    (its latest score run): the current revision for review decisions and imports, the reported revision
+    for validated feedback.
+    """
+    if not set(sources) & set(SOURCES):
         return pd.DataFrame({"response_id": [], "revision": [], "score": [], "bad": [], "source": [], "kind": []})
     return store.frame(f"""
-        WITH o AS ({' UNION ALL '.join(parts)}),
-        latest AS (SELECT * FROM o QUALIFY row_number() OVER (PARTITION BY response_id ORDER BY seen_at DESC) = 1),
+        WITH latest AS ({latest_outcomes_select(sources)}),
         scored AS (SELECT l.response_id, l.revision, s.score, l.outcome = 'bad' AS bad, l.source, l.kind
                    FROM latest l JOIN scores s ON s.response_id = l.response_id AND s.revision = l.revision
                    QUALIFY row_number() OVER (PARTITION BY l.response_id ORDER BY s.run_id DESC) = 1)
