@@ -73,11 +73,13 @@ def _summary_line(data: OutcomeSet) -> str:
            f"{len(data.quarantined)} problem(s) in quarantined line(s)"
 
 
-def _interval_text(interval: list[float] | None) -> str:
+def interval_text(interval: list[float] | None) -> str:
+    """An interval as ``[low, high]`` to 3 decimals, ``-`` when there is none (also ``register evidence``'s)."""
     return "-" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
-def _number(value: float | None) -> str:
+def number_text(value: float | None) -> str:
+    """A metric to 3 decimals, ``-`` when undefined."""
     return "-" if value is None else f"{value:.3f}"
 
 
@@ -96,19 +98,20 @@ def cmd_fit_weights(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(output, allow_nan=False))
     else:
-        _print_fit(output)
+        print_fit(output)
     print(_summary_line(data), file=sys.stderr)
     return EXIT_INVALID_RECORDS if data.quarantined else EXIT_OK
 
 
-def _print_fit(output: dict[str, Any]) -> None:
+def print_fit(output: dict[str, Any]) -> None:
+    """The fit's JSON (``WeightFit.to_dict``) as readable tables: weights with intervals, held-out metrics."""
     base = output["baseline"]
     print(f"Weights fitted to {output['n']} outcomes ({output['harmful']} harmful); "
           f"{int(output['level'] * 100)}% bootstrap intervals ({output['bootstrap']['resamples']} resamples)")
     print(f"{'dim':<4}{'fitted':>9}  {'interval':<18}{'profile':>9}")
     for d in DIMENSIONS:
         key = d.value
-        print(f"{key:<4}{output['weights'][key]:>9.3f}  {_interval_text(output['intervals'][key]):<18}"
+        print(f"{key:<4}{output['weights'][key]:>9.3f}  {interval_text(output['intervals'][key]):<18}"
               f"{base['weights'][key]:>9.3f}")
     cv = output["cv"]
     print(f"\nHeld-out ({cv['folds']}-fold) metrics; baseline: profile {base['profile']['name']} "
@@ -117,7 +120,7 @@ def _print_fit(output: dict[str, Any]) -> None:
     print(f"{'':<12}{'AUC':>8}  {'interval':<18}{'AP':>8}  {'interval':<18}{'cost':>8}  {'interval':<18}")
     for name in ("fitted", "baseline", "difference"):
         row = cv[name]
-        print(f"{name:<12}" + "".join(f"{_number(row[m]):>8}  {_interval_text(row[m + '_interval']):<18}"
+        print(f"{name:<12}" + "".join(f"{number_text(row[m]):>8}  {interval_text(row[m + '_interval']):<18}"
                                       for m in ("auc", "average_precision", "expected_cost")))
     print(f"\nmethod: {output['method']}")
 
@@ -141,7 +144,7 @@ def cmd_compare_aggregations(args: argparse.Namespace) -> int:
         print(f"{'model':<22}{'AUC':>8}  {'interval':<18}{'AP':>8}  {'interval':<18}{'cost':>8}  interval")
         for row in rows:
             print(f"{row['model']:<22}" + "".join(
-                f"{_number(row[m]):>8}  {_interval_text(row[m + '_interval']):<18}"
+                f"{number_text(row[m]):>8}  {interval_text(row[m + '_interval']):<18}"
                 for m in ("auc", "average_precision", "expected_cost")).rstrip())
     print(_summary_line(data), file=sys.stderr)
     return EXIT_INVALID_RECORDS if data.quarantined else EXIT_OK

@@ -1,14 +1,20 @@
-"""``evidence correlation|criticality|feedback-loops|rag-agreement``: the Evidence page's figures from the command
-line, each the same function the page reads (``register.evidence``), as text or, with ``--json``, as JSON.
+"""``evidence correlation|criticality|feedback-loops|rag-agreement|fit-weights|compare-aggregations``: the Evidence
+page's figures from the command line, each the same function the page reads (``register.evidence``,
+``register.scoring.register_outcomes``), as text or, with ``--json``, as JSON.
 
-Every subcommand takes the console's scope filters ``--use-case`` and ``--model`` (repeat for more; default:
-every current answer). Nothing is written: a console holding the database carries them out as it would any
-command (the hand-off, ``register.cli.handoff``).
+The first four take the console's scope filters ``--use-case`` and ``--model`` (repeat for more; default: every
+current answer). ``fit-weights`` and ``compare-aggregations`` read the register's own outcomes (review decisions,
+audit findings, validated feedback, imported outcomes; ``--kind`` keeps some kinds only) with their stored dimension
+scores, and print what ``python -m hri_core fit-weights|compare-aggregations OUTCOMES.jsonl`` prints for a file,
+the data's hash and kinds added; too few outcomes exit 1 saying how many there are and how many are needed.
+Nothing is written: a console holding the database carries them out as it would any command (the hand-off,
+``register.cli.handoff``).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from register.cli.common import EXIT_OK, positive
@@ -48,6 +54,117 @@ def add_commands(sub) -> None:
         parser.add_argument("--use-case", action="append", default=[], help="only this use case (repeat for more)")
         parser.add_argument("--model", action="append", default=[], help="only this model (repeat for more)")
         parser.add_argument("--json", action="store_true", help="as JSON")
+    add_outcome_commands(esub)
+
+
+def add_outcome_commands(esub) -> None:
+    """``evidence fit-weights`` and ``evidence compare-aggregations``: the register's outcomes, no file."""
+    from hri_core.outcome_fit import DEFAULT_FOLDS, DEFAULT_RESAMPLES, DEFAULT_SEED
+    from hri_core.outcome_metrics import DEFAULT_COSTS
+    from register.scoring.calibration import OUTCOME_KINDS
+
+    fit = esub.add_parser("fit-weights", help="the seven weights fitted to the register's known outcomes, with "
+                                              "bootstrap intervals and cross-validated AUC, AP and expected cost "
+                                              "against the active profile's")
+    fit.set_defaults(func=cmd_fit_weights)
+    compare = esub.add_parser("compare-aggregations", help="additive with floors, max, multiplicative and "
+                                                           "interaction models compared on the register's outcomes")
+    compare.set_defaults(func=cmd_compare_aggregations)
+    for parser in (fit, compare):
+        parser.add_argument("--kind", action="append", default=[], choices=tuple(OUTCOME_KINDS),
+                            help="only outcomes of this kind (repeat for more; default: every kind)")
+        add_fit_options(parser, DEFAULT_FOLDS, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_COSTS)
+        parser.add_argument("--json", action="store_true", help="as JSON")
+
+
+def add_fit_options(parser, folds: int, resamples: int, seed: int, costs) -> None:
+    """The options every fit to outcomes takes (as ``python -m hri_core fit-weights`` names them)."""
+    parser.add_argument("--folds", type=int, default=folds, help=f"cross-validation folds (default {folds})")
+    parser.add_argument("--resamples", type=int, default=resamples,
+                        help=f"bootstrap resamples (default {resamples}, 0 for none)")
+    parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    parser.add_argument("--cost-miss", type=float, default=costs.miss,
+                        help=f"cost of releasing a harmful answer (default {costs.miss:g})")
+    parser.add_argument("--cost-review", type=float, default=costs.review,
+                        help=f"cost of reviewing a harmless answer (default {costs.review:g})")
+
+
+def fit_costs(args):
+    """The costs of ``--cost-miss`` and ``--cost-review``, refused when negative, infinite or both 0."""
+    from hri_core.outcome_metrics import Costs
+    from register.errors import RegisterError
+
+    if not (0 <= args.cost_miss < float("inf") and 0 <= args.cost_review < float("inf")) \
+            or args.cost_miss + args.cost_review == 0:
+        raise RegisterError("--cost-miss and --cost-review must be finite numbers >= 0, not both 0")
+    return Costs(miss=args.cost_miss, review=args.cost_review)
+
+
+def _outcomes_or_shortfall(store: Store, args):
+    """The register's outcomes of ``--kind``; when too few, the shortfall printed (as JSON with ``--json``) and
+    exit 1 returned instead."""
+    from register.cli.common import EXIT_FAILED
+    from register.scoring.register_outcomes import register_outcomes
+
+    data = register_outcomes(store, tuple(args.kind))
+    shortfall = data.shortfall()
+    if shortfall is None:
+        return data
+    if args.json:
+        print(json.dumps({"error": shortfall, "data": data.summary()}))
+    print(shortfall + " Outcomes come from review decisions, validated feedback and outcome files imported on "
+          "the Calibration page.", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def cmd_fit_weights(store: Store, args) -> int:
+    from hri_core.cli_outcomes import print_fit
+    from register.scoring.register_outcomes import fit_from_register
+
+    costs = fit_costs(args)
+    data = _outcomes_or_shortfall(store, args)
+    if isinstance(data, int):
+        return data
+    fit = fit_from_register(store, data.kinds, data_hash=data.data_hash, folds=args.folds,
+                            resamples=args.resamples, seed=args.seed, costs=costs)
+    output = fit.to_dict()
+    output["data"] = {**output["data"], **data.summary()}
+    if args.json:
+        print(json.dumps(output, allow_nan=False))
+        return EXIT_OK
+    print_fit(output)
+    print(_data_line(data))
+    return EXIT_OK
+
+
+def cmd_compare_aggregations(store: Store, args) -> int:
+    from hri_core.cli_outcomes import interval_text, number_text
+    from register.scoring.register_outcomes import compare_from_register
+
+    costs = fit_costs(args)
+    data = _outcomes_or_shortfall(store, args)
+    if isinstance(data, int):
+        return data
+    rows = compare_from_register(store, data.kinds, data_hash=data.data_hash, folds=args.folds,
+                                 resamples=args.resamples, seed=args.seed, costs=costs)
+    if args.json:
+        print(json.dumps(rows, allow_nan=False))
+        return EXIT_OK
+    print(f"Aggregation models on {data.n} outcomes of the register, held-out metrics with bootstrap intervals "
+          f"(costs: miss {costs.miss:g}, review {costs.review:g})")
+    print(f"{'model':<24}{'AUC':>8}  {'interval':<18}{'AP':>8}  {'interval':<18}{'cost':>8}  interval")
+    for row in rows:
+        print(f"{row['model']:<24}" + "".join(f"{number_text(row[m]):>8}  {interval_text(row[m + '_interval']):<18}"
+                                              for m in ("auc", "average_precision", "expected_cost")).rstrip())
+    print(_data_line(data))
+    return EXIT_OK
+
+
+def _data_line(data) -> str:
+    kinds = ", ".join(f"{k} {v['n']} ({v['harmful']} harmful)" for k, v in data.kind_counts().items())
+    left = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in data.left_out.items() if n)
+    return (f"data: {data.n} answer(s) with a known outcome, sha256 {data.data_hash[:16]}...; kinds: {kinds}"
+            + (f"; left out: {left}" if left else ""))
 
 
 def _filters(args):

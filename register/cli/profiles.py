@@ -1,7 +1,13 @@
-"""``profiles draft-from-fit``: weights fitted from an outcome file become a draft profile with their evidence.
+"""``profiles draft-from-fit``: weights fitted from outcomes become a draft profile with their evidence.
 
     python -m register profiles draft-from-fit OUTCOMES.jsonl [--name NAME] [--as-of ISO] [--folds 5]
         [--resamples 200] [--seed 0] [--cost-miss 10] [--cost-review 1] [--json]
+    python -m register profiles draft-from-fit --from-register [--kind KIND ...] [same options but --as-of]
+
+With ``--from-register`` the outcomes are the register's own (``register.scoring.register_outcomes``: review
+decisions, audit findings, validated feedback, imported outcomes with their stored dimension scores; ``--kind``
+keeps some kinds only), the fit is ``python -m register evidence fit-weights``'s, and the draft's record names the
+rows' hash and kinds (``draft_from_register``); too few outcomes exit 1 saying how many there are and are needed.
 
 OUTCOMES.jsonl is what ``python -m hri_core fit-weights`` reads (an interchange response per line plus
 ``"outcome": 0 | 1``). The answers are scored under the active profile, the weights fitted
@@ -31,8 +37,15 @@ def add_commands(sub) -> None:
     psub = prof.add_subparsers(dest="profiles_command", required=True)
     fit = psub.add_parser("draft-from-fit", help="fit the seven weights to known outcomes and store them as a draft "
                                                  "profile with the fit's evidence")
-    fit.add_argument("outcomes", type=client_path, help='JSON Lines: an interchange response per line plus '
-                                                        '"outcome": 0 | 1')
+    from register.scoring.calibration import OUTCOME_KINDS
+
+    fit.add_argument("outcomes", type=client_path, nargs="?", help='JSON Lines: an interchange response per line '
+                                                                   'plus "outcome": 0 | 1')
+    fit.add_argument("--from-register", action="store_true",
+                     help="fit to the register's own outcomes (review decisions, validated feedback, imported "
+                          "outcomes) instead of a file")
+    fit.add_argument("--kind", action="append", default=[], choices=tuple(OUTCOME_KINDS),
+                     help="with --from-register: only outcomes of this kind (repeat for more)")
     fit.add_argument("--name", help="the draft's name (default: the active profile's name + '+outcome-fit')")
     fit.add_argument("--as-of", help="scoring time, ISO 8601 (default: now); fixes feedback decay")
     fit.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help="cross-validation folds (default 5)")
@@ -74,15 +87,30 @@ def cmd_draft_from_fit(store: Store, args) -> int:
 
     from hri_core.outcome_metrics import Costs
     from register.cli.scoring import _parse_time
-    from register.scoring.fitted_weights import draft_from_fit
+    from register.scoring.fitted_weights import draft_from_fit, draft_from_register
+    from register.scoring.register_outcomes import register_outcomes
 
     if not (args.cost_miss >= 0 and args.cost_review >= 0) or args.cost_miss + args.cost_review == 0:
         raise RegisterError("--cost-miss and --cost-review must be numbers >= 0, not both 0")
+    if args.from_register == (args.outcomes is not None):
+        raise RegisterError("name an OUTCOMES.jsonl file or --from-register (one of the two)")
+    if args.kind and not args.from_register:
+        raise RegisterError("--kind chooses among the register's outcomes: use it with --from-register")
+    if args.from_register and args.as_of:
+        raise RegisterError("--as-of scores a file's answers; the register's outcomes carry their stored scores")
     as_of = _parse_time(args.as_of) if args.as_of else None
     initialise(store)  # a fresh database gets its default profile: the fit's baseline and the draft's base
-    draft = draft_from_fit(store, cli_actor(), _records(args.outcomes), source_name=Path(args.outcomes).name,
-                           as_of=as_of, folds=args.folds, resamples=args.resamples, seed=args.seed,
-                           costs=Costs(miss=args.cost_miss, review=args.cost_review), name=args.name)
+    costs = Costs(miss=args.cost_miss, review=args.cost_review)
+    if args.from_register:
+        shortfall = register_outcomes(store, tuple(args.kind)).shortfall()
+        if shortfall:
+            raise RegisterError(shortfall)
+        draft = draft_from_register(store, cli_actor(), kinds=tuple(args.kind), folds=args.folds,
+                                    resamples=args.resamples, seed=args.seed, costs=costs, name=args.name)
+    else:
+        draft = draft_from_fit(store, cli_actor(), _records(args.outcomes), source_name=Path(args.outcomes).name,
+                               as_of=as_of, folds=args.folds, resamples=args.resamples, seed=args.seed, costs=costs,
+                               name=args.name)
     fit = draft.fit
     for item in fit.quarantined:
         rid = f" (response_id={item.response_id})" if item.response_id else ""

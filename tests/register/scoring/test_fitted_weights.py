@@ -74,3 +74,27 @@ def test_profiles_draft_from_fit_command(tmp_path, capsys):
     assert output["profile_version"] == 2 and output["fit"]["n"] == 200
     assert sum(output["fit"]["weights"].values()) == pytest.approx(1.0)
     assert f"{path}:line 1: " in result.stderr
+
+
+def test_a_fit_to_the_registers_outcomes_is_offered_by_a_profile_editor_only(demo_store):
+    from register.scoring.fitted_weights import draft_from_register
+    from register.scoring.register_outcomes import register_outcomes
+    from tests.helpers.actors import ANNOTATOR
+    from tests.helpers.outcomes import import_scored_outcomes
+
+    enrol(demo_store, ANN, REVIEWER, ANNOTATOR)
+    import_scored_outcomes(demo_store, 60)
+    data = register_outcomes(demo_store)
+    before = demo_store.scalar("SELECT count(*) FROM scoring_profiles")
+    for actor in (ANNOTATOR, REVIEWER):
+        with pytest.raises(PermissionDenied):
+            draft_from_register(demo_store, actor, resamples=5)
+    with pytest.raises(RegisterError, match="outcomes changed"):
+        draft_from_register(demo_store, ANN, resamples=5, data_hash="f" * 64)
+    assert demo_store.scalar("SELECT count(*) FROM scoring_profiles") == before
+    draft = draft_from_register(demo_store, ANN, resamples=5, data_hash=data.data_hash)
+    (record,) = elicitations_for(demo_store, draft.profile_version)
+    evidence = record["record"]
+    assert evidence["source_name"] == "register" and evidence["data"]["sha256"] == data.data_hash
+    assert evidence["data"]["kinds"] == data.kind_counts() and evidence["n"] == 60
+    assert profile_meta(demo_store, draft.profile_version)["status"] == "draft"
