@@ -3,20 +3,29 @@
 Correlation among the dimensions (section VI), the role of criticality weights, feedback loops over time and the HRI
 against RAGChecker's metrics (section XVI). The shared filters apply. Every figure is computed in DuckDB by
 ``register.evidence`` (nothing is written), downloads as CSV and is reproduced by ``python -m register evidence
-correlation|criticality|feedback-loops|rag-agreement``. The weights fitted from outcomes and the aggregation models
-compared are computed from the command line for now.
+correlation|criticality|feedback-loops|rag-agreement|fit-weights|compare-aggregations``. The weights fitted from the
+register's outcomes (with their intervals against the active profile's) and the aggregation models compared on them
+are cached per the outcome rows' hash with a modest bootstrap; a profile editor may offer the fit as a draft profile.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from hri_core import HRIError
 from hri_core.vocabulary import CATEGORIES
+from register import RegisterError
+from register.access.permissions import Permission
 from register.evidence.correlation import MOVE_TOGETHER
 from register.evidence.criticality import NO_CATEGORY
+from register.scoring.calibration import OUTCOME_KINDS
+from register.scoring.fitted_weights import draft_from_register
 from ui.features import evidence as ui
 from ui.features.figures import PLOT_CONFIG
 from ui.framework import data
+from ui.framework.auth import can, current_actor
+from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.errors import show_error
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
@@ -40,15 +49,102 @@ def code_safe(value: str) -> str:
 
 
 def outcome_panels() -> None:
+    """The weights fitted to the register's outcomes and the aggregation models compared on them (not filtered: the
+    outcomes are few, and a fit is offered for the whole register)."""
+    outcomes = ui.register_outcomes()
+    fit_panel(outcomes)
+    comparison_panel(outcomes)
+
+
+def _shortfall(outcomes, what: str) -> bool:
+    """Say, when the register holds too few outcomes, how many there are and how many are needed; True then."""
+    shortfall = outcomes.shortfall()
+    if shortfall is None:
+        return False
+    st.info(f"{shortfall} Outcomes come from review decisions, validated feedback and outcome files "
+            f"imported on the Calibration page. Until then, {what} from a file: "
+            f"{code_span(f'python -m hri_core {FILE_COMMANDS[what]} OUTCOMES.jsonl --json')}.",
+            icon=":material/inbox:")
+    return True
+
+
+FILE_COMMANDS = {"fit the weights": "fit-weights", "compare the models": "compare-aggregations"}
+
+
+def _data_caption(outcomes) -> str:
+    kinds = ", ".join(f"{OUTCOME_KINDS.get(k, k)} {v['n']:,} ({v['harmful']:,} harmful)"
+                      for k, v in outcomes.kind_counts().items())
+    left = sum(outcomes.left_out.values())
+    return (f"{outcomes.n:,} answers with a known outcome ({outcomes.harmful:,} harmful): {escape_markdown(kinds)}; "
+            f"data {code_span(outcomes.data_hash[:16])}" + (f"; {left:,} left out (no usable score)" if left else ""))
+
+
+def fit_panel(outcomes) -> None:
     st.subheader("Weights fitted from outcomes")
-    st.info("Computed from the command line for now: `python -m hri_core fit-weights OUTCOMES.jsonl --json` (each "
-            "line an interchange response with `\"outcome\": 0 | 1`); `python -m register profiles draft-from-fit "
-            "OUTCOMES.jsonl` stores a fit as a draft profile with its evidence, previewed and published on the "
-            "Scoring profiles page. This panel will show the fit here once it is wired in.", icon=":material/terminal:")
+    if _shortfall(outcomes, "fit the weights"):
+        return
+    try:
+        fit = ui.weight_fit(data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES).to_dict()
+    except HRIError as error:
+        show_error(error)
+        return
+    st.caption(_data_caption(outcomes) + ". Maximum likelihood of harm ~ logistic(a + b x the additive score), the "
+               "weights on the simplex; held-out metrics from stratified cross-validation against the active "
+               "profile's weights.")
+    st.plotly_chart(ui.weights_figure(fit), config=PLOT_CONFIG, key="evidence_fit_chart")
+    weights = ui.weights_table(fit)
+    st.dataframe(weights, hide_index=True, key="evidence_fit_weights")
+    ui.csv_download(weights, "fitted-weights", "evidence_fit_csv", "Download the weights (CSV)")
+    cv = ui.cv_table(fit)
+    st.markdown(f"**Held-out ({fit['cv']['folds']}-fold) AUC, average precision and expected cost** (costs: miss "
+                f"{fit['costs']['miss']:g}, review {fit['costs']['review']:g})")
+    st.dataframe(cv, hide_index=True, key="evidence_fit_cv")
+    ui.csv_download(cv, "fitted-weights-cv", "evidence_fit_cv_csv", "Download the held-out metrics (CSV)")
+    _command(f"fit-weights --resamples {ui.PAGE_RESAMPLES}")
+    st.caption("As a draft profile: " + code_span(f"python -m register profiles draft-from-fit --from-register "
+                                                  f"--resamples {ui.PAGE_RESAMPLES}"))
+    offer_draft(outcomes.data_hash)
+
+
+def offer_draft(data_hash: str) -> None:
+    """The fit as a draft profile (profile editors; the register checks the account again), then the impact preview
+    and four-eyes publish on the Scoring profiles page."""
+    show_kept_messages("evidence_fit")
+    editor = can(Permission.PROFILE_EDIT)
+    if not editor:
+        st.caption("Only a profile editor may offer the fit as a draft profile.")
+    if st.button("Offer as a draft profile", key="evidence_fit_offer", disabled=not editor,
+                 icon=":material/note_add:"):
+        try:
+            draft = data.write(draft_from_register, current_actor(), data_hash=data_hash,
+                               resamples=ui.PAGE_RESAMPLES)
+        except (RegisterError, HRIError) as error:
+            show_error(error)
+            return
+        keep_message("evidence_fit", "success",
+                     f"Draft profile version {draft.profile_version} holds the fitted weights, with their evidence in "
+                     f"record #{draft.elicitation_id}. Preview its impact and have a second person publish it on "
+                     "the Scoring profiles page.")
+        st.rerun()
+
+
+def comparison_panel(outcomes) -> None:
     st.subheader("Aggregation models compared")
-    st.info("Computed from the command line for now: `python -m hri_core compare-aggregations OUTCOMES.jsonl "
-            "--json` (additive with floors, max-based, multiplicative penalty, interaction-aware). This panel will "
-            "show the comparison here once it is wired in.", icon=":material/terminal:")
+    if _shortfall(outcomes, "compare the models"):
+        return
+    try:
+        rows = ui.aggregation_comparison(data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES)
+    except HRIError as error:
+        show_error(error)
+        return
+    st.caption(f"Section VI: the paper's additive rule with floors against max-based, multiplicative-penalty and "
+               f"interaction-aware aggregation, each fitted on training folds and judged on held-out folds of the "
+               f"same {outcomes.n:,} outcomes; {rows[0]['resamples']} bootstrap resamples; 'vs active' is the "
+               "difference to the additive rule with the active profile's weights.")
+    table = ui.comparison_table(rows)
+    st.dataframe(table, hide_index=True, key="evidence_compare_table")
+    ui.csv_download(table, "aggregation-models", "evidence_compare_csv", "Download the comparison (CSV)")
+    _command(f"compare-aggregations --resamples {ui.PAGE_RESAMPLES}")
 
 
 def correlation_panel(f) -> None:
@@ -181,8 +277,8 @@ def rag_panel(f) -> None:
 def main() -> None:
     f = page_frame()
     st.title("Evidence")
-    st.caption("What the register's data says about the questions the HRI paper leaves open. Read-only: nothing on "
-               "this page writes.")
+    st.caption("What the register's data says about the questions the HRI paper leaves open. Nothing on this page "
+               "writes but the offer of fitted weights as a draft profile (for profile editors).")
     outcome_panels()
     correlation_panel(f)
     criticality_panel(f)

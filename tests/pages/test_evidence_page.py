@@ -1,12 +1,15 @@
 """AppTest of the Evidence page: every panel renders on the demo set with its figures, the numbers are the register
 functions', downloads and command lines are offered, the disagreeing answers link to their detail, data strings are
-escaped, and the two outcome panels say they are computed from the command line for now."""
+escaped; the two outcome panels show the fit and the comparison of the register's outcomes (cached per the data's
+hash), say how many outcomes there are and are needed when too few, and offer the fit as a draft to profile editors
+only."""
 
 from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from hri_core.aggregations import MODELS
 from register import SYSTEM
 from register.console.queries.filters import Filters
 from register.evidence.correlation import dimension_correlation
@@ -14,9 +17,13 @@ from register.evidence.criticality import criticality_sensitivity
 from register.evidence.rag_agreement import rag_agreement
 from register.ingest.importer import import_path
 from register.ingest.rag_files import RagOptions
+from register.scoring.profiles import profile_meta
+from register.scoring.register_outcomes import fit_from_register, register_outcomes
 from tests.helpers.accounts import login
+from tests.helpers.outcomes import import_scored_outcomes
 from tests.helpers.paths import REPO_ROOT
 from tests.helpers.rag import checked_results, write_json
+from ui.features.evidence import PAGE_RESAMPLES
 from ui.framework.text import escape_markdown
 
 APP = str(REPO_ROOT / "app.py")
@@ -51,6 +58,9 @@ def test_every_panel_shows_the_registers_figures(evidence_db):
                        "Criticality sensitivity", "Feedback loops over time", "HRI against RAG metrics"]
     texts = _texts(at)
     assert "fit-weights OUTCOMES.jsonl" in texts and "compare-aggregations OUTCOMES.jsonl" in texts
+    # the demo set holds no outcome: how many there are and how many are needed, in both outcome panels
+    assert texts.count("The register holds 0 answer(s) with a known outcome and a usable score; a fit needs at "
+                       "least 20 (20 more).") == 2
     corr = dimension_correlation(evidence_db, Filters())
     assert f"of the {corr.answers:,} current answer(s) with claims" in texts
     crit = criticality_sensitivity(evidence_db, Filters(), flatten=True)
@@ -90,3 +100,55 @@ def test_spearman_and_a_shift_rerun_the_panels(evidence_db):
     assert {m.label: m.value for m in at.metric}["Band changes"] == f"{expected.band_changes:,}"
     assert "--shift '(none)=+2'" in _texts(at)
 
+
+
+@pytest.fixture
+def outcome_db(seeded_db):
+    """The demo set with 60 imported outcomes (the demo set itself holds none)."""
+    import_scored_outcomes(seeded_db, 60)
+    return seeded_db
+
+
+def test_the_outcome_panels_show_the_registers_fit_and_comparison(outcome_db, monkeypatch):
+    from register.scoring import register_outcomes as reads
+
+    fits = []
+    real = reads.fit_from_register
+    monkeypatch.setattr(reads, "fit_from_register", lambda *a, **k: fits.append(1) or real(*a, **k))
+    at = _open()
+    assert not at.exception, at.exception
+    data = register_outcomes(outcome_db)
+    expected = fit_from_register(outcome_db, data_hash=data.data_hash, resamples=PAGE_RESAMPLES).to_dict()
+    weights, cv, compared = (frame.value for frame in at.dataframe[:3])  # the outcome panels come first
+    assert list(weights["dimension"]) == list("FCUOSPH")
+    assert weights["fitted"].tolist() == pytest.approx(list(expected["weights"].values()), abs=1e-12)
+    assert weights["low"].tolist() == pytest.approx([i[0] for i in expected["intervals"].values()], abs=1e-12)
+    assert cv["AUC"].tolist()[:2] == pytest.approx([expected["cv"]["fitted"]["auc"],
+                                                    expected["cv"]["baseline"]["auc"]], abs=1e-12)
+    assert list(compared["model"]) == list(MODELS) and "AUC low" in compared.columns
+    texts = _texts(at)
+    assert "60 answers with a known outcome" in texts and data.data_hash[:16] in texts
+    assert f"python -m register evidence fit-weights --resamples {PAGE_RESAMPLES}" in texts
+    assert f"python -m register evidence compare-aggregations --resamples {PAGE_RESAMPLES}" in texts
+    assert "profiles draft-from-fit --from-register" in texts
+    keys = {button.key for button in at.get("download_button")}
+    assert {"evidence_fit_csv", "evidence_fit_cv_csv", "evidence_compare_csv"} <= keys
+    assert at.button(key="evidence_fit_offer").disabled  # a viewer may not offer it
+    assert len(fits) == 1
+    at.segmented_control(key="evidence_corr_method").set_value("spearman").run()  # a rerun does not fit again
+    assert not at.exception and len(fits) == 1
+
+
+def test_only_a_profile_editor_may_offer_the_fit_as_a_draft(outcome_db):
+    at = _open("annotator")
+    assert at.button(key="evidence_fit_offer").disabled
+    assert "Only a profile editor may offer the fit as a draft profile." in _texts(at)
+    before = outcome_db.scalar("SELECT count(*) FROM scoring_profiles")
+    at = _open("admin")
+    assert not at.button(key="evidence_fit_offer").disabled
+    at.button(key="evidence_fit_offer").click().run()
+    assert not at.exception, at.exception
+    assert outcome_db.scalar("SELECT count(*) FROM scoring_profiles") == before + 1
+    version = outcome_db.scalar("SELECT max(profile_version) FROM scoring_profiles")
+    assert profile_meta(outcome_db, version)["status"] == "draft"
+    assert any(f"Draft profile version {version}" in s.value for s in at.success)

@@ -21,20 +21,28 @@ from register.evidence import rag_agreement as rag_reads
 from register.evidence.correlation import DimensionCorrelation
 from register.evidence.feedback_loops import FeedbackLoops
 from register.evidence.rag_agreement import RagAgreement
+from register.scoring import register_outcomes as outcome_reads
 from ui.features.figures import empty_figure
 from ui.framework import data
 from ui.framework.exports import to_csv_bytes
 from ui.framework.text import escape_html
 
-__all__ = ["MAX_EVENT_MARKS", "csv_download", "dimension_correlation", "correlation_figure", "criticality_sensitivity",
-           "feedback_figure", "feedback_loops", "rag_agreement", "rag_figure", "transition_figure"]
+__all__ = ["MAX_EVENT_MARKS", "PAGE_RESAMPLES", "aggregation_comparison", "comparison_table", "csv_download",
+           "cv_table", "dimension_correlation", "correlation_figure", "criticality_sensitivity", "feedback_figure",
+           "feedback_loops", "rag_agreement", "rag_figure", "register_outcomes", "transition_figure", "weight_fit",
+           "weights_figure", "weights_table"]
 
 MAX_EVENT_MARKS = 200  # resolution events marked on one chart; the table lists them all
+PAGE_RESAMPLES = 50  # the page's bootstrap: modest, so a cold fit stays quick; the command line takes more
 
 dimension_correlation = data.cached(correlation_reads.dimension_correlation)
 criticality_sensitivity = data.cached(criticality_reads.criticality_sensitivity)
 feedback_loops = data.cached(feedback_reads.feedback_loops)
 rag_agreement = data.cached(rag_reads.rag_agreement)
+register_outcomes = data.cached(outcome_reads.register_outcomes)  # cheap: one statement, gives the data's hash
+# the heavy ones (bootstrap, cross-validation), cached per the outcome rows' hash: a rerun does not fit again
+weight_fit = data.cached(outcome_reads.fit_from_register)
+aggregation_comparison = data.cached(outcome_reads.compare_from_register)
 
 _NAMES = {d.value: DIMENSION_NAMES[d] for d in DIMENSIONS}
 
@@ -120,3 +128,68 @@ def rag_figure(result: RagAgreement) -> go.Figure:
         hovertemplate="%{customdata}<br>hallucination %{x:.1f}%<br>HRI score %{y:.1f}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="RAGChecker hallucination (%)", yaxis_title="HRI score")
     return fig
+
+
+def weights_table(fit: dict) -> pd.DataFrame:
+    """Per dimension: the fitted weight, its interval and the active profile's weight (``WeightFit.to_dict``)."""
+    letters = list(fit["weights"])
+    intervals = [fit["intervals"].get(k) or [None, None] for k in letters]
+    return pd.DataFrame({"dimension": letters, "name": [_NAMES[k] for k in letters],
+                         "fitted": [fit["weights"][k] for k in letters], "low": [i[0] for i in intervals],
+                         "high": [i[1] for i in intervals],
+                         "active": [fit["baseline"]["weights"][k] for k in letters]})
+
+
+def weights_figure(fit: dict) -> go.Figure:
+    """The fitted weights with their bootstrap intervals (error bars) beside the active profile's weights."""
+    table = weights_table(fit)
+    fitted = table["fitted"].astype(float)
+    high = (table["high"].astype(float) - fitted).clip(lower=0).fillna(0)
+    low = (fitted - table["low"].astype(float)).clip(lower=0).fillna(0)
+    base = fit["baseline"]["profile"]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=table["dimension"].tolist(), y=fitted.tolist(), name="Fitted", marker_color="#1565C0",
+                         error_y={"type": "data", "array": high.tolist(), "arrayminus": low.tolist()},
+                         customdata=table["name"].tolist(),
+                         hovertemplate="%{customdata}: fitted %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Bar(x=table["dimension"].tolist(), y=table["active"].astype(float).tolist(),
+                         name=escape_html(f"Active: {base['name']} v{base['version']}"), marker_color="#90A4AE",
+                         customdata=table["name"].tolist(),
+                         hovertemplate="%{customdata}: active %{y:.3f}<extra></extra>"))
+    level = int(round(100 * fit["level"]))
+    fig.update_layout(barmode="group", yaxis={"title": "Weight", "range": [0, 1]}, xaxis_title="Dimension",
+                      title=f"Weights fitted to {fit['n']:,} outcomes ({level}% bootstrap intervals, "
+                            f"{fit['bootstrap']['resamples']} resamples)")
+    return fig
+
+
+_METRICS = (("auc", "AUC"), ("average_precision", "Average precision"), ("expected_cost", "Expected cost"))
+
+
+def cv_table(fit: dict) -> pd.DataFrame:
+    """The cross-validated metrics of the fitted weights, the active weights and their difference, with intervals."""
+    rows = []
+    for name, label in (("fitted", "Fitted weights"), ("baseline", "Active weights"),
+                        ("difference", "Fitted minus active")):
+        row: dict = {"weights": label}
+        for metric, title in _METRICS:
+            interval = fit["cv"][name].get(f"{metric}_interval") or [None, None]
+            row[title] = fit["cv"][name][metric]
+            row[f"{title} low"], row[f"{title} high"] = interval
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comparison_table(rows: list[dict]) -> pd.DataFrame:
+    """One row per aggregation model: held-out AUC, average precision, expected cost with their intervals, and each
+    one's difference to the active profile's additive rule."""
+    out = []
+    for row in rows:
+        item: dict = {"model": row["model"], "description": row["description"]}
+        for metric, title in _METRICS:
+            interval = row.get(f"{metric}_interval") or [None, None]
+            item[title] = row[metric]
+            item[f"{title} low"], item[f"{title} high"] = interval
+            item[f"{title} vs active"] = row[f"{metric}_difference"]
+        out.append(item)
+    return pd.DataFrame(out)
