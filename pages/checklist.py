@@ -124,7 +124,9 @@ def main() -> None:
                 "must come from another reviewer.", icon=":material/draw:")
     elif not run["stale"] and can(Permission.CHECKLIST_SIGN):
         sign_form(actor, run)
-    pdf, markdown = gov.report_files(int(run_id))
+    outcomes = st.checkbox("Include the weights fitted to outcomes and the aggregation models compared (slower)",
+                           key="checklist_report_outcomes")
+    pdf, markdown = gov.report_files(int(run_id), include_outcomes=outcomes)
     left, right = st.columns(2)
     left.download_button("Release report (PDF)", pdf, f"checklist-run-{run_id}.pdf", "application/pdf",
                          on_click="ignore")

@@ -29,6 +29,7 @@ from register.errors import InvalidAnchor
 from register.governance.checklist import run_detail
 from register.governance.checks import NOT_EVALUABLE
 from register.governance.evidence import evaluate_rules
+from register.governance.report_outcomes import METRIC_HEADERS, outcome_section, section_lines
 from register.scoring.accepted import in_force_select
 
 __all__ = ["report_markdown", "report_pdf"]
@@ -116,9 +117,10 @@ def _signoff_head(so: dict, esc: Callable[[object], str] = _as_is) -> str:
 _md = markdown_line  # every string of the Markdown report that the code did not write itself
 
 
-def report_markdown(store: Store, run_id: int) -> str:
+def report_markdown(store: Store, run_id: int, *, include_outcomes: bool = False) -> str:
     """The release report of checklist run ``run_id`` as Markdown; every value read from the register is escaped
-    (``_md``: prose, ``code_span``: ids, hashes and anchors)."""
+    (``_md``: prose, ``code_span``: ids, hashes and anchors). ``include_outcomes`` adds the weights fitted to the
+    register's outcomes and the aggregation models compared, with their intervals (``report_outcomes``: seconds)."""
     d = _data(store, run_id)
     run, results = d["run"], d["run"]["results"]
     s = results["summary"]
@@ -165,6 +167,8 @@ def report_markdown(store: Store, run_id: int) -> str:
             reason = f" - {_md(item['reason'])}" if item.get("reason") else ""
             out.append(f"  - item {_md(no)}: {_md(item['decision'])}{reason}")
         out.append(f"  - {_signoff_head(so, _md)}")
+    if include_outcomes:
+        out += ["", *_outcomes_markdown(section_lines(outcome_section(store), _md))]
     out += ["", "## Audit trail anchors", "",
             "Save a line below as a file and run `python -m register audit verify --anchor FILE` (or `--anchor "
             "signoff:ID`): it fails when the audit trail no longer holds that event with that hash.", "",
@@ -176,6 +180,20 @@ def report_markdown(store: Store, run_id: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _outcomes_markdown(lines: dict) -> list[str]:
+    out = ["## Learning from outcomes (HRI paper, sections VI and IX)", ""] + [line for line in lines["intro"] if line]
+    if lines["weights"]:
+        out += ["", "| dimension | fitted | interval | active |", "| --- | ---: | --- | ---: |"]
+        out += [f"| {' | '.join(row)} |" for row in lines["weights"]]
+    for title, rows in (("weights", lines["cv"]), ("model", lines["models"])):
+        if rows:
+            out += ["", f"| {title} | {' | '.join(METRIC_HEADERS)} |", "| --- |" + " ---: | --- |" * 3]
+            out += [f"| {' | '.join(row)} |" for row in rows]
+    if lines["commands"]:
+        out += ["", "Reproduced by " + " and ".join(code_span(c) for c in lines["commands"]) + "."]
+    return out
+
+
 def _latin1(text) -> str:
     text = str(text if text is not None else "")
     text = text.replace("\u2014", "-").replace("\u2013", "-").replace("\u2019", "'").replace("\u201c", '"').replace(
@@ -183,7 +201,8 @@ def _latin1(text) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
-def report_pdf(store: Store, run_id: int) -> bytes:
+def report_pdf(store: Store, run_id: int, *, include_outcomes: bool = False) -> bytes:
+    """The release report of checklist run ``run_id`` as PDF; ``include_outcomes`` as for ``report_markdown``."""
     from fpdf import FPDF  # on use: only a report download needs the PDF library
 
     d = _data(store, run_id)
@@ -268,6 +287,19 @@ def report_pdf(store: Store, run_id: int) -> bytes:
         for no, item in sorted(so["decisions"].items(), key=lambda kv: int(kv[0])):
             para(f"  item {no}: {item['decision']}" + (f" - {item['reason']}" if item.get("reason") else ""))
         para(f"  Sign-off {so['signoff_id']}, {_signoff_head(so)}.")
+
+    if include_outcomes:
+        lines = section_lines(outcome_section(store), str)
+        heading("Learning from outcomes (HRI paper, sections VI and IX)")
+        for line in lines["intro"]:
+            para(line)
+        for row in lines["weights"]:
+            para(f"  {row[0]}: fitted {row[1]} {row[2]}, active {row[3]}")
+        for row in [*lines["cv"], *lines["models"]]:
+            para(f"  {row[0]}: " + "; ".join(f"{METRIC_HEADERS[2 * i]} {row[1 + 2 * i]} {row[2 + 2 * i]}"
+                                           for i in range(3)))
+        for command in lines["commands"]:
+            para(f"Reproduced by: {command}")
 
     heading("Audit trail anchors")
     para(f"This report: {anchor_json(head.seq, head.hash, head.events)}")

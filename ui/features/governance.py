@@ -32,11 +32,13 @@ checklist_history = data.cached(checklist.history)
 run_detail = data.cached(checklist.run_detail)
 
 
-def report_files(run_id: int) -> tuple[Callable[[], bytes], Callable[[], str]]:
+def report_files(run_id: int, *, include_outcomes: bool = False) -> tuple[Callable[[], bytes], Callable[[], str]]:
     """The release report as PDF and as Markdown, each built when its download button is clicked (deferred
-    data), never on a run of the page."""
+    data), never on a run of the page; ``include_outcomes`` adds the fit and the comparison of the register's
+    outcomes (seconds of bootstrap, so only when asked)."""
     store = data.get_store()
-    return partial(report.report_pdf, store, run_id), partial(report.report_markdown, store, run_id)
+    return (partial(report.report_pdf, store, run_id, include_outcomes=include_outcomes),
+            partial(report.report_markdown, store, run_id, include_outcomes=include_outcomes))
 
 
 # --- the register pages' import, export and deleted rows --------------------------------------------------
