@@ -80,7 +80,7 @@
                                        after every score run; alerts POSTed as JSON to webhooks (docs/monitors.md).
                                        A command that scored ends by checking them and delivering the alerts
                                        due; `check` exits 2 when a monitor is fired
-    profiles draft-from-fit OUTCOMES.jsonl [--json] [--as-of ISO] [--resamples N] [--seed N]
+    profiles draft-from-fit OUTCOMES.jsonl|--from-register [--json] [--as-of ISO] [--resamples N] [--seed N]
                                        fit the seven weights to known outcomes (hri_core fit-weights) and store
                                        them as a draft profile with the fit's evidence; preview and publish it in
                                        the console (four eyes); exit 2 when lines were left out
@@ -90,6 +90,9 @@
                                        with criticality flattened (--flatten) or shifted (--shift legal=+2);
                                        hallucination share and s_H per scope before and after resolved
                                        feedback; Spearman's rho of the HRI with RAGChecker's metrics
+    evidence fit-weights|compare-aggregations [--kind K] [--resamples N] [--json]
+                                       the weights fitted to the register's own outcomes and the aggregation
+                                       models compared on them; exit 1 when there are too few outcomes
 
 Database: ``--db PATH``, else the ``HRI_DB`` environment variable, else ``var/hri.duckdb``. DuckDB
 allows one read-write process per file: while the console holds it, each command is handed to the console's process,
