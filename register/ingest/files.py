@@ -7,19 +7,25 @@ and by a sniff of its first bytes (a PNG renamed ``.jsonl`` is refused with ``Im
 a ``.parquet`` without the Parquet magic); ``scan_file``, which reads every byte for the fingerprint
 anyway, also refuses a text file with a NUL byte anywhere and a CSV with a quoted field that is never
 closed -- files that would otherwise be half imported. Text with a byte that is not UTF-8 is not
-refused: the reader quarantines that line or row. A folder imports its supported files; every other
-entry is named in the report's notes with why it was skipped.
+refused: the reader quarantines that line or row. A folder imports its supported regular files; every other
+entry is named in the report's notes with why it was skipped, and a link or an entry that is not a regular file
+(a FIFO, a device, a file with a second name elsewhere) is judged by ``lstat`` as the inbox judges it
+(``register.ingest.regular_files``) and never read. Every read of a file of an import opens it without
+following a link (``regular_files.open_file``): a link swapped in after the folder was listed is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 import pyarrow as pa
 
 from hri_core.readers import unclosed_quote_line
 from register.errors import ImportRejected
+from register.ingest.regular_files import open_file, refusal
 from register.settings import default, settings
 
 __all__ = ["DEFAULT_MAX_BYTES", "FORMATS", "MAX_BYTES_ENV", "check_file", "files_to_import", "open_parquet",
@@ -60,21 +66,23 @@ def check_file(path: Path, *, max_bytes: int | None = None) -> str:
     if fmt is None:
         raise ImportRejected(f"{path.name}: unsupported file type {path.suffix or '(none)'!r}; "
                              f"expected one of {', '.join(FORMATS)}")
-    if not path.is_file():
-        raise ImportRejected(f"{path.name}: no such file")
-    limit = _limit_bytes(max_bytes)
-    size = path.stat().st_size
-    if size > limit:
-        raise ImportRejected(f"{path.name} is {_mb(size)}, over the import limit of {_mb(limit)} "
-                             f"(set {MAX_BYTES_ENV} to change the limit)")
+    with open_file(path) as handle:  # not through a link; a FIFO or a device is refused unread
+        size = os.fstat(handle.fileno()).st_size
+        limit = _limit_bytes(max_bytes)
+        if size > limit:
+            raise ImportRejected(f"{path.name} is {_mb(size)}, over the import limit of {_mb(limit)} "
+                                 f"(set {MAX_BYTES_ENV} to change the limit)")
+        head = handle.read(SNIFF_BYTES)
+        handle.seek(max(0, size - 4))
+        tail = handle.read(4)
+    return _check_content(path, fmt, size, head, tail)
+
+
+def _check_content(path: Path, fmt: str, size: int, head: bytes, tail: bytes) -> str:
     if size == 0:  # an empty text file is zero records (the report says so); an empty .parquet is no Parquet
         if fmt == "parquet":
             raise ImportRejected(f"{path.name} is empty: not a Parquet file")
         return fmt
-    with path.open("rb") as handle:
-        head = handle.read(SNIFF_BYTES)
-        handle.seek(max(0, size - 4))
-        tail = handle.read(4)
     kind = next((name for magic, name in _BINARY_MAGIC if head.startswith(magic)), None)
     if kind is None and head[8:12] == b"DUCK":
         kind = "a DuckDB database"
@@ -98,9 +106,11 @@ def open_parquet(path: Path):
     """The Parquet file's reader (footer read), or ``ImportRejected`` when it cannot be read."""
     import pyarrow.parquet as pq  # on use: only Parquet files need the Parquet reader
 
+    handle = open_file(path)
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(handle)  # the reader keeps the handle open; it closes with the reader
     except (pa.ArrowException, OSError) as error:
+        handle.close()
         raise ImportRejected(f"{path.name} is not a readable Parquet file: {error}") from error
 
 
@@ -108,21 +118,25 @@ def files_to_import(path: Path) -> tuple[list[Path], list[str]]:
     """The files of an import: the file itself, or a folder's supported files sorted by name.
 
     Everything else in a folder is named in the notes (so in the report) with why it was skipped: a
-    subfolder (not imported recursively), a hidden file, a file of another type.
+    subfolder (not imported recursively), a hidden file, a file of another type, and -- refused unread, judged
+    by ``lstat`` as the inbox judges its entries -- a symbolic link (to a file or a folder), a FIFO, a socket,
+    a device or a file with a second name (a hard link). A file named on its own may be a link: the person
+    importing named it, and its target is imported.
     """
     if not path.exists():
         raise ImportRejected(f"{path}: no such file or folder")
     if not path.is_dir():
-        return [path], []
+        return [path.resolve() if path.is_symlink() else path], []
     files, notes = [], []
     for entry in sorted(path.iterdir()):
-        if entry.is_dir():
+        info = os.lstat(entry)
+        if stat.S_ISDIR(info.st_mode):
             notes.append(f"skipped {entry.name}/: a folder (folders are not imported recursively; name it to "
                          "import it)")
+        elif (problem := refusal(info)) is not None:
+            notes.append(f"refused {entry.name}: {problem}: not read")
         elif entry.name.startswith("."):
             notes.append(f"skipped {entry.name}: a hidden file (its name starts with a dot)")
-        elif not entry.is_file():
-            notes.append(f"skipped {entry.name}: not a regular file")
         elif entry.suffix.lower() not in FORMATS:
             notes.append(f"skipped {entry.name}: not a supported file type ({', '.join(FORMATS)})")
         else:
@@ -144,7 +158,7 @@ def scan_file(path: Path, fmt: str) -> tuple[str, int | None]:
     digest = hashlib.sha256()
     count = quotes = offset = 0
     text = fmt in ("jsonl", "csv")
-    with path.open("rb") as handle:
+    with open_file(path) as handle:
         blocks = handle if fmt == "jsonl" else iter(lambda: handle.read(1 << 20), b"")
         for block in blocks:
             digest.update(block)
@@ -156,7 +170,7 @@ def scan_file(path: Path, fmt: str) -> tuple[str, int | None]:
                 quotes += block.count(b'"')
             offset += len(block)
     if quotes % 2:
-        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+        with open_file(path, "r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
             line = unclosed_quote_line(handle)
         if line is not None:
             raise ImportRejected(f"{path.name}: line {line}: a quoted field opened here is never closed, so every "
@@ -166,7 +180,7 @@ def scan_file(path: Path, fmt: str) -> tuple[str, int | None]:
 
 
 def _refuse_nul(path: Path, fmt: str, offset: int) -> None:
-    with path.open("rb") as handle:
+    with open_file(path) as handle:
         line = handle.read(offset).count(b"\n") + 1
     raise ImportRejected(f"{path.name}: line {line}: a NUL byte (byte {offset:,}): binary data or a damaged file, "
                          f"not {fmt.upper()} text. Nothing was imported")

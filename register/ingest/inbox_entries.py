@@ -3,16 +3,13 @@
 Called by ``register.ingest.inbox`` (the watcher) and ``register.ingest.inbox_claims`` (a taken file).
 Nothing here follows a link or opens anything but a regular file:
 
-- ``refusal(stat)``: why an entry is never read -- a symbolic link (whatever it points at), a folder, a
-  FIFO, a socket, a device, or a file with more than one name (a hard link: its other name may be a
-  file outside the inbox, such as the register's own audit keyring). None for a regular file.
+- ``refusal(stat)``: why an entry is never read (``register.ingest.regular_files``, shared with ``import``).
 - ``Settling``: an entry is taken only once its ``lstat`` (inode, size, modification and change time,
   number of names) has stayed the same for the settle interval (``HRI_INBOX_SETTLE_SECONDS``).
 - ``open_for_writing(paths)``: which of the files a process holds open for writing (Linux: ``/proc/*/fd``
   and the flags in ``/proc/*/fdinfo``; only processes this one may inspect -- those of its user). A file
   being written through an open handle is not taken, however long its writer pauses.
-- ``open_regular(path)``: an open file descriptor of a regular file, opened with ``O_NOFOLLOW`` and
-  ``O_NONBLOCK`` (a link swapped in is refused, a FIFO never blocks) and checked with ``fstat``.
+- ``open_regular(path)``: an open descriptor of a regular file, never through a link (``regular_files``).
 - ``lock_claim(folder)``: the lock a process holds on a claimed file's folder while it works on it
   (``flock``: released when the process ends, so a claim of a process that stopped can be taken up).
 """
@@ -28,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from register.errors import ImportRejected
+from register.ingest.regular_files import open_regular, refusal
 
 __all__ = ["LOCK_NAME", "ClaimLock", "Settling", "StatKey", "lock_claim", "open_for_writing", "open_regular",
            "refusal", "stat_key"]
@@ -44,27 +41,6 @@ def stat_key(info: os.stat_result) -> StatKey:
     time, change time (links added or removed, mode changed) and type."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_nlink,
             stat.S_IFMT(info.st_mode))
-
-
-def refusal(info: os.stat_result) -> str | None:
-    """Why an entry (by its ``lstat``) is refused unread, or None for a regular file with one name."""
-    mode = info.st_mode
-    if stat.S_ISLNK(mode):
-        return "a symbolic link (links are not followed)"
-    if stat.S_ISDIR(mode):
-        return "a folder (folders are not imported: drop their files one by one)"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    if info.st_nlink > 1:
-        return (f"a hard link (the file has {info.st_nlink} names; its other name may be a file outside the "
-                "inbox): copy the file in instead")
-    return None
 
 
 @dataclass
@@ -132,32 +108,6 @@ def _writable(fdinfo: Path) -> bool:
         if line.startswith("flags:"):
             return (int(line.split()[1], 8) & os.O_ACCMODE) in (os.O_WRONLY, os.O_RDWR)
     return False
-
-
-def open_regular(path: Path, expected: os.stat_result | None = None) -> int:
-    """A read-only descriptor of ``path`` if it is a regular file with one name (and, given ``expected``, the
-    same inode); ``ImportRejected`` naming what it is otherwise. Judged by ``lstat`` before it is opened; the
-    open itself uses ``O_NOFOLLOW`` (a link swapped in meanwhile is not followed) and ``O_NONBLOCK`` (a FIFO
-    swapped in never waits for a writer), and ``fstat`` confirms it is the file judged."""
-    before = os.lstat(path)
-    problem = refusal(before)
-    if problem is None:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except OSError as error:
-            if error.errno != errno.ELOOP:
-                raise
-            problem = "a symbolic link (links are not followed)"
-        else:
-            info = os.fstat(fd)
-            problem = refusal(info)
-            expected = expected or before
-            if problem is None and (info.st_dev, info.st_ino) != (expected.st_dev, expected.st_ino):
-                problem = "replaced by another file while it was being taken"
-            if problem is None:
-                return fd
-            os.close(fd)
-    raise ImportRejected(f"{path.name} is {problem}: refused unread")
 
 
 @dataclass

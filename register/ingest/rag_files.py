@@ -41,6 +41,7 @@ from register.ingest.files import open_parquet
 from register.ingest.items import Item
 from register.ingest.rag_inputs import RAGAS_EXTRA
 from register.ingest.readers import arrow_rows
+from register.ingest.regular_files import open_file
 
 __all__ = ["RAG_KINDS", "RagOptions", "rag_items", "rag_kind"]
 
@@ -78,7 +79,8 @@ def _is_ragchecker(data: Any) -> bool:
 def _document(path: Path) -> str | None:
     """The file's text, or None when it is not UTF-8 text (then it is no RAGChecker file)."""
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        with open_file(path) as handle:
+            return handle.read().decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
 
@@ -95,7 +97,7 @@ def _looks_like_ragchecker(text: str) -> bool:
 
 
 def _csv_header(path: Path) -> list[str]:
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+    with open_file(path, "r", encoding="utf-8-sig", errors="replace", newline="") as handle:
         for row in csv.reader(handle):
             if any(cell.strip() for cell in row):
                 return [cell.strip() for cell in row]
@@ -117,7 +119,7 @@ def rag_kind(path: Path, fmt: str) -> str | None:
     """
     try:
         if fmt == "jsonl":
-            with path.open("rb") as handle:
+            with open_file(path) as handle:
                 head = handle.read(4096).decode("utf-8-sig", errors="replace").lstrip()
             if not head.startswith(("{", "[")):
                 return None
@@ -192,7 +194,7 @@ def _ragas_rows(path: Path, fmt: str) -> tuple[list[dict[str, Any]], dict[int, l
         return table_rows, problems, 1
     csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))
     rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+    with open_file(path, "r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
         reader = csv.reader(handle)
         header = next((row for row in reader if any(cell.strip() for cell in row)), [])
         columns = [cell.strip() for cell in header]

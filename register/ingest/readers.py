@@ -30,6 +30,7 @@ from register.errors import ImportRejected
 from register.ingest.files import open_parquet
 from register.ingest.frame_schema import frame_problems
 from register.ingest.items import Item, response_id_of, take_quarantine_ref
+from register.ingest.regular_files import open_file
 
 __all__ = ["READERS", "arrow_rows", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items",
            "text_items"]
@@ -45,7 +46,7 @@ def jsonl_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]
     not records.
     """
     first = True
-    with path.open("rb") as handle:
+    with open_file(path) as handle:
         for number, data in enumerate(handle, start=1):
             try:
                 text, readable = data.decode("utf-8"), True
@@ -82,7 +83,7 @@ def decode_line(item: Item) -> Item:
 def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
     """Flat CSV: rows streamed with the csv module; header is row 1, blank lines are not rows."""
     csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))  # long answers are fine; the file limit bounds it
-    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+    with open_file(path, "r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
         reader = csv.reader(handle)
 
         def records() -> Iterator[list[str]]:
