@@ -122,25 +122,51 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
 
 
 def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
-    """Flat Parquet: streamed in record batches; data rows are numbered from 1.
+    """Flat Parquet: streamed in record batches, row group by row group; data rows are numbered from 1.
 
     Columns are read as the values they hold, whatever their Arrow type: dictionary-encoded columns
     are decoded, binary columns are read as UTF-8 text (never as ``"b'...'"``), blank text and NaN are
     missing values; a value that cannot become a Python value (a binary value that is not UTF-8, a
-    timestamp beyond the year 9999) is a problem of its row and column, never of the whole file.
+    timestamp beyond the year 9999) is a problem of its row and column, never of the whole file. A row
+    group that cannot be read (a damaged page) is one quarantined record naming the file, the row group and
+    its byte and row ranges (``_unreadable_group``); the rows before it in the group are imported, and every
+    other row group is read on its own (row groups do not depend on each other).
     """
     parquet = open_parquet(path)
     columns = [name.strip() for name in parquet.schema_arrow.names]
+    metadata = parquet.metadata
+    batch_size = max(1024, min(chunk_size, 65536))
 
-    def rows() -> Iterator[tuple[int, dict, list]]:
-        number = 0
-        for batch in parquet.iter_batches(batch_size=max(1024, min(chunk_size, 65536))):
-            python, problems = arrow_rows(batch, columns)
-            for index, row in enumerate(python):
-                number += 1
-                yield number, row, problems.get(index, [])
+    def rows() -> Iterator[tuple[int, dict, list] | Item]:
+        first = 1  # the number of the row group's first row
+        for group in range(metadata.num_row_groups):
+            size = metadata.row_group(group).num_rows
+            number = first - 1
+            try:
+                for batch in parquet.iter_batches(batch_size=batch_size, row_groups=[group]):
+                    python, problems = arrow_rows(batch, columns)
+                    for index, row in enumerate(python):
+                        number += 1
+                        yield number, row, problems.get(index, [])
+            except (pa.ArrowException, OSError) as error:
+                yield _unreadable_group(path, metadata, group, number + 1, first + size - 1, error)
+            first += size
 
     yield from flat_items(rows(), columns, chunk_size, notes)
+
+
+def _unreadable_group(path: Path, metadata, group: int, first: int, last: int, error: Exception) -> Item:
+    """The quarantined record of the rows ``first``..``last`` of row group ``group`` that could not be read."""
+    chunks = [metadata.row_group(group).column(c) for c in range(metadata.num_columns)]
+    starts = [chunk.dictionary_page_offset or chunk.data_page_offset for chunk in chunks]
+    start = min(starts)
+    end = max(s + chunk.total_compressed_size for s, chunk in zip(starts, chunks, strict=True)) - 1
+    reason = " ".join(str(error).split())
+    message = (f"{path.name}: row group {group + 1} of {metadata.num_row_groups} (bytes {start:,} to {end:,}, "
+               f"rows {first} to {last}) cannot be read: {reason}; the other row groups were read")
+    raw = json.dumps({"file": path.name, "row_group": group + 1, "bytes": [start, end], "rows": [first, last],
+                      "error": reason})
+    return Item(f"rows {first}-{last}", raw, None, [FieldProblem("", message)], None, check_model=False)
 
 
 _BINARY = (pa.types.is_binary, pa.types.is_large_binary, pa.types.is_fixed_size_binary)
@@ -234,34 +260,49 @@ def _clean_row(row: dict) -> dict:
     return {str(k).strip(): _clean_cell(v) for k, v in row.items() if k is not None}
 
 
-def flat_items(rows: Iterator[tuple[int, dict, list]], columns: list[str], chunk_size: int,
+def flat_items(rows: Iterator[tuple[int, dict, list] | Item], columns: list[str], chunk_size: int,
                 notes: list[str]) -> Iterator[Item]:
     """Rows of a flat table -> response items, validated per window of about ``chunk_size`` responses.
 
     A window closes only where the response id changes, so a response whose rows are together is
     never split. Rows of one response scattered within a window are grouped (as ``group_flat_rows``
     does); a response id that comes back after its window was closed is quarantined, because taking
-    it as a new revision would silently drop the claims imported before.
+    it as a new revision would silently drop the claims imported before. An ``Item`` among the rows (a part of
+    the file that could not be read) closes the window and is passed on as it is.
     """
     file_problems = [FieldProblem(c, "required column is missing from the file") for c in missing_flat_columns(columns)]
     file_problems += [FieldProblem(c, "the column appears more than once in the header")
                       for c in sorted({c for c in columns if columns.count(c) > 1})]
     if file_problems:
         notes.append("file-level problem, every row is quarantined: " + "; ".join(map(str, file_problems)))
-        for number, row, extra in rows:
+        for entry in rows:
+            if isinstance(entry, Item):  # a part of the file that could not be read
+                yield entry
+                continue
+            number, row, extra = entry
             problems = file_problems + [FieldProblem(c, f"row {number}: {m}") for c, m in extra]
             yield Item(f"row {number}", json.dumps([row], default=str), None, problems,
                        response_id_of(row), check_model=False)
         return
     closed: set[str] = set()
     for window in _windows(rows, chunk_size):
-        yield from _window_items(window, columns, closed, chunk_size)
+        if isinstance(window, Item):
+            yield window
+        else:
+            yield from _window_items(window, columns, closed, chunk_size)
 
 
-def _windows(rows: Iterable[tuple[int, dict, list]], size: int) -> Iterator[list[tuple[int, dict, list]]]:
+def _windows(rows: Iterable[tuple[int, dict, list] | Item],
+             size: int) -> Iterator[list[tuple[int, dict, list]] | Item]:
     window: list[tuple[int, dict, list]] = []
     ids: set[str | None] = set()
     for entry in rows:
+        if isinstance(entry, Item):
+            if window:
+                yield window
+            window, ids = [], set()
+            yield entry
+            continue
         rid = entry[1].get("response_id")
         key = None if rid is None else str(rid).strip()
         if len(ids) >= size and key not in ids:
