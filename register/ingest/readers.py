@@ -19,6 +19,7 @@ import csv
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -35,6 +36,7 @@ from register.ingest.regular_files import open_file
 __all__ = ["READERS", "arrow_rows", "csv_items", "decode_line", "flat_items", "jsonl_items", "parquet_items",
            "text_items"]
 
+CSV_FIELD_LIMIT = 1 << 28  # the longest CSV field read (characters); a longer one quarantines its record
 _ROWS_LOCATION = re.compile(r"^rows? ([\d,]+)$")
 
 
@@ -81,10 +83,15 @@ def decode_line(item: Item) -> Item:
 
 
 def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
-    """Flat CSV: rows streamed with the csv module; header is row 1, blank lines are not rows."""
-    csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))  # long answers are fine; the file limit bounds it
+    """Flat CSV: rows streamed with the csv module; header is row 1, blank lines are not rows.
+
+    A line longer than ``CSV_FIELD_LIMIT`` characters is never held whole (``long_lines``): when a field of it is
+    longer than that, its record is quarantined naming the line and the field, and the rows after it are read.
+    """
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))  # long answers are fine, up to the limit
     with open_file(path, "r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-        reader = csv.reader(handle)
+        too_long: dict[int, LongLine] = {}
+        reader = csv.reader(long_lines(handle, CSV_FIELD_LIMIT, too_long))
 
         def records() -> Iterator[list[str]]:
             try:
@@ -101,10 +108,13 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
             return
         columns = [h.strip() for h in header]
 
-        def rows() -> Iterator[tuple[int, dict, list]]:
+        def rows() -> Iterator[tuple[int, dict, list] | Item]:
             number = 1
             for values in lines:
                 if not values:
+                    if reader.line_num in too_long:
+                        number += 1
+                        yield too_long.pop(reader.line_num).item(path.name, number, columns)
                     continue
                 number += 1
                 extra = []
@@ -119,6 +129,106 @@ def csv_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
                 yield number, {c: v if v.strip() else None for c, v in zip(columns, values, strict=False)}, extra
 
         yield from flat_items(rows(), columns, chunk_size, notes)
+
+
+_SEPARATOR_OR_QUOTE = re.compile(r'[",]')
+_PIECE = 1 << 20  # characters of a long line read at a time
+
+
+@dataclass
+class LongLine:
+    """A line read a piece at a time: which of its fields, if any, is longer than the longest field read."""
+
+    line: int
+    limit: int
+    start: str  # its first characters, kept as the quarantined record's text
+    characters: int = 0
+    field: int = 0  # the field being scanned (0-based)
+    length: int = 0  # its characters so far
+    quoted: bool = False
+    quote_pending: bool = False  # a quote ended the last piece inside a quoted field: "" or the closing quote
+    long_field: int | None = None
+
+    def feed(self, text: str) -> None:
+        """Scan the next piece of the line (CSV quoting: a separator inside quotes is text, "" is one quote)."""
+        self.characters += len(text)
+        pos, end = 0, len(text)
+        while pos < end:
+            if self.quote_pending:
+                self.quote_pending = False
+                if text[pos] == '"':
+                    self._grow(1)
+                    pos += 1
+                    continue
+                self.quoted = False
+            if self.quoted:
+                quote = text.find('"', pos)
+                if quote < 0:
+                    self._grow(end - pos)
+                    return
+                self._grow(quote - pos)
+                pos = quote + 1
+                self.quote_pending = True
+                continue
+            found = _SEPARATOR_OR_QUOTE.search(text, pos)
+            if found is None:
+                self._grow(end - pos)
+                return
+            self._grow(found.start() - pos)
+            pos = found.end()
+            if found.group() == ",":
+                self.field, self.length = self.field + 1, 0
+            else:
+                self.quoted = True
+
+    def _grow(self, count: int) -> None:
+        self.length += count
+        if self.long_field is None and self.length > self.limit:
+            self.long_field = self.field
+
+    def item(self, source: str, number: int, columns: list[str]) -> Item:
+        """The quarantined record of this line (data row ``number``), naming the line and the field."""
+        if self.long_field is None:
+            where, message = "", (f"line {self.line}: the line holds {self.characters:,} characters, more than the "
+                                  f"{self.limit:,} the importer reads in one line")
+        else:
+            where = columns[self.long_field] if self.long_field < len(columns) else f"field {self.long_field + 1}"
+            message = (f"line {self.line}: field {self.long_field + 1} ({where}) holds more than {self.limit:,} "
+                       "characters, the longest field the importer reads")
+        raw = json.dumps({"file": source, "line": self.line, "characters": self.characters,
+                          "start": self.start.rstrip("\r\n")})
+        return Item(f"row {number}", raw, None, [FieldProblem(where, message + "; the record is quarantined (its "
+                                                             "text kept: the first characters of the line)")],
+                    None, check_model=False)
+
+
+def long_lines(handle, limit: int, too_long: dict[int, LongLine], keep: int = 2000) -> Iterator[str]:
+    """The handle's lines (as iterating it gives them), read a piece at a time: a line with a field longer than
+    ``limit`` characters is scanned (``LongLine``) as it is read, dropped once the field is found too long, and given
+    as an empty line recorded in ``too_long`` by its number (so is a line of more than ``limit`` characters). Memory
+    is bounded by ``limit`` (what the CSV reader itself may hold for one field), not by the longest line."""
+    number = 0
+    while piece := handle.readline(_PIECE):
+        number += 1
+        if piece.endswith(("\n", "\r")):
+            yield piece
+            continue
+        long = LongLine(number, limit, piece[:keep])
+        pieces: list[str] | None = []
+        while piece:
+            long.feed(piece)
+            if pieces is not None:
+                pieces.append(piece)
+                if long.long_field is not None or long.characters > limit:
+                    pieces = None  # never read as CSV: let it go
+            if piece.endswith(("\n", "\r")):
+                break
+            piece = handle.readline(_PIECE)
+        if pieces is not None and long.characters <= limit:
+            yield "".join(pieces)
+            continue
+        too_long[number] = long
+        yield "\n"
 
 
 def parquet_items(path: Path, chunk_size: int, notes: list[str]) -> Iterator[Item]:
