@@ -6,7 +6,7 @@ Whoever can rewrite the database file can rewrite everything in it, the heads ke
 their own. An anchor kept elsewhere survives that: ``audit.verify_chain`` checks every anchor of the folder, so a
 trail that no longer holds an anchored event with its anchored hash fails, whether events were deleted or
 rewritten or the database file was replaced by an older copy. Only the events a running process wrote after its
-newest anchor (at most ``INTERVAL`` ago) can go unnoticed; its close anchors them.
+newest anchor (at most ``INTERVAL`` ago, and fewer than ``EVERY_WRITES``) can go unnoticed; its close anchors them.
 
 Where: ``<database file name>-<the first 16 hex digits of the SHA-256 of its absolute path>``, one folder per
 database file, under ``HRI_ANCHOR_DIR``, by default under ``hri-console/anchors`` in the user's state folder
@@ -21,7 +21,8 @@ an ``O_APPEND`` descriptor, flushed to disk.
 
 Why these moments: the trail changes only when something is written, so the head right after a day's first write
 pins every event before it, a write ``INTERVAL`` after the newest anchor pins what a console writing all day wrote
-since, and the head when a process that wrote closes the register (a command, a stopped console) pins what it wrote
+since, every ``EVERY_WRITES``-th write since the newest anchor pins a busy console's last writes sooner, and the head
+when a process that wrote closes the register (a command, a stopped console) pins what it wrote
 last: only a running process's writes of the last ``INTERVAL`` stay unpinned. That is at most one small append per
 ``INTERVAL`` of writing and one per writing process, and no work at all for reads or opening the register;
 sign-offs, publishes and key changes are the moments a release or a rule rests on. Every other write costs one
@@ -53,6 +54,10 @@ DAY = "day"  # the reason of the anchor written after the first write of a UTC d
 CLOSE = "close"  # the reason of the anchor written when a register that wrote since its newest anchor closes
 INTERVAL_REASON = "interval"  # the reason of the anchor of a write INTERVAL after the newest anchor, the same day
 INTERVAL = timedelta(minutes=15)  # a running console's writes stay unpinned at most this long (plus the write's)
+WRITES_REASON = "writes"  # the reason of the anchor of the EVERY_WRITES-th write since the newest anchor
+# a running console's writes since its newest anchor stay unpinned at most this many: one small append and fsync
+# per this many writes (about 1% of a write's time at 25; measured in the commit that set it)
+EVERY_WRITES = 25
 _TAIL_BYTES = 8192  # enough for the newest line (a line is about 400 bytes)
 
 log = logging.getLogger(__name__)
@@ -92,6 +97,7 @@ class AnchorFolder:
         self.database = database
         self._at: datetime | None = None  # when the newest anchor was written (read from the file on the first write)
         self._register: str | None = None
+        self._writes = 0  # writes this process made since the newest anchor it wrote
         self._warned = False
 
     @property
@@ -177,11 +183,13 @@ class AnchorFolder:
     def due(self, tx: Any, action: str) -> PendingAnchor | None:
         """The anchor a write of ``action`` leaves once it commits, read in its transaction ``tx`` after its audit
         events: the head when ``action`` is anchored at once, this is the first write of a UTC day, or the newest
-        anchor is ``INTERVAL`` old (a console writing all day pins its writes as it goes), else None."""
+        anchor is ``INTERVAL`` old or this is the ``EVERY_WRITES``-th write since it (a console writing all day pins its
+        writes as it goes), else None."""
         if self.path is None:
             return None
         now = datetime.now(UTC)
         reason = anchored_reason(action)
+        self._writes += 1
         if reason is None:
             if self._at is None:
                 self._at = self._newest_time()
@@ -189,6 +197,8 @@ class AnchorFolder:
                 reason = DAY
             elif now - self._at >= INTERVAL:
                 reason = INTERVAL_REASON
+            elif self._writes >= EVERY_WRITES:
+                reason = WRITES_REASON
             else:
                 return None
         if self._register is None:
@@ -201,6 +211,7 @@ class AnchorFolder:
         if pending is None or self.path is None:
             return
         self._at = max(pending.at, self._at or pending.at)
+        self._writes = 0
         try:
             line = {**pending.anchor.as_dict(), "reason": pending.reason, "register": self._register,
                     "database": str(self.database.resolve())}

@@ -328,3 +328,17 @@ def test_a_process_writing_all_day_anchors_its_head_every_interval(fresh, monkey
     note(fresh, 4)
     expected = "interval" if later.date() == datetime.now(UTC).date() else "day"  # an interval across midnight
     assert [(a["reason"], a["seq"]) for a in lines(fresh)] == [("day", 1), (expected, 3)]
+
+
+def test_a_running_register_anchors_its_head_every_so_many_writes(fresh):
+    """A console's writes within the interval could be deleted unseen until it closed: every ``EVERY_WRITES``-th
+    write since the newest anchor anchors the head too, so at most that many writes stay unpinned."""
+    every = anchors_module.EVERY_WRITES
+    for i in range(2 * every + 1):
+        note(fresh, i)
+    assert [(a["reason"], a["seq"]) for a in lines(fresh)] == [("day", 1), ("writes", every + 1),
+                                                                ("writes", 2 * every + 1)]
+    with fresh.cursor() as cur:  # behind the register's back: the newest pinned event deleted
+        cur.execute("DELETE FROM audit_events WHERE seq = ?", [2 * every + 1])
+    report = verify_chain(fresh)
+    assert not report.ok and "writes" in report.reason, report
