@@ -154,8 +154,12 @@ verifiable = data.cached(stored.candidates)  # current answers a verification ca
 
 
 def judge_profiles() -> list[str]:
-    """The judge profiles shipped in ``data/judge_profiles`` (by name), the offline default first."""
-    names = sorted(path.stem for path in PROFILE_DIR.glob("*.json"))
+    """The judge profiles shipped in ``data/judge_profiles`` (by name) that are offered, the offline default first.
+
+    A profile whose provenance says ``withdrawn`` (measured and found not worth its cost: docs/judges.md) is not
+    offered here; the command line still runs it by name, for anyone repeating the comparison."""
+    names = sorted(path.stem for path in PROFILE_DIR.glob("*.json")
+                   if "withdrawn" not in load_profile(path.stem).provenance)
     return sorted(names, key=lambda name: name != "offline-default")
 
 
