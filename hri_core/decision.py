@@ -20,11 +20,15 @@ escalate). The decision is the most severe of:
 * each failed Authority check (``False``, not undecided): at least ``review`` on a core claim or one of
   criticality >= ``SERIOUS_CRITICALITY``, at least ``caution`` on any other claim;
 * the Mitigation action: escalate or abstain at least ``review``, ask or revise at least ``caution``
-  (``MITIGATION_MINIMUM``).
+  (``MITIGATION_MINIMUM``);
+* human review wired into Mitigation by the use case's CLAIM lens (``hri_core.lens``): at least ``review``
+  (``HUMAN_REVIEW_DECISION``). A step the lens skips has no part here: the decision is the most severe of the
+  parts that ran, never lower.
 
 A response the scorer could not score fails closed: its decision is ``review`` whatever else is said.
 
-``decision_reasons`` are short sentences in that order (band, Scope, floors, late feedback, Authority, mitigation),
+``decision_reasons`` are short sentences in that order (band, Scope, floors, late feedback, Authority, mitigation,
+human review),
 each
 naming where it comes from. The register's SQL scorer writes the same sentences (a parity test holds them equal),
 so every sentence is built by one of the ``*_reason`` functions below, whose wording the SQL repeats.
@@ -39,6 +43,7 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from .authority import AuthorityResult
+from .lens import HUMAN_REVIEW_DECISION
 from .mitigation import MitigationDecision
 from .models import Response
 from .profile import ACTIONS, Action, stricter_action
@@ -48,8 +53,8 @@ from .vocabulary import USE_CASE_APPROVED, USE_CASE_RETIRED, USE_CASE_SUSPENDED
 __all__ = ["CHECK_PROBLEMS", "DECISIONS", "LATE_FEEDBACK_DECISION", "MITIGATION_MINIMUM", "SCOPE_DECISION",
            "SCOPE_HELD_STATUSES", "SERIOUS_CRITICALITY", "AuthorityFinding", "Decision", "ScopeFinding",
            "authority_findings", "authority_minimum", "authority_reason", "band_reason", "decide_answer",
-           "decide_scored", "failure_reason", "floor_reason", "late_feedback_reason", "mitigation_reason",
-           "scope_finding", "scope_reason"]
+           "decide_scored", "failure_reason", "floor_reason", "human_review_reason", "late_feedback_reason",
+           "mitigation_reason", "scope_finding", "scope_reason"]
 
 DECISIONS: tuple[str, ...] = ACTIONS  # release < caution < review < block
 # Mitigation action -> the least severe decision it allows (seed 004: escalate and abstain hand the answer to a
@@ -157,6 +162,11 @@ def mitigation_reason(action: str, sentence: str) -> str:
     return f"mitigation {sentence}: at least {MITIGATION_MINIMUM[action]}"
 
 
+def human_review_reason() -> str:
+    """The sentence of human review wired into Mitigation by the use case's lens."""
+    return f"Mitigation: human review wired in for this use case: at least {HUMAN_REVIEW_DECISION}"
+
+
 def failure_reason(failure: str) -> str:
     return f"scoring failed ({failure}): {FAILED_SCORING_DECISION}"
 
@@ -164,7 +174,8 @@ def failure_reason(failure: str) -> str:
 def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, str, str, int, str | None]] = (),
                   late_feedback: Sequence[str] = (), authority: Sequence[AuthorityFinding] = (),
                   mitigation: tuple[str, str] | None = None, scoring_failure: str | None = None,
-                  no_claims: bool = False, scope: ScopeFinding | None = None) -> Decision:
+                  no_claims: bool = False, scope: ScopeFinding | None = None,
+                  human_review: bool = False) -> Decision:
     """The decision on one answer.
 
     ``floors``: the fired floors as (rule id, claim id, label, criticality, minimum action or None), in the
@@ -175,6 +186,7 @@ def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, st
     step, or None when none was decided. ``scoring_failure``: why the scorer could not score the response.
     ``no_claims``: the answer has no claims (``band_action`` is then the profile's no-claims action).
     ``scope``: the Scope check's finding (``scope_finding``), or None when the answer is in scope.
+    ``human_review``: the use case's lens wires human review into Mitigation (at least review).
     """
     decision: str = band_action
     reasons = [band_reason(band, band_action, no_claims=no_claims)]
@@ -195,6 +207,9 @@ def decide_answer(*, band: str, band_action: str, floors: Sequence[tuple[str, st
         action, sentence = mitigation
         decision = stricter_action(decision, MITIGATION_MINIMUM[action])
         reasons.append(mitigation_reason(action, sentence))
+    if human_review:
+        decision = stricter_action(decision, HUMAN_REVIEW_DECISION)
+        reasons.append(human_review_reason())
     if scoring_failure is not None:
         decision = stricter_action(decision, FAILED_SCORING_DECISION)
         reasons.append(failure_reason(scoring_failure))
@@ -219,13 +234,15 @@ def authority_findings(response: Response, results: Sequence[AuthorityResult], *
 
 
 def decide_scored(score: ScoreResult, *, authority: Sequence[AuthorityFinding] = (),
-                  mitigation: MitigationDecision | None = None, scope: ScopeFinding | None = None) -> Decision:
+                  mitigation: MitigationDecision | None = None, scope: ScopeFinding | None = None,
+                  human_review: bool = False) -> Decision:
     """``decide_answer`` of a ``hri_core.score_response`` result, its Authority findings, its Mitigation
-    decision (``hri_core.mitigation.decide`` with the same Authority results) and its Scope finding."""
+    decision (``hri_core.mitigation.decide`` with the same Authority results), its Scope finding and whether its
+    lens wires human review into Mitigation. A step a lens skips is passed as nothing (no findings, None)."""
     return decide_answer(
         # an answer without claims gets the profile's no-claims action in place of its band's
         band=score.band, band_action=score.action if score.no_claims else (score.band_action or score.action),
         floors=[(f.rule_id, f.claim_id, f.label.value, f.criticality, f.min_action) for f in score.floors],
         late_feedback=score.late_feedback, authority=authority,
         mitigation=None if mitigation is None else (mitigation.action, mitigation.reason), no_claims=score.no_claims,
-        scope=scope)
+        scope=scope, human_review=human_review)

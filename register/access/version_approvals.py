@@ -1,7 +1,8 @@
 """Four eyes on versioned rules: a pending version and its approval, for every kind of versioned rules.
 
 A version takes effect only when a second person makes it: scoring profiles and mitigation policies through
-their draft -> active publish, evidence rules, use-case requesters, authority rules and judge policies
+their draft -> active publish, evidence rules, use-case requesters, authority rules, judge policies and the
+use cases' lenses (a profile and CLAIM steps per use case)
 through a pending version that a different person with the publish permission approves (reason required,
 audited). The steps live in ``approval_steps`` (migration 035), append-only:
 
@@ -35,6 +36,7 @@ KINDS: dict[str, str] = {
     "use_cases": "use-case requesters version",
     "authority_rules": "authority rules version",
     "judge_policy": "judge policy version",
+    "use_case_lens": "use-case lens version",
 }
 
 

@@ -46,9 +46,11 @@ from hri_core.decision import (
     SCOPE_HELD_STATUSES,
     SERIOUS_CRITICALITY,
     ScopeFinding,
+    human_review_reason,
     late_feedback_reason,
     scope_reason,
 )
+from hri_core.lens import HUMAN_REVIEW_DECISION
 from hri_core.mitigation import MitigationPolicy
 from hri_core.models import ensure_utc
 from hri_core.profile import ACTION_SEVERITY, ACTIONS
@@ -70,13 +72,14 @@ _SCOPE = "_decision_scope"
 
 @contextlib.contextmanager
 def authority_found(tx: Transaction, as_of: datetime, responses: str,
-                    params: dict[str, Any] | None = None) -> Iterator[str]:
+                    params: dict[str, Any] | None = None, *, run: bool = True) -> Iterator[str]:
     """Check the sourced claims of the revisions ``responses`` (a condition on ``responses r``, named ``$``
     parameters in ``params``) and hold the claims flagged; yields the table's name (``AUTHORITY_TABLE``).
 
     One row per flagged claim: response_key, claim_idx, claim_id, source_id, labels, label_mask, is_core,
     criticality, span, allowed / current / authoritative (NULL undecided) and failures, the words
     ``hri_core.authority.AuthorityResult.failures`` gives (an unknown source: that alone). Dropped on leaving.
+    ``run`` false (a CLAIM lens that skips Authority, ``hri_core.lens``): the table is empty, nothing is checked.
     """
     p = Params()
     rules, roles = authority_rules(tx), requester_roles(tx)
@@ -94,7 +97,8 @@ def authority_found(tx: Transaction, as_of: datetime, responses: str,
             SELECT response_key, claim_idx, claim_id, source_id, labels, label_mask, is_core, criticality, span,
                    allowed, current, authoritative, {failures} AS failures
             FROM ({checks})
-            WHERE unknown_source OR allowed IS NOT true OR current = false OR authoritative IS NOT true""",
+            WHERE {'' if run else 'false AND '}(unknown_source OR allowed IS NOT true OR current = false
+                   OR authoritative IS NOT true)""",
                    {**(params or {}), **p.values})
         yield AUTHORITY_TABLE
     finally:
@@ -158,7 +162,8 @@ def scope_held_select(p: Params, responses: str) -> str:
 
 @contextlib.contextmanager
 def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationPolicy, run_id: int,
-                   authority: str, responses: str, params: dict[str, Any] | None = None) -> Iterator[None]:
+                   authority: str, responses: str, params: dict[str, Any] | None = None, *,
+                   scope: bool = True) -> Iterator[None]:
     """Hold, per revision of run ``run_id``, the decision's Scope, floor, late-feedback and Authority parts
     (``decision_values`` joins them): TEMP TABLEs ``_decision_scope``, ``_decision_floors``,
     ``_decision_late_feedback`` and ``_decision_authority`` (response_key, sev: the most severe minimum, as an index
@@ -167,7 +172,8 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
     floors are read from the run's ``score_floors`` (written first), the late feedback from
     the claims of the revisions ``responses`` (a condition on ``responses r``, named ``$`` parameters in ``params``)
     against the run's as-of time (its ``score_runs`` row, written first), the Authority findings from ``authority``
-    (``authority_found``'s table). Dropped on leaving."""
+    (``authority_found``'s table). Dropped on leaving. ``scope`` false: a CLAIM lens that skips the Scope step
+    (``hri_core.lens``) -- its part is empty."""
     p = Params()
     with_min = [rule for rule in profile.floors if rule.min_action is not None]
     rule_ids = p([rule.rule_id for rule in profile.floors])
@@ -200,10 +206,10 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
     late, lp = _late_feedback_select(run_id, responses)
     sp = Params()
     # a register without use cases holds nothing: no answer is read (the teams that keep none pay nothing)
-    scope = (scope_held_select(sp, responses) if _use_cases_registered(tx)
-             else "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
+    held = (scope_held_select(sp, responses) if scope and _use_cases_registered(tx)
+            else "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
     try:
-        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_SCOPE} AS {scope}", {**(params or {}), **sp.values}
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_SCOPE} AS {held}", {**(params or {}), **sp.values}
                    if sp.values else {})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_FLOORS} AS {floors}", p.values if with_min else {})
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_LATE} AS {late}", {**(params or {}), **lp.values})
@@ -221,11 +227,13 @@ def parts_join(score: str) -> str:
                     for table, alias in ((_SCOPE, "ds"), (_FLOORS, "df"), (_LATE, "dl"), (_AUTHORITY, "da")))
 
 
-def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str) -> dict[str, str]:
+def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str,
+                    human_review: bool = False) -> dict[str, str]:
     """The stored decision columns as SQL: ``score`` is the alias of a score row (band, no_claims, scoring_failure,
     response_key), ``action`` and ``reason`` the expressions of its Mitigation action and sentence (NULL: none
     decided); the statement LEFT JOINs ``_decision_scope ds``, ``_decision_floors df``, ``_decision_late_feedback dl``
-    and ``_decision_authority da`` on response_key (``parts_join``)."""
+    and ``_decision_authority da`` on response_key (``parts_join``). ``human_review``: the use case's lens wires human
+    review into Mitigation (at least ``HUMAN_REVIEW_DECISION``, with ``hri_core.decision.human_review_reason``)."""
     s = score
     names, band_actions = p([b.name for b in profile.bands]), p([b.action for b in profile.bands])
     actions = f"({p(list(ACTIONS))}::VARCHAR[])"
@@ -239,14 +247,17 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
            "coalesce(dl.sev, 0), "
            "coalesce(da.sev, 0), "
            f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
+           f"{p(ACTION_SEVERITY[HUMAN_REVIEW_DECISION]) if human_review else 0}, "
            f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
-    reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat(list_concat([CASE WHEN {s}.no_claims "
+    reviewed = f"[{p(human_review_reason())}]" if human_review else "[]::VARCHAR[]"
+    reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat(list_concat(list_concat("
+               f"[CASE WHEN {s}.no_claims "
                f"THEN 'no claims: ' ELSE 'band ' || {s}.band || ': ' END || {band_action}], "
                "coalesce(ds.reasons, []::VARCHAR[])), "
                "coalesce(df.reasons, []::VARCHAR[])), coalesce(dl.reasons, []::VARCHAR[])), "
                "coalesce(da.reasons, []::VARCHAR[])), "
                f"CASE WHEN {action} IS NOT NULL THEN ['mitigation ' || {reason} || ': at least ' || {minimum}] "
-               "ELSE []::VARCHAR[] END), "
+               f"ELSE []::VARCHAR[] END), {reviewed}), "
                f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN ['scoring failed (' || {s}.scoring_failure || '): ' "
                f"|| {failed}] ELSE []::VARCHAR[] END)")
     return {"decision": f"{actions}[{sev} + 1]", "decision_reasons": reasons}

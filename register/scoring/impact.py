@@ -10,6 +10,11 @@ changed responses and the score distributions are aggregates over that table. No
 A draft that differs from the profile behind the stored scores only in weights, bands or the no-claims
 action is previewed from the stored score rows instead (``register.scoring.impact_stored``: no claim is
 read, the same numbers); ``ImpactPreview.method`` says which way a preview was computed.
+
+Per use case (``register.scoring.lenses``): a draft a lens version binds (pending or in force) is previewed over the
+answers of those use cases only, against their stored current scores (the lens they are under now); a draft no
+lens names would become the default, so it is previewed over the answers of the use cases no lens binds to a profile
+of their own. ``ImpactPreview.limited_to`` says which.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from register.scoring.impact_stored import (
     settle,
     stored_select,
 )
+from register.scoring.lenses import bound_use_cases, draft_use_cases
 from register.scoring.profiles import active_profile
 from register.scoring.scorer import score_select
 
@@ -69,6 +75,7 @@ class ImpactPreview:
     median_new: float | None
     method: str = METHOD_FULL  # METHOD_STORED when recomputed from the stored score rows
     method_note: str = ""  # why the full rescore, when the stored rows could not stand in for it
+    limited_to: str = ""  # the answers previewed, when not every current one (the draft's use cases, or the rest)
 
     def method_line(self) -> str:
         """One sentence on how the preview was computed, e.g. for the profiles page."""
@@ -116,6 +123,13 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
     statement is, every half second (DuckDB's own estimate; at scale a full rescore of both sides takes long
     enough to need it: docs/performance.md).
     """
+    cases, keys, limited_to = _lens_limit(store, draft)
+    if cases is not None:
+        # the draft's use cases: what they are scored under now is their stored score (their lens), never the
+        # default's; the stored path reads every current score, so the limited preview rescores
+        if isinstance(baseline, str) and baseline == "active" and draft_use_cases(store, draft.version):
+            baseline = "stored"
+        from_stored = False
     if not (isinstance(changed_limit, int) and 0 <= changed_limit <= 100_000):
         raise RegisterError("changed_limit must be an integer between 0 and 100000")
     if not (isinstance(bin_width, (int, float)) and 0 < bin_width <= 100):
@@ -133,7 +147,8 @@ def impact_preview(store: Store, draft: ScoringProfile, *, as_of: datetime | Non
         # one snapshot: the stored rows the plan checked are the rows the fast path reads
         cur.execute("BEGIN TRANSACTION")
         try:
-            basis = plan(store, cur, draft, base, as_of) if from_stored else "asked for a full rescore"
+            basis = (plan(store, cur, draft, base, as_of) if from_stored else "asked for a full rescore"
+                     if cases is None else f"limited to {limited_to}: their answers are scored")
             method, note = METHOD_FULL, basis if isinstance(basis, str) else ""
             names = Names.read(cur, (draft, base))
             if isinstance(basis, StoredBasis):
@@ -157,7 +172,8 @@ CREATE TEMP TABLE {table} AS
 SELECT n.response_key, o.score AS old_score, n.score AS new_score, {names.band_code_sql('o.band', p)} AS old_band,
        {names.band_code_sql('n.band', p)} AS new_band, {names.action_code_sql('o.action', p)} AS old_action,
        {names.action_code_sql('n.action', p)} AS new_action
-FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_key = n.response_key""", p.values,
+FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_key = n.response_key{keys}""",
+                                    {**p.values, **({"lens_cases": cases} if cases is not None else {})},
                                     _told(progress, "scoring every response under the draft and the baseline"))
             if progress:
                 progress(1.0, "summarising")
@@ -166,7 +182,22 @@ FROM ({new_sql}) n JOIN ({old_sql}) o ON o.response_key = n.response_key""", p.v
             cur.execute("ROLLBACK")  # nothing was written; the temp table goes with it
     assert as_of is not None  # set on both paths
     return ImpactPreview(draft_version=draft.version, baseline=label, as_of=as_of, method=method,
-                         method_note=note, **figures)
+                         method_note=note, limited_to=limited_to, **figures)
+
+
+def _lens_limit(store: Store, draft: ScoringProfile) -> tuple[list[str] | None, str, str]:
+    """The use cases a preview of ``draft`` covers: (the list bound as ``$lens_cases``, the condition on
+    ``n.response_key``, the words), or (None, "", "") for every current answer (no lens binds a profile)."""
+    named = draft_use_cases(store, draft.version)
+    if named is not None:
+        return (list(named), " WHERE n.response_key IN (SELECT response_key FROM responses WHERE is_current "
+                "AND list_contains($lens_cases, use_case))", "the answers of use cases " + ", ".join(named))
+    bound = sorted(bound_use_cases(store))
+    if not bound:
+        return None, "", ""
+    return (bound, " WHERE n.response_key IN (SELECT response_key FROM responses WHERE is_current "
+            "AND NOT coalesce(list_contains($lens_cases, use_case), false))",
+            "the answers of use cases no lens binds to a profile (not " + ", ".join(bound) + ")")
 
 
 def _told(progress: Callable[[float, str], None] | None, what: str) -> Callable[[float], None] | None:

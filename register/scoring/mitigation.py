@@ -347,7 +347,7 @@ MITIGATION_VALUES = {"mitigation_action": "d.action", "mitigation_rule": "d.rule
 
 @contextlib.contextmanager
 def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
-            params: dict[str, Any] | None = None, *, authority: str | None = None) -> Iterator[int]:
+            params: dict[str, Any] | None = None, *, authority: str | None = None, run: bool = True) -> Iterator[int]:
     """Decide the mitigation of the revisions ``responses`` (a condition on ``responses r``, named ``$``
     parameters in ``params``) and hold the decisions for the caller's statements; yields the number of
     distinct input tuples ``decide`` ran on.
@@ -359,7 +359,8 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
     ``response_key``: the inputs of the benchmark database at once outgrow the memory limit (measured:
     docs/performance.md), a slice's do not; each distinct tuple is decided once, whichever slice it first appears in.
     ``authority``: the table of the claims the Authority checks flag (``mitigation_inputs``), read by ``decide``
-    as seed 004 asks (answer only when authority passes).
+    as seed 004 asks (answer only when authority passes). ``run`` false (a CLAIM lens that skips Mitigation,
+    ``hri_core.lens``): both tables stay empty, no score row is given a mitigation.
     """
     params = dict(params or {})
     tx.execute("CREATE OR REPLACE TEMP TABLE _mitigated (response_key BIGINT, decision INTEGER, claim_id VARCHAR)")
@@ -367,7 +368,7 @@ def decided(tx: Transaction, policy: MitigationPolicy, responses: str,
                "rule VARCHAR, reason VARCHAR, position INTEGER)")
     try:
         span = tx.one(f"SELECT min(r.response_key) AS lo, max(r.response_key) AS hi, count(*) AS n "
-                      f"FROM responses r WHERE {responses}", params)
+                      f"FROM responses r WHERE {responses}", params) if run else None
         if span is not None and span["n"]:
             slices = max(1, math.ceil(span["n"] / MITIGATION_SLICE))
             width = max(1, math.ceil((span["hi"] - span["lo"] + 1) / slices))

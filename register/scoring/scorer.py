@@ -38,6 +38,7 @@ from register.access.permissions import Permission, authorize
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import RegisterError
+from register.readmodels import version_views
 from register.readmodels.hub import ScoresWritten, scores_written
 from register.scoring import publishes
 from register.scoring.claim_conditions import (
@@ -55,7 +56,12 @@ from register.scoring.decision import (
     decision_values,
     parts_join,
 )
-from register.scoring.mitigation import MITIGATION_VALUES, active_policy, decided
+from register.scoring.dialect import DUCKDB, SPARK, Dialect
+from register.scoring.lenses import LensGroup, lens_groups
+from register.scoring.mitigation import MITIGATION_VALUES, decided
+
+__all__ = ["DUCKDB", "SPARK", "Dialect", "RescoreSummary", "fired_floors_query", "fired_floors_select", "rescore",
+           "score_imported", "score_query", "score_select"]
 
 DIM_COLUMNS = {d: f"s_{d.value.lower()}" for d in DIMENSIONS}  # allow-listed identifiers
 FAILED_ACTION = "review"  # where a response the scorer cannot score goes: to a person
@@ -64,63 +70,6 @@ SCOPE_BATCH_PREFIX = "batch:"  # ... and of one that scored an import batch's: "
 FAILURE_REPORT_LIMIT = 100  # failed responses named in a RescoreSummary (all are in the scores table)
 # the columns of score_floors that fired_floors_select gives, in its order
 _FLOOR_COLUMNS = "response_id, revision, claim_idx, claim_id, rule_id, label, criticality, value"
-
-@dataclass(frozen=True)
-class Dialect:
-    """The few constructs the scorer's SQL spells differently per engine; everything else is common SQL.
-
-    ``DUCKDB`` is what the register runs (its text is the scorer's historical text, byte for byte);
-    ``SPARK`` is Spark SQL (named ``:name`` parameter markers; the parity test runs Spark 4.0), used
-    by ``register.spark.score_job`` on a cluster. A new construct in ``score_select`` that Spark spells
-    differently goes through one of these methods (the Spark parity test fails otherwise).
-    """
-
-    name: str
-    marker: str  # prefix of a named parameter (``Params(marker)``)
-    types: dict[str, str] = field(default_factory=dict)  # DuckDB type name -> this engine's, when different
-
-    def cast(self, expr: str, type_name: str) -> str:
-        """``expr`` as ``type_name`` (a DuckDB type name): ``x::T`` in DuckDB, ``CAST(x AS T')`` in Spark."""
-        if self.name == "duckdb":
-            return f"{expr}::{type_name}"
-        return f"CAST({expr} AS {self.types.get(type_name, type_name)})"
-
-    def greatest(self, terms: list[str]) -> str:
-        """The largest non-NULL of ``terms``: Spark's GREATEST needs two arguments or more."""
-        if self.name == "duckdb" or len(terms) > 1:
-            return f"greatest({', '.join(terms)})"
-        return f"({terms[0]})"
-
-    def epoch_us(self, expr: str) -> str:
-        """Microseconds since the epoch of a timestamp."""
-        return f"epoch_us({expr})" if self.name == "duckdb" else f"unix_micros({expr})"
-
-    def item(self, array: str, position: str) -> str:
-        """The element at 1-based ``position`` (DuckDB lists are 1-based; Spark's ``[]`` is 0-based and its
-        ``element_at`` takes an INT position)."""
-        return f"{array}[{position}]" if self.name == "duckdb" else f"element_at({array}, CAST({position} AS INT))"
-
-    def int_div(self, left: str, right: str) -> str:
-        """Integer division of two non-negative integers."""
-        return f"{left} // {right}" if self.name == "duckdb" else f"{left} div {right}"
-
-    def position0(self, array: str, value: str) -> str:
-        """The 0-based position of ``value`` in ``array`` (-1 when absent): ``list_position`` in DuckDB,
-        ``array_position`` (1-based, 0 when absent) in Spark."""
-        if self.name == "duckdb":
-            return f"list_position({array}, {value}) - 1"
-        return f"array_position({array}, {value}) - 1"
-
-    @property
-    def arg_max(self) -> str:
-        """The aggregate ``arg_max(value, key)``: the value of the row with the largest key."""
-        return "arg_max" if self.name == "duckdb" else "max_by"
-
-
-DUCKDB = Dialect("duckdb", "$")
-SPARK = Dialect("spark", ":", {"TIMESTAMPTZ": "TIMESTAMP", "VARCHAR": "STRING", "DOUBLE[]": "ARRAY<DOUBLE>",
-                               "VARCHAR[]": "ARRAY<STRING>"})
-
 
 KEYS_TABLE = "_scored_keys"  # the response keys of a keyed run (``_write_scores``'s ``keys``), while it runs
 
@@ -503,7 +452,9 @@ def score_imported(store: Store, actor: Actor, profile: ScoringProfile, *, batch
 def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of: datetime | None,
                   batch_id: int | None, keys: tuple[str, str, dict] | None = None) -> RescoreSummary:
     """Score current responses (all, one batch, or ``keys``: (scope, SELECT of response keys, its parameters))
-    under ``profile`` in one audited transaction."""
+    under ``profile`` in one audited transaction -- each use case under its lens (``register.scoring.lenses``): the
+    use cases a lens binds under its profile, policy and steps, the rest under ``profile``. One set-based pass per
+    lens group (``_score_group``); without a lens in force, one pass over the run's scope as it always was."""
     as_of = ensure_utc(as_of or utc_now())
     scope = SCOPE_ALL if batch_id is None else f"{SCOPE_BATCH_PREFIX}{batch_id}"
     scope = keys[0] if keys is not None else scope
@@ -517,12 +468,15 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         tx.execute("INSERT INTO score_runs (run_id, profile_version, as_of, started_at, actor_name, scope, "
                    "profile_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [run_id, profile.version, as_of, utc_now(), actor.name, scope, profile.fingerprint()])
+        groups = lens_groups(tx, profile)
         # the read models follow the run (register.readmodels.hub): everything, or the batch's current revisions
         change = (ScoresWritten(profile.version, run_id, f"SELECT response_key FROM {KEYS_TABLE}") if keyed else
                   ScoresWritten(profile.version, run_id) if batch_id is None else
                   ScoresWritten(profile.version, run_id, "SELECT response_key FROM responses "
                                 "WHERE is_current AND batch_id = $batch", {"batch": batch_id}))
         with scores_written(tx, change) as kept:
+            for version in {g.profile.version for g in groups} - {profile.version}:
+                version_views.forget(tx, version)  # a bound version's rows change too: its kept view goes
             # the responses score_select scores (current, of the batch if any) lose their current score, then
             # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
             if keyed:
@@ -534,38 +488,10 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
             else:
                 tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
                            "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
-            # the fired floors first: the decision reads those with a minimum action
-            p = Params()
-            floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
-            tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
-                       f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
-            # CLAIM's Authority checks and Mitigation step (under the active mitigation policy, reading the checks),
-            # decided for the same revisions first and joined in as the rows are written with their decision
-            # (deciding afterwards rewrote every new row: docs/performance.md)
-            scope_sql, scope_params = ((in_keys, {}) if keyed else ("r.is_current", {}) if batch_id is None
-                                       else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
-            policy = active_policy(tx)
-            p = Params()
-            select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
-            columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, "
-                       "no_claims, total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, "
-                       "scoring_failure, action_floor_claim_id, action_floor_rule_id")
-            mitigation = ", ".join(MITIGATION_VALUES)
-            decision = ", ".join(MITIGATION_VALUES.values())
-            answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason")
-            with (authority_found(tx, as_of, scope_sql, scope_params) as authority,
-                  decided(tx, policy, scope_sql, scope_params, authority=authority),
-                  decision_parts(tx, profile, policy, run_id, authority, scope_sql, scope_params)):
-                count = tx.execute(
-                    f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
-                    f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}) "
-                    f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
-                    f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
-                    f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
-                    f"{', '.join(answer[c] for c in DECISION_COLUMNS)} "
-                    f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-                    f"LEFT JOIN _mitigation_decided d ON d.decision = m.decision {parts_join('n')}",
-                    p.values) or 0
+            if len(groups) == 1:  # no lens in force: the run's scope in one pass, as before lenses
+                count = _score_group(tx, run_id, groups[0], as_of, batch_id, keyed)
+            else:
+                count = _score_groups(tx, run_id, groups, as_of, batch_id, keyed)
         tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])
@@ -574,8 +500,11 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                                [run_id, FAILURE_REPORT_LIMIT])) if failed_count else {}
         tx.execute(f"DROP TABLE IF EXISTS {KEYS_TABLE}")
         summary = RescoreSummary(run_id, profile.version, as_of, count, failed, failed_count)
-        after = {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,
-                 "responses_scored": count}
+        after: dict[str, Any] = {"profile_version": profile.version, "as_of": as_of.isoformat(), "scope": scope,
+                                 "responses_scored": count}
+        if len(groups) > 1:
+            after["lens_version"] = groups[0].lens_version
+            after["bound_profile_versions"] = sorted({g.profile.version for g in groups[1:]})
         if failed_count:
             after.update(scoring_failures=failed_count, failed_responses=failed)
         if kept is not None:
@@ -585,3 +514,77 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
         return Change("score_run", str(run_id), None, after, result=summary)
 
     return store.write(actor, "scores.rescore", fn)
+
+
+_RUN_KEYS = "_lens_run_keys"  # a keyed run's own keys, while its lens groups take KEYS_TABLE in turn
+
+
+def _score_groups(tx: Transaction, run_id: int, groups: list[LensGroup], as_of: datetime, batch_id: int | None,
+                  keyed: bool) -> int:
+    """Score the run's scope group by group: each group's keys (its use cases', or the rest's) go into KEYS_TABLE
+    and the group is scored as a keyed pass. One pass per group, never per answer."""
+    params: dict[str, Any]
+    if keyed:
+        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_RUN_KEYS} AS SELECT response_key FROM {KEYS_TABLE}")
+        run_scope, params = f"r.is_current AND r.response_key IN (SELECT response_key FROM {_RUN_KEYS})", {}
+    elif batch_id is None:
+        run_scope, params = "r.is_current", {}
+    else:
+        run_scope, params = "r.is_current AND r.batch_id = $batch", {"batch": batch_id}
+    bound = sorted({u for g in groups for u in g.use_cases})
+    count = 0
+    try:
+        for group in groups:
+            where = ("NOT coalesce(list_contains($lens_cases, r.use_case), false)" if group.default
+                     else "coalesce(list_contains($lens_cases, r.use_case), false)")
+            cases = bound if group.default else list(group.use_cases)
+            tx.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS_TABLE} AS SELECT r.response_key FROM responses r "
+                       f"WHERE {run_scope} AND {where}", {**params, "lens_cases": cases})
+            count += _score_group(tx, run_id, group, as_of, None, True)
+    finally:
+        tx.execute(f"DROP TABLE IF EXISTS {_RUN_KEYS}")
+    return count
+
+
+def _score_group(tx: Transaction, run_id: int, group: LensGroup, as_of: datetime, batch_id: int | None,
+                 keyed: bool) -> int:
+    """Write the score rows of one lens group (the run's scope, or the keys in KEYS_TABLE) with their fired floors
+    and decision; returns how many. CLAIM's steps as the group's lens says: Scope, Authority and Mitigation run or
+    not; human review wired into Mitigation raises the decision to at least review."""
+    profile, policy, lens = group.profile, group.policy, group.lens
+    in_keys = f"r.is_current AND r.response_key IN (SELECT response_key FROM {KEYS_TABLE})"
+    # the fired floors first: the decision reads those with a minimum action
+    p = Params()
+    floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
+    tx.execute(f"INSERT INTO score_floors (run_id, {_FLOOR_COLUMNS}, response_key) "
+               f"SELECT {p(run_id)}, * FROM ({floors})", p.values)
+    # CLAIM's Authority checks and Mitigation step (under the group's mitigation policy, reading the checks),
+    # decided for the same revisions first and joined in as the rows are written with their decision
+    # (deciding afterwards rewrote every new row: docs/performance.md)
+    scope_sql, scope_params = ((in_keys, {}) if keyed else ("r.is_current", {}) if batch_id is None
+                               else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
+    p = Params()
+    select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
+    columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, "
+               "no_claims, total_criticality, floors_fired, decisive_claim_id, decisive_rule_id, "
+               "scoring_failure, action_floor_claim_id, action_floor_rule_id")
+    mitigation = ", ".join(MITIGATION_VALUES)
+    decision = ", ".join(MITIGATION_VALUES.values())
+    answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason",
+                             human_review=lens.human_review)
+    steps = p(list(lens.steps)) + "::VARCHAR[]"
+    with (authority_found(tx, as_of, scope_sql, scope_params, run=lens.runs("authority")) as authority,
+          decided(tx, policy, scope_sql, scope_params, authority=authority, run=lens.runs("mitigation")),
+          decision_parts(tx, profile, policy, run_id, authority, scope_sql, scope_params, scope=lens.runs("scope"))):
+        return tx.execute(
+            f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
+            f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}, "
+            f"lens_version, claim_steps, human_review) "
+            f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
+            f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
+            f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
+            f"{', '.join(answer[c] for c in DECISION_COLUMNS)}, {p(group.lens_version)}::INTEGER, {steps}, "
+            f"{p(lens.human_review)} "
+            f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
+            f"LEFT JOIN _mitigation_decided d ON d.decision = m.decision {parts_join('n')}",
+            p.values) or 0
