@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from hri_core.explain import explain
+from hri_core.lens import steps_text
 from register.access.sources import RESTRICTED_NOTE, mask_restricted_claims
 from register.console.queries.filters import NO_CLAIMS_STATE
 from register.errors import NotFound
@@ -43,6 +44,17 @@ def render_answer(answer: str, claims: pd.DataFrame, worst: dict[str, str]) -> N
         st.caption(f"Not found in the answer: claim {', '.join(missing)} (see the table below).")
 
 
+def lens_line(stored: dict) -> str:
+    """Which lens scored this answer: profile version, mitigation policy version, CLAIM steps run, lens version."""
+    steps = stored.get("claim_steps")
+    policy = stored.get("mitigation_policy_version")
+    lens = stored.get("lens_version")
+    return (f"Lens: profile v{stored.get('profile_version')}, "
+            f"mitigation policy {'v' + str(policy) if policy is not None else 'not run'}, steps "
+            f"{escape_markdown(steps_text(None if steps is None else list(steps), stored.get('human_review')))}"
+            f" ({'lens version ' + str(lens) if lens is not None else 'no use-case lens: the default'})")
+
+
 def header(result, response: dict, decision: dict | None, stored: dict | None = None) -> None:
     """Score, band (or "No claims"), action, the mitigation action and the review decision of this revision.
 
@@ -78,6 +90,7 @@ def header(result, response: dict, decision: dict | None, stored: dict | None = 
     if decision is not None:
         st.caption(f"Decided by {code_span(decision['decided_by'])} ({escape_markdown(decision['decided_role'])})"
                    f" at {decision['decided_at']:%Y-%m-%d %H:%M} UTC")
+    st.caption(lens_line(stored))
     reasons = list(stored.get("decision_reasons") or [])
     if reasons:
         st.markdown("**Why this decision**\n\n" + "\n".join(f"- {escape_markdown(str(r))}" for r in reasons))

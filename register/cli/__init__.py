@@ -130,6 +130,7 @@ from register.cli import (
     governance,
     handoff,
     imports,
+    lenses,
     monitors,
     profiles,
     scoring,
@@ -180,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_serve(sub)
     monitors.add_commands(sub)
     profiles.add_commands(sub)
+    lenses.add_commands(sub)
     evidence.add_commands(sub)
     return parser
 

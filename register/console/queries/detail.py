@@ -26,7 +26,8 @@ _SCORE_FIELDS = ("run_id", "response_id", "revision", "profile_version", "as_of"
                  "hri_add", "hri", "score", "band", "action", "no_claims", "total_criticality", "floors_fired",
                  "decisive_claim_id", "decisive_rule_id", "action_floor_claim_id", "action_floor_rule_id",
                  "mitigation_action", "mitigation_rule", "mitigation_reason", "mitigation_claim_id",
-                 "mitigation_policy_version", "decision", "decision_reasons")
+                 "mitigation_policy_version", "decision", "decision_reasons", "lens_version", "claim_steps",
+                 "human_review")
 
 
 _AUTHORITY_FIELDS = ("authority", "allowed", "allowed_reason", "current", "current_reason", "authoritative",
