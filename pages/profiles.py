@@ -21,7 +21,7 @@ from register.readmodels.version_views import beyond_limit, keep, keep_view
 from register.scoring import profiles as reg_profiles
 from register.scoring.mitigation import activate_policy, create_policy_draft, list_policies
 from register.scoring.profiles import ensure_review_floors_profile, profile_diff
-from ui.features import scoring
+from ui.features import lenses, scoring
 from ui.features.figures import dimension_label
 from ui.features.figures_scoring import distribution_shift_figure, transition_heatmap, transition_matrix, weights_figure
 from ui.framework import data
@@ -472,6 +472,7 @@ def main() -> None:
         publish_section(versions)
     with tab_mitigation:
         mitigation_section()
+    lenses.lens_section(current_actor(), "profiles-lens")
 
 
 run_page(main)

@@ -24,6 +24,7 @@ from register.governance.rows import USE_CASE_COLUMNS
 from register.governance.transfer import export_use_cases
 from register.governance.vocabulary import APPROVED, RETIRED, SUSPENDED, USE_CASE_STATUSES
 from ui.features import governance as gov
+from ui.features import lenses
 from ui.framework import data
 from ui.framework.auth import can, current_actor
 from ui.framework.components import toast_then_rerun
@@ -134,6 +135,7 @@ def main() -> None:
         gov.import_export(KEY, actor, export_use_cases(data.get_store()))
     with deleted:
         gov.deleted_rows(KEY, gov.use_cases(include_deleted=True), "use_case_id", "purpose", actor)
+    lenses.lens_section(actor, "usecases-lens")
 
 
 run_page(main)
