@@ -118,7 +118,8 @@ def main() -> None:
     stats[1].metric("Approved", f"{int(approved.sum()):,}")
     stats[2].metric("Approved, past review date", f"{int(overdue.sum()):,}")
     stats[3].metric("Suspended or retired", f"{int(frame['status'].isin((SUSPENDED, RETIRED)).sum()):,}")
-    edit, approve, io_tab, deleted = st.tabs(["Edit", "Approve", "Import / export", "Deleted"])
+    edit, lens_tab, approve, io_tab, deleted = st.tabs(["Edit", "Profiles and lenses", "Approve", "Import / export",
+                                                        "Deleted"])
     with edit:
         versioned_table_editor(
             KEY, frame, RowVersions(save=partial(data.write, registers.save_use_cases, actor), key_col="use_case_id",
@@ -135,7 +136,8 @@ def main() -> None:
         gov.import_export(KEY, actor, export_use_cases(data.get_store()))
     with deleted:
         gov.deleted_rows(KEY, gov.use_cases(include_deleted=True), "use_case_id", "purpose", actor)
-    lenses.lens_section(actor, "usecases-lens")
+    with lens_tab:
+        lenses.lens_section(actor, "usecases-lens")
 
 
 run_page(main)
