@@ -169,6 +169,30 @@ class AnchorFolder:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def recorded_problem(self, reader: Any, kept: list[Anchor]) -> str | None:
+        """Why the folder's anchors fall short of the newest anchor the register recorded writing (migration 057):
+        the anchor file was deleted or truncated, or the register is now read with another anchor folder. None when
+        they hold it, when the register recorded none, or when the database was copied or moved to another path (a
+        copy keeps its original's record; its own anchors start with its first write)."""
+        if self.path is None:
+            return None
+        row = reader.query_one("SELECT seq, anchored_at, folder, database FROM audit_anchor_record WHERE id = 1")
+        if row is None:
+            return None
+        seq, at, folder, database = row
+        if database != str(self.database.resolve()):
+            return None
+        if folder != str(self.path):
+            return (f"the register recorded an anchor of event {seq} in the anchor folder {folder} at {at}, but it is "
+                    f"now checked against {self.path} (HRI_ANCHOR_DIR changed?): point HRI_ANCHOR_DIR back, or move "
+                    "that folder's anchors here")
+        if any(anchor.seq >= seq for anchor in kept):
+            return None
+        newest = max((anchor.seq for anchor in kept), default=None)
+        holds = "no anchor" if newest is None else f"anchors up to event {newest} only"
+        return (f"the register recorded an anchor of event {seq} written to {self.file} at {at}, but the folder holds "
+                f"{holds}: the anchor file was deleted or truncated (or could not be written then: see the log)")
+
     # --- writing -------------------------------------------------------------------------------------------
 
     def at_close(self, reader: Any) -> PendingAnchor | None:
@@ -203,7 +227,12 @@ class AnchorFolder:
                 return None
         if self._register is None:
             self._register = audit.register_id(tx)
-        return PendingAnchor(audit.head(tx), reason, now)
+        pending = PendingAnchor(audit.head(tx), reason, now)
+        # recorded in the write's own transaction: a deleted or truncated anchor file is then told apart from a
+        # register that never kept one (``recorded_problem``)
+        tx.execute("INSERT OR REPLACE INTO audit_anchor_record (id, seq, anchored_at, folder, database) "
+                   "VALUES (1, ?, ?, ?, ?)", [pending.anchor.seq, now, str(self.path), str(self.database.resolve())])
+        return pending
 
     def keep(self, pending: PendingAnchor | None) -> None:
         """Append ``pending`` to the anchor file (after its write committed). A folder that cannot be written is

@@ -401,6 +401,8 @@ def verify_chain(store, *, anchors: Iterable[Anchor] = (), keyring: Keyring | No
                            f"{other.source}: an anchor of another register ({other.register}; this database is "
                            f"register {register}): the database file was replaced. If it was replaced on purpose "
                            f"by a new register, move the anchor folder {getattr(folder, 'path', None)} away")
+    if folder is not None and (missing := folder.recorded_problem(store, kept)) is not None:
+        return ChainReport(False, count, None, missing)
     every = given + kept
     wanted = {anchor.seq for anchor in every}
     found: dict[int, tuple[str, str | None]] = {}

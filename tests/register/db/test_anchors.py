@@ -22,6 +22,7 @@ from register.db.store import Change
 from register.errors import AuditKeyError
 from register.scoring.profiles import activate, create_draft
 from tests.helpers.actors import ANN, enrol
+from tests.helpers.templates import copy_database
 
 
 def note(store: Store, i: int, action: str = "test.note") -> None:
@@ -342,3 +343,42 @@ def test_a_running_register_anchors_its_head_every_so_many_writes(fresh):
         cur.execute("DELETE FROM audit_events WHERE seq = ?", [2 * every + 1])
     report = verify_chain(fresh)
     assert not report.ok and "writes" in report.reason, report
+
+
+# --- a deleted anchor file (migration 057) ------------------------------------------------------------------------
+
+
+def test_a_deleted_or_truncated_anchor_file_fails_verification_naming_the_recorded_anchor(fresh):
+    note(fresh, 1)
+    note(fresh, 2, "checklist.sign")
+    assert verify_chain(fresh).ok
+    file = fresh.anchors.path / ANCHOR_FILE
+    first, _second = file.read_text().splitlines()
+    file.write_text(first + "\n")  # truncated: the sign-off's anchor gone
+    report = verify_chain(fresh)
+    assert not report.ok and "recorded an anchor of event 2" in report.reason
+    assert "anchors up to event 1 only" in report.reason
+    file.unlink()  # deleted: before migration 057 this read as "no anchor kept yet" and verified
+    report = verify_chain(fresh)
+    assert not report.ok and "holds no anchor: the anchor file was deleted or truncated" in report.reason
+
+
+def test_another_anchor_folder_is_named_and_a_copied_register_starts_its_own(fresh, tmp_path, monkeypatch):
+    note(fresh, 1)
+    recorded = str(fresh.anchors.path)
+    fresh.close()
+    monkeypatch.setenv("HRI_ANCHOR_DIR", str(tmp_path / "elsewhere"))
+    moved_dir = Store(tmp_path / "fresh.duckdb")
+    try:
+        report = verify_chain(moved_dir)
+        assert not report.ok and f"anchor folder {recorded}" in report.reason and "HRI_ANCHOR_DIR" in report.reason
+    finally:
+        moved_dir.close()
+    monkeypatch.delenv("HRI_ANCHOR_DIR")
+    copied = Store(copy_database(tmp_path / "fresh.duckdb", tmp_path / "copy.duckdb"))
+    try:
+        assert verify_chain(copied).ok  # a copy keeps its original's record; its own anchors begin with its writes
+        note(copied, 2)
+        assert verify_chain(copied).ok and verify_chain(copied).kept == 1
+    finally:
+        copied.close()
