@@ -163,7 +163,7 @@ def scope_held_select(p: Params, responses: str) -> str:
 @contextlib.contextmanager
 def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationPolicy, run_id: int,
                    authority: str, responses: str, params: dict[str, Any] | None = None, *,
-                   scope: bool = True) -> Iterator[None]:
+                   scope: bool = True, scope_responses: str | None = None) -> Iterator[None]:
     """Hold, per revision of run ``run_id``, the decision's Scope, floor, late-feedback and Authority parts
     (``decision_values`` joins them): TEMP TABLEs ``_decision_scope``, ``_decision_floors``,
     ``_decision_late_feedback`` and ``_decision_authority`` (response_key, sev: the most severe minimum, as an index
@@ -173,7 +173,8 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
     the claims of the revisions ``responses`` (a condition on ``responses r``, named ``$`` parameters in ``params``)
     against the run's as-of time (its ``score_runs`` row, written first), the Authority findings from ``authority``
     (``authority_found``'s table). Dropped on leaving. ``scope`` false: a CLAIM lens that skips the Scope step
-    (``hri_core.lens``) -- its part is empty."""
+    (``hri_core.lens``) -- its part is empty; ``scope_responses``: the revisions it runs for when not all of
+    ``responses`` (a condition on ``responses r`` without parameters: a run's lens groups, some skipping it)."""
     p = Params()
     with_min = [rule for rule in profile.floors if rule.min_action is not None]
     rule_ids = p([rule.rule_id for rule in profile.floors])
@@ -206,7 +207,7 @@ def decision_parts(tx: Transaction, profile: ScoringProfile, policy: MitigationP
     late, lp = _late_feedback_select(run_id, responses)
     sp = Params()
     # a register without use cases holds nothing: no answer is read (the teams that keep none pay nothing)
-    held = (scope_held_select(sp, responses) if scope and _use_cases_registered(tx)
+    held = (scope_held_select(sp, scope_responses or responses) if scope and _use_cases_registered(tx)
             else "SELECT NULL::BIGINT AS response_key, NULL::INTEGER AS sev, NULL::VARCHAR[] AS reasons WHERE false")
     try:
         tx.execute(f"CREATE OR REPLACE TEMP TABLE {_SCOPE} AS {held}", {**(params or {}), **sp.values}
@@ -228,12 +229,13 @@ def parts_join(score: str) -> str:
 
 
 def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: str, reason: str,
-                    human_review: bool = False) -> dict[str, str]:
+                    human_review: bool = False, human_review_sql: str | None = None) -> dict[str, str]:
     """The stored decision columns as SQL: ``score`` is the alias of a score row (band, no_claims, scoring_failure,
     response_key), ``action`` and ``reason`` the expressions of its Mitigation action and sentence (NULL: none
     decided); the statement LEFT JOINs ``_decision_scope ds``, ``_decision_floors df``, ``_decision_late_feedback dl``
     and ``_decision_authority da`` on response_key (``parts_join``). ``human_review``: the use case's lens wires human
-    review into Mitigation (at least ``HUMAN_REVIEW_DECISION``, with ``hri_core.decision.human_review_reason``)."""
+    review into Mitigation (at least ``HUMAN_REVIEW_DECISION``, with ``hri_core.decision.human_review_reason``);
+    ``human_review_sql``, a BOOLEAN expression in its place when it differs row by row (a run's lens groups)."""
     s = score
     names, band_actions = p([b.name for b in profile.bands]), p([b.action for b in profile.bands])
     actions = f"({p(list(ACTIONS))}::VARCHAR[])"
@@ -243,13 +245,16 @@ def decision_values(p: Params, profile: ScoringProfile, *, score: str, action: s
                    f"ELSE ({band_actions}::VARCHAR[])[list_position({names}::VARCHAR[], {s}.band)] END")
     minimum = "CASE " + " ".join(f"WHEN {action} = {p(step)} THEN {p(least)}"
                                  for step, least in MITIGATION_MINIMUM.items()) + " END"
+    reviewed_sev = (f"CASE WHEN {human_review_sql} THEN {p(ACTION_SEVERITY[HUMAN_REVIEW_DECISION])} ELSE 0 END"
+                    if human_review_sql else p(ACTION_SEVERITY[HUMAN_REVIEW_DECISION]) if human_review else "0")
     sev = (f"greatest(list_position({actions}, {band_action}) - 1, coalesce(ds.sev, 0), coalesce(df.sev, 0), "
            "coalesce(dl.sev, 0), "
            "coalesce(da.sev, 0), "
            f"coalesce(list_position({actions}, {minimum}) - 1, 0), "
-           f"{p(ACTION_SEVERITY[HUMAN_REVIEW_DECISION]) if human_review else 0}, "
+           f"{reviewed_sev}, "
            f"CASE WHEN {s}.scoring_failure IS NOT NULL THEN {p(ACTION_SEVERITY[FAILED_SCORING_DECISION])} ELSE 0 END)")
-    reviewed = f"[{p(human_review_reason())}]" if human_review else "[]::VARCHAR[]"
+    reviewed = (f"CASE WHEN {human_review_sql} THEN [{p(human_review_reason())}] ELSE []::VARCHAR[] END"
+                if human_review_sql else f"[{p(human_review_reason())}]" if human_review else "[]::VARCHAR[]")
     reasons = (f"list_concat(list_concat(list_concat(list_concat(list_concat(list_concat(list_concat("
                f"[CASE WHEN {s}.no_claims "
                f"THEN 'no claims: ' ELSE 'band ' || {s}.band || ': ' END || {band_action}], "

@@ -50,6 +50,7 @@ from register.scoring.claim_conditions import (
     repeat_since,
 )
 from register.scoring.decision import (
+    AUTHORITY_TABLE,
     DECISION_COLUMNS,
     authority_found,
     decision_parts,
@@ -57,6 +58,7 @@ from register.scoring.decision import (
     parts_join,
 )
 from register.scoring.dialect import DUCKDB, SPARK, Dialect
+from register.scoring.lens_passes import DECIDED, LENS_INFO, LENS_OF, MITIGATED, ProfilePass, lens_passes
 from register.scoring.lenses import LensGroup, lens_groups
 from register.scoring.mitigation import MITIGATION_VALUES, decided
 
@@ -459,7 +461,6 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
     scope = SCOPE_ALL if batch_id is None else f"{SCOPE_BATCH_PREFIX}{batch_id}"
     scope = keys[0] if keys is not None else scope
     keyed = keys is not None
-    in_keys = f"r.is_current AND r.response_key IN (SELECT response_key FROM {KEYS_TABLE})"
 
     def fn(tx: Transaction) -> Change:
         if keys is not None:
@@ -479,15 +480,9 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                 version_views.forget(tx, version)  # a bound version's rows change too: its kept view goes
             # the responses score_select scores (current, of the batch if any) lose their current score, then
             # the new rows are inserted straight from the SELECT (no temp table: the INSERT reports its count)
-            if keyed:
-                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                           f"(SELECT response_id FROM responses r WHERE {in_keys})")
-            elif batch_id is None:
-                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                           "(SELECT response_id FROM responses WHERE is_current)")
-            else:
-                tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
-                           "(SELECT response_id FROM responses WHERE is_current AND batch_id = ?)", [batch_id])
+            scored, scored_params = _run_scope(batch_id, keyed)
+            tx.execute("UPDATE scores SET is_current = false WHERE is_current AND response_id IN "
+                       f"(SELECT response_id FROM responses r WHERE {scored})", scored_params)
             if len(groups) == 1:  # no lens in force: the run's scope in one pass, as before lenses
                 count = _score_group(tx, run_id, groups[0], as_of, batch_id, keyed)
             else:
@@ -516,43 +511,40 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
     return store.write(actor, "scores.rescore", fn)
 
 
-_RUN_KEYS = "_lens_run_keys"  # a keyed run's own keys, while its lens groups take KEYS_TABLE in turn
+def _run_scope(batch_id: int | None, keyed: bool) -> tuple[str, dict[str, Any]]:
+    """The revisions a pass scores, as a condition on ``responses r`` and its named parameters."""
+    if keyed:
+        return f"r.is_current AND r.response_key IN (SELECT response_key FROM {KEYS_TABLE})", {}
+    return ("r.is_current", {}) if batch_id is None else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id})
 
 
 def _score_groups(tx: Transaction, run_id: int, groups: list[LensGroup], as_of: datetime, batch_id: int | None,
                   keyed: bool) -> int:
-    """Score the run's scope group by group: each group's keys (its use cases', or the rest's) go into KEYS_TABLE
-    and the group is scored as a keyed pass. One pass per group, never per answer."""
-    params: dict[str, Any]
-    if keyed:
-        tx.execute(f"CREATE OR REPLACE TEMP TABLE {_RUN_KEYS} AS SELECT response_key FROM {KEYS_TABLE}")
-        run_scope, params = f"r.is_current AND r.response_key IN (SELECT response_key FROM {_RUN_KEYS})", {}
-    elif batch_id is None:
-        run_scope, params = "r.is_current", {}
-    else:
-        run_scope, params = "r.is_current AND r.batch_id = $batch", {"batch": batch_id}
-    bound = sorted({u for g in groups for u in g.use_cases})
+    """Score the run's scope under its lens groups, set-based across them (``register.scoring.lens_passes``): the
+    Authority checks once, the Mitigation step once per policy, then one scoring pass per distinct profile (its
+    groups' keys in KEYS_TABLE unless it covers the whole scope). Never one pass per answer."""
+    run_scope, params = _run_scope(batch_id, keyed)
     count = 0
-    try:
-        for group in groups:
-            where = ("NOT coalesce(list_contains($lens_cases, r.use_case), false)" if group.default
-                     else "coalesce(list_contains($lens_cases, r.use_case), false)")
-            cases = bound if group.default else list(group.use_cases)
-            tx.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS_TABLE} AS SELECT r.response_key FROM responses r "
-                       f"WHERE {run_scope} AND {where}", {**params, "lens_cases": cases})
-            count += _score_group(tx, run_id, group, as_of, None, True)
-    finally:
-        tx.execute(f"DROP TABLE IF EXISTS {_RUN_KEYS}")
+    with lens_passes(tx, groups, as_of, run_scope, params) as passes:
+        for profile_pass in passes:
+            if not profile_pass.whole:
+                tx.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS_TABLE} AS SELECT response_key FROM {LENS_OF} "
+                           f"WHERE g IN ({', '.join(str(int(g)) for g in profile_pass.groups)})")
+            count += _score_group(tx, run_id, groups[profile_pass.groups[0]], as_of, batch_id if profile_pass.whole
+                                  else None, keyed or not profile_pass.whole, profile_pass=profile_pass)
+        if keyed and len(passes) > 1:  # the read models refresh the run's keys (ScoresWritten): put them back
+            tx.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS_TABLE} AS SELECT response_key FROM {LENS_OF}")
     return count
 
 
 def _score_group(tx: Transaction, run_id: int, group: LensGroup, as_of: datetime, batch_id: int | None,
-                 keyed: bool) -> int:
+                 keyed: bool, profile_pass: ProfilePass | None = None) -> int:
     """Write the score rows of one lens group (the run's scope, or the keys in KEYS_TABLE) with their fired floors
     and decision; returns how many. CLAIM's steps as the group's lens says: Scope, Authority and Mitigation run or
-    not; human review wired into Mitigation raises the decision to at least review."""
+    not; human review wired into Mitigation raises the decision to at least review. With ``profile_pass``, the
+    groups of one profile pass of a run with lens groups: Authority and Mitigation were decided for every group
+    (``lens_passes``' tables), and each row takes its group's steps and human review from ``LENS_INFO``."""
     profile, policy, lens = group.profile, group.policy, group.lens
-    in_keys = f"r.is_current AND r.response_key IN (SELECT response_key FROM {KEYS_TABLE})"
     # the fired floors first: the decision reads those with a minimum action
     p = Params()
     floors = fired_floors_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
@@ -561,8 +553,7 @@ def _score_group(tx: Transaction, run_id: int, group: LensGroup, as_of: datetime
     # CLAIM's Authority checks and Mitigation step (under the group's mitigation policy, reading the checks),
     # decided for the same revisions first and joined in as the rows are written with their decision
     # (deciding afterwards rewrote every new row: docs/performance.md)
-    scope_sql, scope_params = ((in_keys, {}) if keyed else ("r.is_current", {}) if batch_id is None
-                               else ("r.is_current AND r.batch_id = $batch", {"batch": batch_id}))
+    scope_sql, scope_params = _run_scope(batch_id, keyed)
     p = Params()
     select = score_select(profile, as_of, p, batch_id=batch_id, with_key=True, keyed=keyed)
     columns = ("response_key, s_f, s_c, s_u, s_o, s_s, s_p, s_h, hri_add, hri, score, band, action, "
@@ -570,21 +561,37 @@ def _score_group(tx: Transaction, run_id: int, group: LensGroup, as_of: datetime
                "scoring_failure, action_floor_claim_id, action_floor_rule_id")
     mitigation = ", ".join(MITIGATION_VALUES)
     decision = ", ".join(MITIGATION_VALUES.values())
-    answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason",
-                             human_review=lens.human_review)
-    steps = p(list(lens.steps)) + "::VARCHAR[]"
-    with (authority_found(tx, as_of, scope_sql, scope_params, run=lens.runs("authority")) as authority,
-          decided(tx, policy, scope_sql, scope_params, authority=authority, run=lens.runs("mitigation")),
-          decision_parts(tx, profile, policy, run_id, authority, scope_sql, scope_params, scope=lens.runs("scope"))):
+    if profile_pass is None:
+        answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason",
+                                 human_review=lens.human_review)
+        lens_columns = f"{p(list(lens.steps))}::VARCHAR[], {p(lens.human_review)}"
+        policy_version = f"CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END"
+        tables, lens_join = ("_mitigated", "_mitigation_decided"), ""
+    else:
+        answer = decision_values(p, profile, score="n", action="d.action", reason="d.reason",
+                                 human_review_sql="gi.human_review")
+        lens_columns, policy_version, tables = "gi.steps, gi.human_review", "d.policy_version", (MITIGATED, DECIDED)
+        lens_join = (f"JOIN {LENS_OF} lo ON lo.response_key = n.response_key JOIN {LENS_INFO} gi ON gi.g = lo.g ")
+
+    def insert() -> int:
         return tx.execute(
             f"INSERT INTO scores (run_id, response_id, revision, profile_version, as_of, is_current, "
             f"{columns}, {mitigation}, mitigation_policy_version, {', '.join(DECISION_COLUMNS)}, "
             f"lens_version, claim_steps, human_review) "
             f"SELECT {p(run_id)}, n.response_id, n.revision, {p(profile.version)}, {p(as_of)}, true, "
-            f"{', '.join(f'n.{c}' for c in columns.split(', '))}, "
-            f"{decision}, CASE WHEN m.response_key IS NOT NULL THEN {p(policy.version)} END, "
-            f"{', '.join(answer[c] for c in DECISION_COLUMNS)}, {p(group.lens_version)}::INTEGER, {steps}, "
-            f"{p(lens.human_review)} "
-            f"FROM ({select}) AS n LEFT JOIN _mitigated m ON m.response_key = n.response_key "
-            f"LEFT JOIN _mitigation_decided d ON d.decision = m.decision {parts_join('n')}",
+            f"{', '.join(f'n.{c}' for c in columns.split(', '))}, {decision}, {policy_version}, "
+            f"{', '.join(answer[c] for c in DECISION_COLUMNS)}, {p(group.lens_version)}::INTEGER, {lens_columns} "
+            f"FROM ({select}) AS n {lens_join}LEFT JOIN {tables[0]} m ON m.response_key = n.response_key "
+            f"LEFT JOIN {tables[1]} d ON d.decision = m.decision {parts_join('n')}",
             p.values) or 0
+
+    if profile_pass is not None:  # the Scope step for the pass's groups that run it
+        every = profile_pass.scope_groups == profile_pass.groups
+        with decision_parts(tx, profile, profile_pass.policy, run_id, AUTHORITY_TABLE, scope_sql, scope_params,
+                            scope=bool(profile_pass.scope_groups),
+                            scope_responses=None if every else profile_pass.scope_members):
+            return insert()
+    with (authority_found(tx, as_of, scope_sql, scope_params, run=lens.runs("authority")) as authority,
+          decided(tx, policy, scope_sql, scope_params, authority=authority, run=lens.runs("mitigation")),
+          decision_parts(tx, profile, policy, run_id, authority, scope_sql, scope_params, scope=lens.runs("scope"))):
+        return insert()

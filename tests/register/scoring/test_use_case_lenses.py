@@ -156,3 +156,19 @@ def test_the_preview_of_a_bound_draft_covers_its_use_cases_only(store):
     assert preview.total == 2 and "clinical" in preview.limited_to
     other = create_draft(store, ANNA, {}, name="plain")
     assert impact_preview(store, get_profile(store, other), as_of=AS_OF).total == 4  # nothing bound yet
+
+
+def test_deciding_again_under_lenses_keeps_every_answers_read_model(store):
+    """A re-decision (a keyed run) under several lens groups refreshes the read models of all its answers, not only
+    those of the group scored last."""
+    from register.readmodels import current_scores
+    from register.scoring.redecide import redecide_sources
+    load(store, contract_records())
+    set_lens(store, SYSTEM, "search", steps=["link", "inference"], reason="a cheap pass")
+    set_lens(store, SYSTEM, "clinical", human_review=True, reason="a person sees every answer")
+    rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF)
+    summary = redecide_sources(store, SYSTEM, ["kb-old"])
+    assert summary is not None and summary.responses_scored == 4
+    assert current_scores.check(store) == []
+    runs = dict(store.query("SELECT response_id, run_id FROM current_scores"))
+    assert set(runs.values()) == {summary.run_id}, runs
