@@ -487,7 +487,9 @@ def _write_scores(store: Store, actor: Actor, profile: ScoringProfile, *, as_of:
                 count = _score_group(tx, run_id, groups[0], as_of, batch_id, keyed)
             else:
                 count = _score_groups(tx, run_id, groups, as_of, batch_id, keyed)
-        tx.execute("UPDATE score_runs SET responses_scored = ? WHERE run_id = ?", [count, run_id])
+        bound = sorted({g.profile.version for g in groups} - {profile.version})  # read by the profile filter
+        tx.execute("UPDATE score_runs SET responses_scored = ?, bound_profile_versions = ? WHERE run_id = ?",
+                   [count, bound or None, run_id])
         failed_count = tx.scalar("SELECT count(*) FROM scores WHERE run_id = ? AND scoring_failure IS NOT NULL",
                                  [run_id])
         failed = dict(tx.query("SELECT response_id, scoring_failure FROM scores WHERE run_id = ? "

@@ -161,19 +161,28 @@ class VersionRuns:
     base: int | None = None
     later: tuple[int, ...] = ()
     overlapping: bool = False
+    version: int | None = None  # the version whose rows are read (a run under a lens holds others' too)
+    bound: bool = False  # the base run scored the version for the use cases a lens binds to it, not every answer
+
+
+# the runs that hold a version's rows: its own, and those under a lens binding it to use cases (migration 056)
+RUNS_OF_VERSION = ("SELECT run_id, scope, profile_version <> $v AS bound FROM score_runs WHERE profile_version = $v "
+                   "OR list_contains(coalesce(bound_profile_versions, []::INTEGER[]), $v) ORDER BY run_id")
 
 
 def version_runs(store: Store, version: int) -> VersionRuns:
-    """The ``VersionRuns`` of profile ``version`` (see there), from its score runs' scopes."""
-    rows = store.query("SELECT run_id, scope FROM score_runs WHERE profile_version = ? ORDER BY run_id",
-                       [int(version)])
+    """The ``VersionRuns`` of profile ``version`` (see there), from its score runs' scopes: the runs under it and
+    those that scored it as a version bound to use cases (``score_runs.bound_profile_versions``)."""
+    found = store.query(RUNS_OF_VERSION, {"v": int(version)})
+    rows = [(run_id, scope) for run_id, scope, _ in found]
+    bound_in = {run_id for run_id, _, bound in found if bound}
     last_full = max((i for i, (_, scope) in enumerate(rows) if scope == SCOPE_ALL), default=None)
     base = None if last_full is None else int(rows[last_full][0])
     after = rows if last_full is None else rows[last_full + 1:]
     last_of = {scope: int(run_id) for run_id, scope in after}  # rows are in run order: the last run of each scope
     overlapping = any(not scope.startswith(SCOPE_BATCH_PREFIX) for scope in last_of)
     later = [int(run_id) for run_id, _ in after] if overlapping else sorted(last_of.values())
-    return VersionRuns(base, tuple(later), overlapping)
+    return VersionRuns(base, tuple(later), overlapping, int(version), base in bound_in)
 
 
 def _latest_scores(runs: VersionRuns, p: Params) -> str:
@@ -184,20 +193,26 @@ def _latest_scores(runs: VersionRuns, p: Params) -> str:
     later runs are disjoint (one per batch) and replace the base run's rows for their revisions: an anti-join
     whose build side is their few rows.
     """
+    # a run under a lens holds the rows of several versions: only the version's are read
+    version = None if runs.version is None else p(int(runs.version))
+
+    def mine(alias: str = "") -> str:
+        return "" if version is None else f" AND {alias}profile_version = {version}"
+
     if runs.overlapping:  # any run may replace any earlier one: the latest per revision, by anti-join
         ids = ((runs.base,) if runs.base is not None else ()) + runs.later
-        latest = f"SELECT s0.* FROM scores s0 WHERE s0.run_id IN {p.in_list(ids)}"
+        latest = f"SELECT s0.* FROM scores s0 WHERE s0.run_id IN {p.in_list(ids)}{mine('s0.')}"
         if len(ids) > 1:
             latest += (f" AND NOT EXISTS (SELECT 1 FROM scores s1 WHERE s1.run_id IN {p.in_list(ids[1:])} "
-                       "AND s1.run_id > s0.run_id AND s1.response_key = s0.response_key)")
+                       f"AND s1.run_id > s0.run_id AND s1.response_key = s0.response_key{mine('s1.')})")
         return latest
     parts = []
     if runs.later:
-        parts.append(f"SELECT * FROM scores WHERE run_id IN {p.in_list(runs.later)}")
+        parts.append(f"SELECT * FROM scores WHERE run_id IN {p.in_list(runs.later)}{mine()}")
     if runs.base is not None:
         replaced = (f" AND response_key NOT IN (SELECT response_key FROM scores WHERE run_id IN "
-                    f"{p.in_list(runs.later)})" if runs.later else "")
-        parts.append(f"SELECT * FROM scores WHERE run_id = {p(runs.base)}{replaced}")
+                    f"{p.in_list(runs.later)}{mine()})" if runs.later else "")
+        parts.append(f"SELECT * FROM scores WHERE run_id = {p(runs.base)}{mine()}{replaced}")
     return " UNION ALL ".join(parts) or "SELECT * FROM scores WHERE false"
 
 
@@ -232,8 +247,9 @@ def covers_every_current(store: Store, version: int) -> bool:
         scores_table, _ = version_views.tables(version)
         return bool(store.scalar(f"SELECT (SELECT count(*) FROM {scores_table}) = "
                                  "(SELECT count(*) FROM responses WHERE is_current)"))
-    base = version_runs(store, version).base
-    if base is None:
+    runs = version_runs(store, version)
+    base = runs.base
+    if base is None or runs.bound:  # a bound version scored the answers of its use cases only
         return False
     return bool(store.scalar("SELECT (SELECT max(response_key) FROM responses WHERE is_current) <= "
                              "(SELECT max(response_key) FROM scores WHERE run_id = ?)", [base]))

@@ -74,8 +74,9 @@ def filter_options(store: Store) -> dict:
                list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)) AS models,
                min(created_at)::DATE AS date_min, max(created_at)::DATE AS date_max
         FROM responses WHERE is_current""", what="the filter bar's choices")
-    versions = [v for (v,) in store.query(
-        "SELECT DISTINCT profile_version FROM score_runs WHERE responses_scored > 0 ORDER BY 1")]
+    versions = [v for (v,) in store.query(  # with the versions runs scored bound to use cases (migration 056)
+        "SELECT DISTINCT v FROM (SELECT profile_version AS v FROM score_runs WHERE responses_scored > 0 UNION ALL "
+        "SELECT unnest(bound_profile_versions) FROM score_runs WHERE responses_scored > 0) ORDER BY 1")]
     held = version_views.kept(store)
     return {"use_cases": list(row["use_cases"] or []), "models": list(row["models"] or []),
             "bands": list(_states(_band_names(store, None))), "profile_versions": versions,
