@@ -255,6 +255,10 @@ def diff_section(versions: pd.DataFrame) -> None:
     a = c1.selectbox("Version A", choices, index=0, key="pd_a")
     b = c2.selectbox("Version B", choices, index=len(choices) - 1, key="pd_b")
     pa, pb = data.version_profile(int(a)), data.version_profile(int(b))
+    status = dict(zip(versions.profile_version, versions.status, strict=True))
+    for version in dict.fromkeys((int(a), int(b))):  # which use cases a draft would score (a lens per use case)
+        if status.get(version) in ("draft", "bound"):
+            st.caption(lenses.binding_note(version))
     rows = profile_diff(pa, pb)
     if not rows:
         st.info(f"Versions {a} and {b} have the same parameters.")
@@ -330,6 +334,7 @@ def publish_section(versions: pd.DataFrame) -> None:
     draft = data.version_profile(version)
     actor = current_actor()
     st.caption(escape_markdown(f"Draft v{version} ({meta['name']}) was created by {meta['created_by']}."))
+    st.markdown(lenses.binding_note(version))
     show_records(version)
     system_made = scoring.system_draft_state(version)
     if system_made is not None:

@@ -26,8 +26,8 @@ from register.db.store import Store, Transaction
 from register.errors import NotFound
 from register.scoring.mitigation import active_policy, get_policy
 
-__all__ = ["LENS_KIND", "LensGroup", "bound_use_cases", "draft_use_cases", "lens_groups", "lens_rows", "lens_version",
-           "score_lens"]
+__all__ = ["LENS_KIND", "LensGroup", "bound_use_cases", "draft_binding", "draft_use_cases", "lens_groups", "lens_rows",
+           "lens_version", "score_lens"]
 
 LENS_KIND = "use_case_lens"  # in approval_steps
 IN_FORCE = ("SELECT max(version) FROM lens_versions v "
@@ -100,11 +100,21 @@ def bound_use_cases(reader: Store | Transaction) -> dict[str, int]:
 def draft_use_cases(reader: Store | Transaction, profile_version: int) -> tuple[str, ...] | None:
     """The use cases ``profile_version`` is bound to, or would be: by the newest lens version naming it (pending or
     in force). None when no lens names it (published, it would be the default for the use cases no lens binds)."""
+    binding = draft_binding(reader, profile_version)
+    return None if binding is None else binding[1]
+
+
+def draft_binding(reader: Store | Transaction, profile_version: int) -> tuple[int, tuple[str, ...], bool] | None:
+    """The newest lens version naming ``profile_version`` (pending or in force), the use cases it binds it to and
+    whether that version still waits for a second person; None when no lens names it."""
     row = reader.query_one("SELECT max(version) FROM use_case_lenses WHERE profile_version = ?", [profile_version])
     if row is None or row[0] is None:
         return None
-    return tuple(r[0] for r in reader.query("SELECT use_case FROM use_case_lenses WHERE version = ? "
-                                            "AND profile_version = ? ORDER BY use_case", [row[0], profile_version]))
+    version = int(row[0])
+    cases = tuple(r[0] for r in reader.query("SELECT use_case FROM use_case_lenses WHERE version = ? "
+                                             "AND profile_version = ? ORDER BY use_case", [version, profile_version]))
+    pending = bool(reader.scalar(f"SELECT {version_approvals.pending_clause(LENS_KIND, '?')}", [version]))
+    return version, cases, pending
 
 
 def score_lens(reader: Store | Transaction, response_id: str) -> dict[str, Any] | None:

@@ -18,6 +18,8 @@ from ui.framework.text import code_span, escape_markdown
 
 rows_in_force = data.cached(lenses.lens_rows)
 history = data.cached(lens_versions.lens_history)
+binding_of = data.cached(lenses.draft_binding)
+bound_now = data.cached(lenses.bound_use_cases)
 profile_versions = data.cached(lambda store: store.dicts(
     "SELECT profile_version, name, status FROM scoring_profiles ORDER BY profile_version"))
 
@@ -77,3 +79,22 @@ def _with(use_case: str, profile_version: int | None, steps: list[str], review: 
     rows = [dict(r) for r in rows_in_force() if r["use_case"] != use_case.strip()]
     rows.append({"use_case": use_case, "profile_version": profile_version, "steps": steps, "human_review": review})
     return rows
+
+
+def binding_note(version: int) -> str:
+    """Which use cases profile ``version`` is, or would be, bound to (by the newest lens version naming it), or that
+    published it would be the default for the use cases no lens binds: markdown, names escaped."""
+    binding = binding_of(int(version))
+    if binding is None:
+        others = bound_now()
+        held = ("" if not others else " (bound to their own now: " + ", ".join(
+            f"{escape_markdown(case)} \u2192 v{bound}" for case, bound in sorted(others.items())) + ")")
+        return (f"No lens binds v{version}: published, it becomes the default profile for every use case no lens "
+                f"binds to a profile of its own{held}.")
+    lens_version, cases, pending = binding
+    named = ", ".join(escape_markdown(case) for case in cases) or "none"
+    if pending:
+        return (f"v{version} would be bound to use cases **{named}** by lens version {lens_version}, which waits for "
+                f"a second person: approving it publishes v{version} for those use cases only, and the impact "
+                "preview covers their answers.")
+    return f"v{version} is bound to use cases **{named}** by lens version {lens_version}."
