@@ -81,6 +81,8 @@ class ImpactPreview:
         """One sentence on how the preview was computed, e.g. for the profiles page."""
         if self.method == METHOD_STORED:
             return "Computed from the stored dimension scores (the draft changes only weights, bands or actions)."
+        if self.limited_to:  # a draft a lens binds, or one that would be the default of the use cases left
+            return f"Full rescore of {self.limited_to} only."
         return f"Full rescore of every response{': ' + self.method_note if self.method_note else ''}."
 
     def matrix(self) -> dict[tuple[str, str], int]:

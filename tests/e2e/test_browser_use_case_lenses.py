@@ -125,7 +125,7 @@ def test_a_suspended_use_case_is_queued_and_a_bound_profile_is_published_for_its
     _tab(page, "Impact & publish")
     _wait_text(page, f"would be bound to use cases {bind} by lens version")
     page.get_by_role("button", name="Preview impact", exact=True).click()
-    _wait_text(page, f"limited to the answers of use cases {bind}")
+    _wait_text(page, f"Full rescore of the answers of use cases {bind} only.")
     wait_metric(page, "Responses compared", f"{found['counts'][bind]:,}")
     screenshot(page, "use-case-lens-5-preview-limited")
 

@@ -154,6 +154,7 @@ def test_the_preview_of_a_bound_draft_covers_its_use_cases_only(store):
     bind_profile(store, ANNA, "clinical", draft, "pending binding")
     preview = impact_preview(store, get_profile(store, draft), as_of=AS_OF)
     assert preview.total == 2 and "clinical" in preview.limited_to
+    assert preview.method_line() == "Full rescore of the answers of use cases clinical only."
     other = create_draft(store, ANNA, {}, name="plain")
     assert impact_preview(store, get_profile(store, other), as_of=AS_OF).total == 4  # nothing bound yet
 
