@@ -157,8 +157,13 @@ def test_an_imported_run_stores_what_a_rescore_stores_floor_actions_and_mitigati
     job_output(store, profile, tmp_path / "scored")
     imported = import_scores(store, ANN, tmp_path / "scored")
     rescored = rescore(store, ANN, profile, as_of=AS_OF)
+    # the lens columns: a Spark job's rows leave them NULL (migration 055: every step, no human review), a rescore's
+    # name the steps it ran
+    lens = ("lens_version", "claim_steps", "human_review")
     columns = ", ".join(c for (c,) in store.query("SELECT column_name FROM (DESCRIBE scores)")
-                        if c not in ("run_id", "is_current"))
+                        if c not in ("run_id", "is_current", *lens))
+    assert store.query("SELECT DISTINCT lens_version, claim_steps, human_review FROM scores WHERE run_id = ?",
+                       [imported.run_id]) == [(None, None, None)]
 
     def rows(run_id: int) -> list[tuple]:
         return store.query(f"SELECT {columns} FROM scores WHERE run_id = ? ORDER BY response_id", [run_id])
