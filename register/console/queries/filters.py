@@ -194,10 +194,8 @@ def _latest_scores(runs: VersionRuns, p: Params) -> str:
     whose build side is their few rows.
     """
     # a run under a lens holds the rows of several versions: only the version's are read
-    version = None if runs.version is None else p(int(runs.version))
-
-    def mine(alias: str = "") -> str:
-        return "" if version is None else f" AND {alias}profile_version = {version}"
+    def mine(alias: str = "") -> str:  # bound where used (Params reuses it): no unused parameter without runs
+        return "" if runs.version is None else f" AND {alias}profile_version = {p(int(runs.version))}"
 
     if runs.overlapping:  # any run may replace any earlier one: the latest per revision, by anti-join
         ids = ((runs.base,) if runs.base is not None else ()) + runs.later
