@@ -13,7 +13,7 @@ from register.db import store as store_mod
 # generation every read of an account selects (038), the publishes a full rescore completes (040), the audit
 # trail's record of its keying and the register's id, read by every write's audit event (042), the API tokens that
 # disabling an account or resetting its password revokes (043)
-TODAYS_WRITERS_NEED = (33, 34, 35, 36, 37, 38, 40, 42, 43, 55, 57)
+TODAYS_WRITERS_NEED = (33, 34, 35, 36, 37, 38, 40, 42, 43, 55, 56, 57)
 
 
 def migrations_before(tmp_path: Path, monkeypatch, version: int, *, also: tuple[int, ...] = ()) -> None:
