@@ -77,21 +77,24 @@ def _annotate(page, url: str, who: str, claims: list[str], first: tuple[str, str
 
 
 def _audit_count(page, action: str, count: int) -> None:
-    """Choose ``action`` in the audit trail's Action filter and wait for ``count`` matching events. The choice is
-    pressed again until its tag shows in the box: under load a click on the option list could be lost (a clean-clone
-    run once stood at "All actions" with every event listed)."""
+    """Choose ``action`` in the audit trail's Action filter (typed, then its option pressed) and wait for ``count``
+    matching events. The choice is made again until its tag shows in the box: under load a click on the option list
+    could be lost (clean-clone runs stood at "All actions" with every event listed)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     actions = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text("Action", exact=True))
     for _ in range(3):
-        actions.locator("input").click()
-        page.get_by_role("option", name=action, exact=True).click()
-        page.keyboard.press("Escape")
+        # typed first: the option list then holds only matching actions, so the wanted one is drawn (a long list
+        # is drawn in part, and a click on it could land before it was)
         try:
+            actions.locator("input").click()
+            actions.locator("input").fill(action)
+            page.get_by_role("option", name=action, exact=True).click(timeout=10_000)
+            page.keyboard.press("Escape")
             actions.get_by_text(action, exact=True).wait_for(timeout=10_000)
             break
         except PlaywrightTimeout:
-            continue
+            page.keyboard.press("Escape")
     page.get_by_text(f"{count} matching events").wait_for(timeout=30_000)
 
 
