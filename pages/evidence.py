@@ -225,8 +225,9 @@ def feedback_panel(f) -> None:
     resolved = set(zip(loops.before_after["use_case"], loops.before_after["model"], strict=True))
     options = sorted(((u, m) for u, m in scopes.itertuples(index=False)),
                      key=lambda s: ((s[0], s[1]) not in resolved, str(s[0]), str(s[1])))
+    # a widget's options are drawn as plain text (never markdown): escaping them would show the backslashes
     pick = st.selectbox("Scope", options, key="evidence_loop_scope",
-                        format_func=lambda s: escape_markdown(f"{s[0] or '(no use case)'} / {s[1] or '(no model)'}"))
+                        format_func=lambda s: f"{s[0] or '(no use case)'} / {s[1] or '(no model)'}")
     st.plotly_chart(ui.feedback_figure(loops, *pick), config=PLOT_CONFIG, key="evidence_loop_chart")
     if loops.before_after.empty:
         st.info("No validated feedback has been resolved in these scopes yet, so there is no before and after to "
