@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 
 import pytest
@@ -27,12 +28,17 @@ def _isolated_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
     # the audit trail's default anchor folder (register.db.anchors) lies under the user's state folder: the test's
     # own, beside its temp folder (not inside it, where the databases are: a folder there draws a warning)
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path.with_name(tmp_path.name + "-state")))
+    state = tmp_path.with_name(tmp_path.name + "-state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
     # no background warm-up of the overview (ui.features.warmup): its reads would race what a test counts and closes
     monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
     # no background catch-up of the search index (register.readmodels.search_catchup): its slices would race what a
     # test counts and closes; the console's imports then index before their report (its tests turn it on)
     monkeypatch.setenv("HRI_SEARCH_INDEX_POLL_SECONDS", "0")
+    yield
+    # removed with the test: a passing test's temp folder is removed too (pyproject's tmp_path_retention_policy), so
+    # the next test of the same name gets the same folder and must not find this test's anchors beside it
+    shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
