@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from . import outcome_metrics
 from .errors import FieldProblem, HRIError
 from .profile import REVIEW_ACTIONS, SCORE_DECIMALS, ScoringProfile, default_profile
 
@@ -270,7 +271,7 @@ def roc_curve(pairs: Iterable[Any]) -> RocCurve:
     fp = np.r_[0, fps]
     thresholds = np.r_[distinct, -np.inf]
     tpr, fpr = tp / positives, fp / negatives
-    auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    auc = outcome_metrics.roc_auc(bad, scores)  # the one definition: equals the curve's trapezoid area
     points = tuple(RocPoint(threshold=float(t), fpr=float(x), tpr=float(y), true_positives=int(a),
                             false_positives=int(c))
                    for t, x, y, a, c in zip(thresholds, fpr, tpr, tp, fp, strict=True))
@@ -278,8 +279,10 @@ def roc_curve(pairs: Iterable[Any]) -> RocCurve:
 
 
 def roc_auc(pairs: Iterable[Any]) -> float:
-    """Area under the ROC curve: the probability that a bad response outscores a good one (ties 1/2)."""
-    return roc_curve(pairs).auc
+    """Area under the ROC curve of validated ``(score, bad)`` pairs: the probability that a bad response outscores
+    a good one, ties 1/2 (``hri_core.outcome_metrics.roc_auc`` over the pairs). Needs both outcomes present."""
+    scores, bad = _outcomes(pairs)
+    return outcome_metrics.roc_auc(bad, scores)
 
 
 def precision_recall_curve(pairs: Iterable[Any]) -> PrCurve:
@@ -291,7 +294,7 @@ def precision_recall_curve(pairs: Iterable[Any]) -> PrCurve:
     recall = tps / positives
     precision = tps / (tps + fps)
     thresholds = np.r_[distinct[1:], -np.inf]  # the k-th group is flagged by score > the next score
-    ap = float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+    ap = outcome_metrics.average_precision(bad, scores)  # the one definition: the curve's step-wise sum
     points = tuple(PrPoint(threshold=float(t), recall=float(r), precision=float(p))
                    for t, r, p in zip(thresholds, recall, precision, strict=True))
     return PrCurve(points=points, average_precision=ap, prevalence=positives / len(bad))

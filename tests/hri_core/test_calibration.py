@@ -99,6 +99,14 @@ def test_auc_equals_mann_whitney_with_ties(pairs):
     for point in curve.points:  # each point's counts are what "score > threshold" flags
         assert point.true_positives == sum(1 for s, b in pairs if b and s > point.threshold)
         assert point.false_positives == sum(1 for s, b in pairs if not b and s > point.threshold)
+    # the figure the page shows is the area under the points it draws, and the step-wise sum under the PR points
+    trapezoid = sum((b.fpr - a.fpr) * (a.tpr + b.tpr) / 2 for a, b in zip(curve.points, curve.points[1:],
+                                                                           strict=False))
+    assert curve.auc == pytest.approx(trapezoid, abs=1e-12)
+    pr = precision_recall_curve(pairs)
+    recalls = [0.0] + [p.recall for p in pr.points]
+    steps = sum((r - q) * p.precision for q, r, p in zip(recalls[:-1], recalls[1:], pr.points, strict=True))
+    assert pr.average_precision == pytest.approx(steps, abs=1e-12)
 
 
 # --- precision-recall -----------------------------------------------------------------------
