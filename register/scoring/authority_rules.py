@@ -28,13 +28,13 @@ from register.access import version_approvals
 from register.access.permissions import ROLES, SYSTEM_ROLE, Permission, authorize
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, Problem, ValidationFailed
+from register.scoring.use_case_rows import name_problems, note_problems
 
 __all__ = ["approve_authority_rules", "approve_use_cases", "authority_rule_versions", "authority_rules",
            "authority_rules_version", "get_authority_rules", "list_use_cases", "pending_authority_rule_versions",
            "pending_use_case_versions", "requester_roles", "save_authority_rules", "save_use_cases", "use_case_version",
            "use_case_versions"]
 
-MAX_TEXT = 200  # a use case name, a role or a note: short labels, never documents
 
 
 def _text(value: Any) -> str | None:
@@ -129,21 +129,14 @@ def requester_roles(store: Store | Transaction) -> dict[str, tuple[str, ...]]:
 
 
 def _use_case_problems(rows: list[dict]) -> list[Problem]:
-    problems, seen = [], set()
+    problems: list[Problem] = []
+    seen: set[str] = set()
     for n, row in enumerate(rows, start=1):
-        name = row["use_case"]
-        if name is None:
-            problems.append(Problem(n, "use_case", "name the use case (as the responses' use_case field says it)"))
-        elif len(name) > MAX_TEXT:
-            problems.append(Problem(n, "use_case", f"at most {MAX_TEXT} characters"))
-        elif name in seen:
-            problems.append(Problem(n, "use_case", f"{name!r} is listed twice"))
-        seen.add(name)
+        problems += name_problems(n, row["use_case"], seen)
         # the roles sources are restricted to (``sources.restricted_to``): the console's roles
         problems += [Problem(n, "requester_roles", f"{role[:60]!r} is not a role; choose from {', '.join(ROLES)}")
                      for role in row["requester_roles"] if role not in ROLES]
-        if row["note"] is not None and len(row["note"]) > 2000:
-            problems.append(Problem(n, "note", "at most 2000 characters"))
+        problems += note_problems(n, row["note"])
     return problems
 
 

@@ -22,10 +22,10 @@ from register.errors import Problem, RegisterError, ValidationFailed
 from register.scoring.lenses import IN_FORCE, LENS_KIND, lens_rows, lens_version
 from register.scoring.profiles import PROFILE_KIND, active_profile
 from register.scoring.scorer import RescoreSummary, _write_scores
+from register.scoring.use_case_rows import name_problems, note_problems
 
 __all__ = ["approve_lenses", "bind_profile", "lens_history", "pending_lens_versions", "save_lenses", "set_lens"]
 
-MAX_TEXT = 200
 ROW_FIELDS = ("use_case", "profile_version", "policy_version", "steps", "human_review", "note")
 
 
@@ -66,16 +66,10 @@ def _clean(row: dict[str, Any]) -> dict[str, Any]:
 def _problems(store: Store, rows: list[dict[str, Any]]) -> list[Problem]:
     profiles = dict(store.query("SELECT profile_version, status FROM scoring_profiles"))
     policies = dict(store.query("SELECT policy_version, status FROM mitigation_policies"))
-    problems, seen = [], set()
+    problems: list[Problem] = []
+    seen: set[str] = set()
     for n, row in enumerate(rows, start=1):
-        name = row["use_case"]
-        if name is None:
-            problems.append(Problem(n, "use_case", "name the use case (as the answers' use_case field says it)"))
-        elif len(name) > MAX_TEXT:
-            problems.append(Problem(n, "use_case", f"at most {MAX_TEXT} characters"))
-        elif name in seen:
-            problems.append(Problem(n, "use_case", f"{name[:60]!r} is listed twice"))
-        seen.add(name)
+        problems += name_problems(n, row["use_case"], seen)
         version = row["profile_version"]
         if version is not None and version not in profiles:
             problems.append(Problem(n, "profile_version", f"no scoring profile version {version}"))
@@ -83,8 +77,7 @@ def _problems(store: Store, rows: list[dict[str, Any]]) -> list[Problem]:
         if policy is not None and policies.get(policy) in (None, "draft"):
             problems.append(Problem(n, "policy_version", f"no published mitigation policy version {policy}"))
         problems += [Problem(n, "steps", text) for text in lens_problems(row["steps"], row["human_review"])]
-        if row["note"] is not None and len(row["note"]) > 2000:
-            problems.append(Problem(n, "note", "at most 2000 characters"))
+        problems += note_problems(n, row["note"])
     return problems
 
 
