@@ -12,15 +12,36 @@ import gc
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import peer_data as _peer_data
 from tests.helpers.stores import check_read_models
 
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember a failed phase on the test item (``_isolated_environment`` keeps a failed test's files)."""
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+def _empty(folder: Path) -> None:
+    """Remove what ``folder`` holds, keeping the folder itself."""
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
 
 @pytest.fixture(autouse=True)
-def _isolated_environment(tmp_path, monkeypatch):
+def _isolated_environment(request, tmp_path, monkeypatch):
     """Point the app and the CLIs at a temp database for every test, with no other HRI_* setting
     (HRI_DEMO_MODE, HRI_ACTOR, HRI_ROLES_FILE, ... from the shell would change what a test sees)."""
     for name in [name for name in os.environ if name.startswith("HRI_")]:
@@ -36,9 +57,12 @@ def _isolated_environment(tmp_path, monkeypatch):
     # test counts and closes; the console's imports then index before their report (its tests turn it on)
     monkeypatch.setenv("HRI_SEARCH_INDEX_POLL_SECONDS", "0")
     yield
-    # removed with the test: a passing test's temp folder is removed too (pyproject's tmp_path_retention_policy), so
-    # the next test of the same name gets the same folder and must not find this test's anchors beside it
-    shutil.rmtree(state, ignore_errors=True)
+    # A whole run copies template databases thousands of times: kept, they would fill a CI disk. A passing test's
+    # files go now; its (empty) folder stays, so the next test of the same name gets a new folder, never this one's
+    # path (the console's per-path state, its anchors). A failed test's files are kept for inspection.
+    if not request.node.stash.get(_FAILED, False):
+        _empty(tmp_path)
+        shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
