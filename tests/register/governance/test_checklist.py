@@ -55,11 +55,18 @@ def _claim(key, claim_type, sources=(), status="verified", statement=None):
             "source_ids": list(sources), "verification_status": status}
 
 
-def test_the_paper_register_passes_every_check_but_item_7_which_it_cannot_evaluate(paper):
+def test_the_paper_register_passes_every_check_but_item_7_and_the_demos_own_findings(paper):
+    """The paper's register passes items 1-6; item 7 cannot be evaluated; items 8 and 9 fail where the demo means
+    them to: answers resting on a forum post (tier 5), the suspended open-domain use case."""
     results = chk.run_checks(paper)
-    assert [c["status"] for c in results["checks"]] == ["pass"] * 6 + ["not evaluable", "pass", "pass"]
+    assert [c["status"] for c in results["checks"]] == ["pass"] * 6 + ["not evaluable", "fail", "fail"]
     assert results["summary"]["claims"] == 7
     assert "95 current scores recomputed in SQL" in results["checks"][6]["note"]
+    authority = results["checks"][7]["offending"]
+    assert authority and all(f["entity_id"].startswith("fcgpt-") for f in authority)
+    assert all("insufficient authority" in f["reason"] and "tier 5" in f["reason"] for f in authority)
+    assert [(f["entity_id"], f["reason"]) for f in results["checks"][8]["offending"]] == [
+        ("open-domain-qa", "use case open-domain-qa is suspended")]
 
 
 def test_check_7_is_not_evaluable_when_no_answer_was_labelled_under_the_rubric(paper):
@@ -70,12 +77,13 @@ def test_check_7_is_not_evaluable_when_no_answer_was_labelled_under_the_rubric(p
     assert check["status"] == "not evaluable" and check["offending"] == []
     assert check["not_evaluable"].startswith("no scored answer has labels annotated or adjudicated under rubric v1")
     assert "no scored response drawn into a labelling batch" in check["note"]
-    assert results["summary"]["failed_checks"] == [7] and results["summary"]["not_evaluable_checks"] == [7]
+    assert results["summary"]["failed_checks"] == [7, 8, 9] and results["summary"]["not_evaluable_checks"] == [7]
     run = chk.record_run(paper, ANN)
     assert chk.run_detail(paper, run)["outcome"] == "fail"
     with pytest.raises(gov.ValidationFailed) as refused:
         chk.sign(paper, CAROL, run, _all())
-    assert [(p.row, p.column) for p in refused.value.problems] == [(7, "decision")]
+    # 8 and 9 (the demo's own findings) passed by hand over failing checks are refused too
+    assert [(p.row, p.column) for p in refused.value.problems] == [(7, "decision"), (8, "decision"), (9, "decision")]
     assert "could not be evaluated" in refused.value.problems[0].message
     chk.sign(paper, CAROL, run, _waiving_7())
     assert chk.run_detail(paper, run)["signoffs"][0]["outcome"] == "passed"
@@ -145,8 +153,11 @@ def _all(decision="pass"):
 
 
 def _waiving_7(decision="pass"):
-    """Every item ``decision``, item 7 waived: on the paper register nobody labelled an answer under the rubric."""
-    return {**_all(decision), 7: {"decision": "waived", "reason": "labels imported from the paper's Table V"}}
+    """Every item ``decision``, item 7 waived: on the paper register nobody labelled an answer under the rubric;
+    items 8 and 9 waived too: the demo's Authority and Scope findings are there by design (``register.demo``)."""
+    return {**_all(decision), 7: {"decision": "waived", "reason": "labels imported from the paper's Table V"},
+            8: {"decision": "waived", "reason": "the demo's stale and weak sources, kept to show the check"},
+            9: {"decision": "waived", "reason": "the demo's suspended and overdue use cases, kept to show the check"}}
 
 
 def test_sign_off_goes_stale_when_a_checked_record_changes(paper):
@@ -213,13 +224,14 @@ def test_item_decisions_are_validated(paper):
     chk.sign(paper, CAROL, run, decisions)
     history = chk.history(paper)
     assert history.loc[0, ["run_by", "automated", "failed_checks", "signed_by", "sign_off"]].tolist() == \
-        ["carol", "fail", "1, 5, 7 (not evaluable)", "carol", "failed"]
+        ["carol", "fail", "1, 5, 7 (not evaluable), 8, 9", "carol", "failed"]
 
 
 def test_a_refused_sign_off_names_each_item_and_why(paper):
     _add(paper, _claim("u1", "scientific/methodological", status="unverified"))
     run = chk.record_run(paper, CAROL)
-    decisions = {**_all(), 2: {"decision": "maybe"}, 6: {"decision": "waived", "reason": "  "}}
+    decisions = {**_waiving_7(), 2: {"decision": "maybe"}, 6: {"decision": "waived", "reason": "  "},
+                 7: {"decision": "pass"}}
     with pytest.raises(gov.ValidationFailed) as refused:
         chk.sign(paper, CAROL, run, decisions)
     error = refused.value
@@ -331,7 +343,7 @@ def test_ci_gate_fails_on_item_7_not_evaluable_and_on_violations_with_a_summary(
     demo = _gate("--fail-on", "violations", db=db)
     assert demo.returncode == 1, demo.stdout + demo.stderr
     assert "[NOT EVALUABLE] 7." in demo.stdout and "no scored answer has labels annotated" in demo.stdout
-    assert f"1 of {len(chk.CHECKS)} checks failed: 7 (not evaluable)" in demo.stdout
+    assert f"3 of {len(chk.CHECKS)} checks failed: 7 (not evaluable), 8, 9" in demo.stdout
     claims = tmp_path / "claims.csv"
     claims.write_text("claim_id,statement,claim_type,source_type,source_ref,access_date,verification_status\n"
                       "b-1,Model X scores 91% on TruthfulQA.,benchmark property or number,vendor documentation,"

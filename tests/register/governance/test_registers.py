@@ -237,16 +237,21 @@ def test_uploads_are_checked_for_size_and_type(name, content, message):
 
 def test_the_paper_register_is_part_of_the_demo(store):
     from register import SYSTEM
-    from register.demo import seed_demo
+    from register.demo import DATA_DIR, seed_demo
+    from register.demo.sources import demo_source_rows
 
     seed_demo(store, SYSTEM)
     claims = gov.list_claims(store)
     assert len(claims) == 7  # Table VII's seven rows
     assert claims.set_index("claim_key").loc["vii-7", "verification_status"] == "not claimed"
-    assert len(gov.list_sources(store)) == 10  # references [1]-[9] and the paper's own proposal
+    sources = set(gov.list_sources(store)["source_id"])
+    # references [1]-[9] and the paper's own proposal, beside the sources the demo's answers cite
+    assert len([s for s in sources if s.startswith("ref-")]) == 9 and "hri-paper" in sources
+    assert len(sources) == 10 + len(demo_source_rows(DATA_DIR))
     assert (gov.evaluate_rules(store)["outcome"] == "compliant").all()
     seed_demo(store, SYSTEM)  # idempotent
     assert len(gov.list_claims(store)) == 7
+    assert len(gov.list_sources(store)) == len(sources)
 
 
 def test_rows_added_by_hand_get_readable_keys(reg):

@@ -20,13 +20,15 @@ from typing import Any
 from hri_core.synthetic import generate_responses
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
+from register.demo.sources import seed_demo_sources
+from register.demo.use_cases import seed_demo_use_cases
 from register.governance.seed import seed_paper_register
 from register.ingest.importer import ProgressFn, import_path, scan_file
 from register.ingest.replicate import COPY_FORMAT, replicate
 from register.labels.rubrics import ensure_default_rubric
 from register.scoring.profiles import ensure_default_profile, ensure_review_floors_profile
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 SYNTHETIC_SEED = 42
 
 def demo_sources() -> list[Path]:
@@ -67,6 +69,9 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
         ensure_review_floors_profile(store, actor)
     seed_paper_register(store, actor)  # the paper's Table VII and Table VIII as the example governance register
     ensure_default_rubric(store, actor)  # the shipped labelling rubric as version 1
+    # the sources the answers cite and the use cases they serve, before the answers: scored with them at import
+    seed_demo_sources(store, actor, DATA_DIR)
+    seed_demo_use_cases(store, actor, DATA_DIR)
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(
