@@ -20,6 +20,7 @@ from typing import Any
 from hri_core.synthetic import generate_responses
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
+from register.demo.outcomes import import_ragchecker_results, record_factcheck_reviews
 from register.demo.sources import seed_demo_sources
 from register.demo.use_cases import seed_demo_use_cases
 from register.governance.seed import seed_paper_register
@@ -105,6 +106,9 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
                 summary["synthetic"] = report.accepted
         if copies:
             _bulk_copies(store, actor, synthetic - copies, copies, summary, progress)
+        # for the Evidence page: answers checked by RAGChecker, and review decisions a weight fit reads
+        summary["ragchecker"] = import_ragchecker_results(store, actor, Path(tmp))
+    summary["review_decisions"] = record_factcheck_reviews(store, actor, DATA_DIR / "demo" / "factcheck_gpt.jsonl")
     return summary
 
 

@@ -28,9 +28,13 @@ def _current(store, rid: str) -> int:
     return store.query_one("SELECT revision FROM responses WHERE response_id = ? AND is_current", [rid])[0]
 
 
+# released answers no reviewer decided (the demo records decisions on the Factcheck-GPT answers: register.demo)
+_UNDECIDED = "NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.response_id = scores.response_id)"
+
+
 def _released(store, n: int, below: float = 50.0) -> list[str]:
     return [r for (r,) in store.query("SELECT response_id FROM scores WHERE is_current AND action IN "
-                                      "('release', 'caution') AND NOT no_claims AND score < ? "
+                                      f"('release', 'caution') AND NOT no_claims AND score < ? AND {_UNDECIDED} "
                                       "ORDER BY response_id LIMIT ?", [below, n])]
 
 
@@ -83,8 +87,9 @@ def test_validated_feedback_is_a_confirmed_correction_scored_as_reported(demo_st
 
 
 def test_an_audit_sample_draws_undecided_released_answers_and_its_decisions_are_audit_findings(demo_store):
+    # the population: released answers no reviewer decided (the demo's decided ones are not drawn)
     released = demo_store.scalar("SELECT count(*) FROM scores WHERE is_current AND action IN ('release', 'caution') "
-                                 "AND NOT no_claims AND scoring_failure IS NULL")
+                                 f"AND NOT no_claims AND scoring_failure IS NULL AND {_UNDECIDED}")
     assert released > 10
     with pytest.raises(PermissionDenied, match=r"\(annotator\) may not"):
         cal.draw_audit_sample(demo_store, ANNOTATOR, 5)
