@@ -22,7 +22,8 @@ FAST = ("--resamples", "10", "--seed", "2")
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory):
-    """A closed register: the demo set (50 synthetic answers) and 60 imported outcomes."""
+    """A closed register: the demo set (50 synthetic answers, with its 84 review decisions on the Factcheck-GPT
+    answers) and 60 imported outcomes (54 of them on answers the demo decided: the newer outcome wins)."""
     path = tmp_path_factory.mktemp("outcome-cli") / "cli.duckdb"
     store = Store(path)
     try:
@@ -48,7 +49,8 @@ def test_fit_weights_prints_the_functions_fit_with_the_datas_hash_and_kinds(data
     assert got["data"]["sha256"] == expected["hash"] and got["data"]["kinds"]["incident"]["n"] == 60
     assert list(got["weights"]) == ["F", "C", "U", "O", "S", "P", "H"]
     text = run_module("register", "--db", path, "evidence", "fit-weights", *FAST)
-    assert text.returncode == 0 and "Weights fitted to 60 outcomes" in text.stdout
+    # the 60 imported incidents and the 30 review decisions of the demo on answers without an imported outcome
+    assert text.returncode == 0 and "Weights fitted to 90 outcomes" in text.stdout
     assert f"sha256 {expected['hash'][:16]}" in text.stdout
 
 
@@ -59,7 +61,8 @@ def test_compare_aggregations_prints_the_functions_rows(database):
     rows = json.loads(result.stdout)
     assert rows == json.loads(json.dumps(expected["compare"]))
     assert {"model", "auc", "average_precision", "auc_interval"} <= set(rows[0])
-    only = run_module("register", "--db", path, "evidence", "compare-aggregations", "--kind", "review_decision")
+    # a kind the register holds none of (the demo's review decisions are outcomes of kind review_decision)
+    only = run_module("register", "--db", path, "evidence", "compare-aggregations", "--kind", "audit_finding")
     assert only.returncode == 1 and "holds 0 answer(s) with a known outcome" in only.stderr
     assert "needs at least 20 (20 more)" in only.stderr
 
@@ -77,7 +80,7 @@ def test_draft_from_the_registers_fit_records_the_datas_hash_and_kinds(database,
         data = record["record"]["data"]
         assert record["record"]["source_name"] == "register"
         assert data["sha256"] == expected["hash"] and data["kinds"] == expected["fit"]["data"]["kinds"]
-        assert data["source"] == "register" and list(data["kinds"]) == ["incident"]
+        assert data["source"] == "register" and list(data["kinds"]) == ["incident", "review_decision"]
         assert record["record"]["weights"] == expected["fit"]["weights"]
     finally:
         store.close()
