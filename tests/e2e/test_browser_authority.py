@@ -14,7 +14,8 @@ pytestmark = pytest.mark.browser
 
 SOURCE_ID, NEWER = "aaa-policy", "aaa-policy-2"  # sorted first in the source register's grid
 SUPERSEDED_BY_COLUMN = 8  # source_id, title, ref, source_type, authority_tier, publisher, access_date, valid_until
-RECORD = {"response_id": "au-e2e", "use_case": "helpdesk", "model": "m", "created_at": "2025-01-02T09:00:00Z",
+# a use case the demo's use-case register approves: an unknown one would be held for review by the Scope check already
+RECORD = {"response_id": "au-e2e", "use_case": "hr-policy", "model": "m", "created_at": "2025-01-02T09:00:00Z",
           "question": "May I work from abroad?", "answer": "Yes, for up to 30 days a year.",
           "claims": [{"claim_id": "c1", "text": "Remote work abroad is allowed for up to 30 days a year.",
                       "labels": ["SUPPORTED"], "criticality": 1, "source_id": SOURCE_ID}]}
