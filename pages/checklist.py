@@ -26,8 +26,8 @@ from ui.framework.shell import page_frame
 from ui.framework.text import code_span, escape_markdown
 
 FIX_PAGES = {"register_claim": "pages/claims_register.py", "source": "pages/sources.py",
-             "response": "pages/response_detail.py"}
-FIX_PARAM = {"register_claim": "focus", "source": "focus", "response": "response_id"}
+             "response": "pages/response_detail.py", "use_case": "pages/use_cases.py"}  # item 9 names use cases
+FIX_PARAM = {"register_claim": "focus", "source": "focus", "response": "response_id", "use_case": "focus"}
 STATUS_ICONS = {"pass": ":material/check_circle:", "fail": ":material/cancel:", NOT_EVALUABLE: ":material/help:"}
 
 

@@ -9,6 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from register import Actor
 from register import governance as gov
+from register.demo import DATA_DIR
+from register.demo.sources import demo_source_rows
 from register.governance.checks import CHECKS
 from register.governance.feedback_labels import validated_outside_register
 from tests.helpers.accounts import login, open_page
@@ -53,7 +55,8 @@ def test_claims_page_shows_the_paper_register(seeded_db):
     shown = _metrics(at)
     assert shown["Claims"] == "7"
     assert shown["Rule violations"] == "0"
-    assert shown["Sources"] == "10"
+    # the paper's ten references and the sources the demo's answers cite (register.demo.sources)
+    assert shown["Sources"] == str(10 + len(demo_source_rows(DATA_DIR)))
     grid = at.dataframe[0].value
     assert grid["claim_key"].tolist() == [f"vii-{i}" for i in range(1, 8)]
     assert grid.loc[0, "statement"] == "TruthfulQA contains 817 questions across 38 categories."
@@ -101,7 +104,9 @@ def test_claims_editor_lists_every_failure_and_writes_nothing(seeded_db):
 def test_sources_page_shows_sources_and_access_dates(seeded_db):
     at = _page("pages/sources.py", seeded_db)
     shown = _metrics(at)
-    assert shown["Sources"] == "10"
+    # the paper's ten and the demo's own, but the demo's sources restricted to admins (the page's account is not one)
+    demo = demo_source_rows(DATA_DIR)
+    assert shown["Sources"] == str(10 + len([r for r in demo if not r.get("restricted_to")]))
     assert shown["Mutable without access date"] == "0"
     grid = at.dataframe[0].value
     leaderboard = grid.set_index("source_id").loc["ref-8-vectara-leaderboard"]
@@ -117,7 +122,7 @@ def test_sources_add_form_keeps_the_input_and_names_the_field_when_refused(seede
     at.get("form_submit_button")[-1].click().run()
     errors = " ".join(e.value for e in at.error)
     assert "**Access date**" in errors and "row 1" not in errors  # the field's label on the form
-    assert seeded_db.query_one("SELECT count(*) FROM sources")[0] == 10
+    assert seeded_db.query_one("SELECT count(*) FROM sources")[0] == 10 + len(demo_source_rows(DATA_DIR))
     # what was typed is still there: adding the access date is enough
     assert (at.text_input(key="src_title").value, at.text_input(key="src_ref").value,
             at.selectbox(key="src_type").value) == ("A blog post", "https://example.org/post", "web page")
@@ -152,10 +157,11 @@ def test_checklist_run_sign_and_stale(seeded_db):
     assert not at.exception, at.exception
     shown = _metrics(at)
     # the demo's synthetic answers carry imported VALIDATED_NEGATIVE_FEEDBACK labels with no validation record
-    # in the register: item 7 names them (validated outside the register), everything else passes
+    # in the register: item 7 names them (validated outside the register); items 8 and 9 fail where the demo means
+    # them to (its stale and weak sources, its suspended and overdue use cases); everything else passes
     assert not validated_outside_register(seeded_db).empty
     assert shown["Automated outcome"] == "FAIL"
-    assert shown["Checks failed"] == f"1 of {len(CHECKS)}"
+    assert shown["Checks failed"] == f"3 of {len(CHECKS)}"
     at.get("form_submit_button")[0].click().run()
     assert not at.exception, at.exception
     assert _metrics(at)["Sign-offs"] == "1"
@@ -179,7 +185,8 @@ def test_checklist_page_refuses_the_editor_as_signer_and_links_offending_rows(se
     at = _page("pages/checklist.py", seeded_db)
     at.button[0].click().run()
     assert _metrics(at)["Automated outcome"] == "FAIL"
-    assert _metrics(at)["Checks failed"] == f"3 of {len(CHECKS)}"  # 1, 5 and 7 (the demo's imported feedback labels)
+    # 1, 5 and 7 (the demo's imported feedback labels), 8 and 9 (the demo's own Authority and Scope findings)
+    assert _metrics(at)["Checks failed"] == f"5 of {len(CHECKS)}"
     assert "register_claim u-1: marked 'unverified'" in _texts(at)
     assert any("u-1" in str(link.proto) for link in at.get("page_link"))
     at.radio(key="sign_1").set_value("fail")

@@ -18,7 +18,12 @@ HOSTILE_PURPOSE = "**Contracts** [click](javascript:alert(1)) <b>now</b> :red[x]
 
 @pytest.fixture
 def register(seeded_db):
-    """The seeded database with three use cases, one owned by the page's admin (test-admin)."""
+    """The seeded database with three use cases, one owned by the page's admin (test-admin), in place of the demo's
+    own (deleted first, as a team replacing the example register would)."""
+    demo = gov.list_use_cases(seeded_db)
+    gov.save_use_cases(seeded_db, SYSTEM, gov.RowChanges(deletes=[
+        {"key": key, "row_version": int(version)} for key, version in zip(demo.use_case_id, demo.row_version,
+                                                                          strict=True)]))
     gov.save_use_cases(seeded_db, SYSTEM, gov.RowChanges(inserts=[{"values": v} for v in (
         {"use_case_id": "contracts", "owner": "alice", "purpose": HOSTILE_PURPOSE, "status": "proposed",
          "allowed_categories": "legal;contractual", "requester_roles": "buyer"},
