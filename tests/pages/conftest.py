@@ -36,6 +36,23 @@ def seeded_db_without_accounts(database_templates):
 
 
 @pytest.fixture
+def plain_db(database_templates):
+    """The database named by HRI_DB without the demo set: a migrated register holding the paper's Table V answers
+    (so the first start loads no demo) and the ``test-<role>`` accounts. No RAG results, no outcomes: for the
+    pages' "nothing yet" states, which the demo set (its RAGChecker answers and review decisions) no longer shows."""
+    from register import SYSTEM
+    from register.demo import DATA_DIR
+    from register.ingest.importer import import_path
+    from tests.helpers.accounts import create_accounts
+
+    store = database_templates.open("migrated", Path(os.environ["HRI_DB"]))
+    import_path(store, SYSTEM, DATA_DIR / "table_v_supplier_contract.jsonl")
+    create_accounts(store, {f"test-{role}": role for role in ("viewer", "annotator", "reviewer", "admin")})
+    yield store
+    store.close()
+
+
+@pytest.fixture
 def login_as():
     """``login_as(at, role)``: see ``tests.helpers.accounts.login``."""
     return login

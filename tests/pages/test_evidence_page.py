@@ -56,10 +56,12 @@ def test_every_panel_shows_the_registers_figures(evidence_db):
     assert headers == ["Weights fitted from outcomes", "Aggregation models compared", "Correlation among dimensions",
                        "Criticality sensitivity", "Feedback loops over time", "HRI against RAG metrics"]
     texts = _texts(at)
-    assert "fit-weights OUTCOMES.jsonl" in texts and "compare-aggregations OUTCOMES.jsonl" in texts
-    # the demo set holds no outcome: how many there are and how many are needed, in both outcome panels
-    assert texts.count("The register holds 0 answer(s) with a known outcome and a usable score; a fit needs at "
-                       "least 20 (20 more).") == 2
+    # the demo's review decisions (its Factcheck-GPT answers, register.demo) are enough for a fit: both outcome
+    # panels show it on them (the "too few" state: test_too_few_outcomes_say_how_many_are_needed)
+    outcomes = register_outcomes(evidence_db)
+    assert outcomes.shortfall() is None
+    assert f"{outcomes.n:,} answers with a known outcome" in texts
+    assert f"same {outcomes.n:,} outcomes" in texts
     corr = dimension_correlation(evidence_db, Filters())
     assert f"of the {corr.answers:,} current answer(s) with claims" in texts
     crit = criticality_sensitivity(evidence_db, Filters(), flatten=True)
@@ -75,6 +77,17 @@ def test_every_panel_shows_the_registers_figures(evidence_db):
     assert len(downloads) >= 7
     links = [link for link in at.get("page_link") if "response_id" in str(link.proto)]
     assert len(links) == min(10, len(rag.disagreements))
+
+
+def test_too_few_outcomes_say_how_many_are_needed(plain_db):
+    at = _open()
+    assert not at.exception, at.exception
+    texts = _texts(at)
+    assert "fit-weights OUTCOMES.jsonl" in texts and "compare-aggregations OUTCOMES.jsonl" in texts
+    # a register without outcomes: how many there are and how many are needed, in both outcome panels
+    assert register_outcomes(plain_db).n == 0
+    assert texts.count("The register holds 0 answer(s) with a known outcome and a usable score; a fit needs at "
+                       "least 20 (20 more).") == 2
 
 
 def test_data_strings_are_escaped(evidence_db):
@@ -105,7 +118,7 @@ def test_spearman_and_a_shift_rerun_the_panels(evidence_db):
 
 @pytest.fixture
 def outcome_db(seeded_db):
-    """The demo set with 60 imported outcomes (the demo set itself holds none)."""
+    """The demo set (with its own review decisions, ``register.demo``) plus 60 imported outcomes."""
     import_scored_outcomes(seeded_db, 60)
     return seeded_db
 
@@ -128,7 +141,8 @@ def test_the_outcome_panels_show_the_registers_fit_and_comparison(outcome_db, mo
                                                     expected["cv"]["baseline"]["auc"]], abs=1e-12)
     assert list(compared["model"]) == list(MODELS) and "AUC low" in compared.columns
     texts = _texts(at)
-    assert "60 answers with a known outcome" in texts and data.data_hash[:16] in texts
+    # the 60 imported and the demo's review decisions, an answer counted once (its latest outcome)
+    assert data.n > 60 and f"{data.n:,} answers with a known outcome" in texts and data.data_hash[:16] in texts
     assert f"python -m register evidence fit-weights --resamples {PAGE_RESAMPLES}" in texts
     assert f"python -m register evidence compare-aggregations --resamples {PAGE_RESAMPLES}" in texts
     assert "profiles draft-from-fit --from-register" in texts
