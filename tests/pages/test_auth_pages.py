@@ -295,8 +295,9 @@ def test_audit_csv_escapes_formulas():
 @pytest.mark.parametrize("role, span_visible", [("viewer", False), ("reviewer", False), ("admin", True)])
 def test_restricted_source_spans_are_withheld_on_the_detail_page(seeded_db, role, span_visible):
     with seeded_db.cursor() as cur:
-        cur.execute("INSERT INTO sources (source_id, title, restricted_to) VALUES ('contract-2024-07', 'Contract', "
-                    "['admin'])")
+        # the demo registers the contract readable by every role; here it is restricted to admins
+        cur.execute("UPDATE sources SET restricted_to = ['admin'] WHERE source_id = 'contract-2024-07'")
+    assert seeded_db.scalar("SELECT restricted_to FROM sources WHERE source_id = 'contract-2024-07'") == ["admin"]
     at = _app()
     login(at, role)
     at.query_params["response_id"] = "paper-table-v"

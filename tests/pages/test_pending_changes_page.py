@@ -22,8 +22,10 @@ PROPOSER, VERIFIER = Actor("ann-proposer", "annotator"), Actor("rita-verifier", 
 
 def test_a_reviewer_approves_a_pending_lower_risk_change_from_the_queue(seeded_db, tmp_path):
     enrol(seeded_db, PROPOSER, VERIFIER)
-    # the oldest answer: first on the queue's first page, however many answers the demo queues
-    import_records(seeded_db, tmp_path, [{**CONTRADICTED, "created_at": "2000-01-01T00:00:00Z"}], "low.jsonl")
+    # the oldest answer: first on the queue's first page, however many answers the demo queues; in a use case the
+    # demo's register approves, so the Scope check does not hold it whatever its label
+    record = {**CONTRADICTED, "created_at": "2000-01-01T00:00:00Z", "use_case": "hr-policy"}
+    import_records(seeded_db, tmp_path, [record], "low.jsonl")
     verify_stored(seeded_db, VERIFIER, ["r-low"], AbstainingJudge())
     (proposal,) = list_proposals(seeded_db, response_id="r-low")
     decide_proposals(seeded_db, PROPOSER, [Decision(proposal["proposal_id"], "confirm", label="SUPPORTED")])

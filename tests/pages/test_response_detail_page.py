@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from register.scoring import reproduce
 from tests.helpers.accounts import login
+from tests.helpers.feedback import import_records
 from tests.helpers.paths import REPO_ROOT
 from ui.framework.text import escape_markdown
 
@@ -51,11 +52,21 @@ def test_a_rerun_reuses_the_reproduction_and_a_write_recomputes_it(seeded_db, mo
     assert any("Recomputation differs from the stored score" in e.value and differs in e.value for e in at.error)
 
 
-def test_the_detail_says_a_claims_authority_reason_once(seeded_db):
+UNREGISTERED = {"response_id": "memo-1", "question": "When does the supplier invoice?", "use_case": "supplier-contracts",
+                "answer": "Invoices are sent monthly.",
+                "claims": [{"claim_id": "memo-1-1", "text": "Invoices are sent monthly.", "labels": ["SUPPORTED"],
+                            "criticality": 2, "source_id": "unregistered-memo", "span": "monthly invoicing"}]}
+
+
+def test_the_detail_says_a_claims_authority_reason_once(seeded_db, tmp_path):
     """A source missing from the register fails all three checks with one sentence: the line says it once."""
-    at = _detail("paper-table-v")
+    import_records(seeded_db, tmp_path, [UNREGISTERED], "memo.jsonl")
+    assert not seeded_db.scalar("SELECT count(*) FROM sources WHERE source_id = 'unregistered-memo'")
+    at = _detail("memo-1")
     assert not at.exception, at.exception
     missing = "is not in the source register"
-    lines = [c.value for c in at.caption if missing in c.value]
-    assert lines, [c.value for c in at.caption]
+    # a caption per claim, or the warning of a claim whose finding is proposed for review
+    shown = [e.value for e in (*at.caption, *at.warning)]
+    lines = [line for line in shown if missing in line]
+    assert lines, shown
     assert all(line.count(missing) == 1 for line in lines), lines

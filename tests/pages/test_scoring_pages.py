@@ -196,6 +196,10 @@ def test_calibration_page_shows_known_answer_and_saves_bands(seeded_db, acting):
     cal.import_outcomes_csv(seeded_db, ANN, f"response_id,outcome\n{r1},good\n{r2},bad\n{r3},good\n{r4},bad\n"
                             .encode(), "known.csv", kind="incident")
     at = acting.open("pages/calibration.py")
+    demo_decisions = len(cal.outcome_pairs(seeded_db, ("review",)))
+    assert demo_decisions > 0  # the demo's review decisions count by default, beside the imported four
+    assert _metrics(at)["Known outcomes"] == str(demo_decisions + 4)
+    at.multiselect(key="cal_sources").set_value(["import"]).run()
     shown = _metrics(at)
     assert shown["Known outcomes"] == "4" and shown["Bad answers"] == "2"
     assert shown["ROC AUC"] == "0.750"
@@ -207,7 +211,9 @@ def test_calibration_page_shows_known_answer_and_saves_bands(seeded_db, acting):
 
 
 def test_calibration_page_without_outcomes_explains(seeded_db, acting):
+    """The demo has review decisions but no imported outcomes: with only imported ones chosen there is nothing."""
     at = acting.open("pages/calibration.py")
+    at.multiselect(key="cal_sources").set_value(["import"]).run()
     assert _metrics(at)["Known outcomes"] == "0"
     assert any("both kinds" in i.value for i in at.info)
 
