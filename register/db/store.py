@@ -471,10 +471,9 @@ class Store:
                     if as_account and (problem := account_problem(tx, actor)) is not None:
                         raise _Refused(problem)
                     change = fn(tx)
-                    audit.append_event(tx, actor, action, change.entity_type, change.entity_id,
-                                       change.before, change.after, keyring=self.keyring, anchors=self.anchors)
-                    for extra in change.extra_events:
-                        audit.append_event(tx, actor, *extra, keyring=self.keyring, anchors=self.anchors)
+                    audit.append_events(tx, actor, [(action, change.entity_type, change.entity_id, change.before,
+                                                     change.after), *change.extra_events],
+                                        keyring=self.keyring, anchors=self.anchors)
                     anchor = self.anchors.due(tx, action)  # None for most writes: a comparison of dates
                     tx.execute("COMMIT")
                     self.anchors.keep(anchor)

@@ -350,3 +350,34 @@ def test_an_anchor_round_trips_through_json_and_refuses_garbage(trail):
                 {"seq": 3, "hash": anchor.hash, "time": "yesterday"}):
         with pytest.raises(InvalidAnchor):
             Anchor.from_dict(bad, "file")
+
+
+# --- many events in one write -------------------------------------------------------------------------------
+
+
+def many_notes(store: Store, count: int) -> None:
+    """One write with ``count`` extra events (a register import's row events), more than one insert holds."""
+    extra = [("test.row", "note", f"row-{i}", None, {"i": i}) for i in range(count)]
+    store.write(SYSTEM, "test.import", lambda tx: Change("note", "import", None, {"rows": count},
+                                                         extra_events=extra))
+
+
+def test_a_write_of_many_events_chains_them_in_order_under_one_key(trail):
+    first = rows(trail)[-1][0] + 1
+    many_notes(trail, 450)
+    events = rows(trail)[first - 1:]
+    assert [e[0] for e in events] == list(range(first, first + 451))
+    assert [e[6] for e in events] == ["import"] + [f"row-{i}" for i in range(450)]
+    assert all(e[9] == before[10] for before, e in zip(events, events[1:], strict=False))  # each links the one before
+    assert {e[11] for e in events} == {rows(trail)[first - 2][11]}
+    assert verify_chain(trail).ok
+
+
+def test_after_a_rotation_a_write_of_many_events_is_signed_with_the_new_key(trail):
+    _, new_key = rotate_key(trail, SYSTEM)
+    many_notes(trail, 250)
+    assert {e[11] for e in rows(trail)[-251:]} == {new_key}
+    assert verify_chain(trail).ok
+    # an edit of one of them, re-chained without the key, is caught
+    rechain_unkeyed(trail, rows(trail)[-100][0], edit={"after": '{"i": -1}'})
+    assert not verify_chain(trail).ok
