@@ -20,6 +20,7 @@ from typing import Any
 from hri_core.synthetic import generate_responses
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
+from register.demo.lenses import seed_demo_lenses
 from register.demo.outcomes import import_ragchecker_results, record_factcheck_reviews
 from register.demo.sources import seed_demo_sources
 from register.demo.use_cases import seed_demo_use_cases
@@ -73,6 +74,7 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     # the sources the answers cite and the use cases they serve, before the answers: scored with them at import
     seed_demo_sources(store, actor, DATA_DIR)
     seed_demo_use_cases(store, actor, DATA_DIR)
+    seed_demo_lenses(store, actor)  # two use cases scored by their own profiles
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(
