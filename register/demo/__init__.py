@@ -53,7 +53,7 @@ def _write_synthetic(n: int, folder: Path) -> Path:
 
 
 def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None, *,
-              review_floors: bool = False, bulk: bool = False) -> dict[str, Any]:
+              review_floors: bool = False, bulk: bool = False, bound_profiles: bool = True) -> dict[str, Any]:
     """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped.
 
     ``bulk`` (for benchmarks at millions): only the first ``BULK_TEMPLATES`` synthetic responses go through
@@ -63,6 +63,8 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     ``review_floors``: make sure Table IV's review floors (``hri_core.recommended_profile``) are a stored version
     (``python -m register demo`` asks): a new register's version 1 already is, so nothing is written; a register
     whose version 1 is the plain paper profile gets them as a draft, which the profiles page previews.
+    ``bound_profiles``: bind the demo's two use-case profiles (``register.demo.lenses``, profile versions 2 and 3);
+    off, the register's profile versions after 1 are free (the test templates of the profile pages count on it).
     """
     for permission in (Permission.PROFILE_PUBLISH, Permission.RULES_EDIT, Permission.REGISTER_EDIT, Permission.IMPORT):
         authorize(store, actor, permission, entity_type="demo")
@@ -74,7 +76,8 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     # the sources the answers cite and the use cases they serve, before the answers: scored with them at import
     seed_demo_sources(store, actor, DATA_DIR)
     seed_demo_use_cases(store, actor, DATA_DIR)
-    seed_demo_lenses(store, actor)  # two use cases scored by their own profiles
+    if bound_profiles:  # two use cases scored by their own profiles
+        seed_demo_lenses(store, actor)
     summary: dict[str, Any] = {"files_imported": 0, "files_already_loaded": 0, "records": 0, "new_responses": 0,
                                "new_revisions": 0, "quarantined": 0, "synthetic": 0, "notes": []}
     loaded = {row[0] for row in store.query(

@@ -52,8 +52,8 @@ def test_a_rerun_reuses_the_reproduction_and_a_write_recomputes_it(seeded_db, mo
     assert any("Recomputation differs from the stored score" in e.value and differs in e.value for e in at.error)
 
 
-UNREGISTERED = {"response_id": "memo-1", "question": "When does the supplier invoice?", "use_case": "supplier-contracts",
-                "answer": "Invoices are sent monthly.",
+UNREGISTERED = {"response_id": "memo-1", "question": "When does the supplier invoice?",
+                "use_case": "supplier-contracts", "answer": "Invoices are sent monthly.",
                 "claims": [{"claim_id": "memo-1-1", "text": "Invoices are sent monthly.", "labels": ["SUPPORTED"],
                             "criticality": 2, "source_id": "unregistered-memo", "span": "monthly invoicing"}]}
 
