@@ -1,5 +1,6 @@
 """Known outcomes put into a test register in one write: an outcome CSV of the answers scored, harm following the
-score (with some noise, so the fit has something to learn and both outcomes occur) -- the demo set holds none."""
+score (with some noise, so the fit has something to learn and both outcomes occur), of one kind (``incident``,
+by default): the demo set's own outcomes are review decisions."""
 
 from __future__ import annotations
 
