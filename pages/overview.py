@@ -70,6 +70,10 @@ def main() -> None:
                         config=PLOT_CONFIG)
         if k["no_claims"]:
             st.caption(f"{k['no_claims']:,} response(s) without claims have no score and are not in the histogram.")
+        if other := overview.bound_with_other_bands(profile.version):
+            named = ", ".join(f"{escape_markdown(name)} (profile v{version})" for name, version in other.items())
+            st.caption(f"Bars take the active profile's band bounds. The answers of {named} are scored by a profile "
+                       "with other band bounds: their bands are those on the cards, not their bars' colour.")
         by = st.segmented_control("High + Critical share by", ["use_case", "model"], default="use_case",
                                   format_func=lambda v: v.replace("_", " "), key="overview_share_by")
         by = by or "use_case"

@@ -2,14 +2,15 @@
 so a newcomer sees answers of different use cases scored by different, published parameters.
 
 * ``claims-handling`` (high stakes: claims handlers act on the answers) is scored by ``claims-handling-strict``:
-  more weight on contradictions and citation errors (F, C) and tighter bands, so a claims answer reaches review
-  sooner than an answer of the same findings elsewhere;
+  more weight on contradictions and context deviations (F, C), so a claims answer with such findings scores
+  higher, and reaches review sooner, than an answer of the same findings elsewhere;
 * ``hr-policy`` is scored by ``hr-policy-currency``: more weight on outdated claims (O), because the handbook
   changes every year and an answer resting on last year's policy is the typical harm.
 
-Both are drafts of the active profile with only these parameters changed, bound by one lens version saved by the
-``system`` role (in force at once: the demo's set-up records decisions made elsewhere), before the answers are
-imported, so they are scored with them. Idempotent: skipped when a lens version exists. Called by
+Both are drafts of the active profile with only the weights changed (the band bounds stay the default's, so the
+overview's score histogram, coloured by the active profile's bands, agrees with the band cards), bound by one lens
+version saved by the ``system`` role (in force at once: the demo's set-up records decisions made elsewhere), before
+the answers are imported, so they are scored with them. Idempotent: skipped when a lens version exists. Called by
 ``register.demo.seed_demo``.
 """
 
@@ -28,11 +29,7 @@ __all__ = ["BOUND_PROFILES", "seed_demo_lenses"]
 # use case -> (profile name, the parameters laid over the active profile)
 BOUND_PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
     "claims-handling": ("claims-handling-strict", {
-        "weights": {"F": 0.30, "C": 0.25, "U": 0.15, "O": 0.10, "S": 0.05, "P": 0.05, "H": 0.10},
-        "bands": [{"name": "Low", "upper": 15.0, "action": "release"},
-                  {"name": "Medium", "upper": 40.0, "action": "caution"},
-                  {"name": "High", "upper": 70.0, "action": "review"},
-                  {"name": "Critical", "upper": 100.0, "action": "block"}]}),
+        "weights": {"F": 0.35, "C": 0.25, "U": 0.15, "O": 0.10, "S": 0.05, "P": 0.05, "H": 0.05}}),
     "hr-policy": ("hr-policy-currency", {
         "weights": {"F": 0.20, "C": 0.20, "U": 0.15, "O": 0.20, "S": 0.10, "P": 0.05, "H": 0.10}}),
 }

@@ -26,8 +26,8 @@ from register.db.store import Store, Transaction
 from register.errors import NotFound
 from register.scoring.mitigation import active_policy, get_policy
 
-__all__ = ["LENS_KIND", "LensGroup", "bound_use_cases", "draft_binding", "draft_use_cases", "lens_groups", "lens_rows",
-           "lens_version", "score_lens"]
+__all__ = ["LENS_KIND", "LensGroup", "bound_use_cases", "bound_with_other_bands", "draft_binding", "draft_use_cases",
+           "lens_groups", "lens_rows", "lens_version", "score_lens"]
 
 LENS_KIND = "use_case_lens"  # in approval_steps
 IN_FORCE = ("SELECT max(version) FROM lens_versions v "
@@ -95,6 +95,13 @@ def bound_use_cases(reader: Store | Transaction) -> dict[str, int]:
     """``{use case: profile version}`` of the use cases the lens in force binds to a profile of their own."""
     return {row["use_case"]: int(row["profile_version"]) for row in lens_rows(reader)
             if row["profile_version"] is not None}
+
+
+def bound_with_other_bands(reader: Store | Transaction, active: ScoringProfile) -> dict[str, int]:
+    """The bound use cases (``bound_use_cases``) whose profile's band bounds or names differ from ``active``'s: a
+    figure that places answers in bands by ``active``'s bounds (the overview's score histogram) misplaces theirs."""
+    return {use_case: version for use_case, version in bound_use_cases(reader).items()
+            if _profile(reader, version).bands != active.bands}
 
 
 def draft_use_cases(reader: Store | Transaction, profile_version: int) -> tuple[str, ...] | None:

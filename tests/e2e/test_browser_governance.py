@@ -142,8 +142,9 @@ def test_run_the_checklist_in_the_browser(demo_mode, app_server, page):
     page.get_by_role("link", name="Pre-submission checklist").click(timeout=30_000)
     page.get_by_role("heading", name="Pre-submission checklist").wait_for(timeout=30_000)
     page.get_by_role("button", name="Run the checklist now").click()
-    # item 7 names the demo's imported VALIDATED_NEGATIVE_FEEDBACK labels (validated outside the register)
-    page.get_by_test_id("stMetricValue").filter(has_text=f"1 of {len(CHECKS)}").wait_for(timeout=60_000)
+    # the demo fails items 7 (its imported VALIDATED_NEGATIVE_FEEDBACK labels, validated outside the register),
+    # 8 (the weak web sources of the Factcheck-GPT answers) and 9 (its suspended and overdue use cases)
+    page.get_by_test_id("stMetricValue").filter(has_text=f"3 of {len(CHECKS)}").wait_for(timeout=60_000)
     page.get_by_role("button", name="Release report (PDF)").wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "governance-checklist")

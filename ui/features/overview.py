@@ -8,6 +8,8 @@ from register import Store
 from register.console.queries import overview as overview_queries
 from register.console.queries import scope as scope_queries
 from register.console.queries.filters import Filters
+from register.scoring import lenses
+from register.scoring.profiles import get_profile
 from ui.framework import data
 
 
@@ -18,6 +20,13 @@ def overview(store: Store, f: Filters, weights: tuple[tuple[str, float], ...], b
     (dimension, weight) pairs in the profile's order (``overview_arguments``), one cache key for the page and the
     warm-up; the query takes them as a mapping."""
     return overview_queries.overview(store, f, dict(weights), bands, bins=bins)
+
+
+@data.cached
+def bound_with_other_bands(store: Store, profile_version: int) -> dict[str, int]:
+    """``{use case: profile version}`` of the use cases scored by a bound profile whose band bounds differ from
+    version ``profile_version``'s (the histogram colours its bars by that version's bands)."""
+    return lenses.bound_with_other_bands(store, get_profile(store, profile_version))
 
 
 # the filtered answers per scope status against the approved-use-case register (empty while it lists none)

@@ -10,6 +10,7 @@ from register import SYSTEM, Store
 from register.demo import seed_demo
 from register.demo.lenses import BOUND_PROFILES
 from register.scoring.lenses import bound_use_cases
+from register.scoring.profiles import active_profile, get_profile
 from register.scoring.reproduce import reproduce
 
 SCORES = ("SELECT r.response_id, r.use_case, s.profile_version, s.hri, s.band FROM responses r "
@@ -33,6 +34,8 @@ def test_two_use_cases_are_scored_by_their_bound_profiles(tmp_path):
         assert {uc for _, uc, _, _, _ in rows} >= set(bound)  # the demo has answers in both
         for response_id, use_case, version, _, _ in rows:
             assert version == bound.get(use_case, 1), response_id
+        # only the weights differ: the overview colours its histogram by the active profile's band bounds
+        assert all(get_profile(store, v).bands == active_profile(store).bands for v in bound.values())
         claims = next(r for r in rows if r[1] == "claims-handling")
         assert reproduce(store, claims[0]).matches  # scored by the bound profile, recomputed by it
     finally:
