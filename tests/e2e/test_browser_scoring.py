@@ -73,6 +73,7 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
     stop()
 
     from register import Store
+    from register.scoring.lenses import bound_use_cases
 
     store = Store(db)
     try:
@@ -81,11 +82,18 @@ def test_edit_preview_save_then_a_second_admin_publishes(scoring_server, page):
             "FROM scoring_profiles WHERE profile_version = ?", [new])
         assert (version, status, created_by, published_by) == (new, "active", "ann-admin", "bob-admin")
         assert float(weights) == pytest.approx(0.35 / 1.1, abs=1e-5)
-        current = store.query_one("SELECT count(*) FROM responses WHERE is_current")[0]
-        rescored = store.query_one("SELECT count(*) FROM scores WHERE is_current AND profile_version = ?", [new])[0]
-        assert rescored == current
-        assert store.query_one("SELECT count(*) FROM scores WHERE NOT is_current AND profile_version = 1")[0] \
-            >= current  # the old scores are kept
+        # every answer is rescored: under the new default, but the use cases the demo binds to profiles of their
+        # own (register.demo.lenses) under those
+        bound = bound_use_cases(store)
+        assert bound
+        by_version = dict(store.query(
+            "SELECT coalesce(list_extract($versions::INTEGER[], list_position($cases::VARCHAR[], r.use_case)), $new), "
+            "count(*) FROM responses r WHERE r.is_current GROUP BY 1",
+            {"versions": list(bound.values()), "cases": list(bound), "new": new}))
+        scored = dict(store.query("SELECT profile_version, count(*) FROM scores WHERE is_current GROUP BY 1"))
+        assert scored == by_version and scored[new] > 0
+        default_before = store.query_one("SELECT count(*) FROM scores WHERE NOT is_current AND profile_version = 1")[0]
+        assert default_before >= scored[new]  # the old scores are kept
     finally:
         store.close()
 
