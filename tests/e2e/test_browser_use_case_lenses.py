@@ -24,18 +24,37 @@ HEADER = "use_case_id,owner,purpose,status,allowed_categories,requester_roles,ap
 WEIGHTS = {"F": 0.3, "C": 0.2, "U": 0.15, "O": 0.1, "S": 0.1, "P": 0.1, "H": 0.05}
 
 
+NEW_USE_CASE = "travel-desk"  # answers of a use case the demo's register does not list yet
+
+
 def _prepare(found: dict):
-    """Before the server starts: the demo's use cases by answers, and a draft the first admin made."""
+    """Before the server starts: answers of a use case not yet registered, the use cases by answers, and a draft the
+    first admin made. The use case to bind is the most answered one the demo's lenses leave to the default."""
     def prepare(db) -> None:
-        from register import Actor, Store
+        import json
+        from pathlib import Path
+
+        from hri_core.synthetic import generate_responses
+        from register import SYSTEM, Actor, Store
+        from register.ingest.importer import import_path
+        from register.scoring.lenses import bound_use_cases
         from register.scoring.profiles import create_draft
 
+        travel = Path(db).with_name("travel-desk.jsonl")
+        records = [{**r, "response_id": f"travel-{i}", "use_case": NEW_USE_CASE,
+                    "claims": [{**c, "claim_id": f"travel-{i}-{k}"} for k, c in enumerate(r["claims"], 1)]}
+                   for i, r in enumerate(generate_responses(6, seed=37))]
+        travel.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         with contextlib.closing(Store(db)) as store:
+            import_path(store, SYSTEM, travel)
             rows = store.query("SELECT use_case, count(*) FROM responses WHERE is_current AND use_case IS NOT NULL "
                                "AND response_key IN (SELECT response_key FROM scores WHERE is_current) "
                                "GROUP BY 1 ORDER BY 2 DESC, 1")
             found["counts"] = dict(rows)
-            found["suspend"], found["bind"] = rows[0][0], rows[1][0]
+            bound = bound_use_cases(store)
+            found["registered"] = store.scalar("SELECT count(*) FROM use_case_register WHERE NOT deleted")
+            found["suspend"] = NEW_USE_CASE
+            found["bind"] = next(name for name, _ in rows if name not in bound and name != NEW_USE_CASE)
             found["draft"] = create_draft(store, Actor("e2e-admin", "admin"), {"weights": WEIGHTS},
                                           name="contracts-strict")
     return prepare
@@ -92,6 +111,7 @@ def test_a_suspended_use_case_is_queued_and_a_bound_profile_is_published_for_its
     registered = tmp_path / "register.csv"
     registered.write_text(HEADER + f"{suspend},Olivia Owner,Answers for {suspend},proposed,,staff,,\n")
     _import(page, registered, "1 rows: 1 new")
+    wait_metric(page, "Use cases", f"{found['registered'] + 1:,}")  # the counts above the import are read again
     screenshot(page, "use-case-lens-1-registered")
     suspended = tmp_path / "suspend.csv"
     suspended.write_text(HEADER + f"{suspend},Olivia Owner,Answers for {suspend},suspended,,staff,,\n")

@@ -60,6 +60,7 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
     upload = st.file_uploader(f"Import a {kind} register (CSV or Excel, at most "
                               f"{transfer.MAX_UPLOAD_BYTES // 1_000_000} MB)", type=["csv", "xlsx"],
                               key=f"{kind}_upload")
+    kept = f"{kind}_import_result"
     if upload is not None and st.button("Import", key=f"{kind}_import"):
         try:
             result = data.write(transfer.import_register, actor, kind, transfer.read_upload(upload.name,
@@ -68,6 +69,10 @@ def import_export(kind: str, actor, export_frame: pd.DataFrame) -> None:
             show_error(error)
             return
         reload(kind)
+        # the page's counts and tables above were read before the import: run it again, the report kept for it
+        st.session_state[kept] = result
+        st.rerun()
+    if (result := st.session_state.get(kept)) is not None:
         st.success(f"{result.rows} rows: {result.inserted} new, {result.updated} updated, "
                    f"{result.unchanged} unchanged, "
                    f"{result.rejected_rows} rejected" + (f"; {result.sources_created} new sources"
