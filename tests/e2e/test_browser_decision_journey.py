@@ -23,8 +23,10 @@ pytestmark = pytest.mark.browser
 
 SOURCE = "ref-9-nist-ai-rmf"  # a registered tier-1 source of the demo: the claims pass Authority
 # the oldest answers of the register: first in the review queue, however many answers the demo queues
+# in a use case the demo's register approves: the Scope check alone would hold an unregistered one at review
 ADJUDICATED = {
-    "response_id": "r-journey", "question": "May a tenant withhold rent?", "use_case": "legal-aid", "model": "m-1",
+    "response_id": "r-journey", "question": "May a tenant withhold rent?", "use_case": "supplier-contracts",
+    "model": "m-1",
     "created_at": "2000-01-01T00:00:00Z", "stakes": "high",
     "answer": "A tenant may always withhold rent. The landlord's file says so.",
     "retrieved_context": [{"id": "k1", "text": "Withholding rent is allowed only after notice.", "source_id": SOURCE}],
