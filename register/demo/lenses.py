@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from hri_core.lens import CLAIM_STEPS
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.scoring.lens_versions import save_lenses
 from register.scoring.lenses import lens_version
@@ -37,6 +38,8 @@ BOUND_PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
 
 def seed_demo_lenses(store: Store, actor: Actor) -> int | None:
     """Bind the demo's profiles to their use cases; the lens version written (None: a lens version exists)."""
+    for permission in (Permission.PROFILE_EDIT, Permission.PROFILE_PUBLISH):  # first, whether or not it writes
+        authorize(store, actor, permission, entity_type="demo")
     if lens_version(store) is not None:
         return None
     rows = []

@@ -23,6 +23,7 @@ from pathlib import Path
 from random import Random
 
 from hri_core.synthetic import USE_CASES
+from register.access.permissions import Permission, authorize
 from register.console.review import record_decision
 from register.db.store import Actor, Store
 from register.ingest.importer import import_path, scan_file
@@ -97,6 +98,7 @@ def write_ragchecker_results(folder: Path, queries: int = RAG_QUERIES, seed: int
 def import_ragchecker_results(store: Store, actor: Actor, folder: Path) -> int:
     """Import the demo's RAGChecker results (``write_ragchecker_results``) unless a finished import batch already
     holds the same file (as the demo's other files); returns the answers accepted."""
+    authorize(store, actor, Permission.IMPORT, entity_type="demo")  # first: a refused account learns nothing
     path = write_ragchecker_results(folder)
     sha256, _ = scan_file(path, "json")
     if store.scalar("SELECT count(*) FROM import_batches WHERE finished_at IS NOT NULL AND source_sha256 = ?",
@@ -124,6 +126,7 @@ def _factcheck_verdicts(path: Path) -> list[tuple[str, str, str]]:
 
 def record_factcheck_reviews(store: Store, actor: Actor, path: Path) -> int:
     """Record a review decision on each settled Factcheck-GPT answer not decided yet; returns how many."""
+    authorize(store, actor, Permission.REVIEW_DECIDE, entity_type="demo")
     if not path.is_file():
         return 0
     decided = {r for (r,) in store.query("SELECT DISTINCT response_id FROM review_decisions")}

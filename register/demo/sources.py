@@ -29,6 +29,7 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from hri_core.synthetic import USE_CASES
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
 from register.governance.transfer import import_register
@@ -141,6 +142,7 @@ def demo_source_rows(data_dir: Path) -> list[dict[str, str]]:
 def seed_demo_sources(store: Store, actor: Actor, data_dir: Path) -> int:
     """Record the demo's cited sources (``demo_source_rows``) in the source register; returns the rows inserted.
     Idempotent: skipped when the register already holds the demo's superseded source (kept, or deleted since)."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type="demo")  # first, whether or not it writes
     if store.scalar("SELECT count(*) FROM sources WHERE source_id = ?", [SUPERSEDED[0]]):
         return 0
     frame = pd.DataFrame(demo_source_rows(data_dir), dtype=object)

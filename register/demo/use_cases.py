@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
 from register.errors import RegisterError
 from register.governance.transfer import import_register, read_upload
@@ -26,6 +27,7 @@ SUSPENDED_USE_CASE, OVERDUE_USE_CASE = "open-domain-qa", "it-helpdesk"
 def seed_demo_use_cases(store: Store, actor: Actor, data_dir: Path) -> int:
     """Import the demo's use-case register; returns the rows inserted. Idempotent: skipped when the register has
     ever held a use case (a team's own register is never overwritten by the demo's)."""
+    authorize(store, actor, Permission.REGISTER_EDIT, entity_type="demo")  # first, whether or not it writes
     path = data_dir / "demo" / FILE
     if not path.is_file() or store.scalar("SELECT count(*) FROM use_case_register"):
         return 0

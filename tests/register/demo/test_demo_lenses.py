@@ -38,6 +38,9 @@ def test_two_use_cases_are_scored_by_their_bound_profiles(tmp_path):
         assert all(get_profile(store, v).bands == active_profile(store).bands for v in bound.values())
         claims = next(r for r in rows if r[1] == "claims-handling")
         assert reproduce(store, claims[0]).matches  # scored by the bound profile, recomputed by it
+        events = store.scalar("SELECT count(*) FROM audit_events")
+        seed_demo(store, SYSTEM, synthetic=40)  # seeding again writes nothing: no second binding
+        assert store.scalar("SELECT count(*) FROM audit_events") == events
     finally:
         store.close()
 
