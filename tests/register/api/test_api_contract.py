@@ -99,7 +99,8 @@ OPERATIONS = [
 
 def _request(api, method, path, role, kwargs):
     rid = api.store.scalar("SELECT response_id FROM scores WHERE is_current AND decision = 'review' "
-                           "ORDER BY response_id LIMIT 1")
+                           "AND response_id NOT IN (SELECT response_id FROM review_decisions) "
+                           "ORDER BY response_id LIMIT 1")  # not one the demo's reviewer decided
     sid = api.store.scalar("SELECT source_id FROM sources WHERE NOT deleted AND (restricted_to IS NULL OR "
                            "len(restricted_to) = 0) ORDER BY source_id LIMIT 1")
     path = path.replace(_RID, rid).replace("__sid__", sid)
