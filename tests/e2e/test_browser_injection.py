@@ -82,6 +82,7 @@ def _prepare(tmp_path, port: int, record: dict):
             elicitation.open_session(store, author, hostile(port, "delphi_title"),
                                      [hostile_id(port, "expert"), HOSTILE_ADMIN], 0.05)
             queued = store.query_one("SELECT response_id FROM responses WHERE response_id <> ? AND is_current "
+                                     "AND response_id NOT IN (SELECT response_id FROM review_decisions) "
                                      "ORDER BY response_id LIMIT 1", [record["response_id"]])[0]
             record_decision(store, author, queued, 1, "block", hostile(port, "reason", multiline=True))
             change_own_password(store, Actor(HOSTILE_ADMIN, "admin"),
