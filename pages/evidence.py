@@ -93,12 +93,12 @@ def fit_panel(outcomes) -> None:
                "profile's weights.")
     st.plotly_chart(ui.weights_figure(fit), config=PLOT_CONFIG, key="evidence_fit_chart")
     weights = ui.weights_table(fit)
-    st.dataframe(weights, hide_index=True, key="evidence_fit_weights")
+    st.dataframe(weights, hide_index=True, key="evidence_fit_weights", column_config=ui.four_decimals(weights))
     ui.csv_download(weights, "fitted-weights", "evidence_fit_csv", "Download the weights (CSV)")
     cv = ui.cv_table(fit)
     st.markdown(f"**Held-out ({fit['cv']['folds']}-fold) AUC, average precision and expected cost** (costs: miss "
                 f"{fit['costs']['miss']:g}, review {fit['costs']['review']:g})")
-    st.dataframe(cv, hide_index=True, key="evidence_fit_cv")
+    st.dataframe(cv, hide_index=True, key="evidence_fit_cv", column_config=ui.four_decimals(cv))
     ui.csv_download(cv, "fitted-weights-cv", "evidence_fit_cv_csv", "Download the held-out metrics (CSV)")
     _command(f"fit-weights --resamples {ui.PAGE_RESAMPLES}")
     st.caption("As a draft profile: " + code_span(f"python -m register profiles draft-from-fit --from-register "
@@ -142,7 +142,7 @@ def comparison_panel(outcomes) -> None:
                f"same {outcomes.n:,} outcomes; {rows[0]['resamples']} bootstrap resamples; 'vs active' is the "
                "difference to the additive rule with the active profile's weights.")
     table = ui.comparison_table(rows)
-    st.dataframe(table, hide_index=True, key="evidence_compare_table")
+    st.dataframe(table, hide_index=True, key="evidence_compare_table", column_config=ui.four_decimals(table))
     ui.csv_download(table, "aggregation-models", "evidence_compare_csv", "Download the comparison (CSV)")
     _command(f"compare-aggregations --resamples {ui.PAGE_RESAMPLES}")
 

@@ -8,6 +8,8 @@ data downloads as CSV through ``ui.framework.exports.to_csv_bytes`` (formula-esc
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -27,10 +29,10 @@ from ui.framework import data
 from ui.framework.exports import to_csv_bytes
 from ui.framework.text import escape_html
 
-__all__ = ["MAX_EVENT_MARKS", "PAGE_RESAMPLES", "aggregation_comparison", "comparison_table", "csv_download",
-           "cv_table", "dimension_correlation", "correlation_figure", "criticality_sensitivity", "feedback_figure",
-           "feedback_loops", "rag_agreement", "rag_figure", "register_outcomes", "transition_figure", "weight_fit",
-           "weights_figure", "weights_table"]
+__all__ = ["MAX_EVENT_MARKS", "PAGE_RESAMPLES", "aggregation_comparison", "comparison_table", "correlation_figure",
+           "criticality_sensitivity", "csv_download", "cv_table", "dimension_correlation", "feedback_figure",
+           "feedback_loops", "four_decimals", "rag_agreement", "rag_figure", "register_outcomes", "transition_figure",
+           "weight_fit", "weights_figure", "weights_table"]
 
 MAX_EVENT_MARKS = 200  # resolution events marked on one chart; the table lists them all
 PAGE_RESAMPLES = 50  # the page's bootstrap: modest, so a cold fit stays quick; the command line takes more
@@ -161,6 +163,13 @@ def weights_figure(fit: dict) -> go.Figure:
                       title=f"Weights fitted to {fit['n']:,} outcomes ({level}% bootstrap intervals, "
                             f"{fit['bootstrap']['resamples']} resamples)")
     return fig
+
+
+def four_decimals(frame: pd.DataFrame) -> dict[str, Any]:
+    """``st.dataframe`` column settings drawing every float column of ``frame`` at 4 decimals: a fitted weight of
+    6e-18 reads 0.0000, not a cut-off row of digits (the CSV keeps the full value)."""
+    return {name: st.column_config.NumberColumn(format="%.4f") for name in frame.columns
+            if pd.api.types.is_float_dtype(frame[name])}
 
 
 _METRICS = (("auc", "AUC"), ("average_precision", "Average precision"), ("expected_cost", "Expected cost"))
