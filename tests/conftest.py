@@ -41,22 +41,30 @@ def _empty(folder: Path) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_environment(request, tmp_path, monkeypatch):
+def _isolated_environment(request, tmp_path):
     """Point the app and the CLIs at a temp database for every test, with no other HRI_* setting
-    (HRI_DEMO_MODE, HRI_ACTOR, HRI_ROLES_FILE, ... from the shell would change what a test sees)."""
+    (HRI_DEMO_MODE, HRI_ACTOR, HRI_ROLES_FILE, ... from the shell would change what a test sees).
+
+    Its own ``MonkeyPatch``, not the test's ``monkeypatch``: a test that calls ``monkeypatch.undo()`` to drop its
+    own patches (a stubbed function, say) must not drop these too, or its commands would write audit anchors to the
+    user's real state folder, where a later run of the same path finds them."""
+    patch = pytest.MonkeyPatch()
     for name in [name for name in os.environ if name.startswith("HRI_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
+        patch.delenv(name)
+    patch.setenv("HRI_DB", str(tmp_path / "hri.duckdb"))
     # the audit trail's default anchor folder (register.db.anchors) lies under the user's state folder: the test's
     # own, beside its temp folder (not inside it, where the databases are: a folder there draws a warning)
     state = tmp_path.with_name(tmp_path.name + "-state")
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    patch.setenv("XDG_STATE_HOME", str(state))
     # no background warm-up of the overview (ui.features.warmup): its reads would race what a test counts and closes
-    monkeypatch.setenv("HRI_CONSOLE_WARMUP", "0")
+    patch.setenv("HRI_CONSOLE_WARMUP", "0")
     # no background catch-up of the search index (register.readmodels.search_catchup): its slices would race what a
     # test counts and closes; the console's imports then index before their report (its tests turn it on)
-    monkeypatch.setenv("HRI_SEARCH_INDEX_POLL_SECONDS", "0")
-    yield
+    patch.setenv("HRI_SEARCH_INDEX_POLL_SECONDS", "0")
+    try:
+        yield
+    finally:
+        patch.undo()
     # A whole run copies template databases thousands of times: kept, they would fill a CI disk. A passing test's
     # files go now; its (empty) folder stays, so the next test of the same name gets a new folder, never this one's
     # path (the console's per-path state, its anchors). A failed test's files are kept for inspection.
