@@ -24,7 +24,7 @@ from ui.features import evidence as ui
 from ui.features.figures import PLOT_CONFIG
 from ui.framework import data
 from ui.framework.auth import can, current_actor
-from ui.framework.components import keep_message, show_kept_messages
+from ui.framework.components import keep_message, label_picker, show_kept_messages
 from ui.framework.errors import show_error
 from ui.framework.page import run_page
 from ui.framework.shell import page_frame
@@ -50,10 +50,21 @@ def code_safe(value: str) -> str:
 
 def outcome_panels() -> None:
     """The weights fitted to the register's outcomes and the aggregation models compared on them (not filtered: the
-    outcomes are few, and a fit is offered for the whole register)."""
-    outcomes = ui.register_outcomes()
+    outcomes are few, and a fit is offered for the whole register), on the outcome kinds the person picks (none
+    picked: every kind, as the command line without ``--kind``)."""
+    every = ui.register_outcomes()
+    kinds = tuple(label_picker(
+        "Outcome kinds", list(every.kind_counts()), key="evidence_kinds",
+        help="Fit and compare on these kinds of outcome only (none: every kind). " + "; ".join(
+            f"{kind}: {OUTCOME_KINDS.get(kind, kind)}" for kind in every.kind_counts())))
+    outcomes = ui.register_outcomes(kinds) if kinds else every
     fit_panel(outcomes)
     comparison_panel(outcomes)
+
+
+def _kind_args(outcomes) -> str:
+    """The command line's ``--kind`` options for the kinds the page fits on (none: every kind)."""
+    return "".join(f" --kind {kind}" for kind in outcomes.kinds)
 
 
 def _shortfall(outcomes, what: str) -> bool:
@@ -84,7 +95,7 @@ def fit_panel(outcomes) -> None:
     if _shortfall(outcomes, "fit the weights"):
         return
     try:
-        fit = ui.weight_fit(data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES).to_dict()
+        fit = ui.weight_fit(outcomes.kinds, data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES).to_dict()
     except HRIError as error:
         show_error(error)
         return
@@ -100,13 +111,13 @@ def fit_panel(outcomes) -> None:
                 f"{fit['costs']['miss']:g}, review {fit['costs']['review']:g})")
     st.dataframe(cv, hide_index=True, key="evidence_fit_cv", column_config=ui.four_decimals(cv))
     ui.csv_download(cv, "fitted-weights-cv", "evidence_fit_cv_csv", "Download the held-out metrics (CSV)")
-    _command(f"fit-weights --resamples {ui.PAGE_RESAMPLES}")
-    st.caption("As a draft profile: " + code_span(f"python -m register profiles draft-from-fit --from-register "
-                                                  f"--resamples {ui.PAGE_RESAMPLES}"))
-    offer_draft(outcomes.data_hash)
+    _command(f"fit-weights{_kind_args(outcomes)} --resamples {ui.PAGE_RESAMPLES}")
+    st.caption("As a draft profile: " + code_span(f"python -m register profiles draft-from-fit --from-register"
+                                                  f"{_kind_args(outcomes)} --resamples {ui.PAGE_RESAMPLES}"))
+    offer_draft(outcomes.data_hash, outcomes.kinds)
 
 
-def offer_draft(data_hash: str) -> None:
+def offer_draft(data_hash: str, kinds: tuple[str, ...] = ()) -> None:
     """The fit as a draft profile (profile editors; the register checks the account again), then the impact preview
     and four-eyes publish on the Scoring profiles page."""
     show_kept_messages("evidence_fit")
@@ -116,7 +127,7 @@ def offer_draft(data_hash: str) -> None:
     if st.button("Offer as a draft profile", key="evidence_fit_offer", disabled=not editor,
                  icon=":material/note_add:"):
         try:
-            draft = data.write(draft_from_register, current_actor(), data_hash=data_hash,
+            draft = data.write(draft_from_register, current_actor(), kinds=kinds or None, data_hash=data_hash,
                                resamples=ui.PAGE_RESAMPLES)
         except (RegisterError, HRIError) as error:
             show_error(error)
@@ -133,7 +144,7 @@ def comparison_panel(outcomes) -> None:
     if _shortfall(outcomes, "compare the models"):
         return
     try:
-        rows = ui.aggregation_comparison(data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES)
+        rows = ui.aggregation_comparison(outcomes.kinds, data_hash=outcomes.data_hash, resamples=ui.PAGE_RESAMPLES)
     except HRIError as error:
         show_error(error)
         return
@@ -144,7 +155,7 @@ def comparison_panel(outcomes) -> None:
     table = ui.comparison_table(rows)
     st.dataframe(table, hide_index=True, key="evidence_compare_table", column_config=ui.four_decimals(table))
     ui.csv_download(table, "aggregation-models", "evidence_compare_csv", "Download the comparison (CSV)")
-    _command(f"compare-aggregations --resamples {ui.PAGE_RESAMPLES}")
+    _command(f"compare-aggregations{_kind_args(outcomes)} --resamples {ui.PAGE_RESAMPLES}")
 
 
 def correlation_panel(f) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from hri_core.synthetic import generate_responses
 from register.access.permissions import Permission, authorize
 from register.db.store import Actor, Store
+from register.demo.feedback import record_feedback_history
 from register.demo.lenses import seed_demo_lenses
 from register.demo.outcomes import import_ragchecker_results, record_factcheck_reviews
 from register.demo.sources import seed_demo_sources
@@ -53,7 +54,8 @@ def _write_synthetic(n: int, folder: Path) -> Path:
 
 
 def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: ProgressFn | None = None, *,
-              review_floors: bool = False, bulk: bool = False, bound_profiles: bool = True) -> dict[str, Any]:
+              review_floors: bool = False, bulk: bool = False, bound_profiles: bool = True,
+              feedback_history: bool = True) -> dict[str, Any]:
     """Load the demo set (and ``synthetic`` generated responses); return what was loaded and skipped.
 
     ``bulk`` (for benchmarks at millions): only the first ``BULK_TEMPLATES`` synthetic responses go through
@@ -65,6 +67,8 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
     whose version 1 is the plain paper profile gets them as a draft, which the profiles page previews.
     ``bound_profiles``: bind the demo's two use-case profiles (``register.demo.lenses``, profile versions 2 and 3);
     off, the register's profile versions after 1 are free (the test templates of the profile pages count on it).
+    ``feedback_history``: validated feedback on a few answers, resolved months ago (``register.demo.feedback``: the
+    Evidence page's feedback loops get a before and an after); off, no feedback item is written.
     """
     for permission in (Permission.PROFILE_PUBLISH, Permission.RULES_EDIT, Permission.REGISTER_EDIT, Permission.IMPORT):
         authorize(store, actor, permission, entity_type="demo")
@@ -114,6 +118,11 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
         # for the Evidence page: answers checked by RAGChecker, and review decisions a weight fit reads
         summary["ragchecker"] = import_ragchecker_results(store, actor, Path(tmp))
     summary["review_decisions"] = record_factcheck_reviews(store, actor, DATA_DIR / "demo" / "factcheck_gpt.jsonl")
+    if feedback_history:
+        history = record_feedback_history(store, actor)
+        summary["feedback_resolved"] = history["resolved"]
+        if history["note"]:
+            summary["notes"].append(history["note"])
     return summary
 
 

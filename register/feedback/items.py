@@ -29,9 +29,9 @@ import pandas as pd
 
 from hri_core import Claim, Label
 from hri_core.vocabulary import cautious_label_set
-from register.access.permissions import Permission, authorize, require_other_person
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize, deny, require_other_person
 from register.db.store import Actor, Change, Store, Transaction, utc_now
-from register.errors import InvalidFeedback, NotFound, RegisterError, StaleEdit
+from register.errors import InvalidFeedback, NotFound, PermissionDenied, RegisterError, StaleEdit
 from register.governance.feedback_labels import validated_outside_register
 from register.ingest.pending import pending_follow_up
 from register.ingest.revise import revise_responses
@@ -71,6 +71,26 @@ def _severity(value, field: str) -> float:
     return float(value)
 
 
+def _when(store: Store, actor: Actor, at: datetime | None, field: str, *, not_before: datetime | None = None,
+          entity_id=None) -> datetime:
+    """The time a step is recorded at: now, or ``at`` for a history recorded after the fact (the demo's, or one
+    carried over from another tool), which only the system role may give (a person's step happens when they take
+    it). ``at`` must carry its time zone, lie in the past and not before ``not_before`` (the step before it)."""
+    if at is None:
+        return utc_now()
+    if actor.role != SYSTEM_ROLE:
+        deny(store, actor, Permission.FEEDBACK_VALIDATE, _ENTITY, entity_id,
+             f"{field}: only the system records feedback at a past time; a person's step is recorded when taken",
+             PermissionDenied)
+    if not isinstance(at, datetime) or at.tzinfo is None:
+        raise InvalidFeedback(field, f"must be a time with its time zone, got {at!r}")
+    if at > utc_now():
+        raise InvalidFeedback(field, f"{at.isoformat()} is in the future")
+    if not_before is not None and at < not_before:
+        raise InvalidFeedback(field, f"{at.isoformat()} is before the step it follows ({not_before.isoformat()})")
+    return at
+
+
 def feedback_item(store: Store, feedback_id: int) -> dict:
     """One feedback item as a dict (every column), or ``NotFound``."""
     row = store.one(f"SELECT {_COLUMNS} FROM feedback_items WHERE feedback_id = ?", [feedback_id])
@@ -100,14 +120,16 @@ def outside_register(store: Store, *, limit: int | None = None) -> pd.DataFrame:
 
 
 def report_feedback(store: Store, actor: Actor, response_id: str, text: str, severity: float, *,
-                    claim_id: str | None = None) -> int:
+                    claim_id: str | None = None, at: datetime | None = None) -> int:
     """Report a problem with a response (``claim_id`` None: the answer as a whole); returns the feedback id.
 
     ``severity`` is the reporter's proposed q in [0, 1]; the validator may change it. Nothing is scored.
+    ``at``: when it was reported, for a history recorded after the fact (system role only; default now).
     """
     authorize(store, actor, Permission.FEEDBACK_SUBMIT, entity_type="response", entity_id=response_id)
     text = _text(text, "text")
     severity = _severity(severity, "severity")
+    reported_at = _when(store, actor, at, "at", entity_id=response_id)
 
     def fn(tx: Transaction) -> Change:
         revision = tx.scalar(f"SELECT revision FROM responses WHERE {revisions_select('?')} AND is_current",
@@ -120,7 +142,7 @@ def report_feedback(store: Store, actor: Actor, response_id: str, text: str, sev
             raise InvalidFeedback("claim_id", f"response {response_id!r} revision {revision} has no claim "
                                               f"{claim_id!r}")
         feedback_id = tx.scalar("SELECT nextval('seq_feedback')")
-        at = utc_now()
+        at = reported_at
         tx.execute("INSERT INTO feedback_items (feedback_id, response_id, revision, claim_id, text, severity, "
                    "reported_by, reported_role, reported_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'reported')",
                    [feedback_id, response_id, revision, claim_id, text, severity, actor.name, actor.role, at])
@@ -180,13 +202,14 @@ def _revise_claim(store: Store, actor: Actor, response_id: str, claim_id: str, u
 
 
 def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str, *, severity: float | None = None,
-                      claim_id: str | None = None, note: str | None = None) -> int:
+                      claim_id: str | None = None, note: str | None = None, at: datetime | None = None) -> int:
     """Confirm a reported problem (four eyes: not by its reporter); returns the revision that carries it.
 
     ``method``: one of ``VALIDATION_METHODS``; ``severity``: q_j (default: the proposed one); ``claim_id``:
     the claim that gets the label (default: the reported claim; required for a report on the whole answer).
     The claim gets VALIDATED_NEGATIVE_FEEDBACK (in place of SUPPORTED, which stands alone), ``feedback_at`` = now,
     ``feedback_count`` + 1 and ``feedback_resolved`` false, as the response's next revision, rescored.
+    ``at``: when it was validated, for a history recorded after the fact (system role only; default now).
     """
     item = _open_item(store, actor, feedback_id, "reported", Permission.FEEDBACK_VALIDATE)
     require_other_person(store, actor, item["reported_by"], Permission.FEEDBACK_VALIDATE, entity_type=_ENTITY,
@@ -199,7 +222,7 @@ def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str,
         raise InvalidFeedback("claim_id", f"feedback #{feedback_id} is about the whole answer: name the claim "
                                           "the problem is in")
     note = None if note is None or not str(note).strip() else _text(note, "note")
-    validated_at = utc_now()
+    validated_at = _when(store, actor, at, "at", not_before=item["reported_at"], entity_id=feedback_id)
 
     def labelled(claim: Claim) -> Claim:
         return validated_claim(claim, validated_at)
@@ -243,7 +266,8 @@ def reject_feedback(store: Store, actor: Actor, feedback_id: int, reason: str) -
     store.write(actor, "feedback.reject", fn)
 
 
-def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: str) -> int | None:
+def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: str, *,
+                     at: datetime | None = None) -> int | None:
     """Mark a validated problem resolved, saying what fixed it; returns the revision that records it.
 
     The claim's ``feedback_resolved`` becomes true (in a new revision, rescored) once no other validated
@@ -259,7 +283,7 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
         "SELECT count(*) FROM feedback_items WHERE response_id = ? AND validated_claim_id = ? "
         "AND state = 'validated' AND feedback_id <> ?",
         [item["response_id"], item["validated_claim_id"], feedback_id])
-    resolved_at = utc_now()
+    resolved_at = _when(store, actor, at, "at", not_before=item["validated_at"], entity_id=feedback_id)
     waiting = pending_follow_up(store, "feedback_resolve", "feedback_id", feedback_id)
     if waiting is not None:
         raise StaleEdit(f"feedback #{feedback_id}: its resolution already waits for a second reviewer "
@@ -271,7 +295,8 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
     # held (it would lower the decision): the item stays validated until a second reviewer approves the change,
     # whose approval records this resolution with the revision it stores (register.ingest.approvals)
     follow_up = {"feedback_resolve": {"feedback_id": feedback_id, "resolution": resolution,
-                                      "resolved_by": actor.name}}
+                                      "resolved_by": actor.name, **({"resolved_at": resolved_at.isoformat()}
+                                                                    if at is not None else {})}}
     revision = _revise_claim(store, actor, item["response_id"], item["validated_claim_id"], settled,
                              f"feedback #{feedback_id} resolved on claim {item['validated_claim_id']} of "
                              f"{item['response_id']}", follow_up) if not still_open else None

@@ -12,6 +12,7 @@ reviewer who resolved it). A rejection needs a reason and records none of it. Bo
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from hri_core import parse_response
 from hri_core.models import NO_TEXT_LIMITS
@@ -91,12 +92,19 @@ def _record_follow_up(tx: Transaction, actor: Actor, row: dict, revision: int) -
         changed = tx.execute(
             "UPDATE feedback_items SET state = 'resolved', resolved_by = ?, resolved_at = ?, resolution = ?, "
             "resolved_revision = ? WHERE feedback_id = ? AND state = 'validated'",
-            [resolution["resolved_by"], utc_now(), resolution["resolution"], revision,
+            [resolution["resolved_by"], _resolved_at(resolution), resolution["resolution"], revision,
              int(resolution["feedback_id"])])
         if not changed:
             raise StaleEdit(f"label change {row['change_id']}: feedback #{resolution['feedback_id']} is no longer "
                             "validated (decided meanwhile): reject this change")
     return follow_up
+
+
+def _resolved_at(resolution: dict) -> datetime:
+    """When the held resolution is recorded: the time the system gave it (a history recorded after the fact,
+    ``register.feedback.items``), else now."""
+    given = resolution.get("resolved_at")
+    return datetime.fromisoformat(given) if given else utc_now()
 
 
 def reject_change(store: Store, actor: Actor, change_id: int, reason: str) -> None:

@@ -32,7 +32,7 @@ def _demo(synthetic: int) -> Callable[[Store], None]:
         from register.demo import seed_demo
 
         _migrated(store)
-        seed_demo(store, SYSTEM, synthetic=synthetic, bound_profiles=False)
+        seed_demo(store, SYSTEM, synthetic=synthetic, bound_profiles=False, feedback_history=False)
 
     return build
 

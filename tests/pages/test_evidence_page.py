@@ -6,6 +6,8 @@ only."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -167,3 +169,28 @@ def test_only_a_profile_editor_may_offer_the_fit_as_a_draft(outcome_db):
     version = outcome_db.scalar("SELECT max(profile_version) FROM scoring_profiles")
     assert profile_meta(outcome_db, version)["status"] == "draft"
     assert any(f"Draft profile version {version}" in s.value for s in at.success)
+
+
+def test_the_kind_picker_fits_on_the_kinds_chosen_and_says_so(outcome_db):
+    every = register_outcomes(outcome_db)
+    assert {"incident", "review_decision"} <= set(every.kind_counts())  # the imported ones and the demo's
+    at = _open("admin")
+    picker = at.multiselect(key="evidence_kinds")
+    assert set(picker.options) == set(every.kind_counts()) and picker.value == []  # none picked: every kind
+    picker.set_value(["incident"]).run()
+    assert not at.exception, at.exception
+    incidents = register_outcomes(outcome_db, ("incident",))
+    assert incidents.n < every.n
+    expected = fit_from_register(outcome_db, ("incident",), data_hash=incidents.data_hash,
+                                 resamples=PAGE_RESAMPLES).to_dict()
+    weights = at.dataframe[0].value
+    assert weights["fitted"].tolist() == pytest.approx(list(expected["weights"].values()), abs=1e-12)
+    texts = _texts(at)
+    assert f"{incidents.n:,} answers with a known outcome" in texts
+    assert f"fit-weights --kind incident --resamples {PAGE_RESAMPLES}" in texts
+    assert f"compare-aggregations --kind incident --resamples {PAGE_RESAMPLES}" in texts
+    assert "draft-from-fit --from-register --kind incident" in texts
+    at.button(key="evidence_fit_offer").click().run()  # the draft holds the kind the page showed
+    assert not at.exception, at.exception
+    record = json.loads(outcome_db.scalar("SELECT record FROM elicitations ORDER BY elicitation_id DESC LIMIT 1"))
+    assert set(record["data"]["kinds"]) == {"incident"} and record["data"]["kinds_requested"] == ["incident"]

@@ -48,8 +48,11 @@ def test_the_demo_has_outcomes_enough_for_a_weight_fit(demo_store):
 
 
 def test_seeding_again_adds_no_ragchecker_answer_and_no_decision(demo_store):
-    counts = "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM review_decisions)"
+    seed_demo(demo_store, SYSTEM)  # the template was seeded without the bound profiles and the feedback history
+    counts = ("SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM review_decisions), "
+              "(SELECT count(*) FROM feedback_items)")
     before = demo_store.query_one(counts)
+    assert before[2] > 0
     summary = seed_demo(demo_store, SYSTEM)
     assert demo_store.query_one(counts) == before
-    assert summary["ragchecker"] == summary["review_decisions"] == 0
+    assert summary["ragchecker"] == summary["review_decisions"] == summary["feedback_resolved"] == 0

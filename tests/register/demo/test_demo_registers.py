@@ -76,5 +76,5 @@ def test_the_scope_check_holds_the_suspended_use_cases_answers_with_the_reason(d
 
 def test_seeding_the_demo_again_writes_nothing(demo_store):
     events = demo_store.scalar("SELECT count(*) FROM audit_events")
-    seed_demo(demo_store, SYSTEM, bound_profiles=False)  # as the template was seeded (the lenses: their own test)
+    seed_demo(demo_store, SYSTEM, bound_profiles=False, feedback_history=False)  # as the template was seeded
     assert demo_store.scalar("SELECT count(*) FROM audit_events") == events

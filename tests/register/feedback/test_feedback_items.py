@@ -231,3 +231,30 @@ def test_imported_feedback_labels_are_validated_outside_the_register_and_named_b
     clock.now = VALIDATED
     fb.validate_feedback(store, RITA, fid, "review")
     assert fb.outside_register(store).response_id.tolist() == ["r-imported"]
+
+
+def test_a_past_time_is_the_systems_alone_and_follows_the_step_before(loaded):
+    from register import SYSTEM
+
+    store, clock = loaded
+    past = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    with pytest.raises(PermissionDenied, match="only the system records feedback at a past time"):
+        fb.report_feedback(store, ADA, "r1", "wrong date", 0.5, claim_id="c1", at=past)
+    assert store.scalar("SELECT count(*) FROM feedback_items") == 0
+    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'denied' AND after LIKE "
+                        "'%past time%'") == 1
+    with pytest.raises(InvalidFeedback, match="in the future"):
+        fb.report_feedback(store, SYSTEM, "r1", "wrong date", 0.5, claim_id="c1",
+                           at=REPORTED + timedelta(hours=1))  # the service's clock reads REPORTED
+    with pytest.raises(InvalidFeedback, match="time zone"):
+        fb.report_feedback(store, SYSTEM, "r1", "wrong date", 0.5, claim_id="c1", at=datetime(2026, 3, 1))
+    fid = fb.report_feedback(store, SYSTEM, "r1", "wrong date", 0.5, claim_id="c1", at=past)
+    other = Actor("history", "system")
+    with pytest.raises(InvalidFeedback, match="before the step it follows"):
+        fb.validate_feedback(store, other, fid, "review", at=past - timedelta(days=1))
+    with pytest.raises(PermissionDenied):  # a person validates now, never at a given time
+        fb.validate_feedback(store, RITA, fid, "review", at=past + timedelta(days=1))
+    fb.validate_feedback(store, other, fid, "review", at=past + timedelta(days=1))
+    item = fb.feedback_item(store, fid)
+    assert (item["reported_at"], item["validated_at"]) == (past, past + timedelta(days=1))
+    assert _current_claim(store, "c1")["feedback_at"] == past + timedelta(days=1)
