@@ -72,7 +72,8 @@ def _shortfall(outcomes, what: str) -> bool:
     shortfall = outcomes.shortfall()
     if shortfall is None:
         return False
-    st.info(f"{shortfall} Outcomes come from review decisions, validated feedback and outcome files "
+    picked = f"Of the kinds picked ({', '.join(outcomes.kinds)}): " if outcomes.kinds else ""
+    st.info(f"{picked}{shortfall} Outcomes come from review decisions, validated feedback and outcome files "
             f"imported on the Calibration page. Until then, {what} from a file: "
             f"{code_span(f'python -m hri_core {FILE_COMMANDS[what]} OUTCOMES.jsonl --json')}.",
             icon=":material/inbox:")
