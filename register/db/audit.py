@@ -260,10 +260,6 @@ def append_event(tx, actor, action: str, entity_type: str, entity_id: str | None
                          anchors=anchors)
 
 
-# a multi-row insert binds this many events at most (12 parameters each)
-_INSERT_CHUNK = 200
-
-
 def append_events(tx, actor, events: Iterable[tuple[str, str, str | None, Any, Any]], *, keyring: Keyring,
                   anchors: AnchorFolder | None = None) -> int:
     """Append ``events`` (action, entity_type, entity_id, before, after), in order and chained, inside the caller's
@@ -291,12 +287,9 @@ def append_events(tx, actor, events: Iterable[tuple[str, str, str | None, Any, A
             prev_hash = digest
             if action == ROTATION_ACTION:  # the events after it are signed with the key it names
                 break
-        for start in range(0, len(rows), _INSERT_CHUNK):
-            chunk = rows[start:start + _INSERT_CHUNK]
-            tx.execute("INSERT INTO audit_events (seq, occurred_at, actor_name, actor_role, action, entity_type, "
-                       "entity_id, before, after, prev_hash, hash, key_id) VALUES "
-                       + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
-                       [value for row in chunk for value in row])
+        tx.insert_values("INSERT INTO audit_events (seq, occurred_at, actor_name, actor_role, action, entity_type, "
+                         "entity_id, before, after, prev_hash, hash, key_id)", "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         rows)
         pending = pending[len(rows):]
     return seq
 

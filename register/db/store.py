@@ -215,6 +215,14 @@ class Cursor:
         except duckdb.Error as error:
             self._raise(error)
 
+    def insert_values(self, insert: str, row: str, rows: Sequence[Sequence[Any]], *, chunk: int = 200) -> None:
+        """``insert`` (``INSERT INTO t (a, b)``) ``VALUES`` with one ``row`` (``(?, ?)``) per parameter row, a
+        ``chunk`` of rows per statement: one multi-row statement costs DuckDB far less than a statement per row
+        (``executemany``), and a chunk keeps its parameter list modest."""
+        for start in range(0, len(rows), chunk):
+            part = rows[start:start + chunk]
+            self.execute(f"{insert} VALUES {', '.join([row] * len(part))}", [value for r in part for value in r])
+
     @contextmanager
     def relation(self, name: str, table: Any) -> Iterator[str]:
         """An Arrow table (or pandas frame) readable in SQL as ``name`` for the duration of the block.

@@ -123,8 +123,7 @@ def canonical_rows(store: Store) -> dict:
 
 
 def _row_state(tx: Store | Transaction, table: _Table, key: str) -> dict | None:
-    return tx.one(f"SELECT {', '.join(table.columns + _STATE_COLUMNS)} FROM {table.name} WHERE {table.key} = ?",
-                  [key])
+    return _row_states(tx, table, [key]).get(key)
 
 
 def _row_states(tx: Store | Transaction, table: _Table, keys: list[str]) -> dict[str, dict]:
@@ -250,30 +249,25 @@ def _guard_problems(reader: Store | Transaction, table: _Table, actor: Actor, up
     problem named by the row's number in the edit."""
     assert table.guard is not None
     problems: list[Problem] = []
+    states = _row_states(reader, table, [item["key"] for item, _ in updates] + [v[table.key] for _, v in inserts])
+
+    def before(key: str) -> dict | None:
+        state = states.get(key)
+        return None if state is None or state["deleted"] else _content(state, table.columns)
+
     for n, (item, values) in enumerate(updates, start=1):
-        state = _row_state(reader, table, item["key"])
-        before = None if state is None or state["deleted"] else _content(state, table.columns)
-        problems += table.guard(actor, item.get("row", n), before, values)
+        problems += table.guard(actor, item.get("row", n), before(item["key"]), values)
     for n, values in inserts:
-        state = _row_state(reader, table, values[table.key])
-        problems += table.guard(actor, n, None if state is None or state["deleted"] else
-                                _content(state, table.columns), values)
+        problems += table.guard(actor, n, before(values[table.key]), values)
     return problems
-
-
-# a multi-row insert binds this many register rows at most
-_INSERT_CHUNK = 200
 
 
 def _insert(tx: Transaction, table: _Table, rows: list[list[Any]]) -> None:
     """Insert new register rows (the table's columns, then created_at, created_by, updated_at, updated_by) as
     version 1, a chunk of them per statement."""
-    one = f"({', '.join('?' for _ in table.columns)}, 1, ?, ?, ?, ?, false)"
-    for start in range(0, len(rows), _INSERT_CHUNK):
-        chunk = rows[start:start + _INSERT_CHUNK]
-        tx.execute(f"INSERT INTO {table.name} ({', '.join(table.columns)}, row_version, created_at, created_by, "
-                   f"updated_at, updated_by, deleted) VALUES {', '.join([one] * len(chunk))}",
-                   [value for row in chunk for value in row])
+    placeholders = f"({', '.join('?' for _ in table.columns)}, 1, ?, ?, ?, ?, false)"
+    tx.insert_values(f"INSERT INTO {table.name} ({', '.join(table.columns)}, row_version, created_at, created_by, "
+                     f"updated_at, updated_by, deleted)", placeholders, rows)
 
 
 def _update(tx: Transaction, table: _Table, values: dict, actor: Actor, now, undelete: bool = False) -> None:
