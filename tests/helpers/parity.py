@@ -18,6 +18,7 @@ from register.db.store import Change, utc_now
 from register.ingest.records import insert_responses
 from register.scoring.scorer import DIM_COLUMNS, fired_floors_query, score_query
 from tests.helpers.actors import enrol
+from tests.helpers.fresh import fresh_store
 
 TOLERANCE = 1e-9
 ANALYST = Actor("Dana Analyst", "admin")
@@ -104,7 +105,7 @@ def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datet
     With a source ``register`` (``strategies.source_registers``), also rescore and check every stored decision
     against the pure one (``check_decisions``)."""
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "parity.duckdb")
+        store = fresh_store(Path(folder) / "parity.duckdb")  # a copy of a migrated file
         try:
             load(store, records)
             if register is not None:

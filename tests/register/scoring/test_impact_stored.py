@@ -27,6 +27,7 @@ from register.scoring.impact import ImpactPreview, impact_preview
 from register.scoring.impact_stored import METHOD_FULL, METHOD_STORED
 from register.scoring.profiles import activate, create_draft, ensure_default_profile, get_profile
 from register.scoring.scorer import rescore
+from tests.helpers.fresh import fresh_store
 from tests.helpers.parity import load
 from tests.helpers.strategies import AS_OF, band_lists, profiles, responses, weight_maps
 
@@ -82,7 +83,7 @@ def both_ways(store: Store, draft: ScoringProfile, baseline) -> tuple[ImpactPrev
        base=hs.sampled_from([default_profile(), recommended_profile()]) | profiles(), data=hs.data())
 def test_the_stored_rows_give_a_full_rescores_figures(records, base, data):
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "impact.duckdb")
+        store = fresh_store(Path(folder) / "impact.duckdb")  # a copy of a migrated file
         try:
             ensure_default_profile(store, SYSTEM)
             load(store, records)

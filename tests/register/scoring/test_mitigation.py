@@ -30,6 +30,7 @@ from register.scoring.profiles import get_profile
 from register.scoring.reproduce import reproduce
 from register.scoring.scorer import rescore
 from tests.helpers.actors import ANN, BOB
+from tests.helpers.fresh import fresh_store
 from tests.helpers.parity import add_register, load, pure_authority
 from tests.helpers.strategies import AS_OF, responses, source_registers
 
@@ -133,7 +134,7 @@ VARIANT = {"unmarked_claims_core": False, "non_core_unsupported_action": "revise
 
 def _decided_in_fresh_db(records: list[dict], overrides: dict | None, register: dict) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "mitigation.duckdb")
+        store = fresh_store(Path(folder) / "mitigation.duckdb")  # a copy of a migrated file
         try:
             load(store, records)
             add_register(store, register)

@@ -24,6 +24,7 @@ from register.scoring.preview import use_case_statuses
 from register.scoring.profiles import create_draft, ensure_default_profile, get_profile
 from register.scoring.scorer import rescore
 from tests.helpers.actors import enrol
+from tests.helpers.fresh import fresh_store
 from tests.helpers.parity import add_register, assert_matches, load, pure_authority
 from tests.helpers.strategies import AS_OF, profiles, responses, source_registers
 
@@ -49,7 +50,7 @@ def pure_decision(store: Store, record: dict, profile, lens: ClaimLens):
 
 def check_lens_parity(records: list[dict], bound, register: dict) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "lens.duckdb")
+        store = fresh_store(Path(folder) / "lens.duckdb")  # a copy of a migrated file
         try:
             ensure_default_profile(store, SYSTEM)
             load(store, records)
