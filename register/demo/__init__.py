@@ -117,12 +117,12 @@ def seed_demo(store: Store, actor: Actor, synthetic: int = 0, progress: Progress
             _bulk_copies(store, actor, synthetic - copies, copies, summary, progress)
         # for the Evidence page: answers checked by RAGChecker, and review decisions a weight fit reads
         summary["ragchecker"] = import_ragchecker_results(store, actor, Path(tmp))
-    summary["review_decisions"] = record_factcheck_reviews(store, actor, DATA_DIR / "demo" / "factcheck_gpt.jsonl")
-    if feedback_history:
+    if feedback_history:  # before the review decisions: each revision it writes would leave a decision stale
         history = record_feedback_history(store, actor)
         summary["feedback_resolved"] = history["resolved"]
         if history["note"]:
             summary["notes"].append(history["note"])
+    summary["review_decisions"] = record_factcheck_reviews(store, actor, DATA_DIR / "demo" / "factcheck_gpt.jsonl")
     return summary
 
 

@@ -41,3 +41,15 @@ def test_only_the_system_records_the_history(demo_store):
     result = record_feedback_history(demo_store, Actor("Ann Admin", "admin"))
     assert result["resolved"] == 0 and "system" in result["note"]
     assert demo_store.scalar("SELECT count(*) FROM feedback_items") == 0
+
+
+def test_the_demos_review_decisions_stand_on_the_answers_current_revisions(store):
+    """The history writes revisions; recorded after the review decisions, it left three of them stale and put those
+    answers back in the review queue (found by a browser test): the history comes first."""
+    from register.demo import seed_demo
+
+    summary = seed_demo(store, SYSTEM, synthetic=0)
+    assert summary["feedback_resolved"] == len(FEEDBACK_ANSWERS) and summary["review_decisions"] > 0
+    stale = store.query("SELECT d.response_id FROM review_decisions d JOIN responses r "
+                        "ON r.response_id = d.response_id AND r.is_current WHERE d.revision <> r.revision")
+    assert stale == []
