@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from register.access.permissions import SYSTEM_ROLE
+from register.access.permissions import SYSTEM_ROLE, Permission, authorize
 from register.db.store import Actor, Store, utc_now
 from register.feedback.items import report_feedback, resolve_feedback, validate_feedback
 from register.ingest.approvals import approve_change
@@ -46,7 +46,9 @@ APPROVER = Actor("demo-approver", SYSTEM_ROLE)
 
 def record_feedback_history(store: Store, actor: Actor, answers=FEEDBACK_ANSWERS) -> dict:
     """Report, validate and resolve feedback on ``answers`` at the history's times; returns what was recorded:
-    ``{"resolved": n, "note": ...}`` (a note when nothing was, saying why)."""
+    ``{"resolved": n, "note": ...}`` (a note when nothing was, saying why). Needs ``Permission.FEEDBACK_VALIDATE``
+    (checked first: a refused account learns nothing)."""
+    authorize(store, actor, Permission.FEEDBACK_VALIDATE, entity_type="demo")
     if actor.role != SYSTEM_ROLE:
         return {"resolved": 0, "note": "the feedback history is recorded only when the system sets up the demo"}
     if utc_now() < RESOLVED_AT:

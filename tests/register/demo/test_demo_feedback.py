@@ -38,7 +38,11 @@ def test_the_feedback_loops_get_a_before_and_an_after(demo_store):
 
 
 def test_only_the_system_records_the_history(demo_store):
-    result = record_feedback_history(demo_store, Actor("Ann Admin", "admin"))
+    from tests.helpers.actors import enrol
+
+    admin = Actor("Ann Admin", "admin")
+    enrol(demo_store, admin)
+    result = record_feedback_history(demo_store, admin)
     assert result["resolved"] == 0 and "system" in result["note"]
     assert demo_store.scalar("SELECT count(*) FROM feedback_items") == 0
 
