@@ -71,15 +71,16 @@ def _severity(value, field: str) -> float:
     return float(value)
 
 
-def _when(store: Store, actor: Actor, at: datetime | None, field: str, *, not_before: datetime | None = None,
-          entity_id=None) -> datetime:
+def _when(store: Store, actor: Actor, at: datetime | None, field: str, permission: Permission, *,
+          entity_type: str = _ENTITY, entity_id=None, not_before: datetime | None = None) -> datetime:
     """The time a step is recorded at: now, or ``at`` for a history recorded after the fact (the demo's, or one
     carried over from another tool), which only the system role may give (a person's step happens when they take
-    it). ``at`` must carry its time zone, lie in the past and not before ``not_before`` (the step before it)."""
+    it); a refusal is audited under ``permission``, the step's own. ``at`` must carry its time zone, lie in the past
+    and not before ``not_before`` (the step before it)."""
     if at is None:
         return utc_now()
     if actor.role != SYSTEM_ROLE:
-        deny(store, actor, Permission.FEEDBACK_VALIDATE, _ENTITY, entity_id,
+        deny(store, actor, permission, entity_type, entity_id,
              f"{field}: only the system records feedback at a past time; a person's step is recorded when taken",
              PermissionDenied)
     if not isinstance(at, datetime) or at.tzinfo is None:
@@ -129,7 +130,8 @@ def report_feedback(store: Store, actor: Actor, response_id: str, text: str, sev
     authorize(store, actor, Permission.FEEDBACK_SUBMIT, entity_type="response", entity_id=response_id)
     text = _text(text, "text")
     severity = _severity(severity, "severity")
-    reported_at = _when(store, actor, at, "at", entity_id=response_id)
+    reported_at = _when(store, actor, at, "at", Permission.FEEDBACK_SUBMIT, entity_type="response",
+                        entity_id=response_id)
 
     def fn(tx: Transaction) -> Change:
         revision = tx.scalar(f"SELECT revision FROM responses WHERE {revisions_select('?')} AND is_current",
@@ -222,7 +224,8 @@ def validate_feedback(store: Store, actor: Actor, feedback_id: int, method: str,
         raise InvalidFeedback("claim_id", f"feedback #{feedback_id} is about the whole answer: name the claim "
                                           "the problem is in")
     note = None if note is None or not str(note).strip() else _text(note, "note")
-    validated_at = _when(store, actor, at, "at", not_before=item["reported_at"], entity_id=feedback_id)
+    validated_at = _when(store, actor, at, "at", Permission.FEEDBACK_VALIDATE, entity_id=feedback_id,
+                         not_before=item["reported_at"])
 
     def labelled(claim: Claim) -> Claim:
         return validated_claim(claim, validated_at)
@@ -283,7 +286,8 @@ def resolve_feedback(store: Store, actor: Actor, feedback_id: int, resolution: s
         "SELECT count(*) FROM feedback_items WHERE response_id = ? AND validated_claim_id = ? "
         "AND state = 'validated' AND feedback_id <> ?",
         [item["response_id"], item["validated_claim_id"], feedback_id])
-    resolved_at = _when(store, actor, at, "at", not_before=item["validated_at"], entity_id=feedback_id)
+    resolved_at = _when(store, actor, at, "at", Permission.FEEDBACK_VALIDATE, entity_id=feedback_id,
+                        not_before=item["validated_at"])
     waiting = pending_follow_up(store, "feedback_resolve", "feedback_id", feedback_id)
     if waiting is not None:
         raise StaleEdit(f"feedback #{feedback_id}: its resolution already waits for a second reviewer "

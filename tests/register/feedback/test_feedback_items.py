@@ -241,8 +241,10 @@ def test_a_past_time_is_the_systems_alone_and_follows_the_step_before(loaded):
     with pytest.raises(PermissionDenied, match="only the system records feedback at a past time"):
         fb.report_feedback(store, ADA, "r1", "wrong date", 0.5, claim_id="c1", at=past)
     assert store.scalar("SELECT count(*) FROM feedback_items") == 0
-    assert store.scalar("SELECT count(*) FROM audit_events WHERE action = 'denied' AND after LIKE "
-                        "'%past time%'") == 1
+    denied = store.one("SELECT entity_type, after FROM audit_events WHERE action = 'denied' AND after LIKE "
+                       "'%past time%'")
+    assert denied["entity_type"] == "response"  # the report's own step and entity, not the validator's
+    assert json.loads(denied["after"])["permission"] == "feedback.submit"
     with pytest.raises(InvalidFeedback, match="in the future"):
         fb.report_feedback(store, SYSTEM, "r1", "wrong date", 0.5, claim_id="c1",
                            at=REPORTED + timedelta(hours=1))  # the service's clock reads REPORTED

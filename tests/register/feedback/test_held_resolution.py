@@ -63,3 +63,23 @@ def test_a_rejected_resolution_leaves_the_item_open_to_resolve_again(validated):
     assert fb.feedback_item(store, fid)["state"] == "validated"
     assert fb.resolve_feedback(store, ROB, fid, "fixed now") is None  # held again, a new change
     assert len(list_pending(store)) == 1 and list_pending(store)[0]["change_id"] != change["change_id"]
+
+
+
+def test_a_held_resolution_given_a_past_time_is_recorded_at_it_when_approved(store, tmp_path):
+    """A history recorded after the fact (the system's ``at=``): the approval, whenever it comes, records the
+    resolution at the time the history gave, not at the approval's."""
+    from datetime import UTC, datetime
+
+    enrol(store, ROSA)
+    import_records(store, tmp_path, [{**two_claims("r1"), "stakes": "low"}])
+    reporter, validator, resolver = (Actor(name, "system") for name in ("reporter", "validator", "resolver"))
+    reported, validated, resolved = (datetime(2026, 8, day, 9, 0, tzinfo=UTC) for day in (3, 10, 17))
+    fid = fb.report_feedback(store, reporter, "r1", "Renewal is not automatic.", 0.8, claim_id="c2", at=reported)
+    fb.validate_feedback(store, validator, fid, "review", at=validated)
+    assert _decision(store) == "review"
+    assert fb.resolve_feedback(store, resolver, fid, "fixed upstream", at=resolved) is None  # held
+    (change,) = list_pending(store)
+    approve_change(store, ROSA, change["change_id"], "checked")
+    item = fb.feedback_item(store, fid)
+    assert (item["state"], item["resolved_by"], item["resolved_at"]) == ("resolved", "resolver", resolved)
