@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 
 from register import Store
+from tests.helpers.templates import copy_database
 
 _MIGRATED: list[Path] = []  # this process's migrated file, once built
 
@@ -35,7 +36,7 @@ def fresh_store(path: Path) -> Store:
     """A ``Store`` on ``path`` (which must not exist) holding a freshly migrated register with its own id."""
     if path.exists():
         raise FileExistsError(f"fresh_store: {path} exists")
-    shutil.copyfile(_migrated(), path)
+    copy_database(_migrated(), path)
     with duckdb.connect(str(path)) as conn:
         conn.execute("UPDATE register_identity SET register_id = CAST(gen_random_uuid() AS VARCHAR)")
     return Store(path)
