@@ -179,7 +179,8 @@ def _confirm_supported(page, response_id: str) -> None:
     page.wait_for_function("([e, t]) => e.value.startsWith(t)",
                            arg=[_selectbox(page, "Response").element_handle(timeout=30_000), response_id])
     form = page.get_by_test_id("stForm").filter(has_text="Record decisions")
-    form.get_by_text("Provenance:").first.wait_for(timeout=30_000)
+    # Streamlit draws a form element by element: wait for both proposals' decision radios, not the first line
+    expect(form.get_by_text(re.compile(r"^Decision on proposal \d+$"))).to_have_count(2, timeout=30_000)
     ids = re.findall(r"Decision on proposal (\d+)", form.inner_text())
     assert len(ids) == 2, ids
     for proposal_id in ids:
