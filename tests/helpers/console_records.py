@@ -94,6 +94,9 @@ class Row:
 def expected_rows(records: list[dict], profile, store: Store | None = None) -> list[Row]:
     """Each record scored with ``hri_core.score_response`` at AS_OF, as the pages should show it; with ``store``,
     its decision too (against the store's source register and active mitigation policy)."""
+    from tests.helpers.parity import decision_inputs
+
+    inputs = None if store is None else decision_inputs(store)  # read once: the store does not change meanwhile
     rows = []
     for record in records:
         response = parse_response(record)
@@ -105,13 +108,13 @@ def expected_rows(records: list[dict], profile, store: Store | None = None) -> l
             result.decisive_floor is not None,
             [(fl.claim_id, fl.rule_id) for fl in result.floors],
             {d.value: v for d, v in result.dimensions.items()}, result.hri_add,
-            *((None, ()) if store is None else _decided(store, record, profile))))
+            *((None, ()) if store is None else _decided(store, record, profile, inputs))))
     return rows
 
 
-def _decided(store: Store, record: dict, profile) -> tuple[str, tuple[str, ...]]:
+def _decided(store: Store, record: dict, profile, inputs) -> tuple[str, tuple[str, ...]]:
     from tests.helpers.parity import pure_decision
-    decision = pure_decision(store, record, profile, AS_OF)
+    decision = pure_decision(store, record, profile, AS_OF, inputs)
     return decision.decision, decision.reasons
 
 

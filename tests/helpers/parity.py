@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,21 +118,44 @@ def score_in_fresh_db(records: list[dict], profile: ScoringProfile, as_of: datet
             store.close()
 
 
-def pure_decision(store: Store, record: dict, profile: ScoringProfile, as_of: datetime):
-    """``hri_core``'s decision on ``record``: score_response, the Authority checks against the store's register,
-    the mitigation reading them, decide_answer."""
-    from hri_core.decision import authority_findings, decide_scored, scope_finding
-    from hri_core.mitigation import decide
+@dataclass(frozen=True)
+class DecisionInputs:
+    """What ``pure_decision`` reads from the store besides the record: read once for many records."""
+
+    policy: Any
+    sources: dict
+    requester_roles: dict
+    rules: Any
+    use_case_statuses: dict
+
+
+def decision_inputs(store: Store) -> DecisionInputs:
+    """The store's mitigation policy, source register, requesters, authority rules and use-case statuses."""
+    from register.scoring.authority_rules import authority_rules, requester_roles
     from register.scoring.mitigation import active_policy
     from register.scoring.preview import use_case_statuses
 
-    policy = active_policy(store)
+    return DecisionInputs(active_policy(store), register_sources(store), requester_roles(store),
+                          authority_rules(store), use_case_statuses(store))
+
+
+def pure_decision(store: Store, record: dict, profile: ScoringProfile, as_of: datetime,
+                  inputs: DecisionInputs | None = None):
+    """``hri_core``'s decision on ``record``: score_response, the Authority checks against the store's register,
+    the mitigation reading them, decide_answer. ``inputs``: ``decision_inputs(store)`` read once by a caller that
+    decides many records on an unchanged store (else read here)."""
+    from hri_core.authority import check_response
+    from hri_core.decision import authority_findings, decide_scored, scope_finding
+    from hri_core.mitigation import decide
+
+    inputs = inputs or decision_inputs(store)
     response = parse_response(record)
-    results = pure_authority(store, response, as_of)
-    mitigation = decide(response, policy, authority={r.claim_id: r.failures for r in results})
+    results = check_response(response, inputs.sources, as_of=as_of,
+                             requester_roles=inputs.requester_roles.get(response.use_case or ""), rules=inputs.rules)
+    mitigation = decide(response, inputs.policy, authority={r.claim_id: r.failures for r in results})
     return decide_scored(score_response(response, profile, as_of), mitigation=mitigation, authority=authority_findings(
-        response, results, unmarked_claims_core=policy.unmarked_claims_core),
-        scope=scope_finding(response.use_case, use_case_statuses(store)))
+        response, results, unmarked_claims_core=inputs.policy.unmarked_claims_core),
+        scope=scope_finding(response.use_case, inputs.use_case_statuses))
 
 
 def check_decisions(store: Store, records: list[dict], profile: ScoringProfile, as_of: datetime) -> None:
@@ -141,8 +166,9 @@ def check_decisions(store: Store, records: list[dict], profile: ScoringProfile, 
     rescore(store, SYSTEM, profile, as_of=as_of)
     stored = {rid: (decision, list(reasons)) for rid, decision, reasons in store.query(
         "SELECT response_id, decision, decision_reasons FROM scores WHERE is_current")}
+    inputs = decision_inputs(store)
     for record in records:
-        want = pure_decision(store, record, profile, as_of)
+        want = pure_decision(store, record, profile, as_of, inputs)
         assert stored[record["response_id"]] == (want.decision, list(want.reasons)), record
 
 
