@@ -37,6 +37,15 @@ def _demo(synthetic: int) -> Callable[[Store], None]:
     return build
 
 
+def _full_demo(store: Store) -> None:
+    """``seed_demo``'s defaults on the migrated register: the demo set with its bound use-case profiles and its
+    feedback history, no synthetic answers (the checklist tests' register)."""
+    from register.demo import seed_demo
+
+    _migrated(store)
+    seed_demo(store, SYSTEM)
+
+
 def _page_accounts(store: Store) -> None:
     """The AppTest accounts ``test-<role>`` of ``tests.helpers.accounts.login`` (each costs a password hash)."""
     from tests.helpers.accounts import create_accounts
@@ -63,6 +72,7 @@ BUILDERS: dict[str, tuple[str | None, Callable[[Path], None]]] = {
     "demo50": (None, on_store(_demo(50))),  # + the demo set with 50 synthetic responses (the page tests')
     "demo50-accounts": ("demo50", on_store(_page_accounts)),  # + the page tests' accounts
     "demo120": (None, on_store(_demo(120))),  # + the demo set with 120 synthetic responses (the scoring tests')
+    "demo-defaults": (None, on_store(_full_demo)),  # + the demo set as seed_demo's defaults load it
 }
 
 

@@ -12,7 +12,6 @@ import pytest
 from register import SYSTEM, Actor, StaleEdit, Store
 from register import governance as gov
 from register.db.store import Change
-from register.demo import seed_demo
 from register.errors import FourEyesViolation, PermissionDenied
 from register.governance import checklist as chk
 from tests.helpers.actors import enrol
@@ -31,8 +30,8 @@ def store(store):
 
 @pytest.fixture
 def paper(store):
-    """The demo set: Table V and Factcheck-GPT scored, Table VII as the claims register, Table VIII as rules."""
-    seed_demo(store, SYSTEM)
+    """The demo set: Table V and Factcheck-GPT scored, Table VII as the claims register, Table VIII as rules
+    (``store`` is then a copy of the template ``seed_demo(store, SYSTEM)`` built: ``tests/conftest.py``)."""
     return store
 
 
