@@ -103,7 +103,9 @@ def database_templates(tmp_path_factory):
 
 # a test that asks for one of these fixtures gets ``store`` as a copy of the named template (they are ``store``
 # loaded with more, and must be the very same register as ``store`` for the fixtures that build on it)
-STORE_TEMPLATES = {"demo_store": "demo120", "paper": "demo-defaults"}  # paper: tests/register/governance/test_checklist
+STORE_TEMPLATES = {"demo_store": "demo120",
+                   "paper": "demo-defaults",  # tests/register/governance/test_checklist.py
+                   "authorization_register": "authorization"}  # tests/register/access/test_authorization.py
 
 
 @pytest.fixture

@@ -46,6 +46,28 @@ def _full_demo(store: Store) -> None:
     seed_demo(store, SYSTEM)
 
 
+def _authorization(store: Store) -> None:
+    """tests/register/access/test_authorization.py's register: three responses, one open quarantine row
+    (bad-label), a draft profile by 'drafter', two users made through the service (password hashes), accounts for
+    'drafter', 'ann' (annotator) and one person of each role."""
+    from register import Actor
+    from register.access import identity
+    from register.access.permissions import ROLES
+    from register.ingest import importer
+    from register.scoring import profiles
+    from tests.helpers.actors import enrol
+    from tests.helpers.paths import REPO_ROOT
+
+    data = REPO_ROOT / "tests" / "data" / "import"
+    _migrated(store)
+    enrol(store, Actor("drafter", "admin"), Actor("ann", "annotator"), *(Actor(f"{r}-person", r) for r in ROLES))
+    importer.import_path(store, SYSTEM, data / "responses.jsonl")
+    importer.import_path(store, SYSTEM, data / "unknown_label.jsonl")
+    profiles.create_draft(store, Actor("drafter", "admin"), {"weights": {"F": 0.35, "C": 0.10}})
+    identity.create_user(store, SYSTEM, "uma", "viewer")
+    identity.create_user(store, SYSTEM, "second-admin", "admin")
+
+
 def _page_accounts(store: Store) -> None:
     """The AppTest accounts ``test-<role>`` of ``tests.helpers.accounts.login`` (each costs a password hash)."""
     from tests.helpers.accounts import create_accounts
@@ -73,6 +95,7 @@ BUILDERS: dict[str, tuple[str | None, Callable[[Path], None]]] = {
     "demo50-accounts": ("demo50", on_store(_page_accounts)),  # + the page tests' accounts
     "demo120": (None, on_store(_demo(120))),  # + the demo set with 120 synthetic responses (the scoring tests')
     "demo-defaults": (None, on_store(_full_demo)),  # + the demo set as seed_demo's defaults load it
+    "authorization": (None, on_store(_authorization)),  # + what every role's calls act on
 }
 
 

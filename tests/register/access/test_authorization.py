@@ -14,23 +14,22 @@ from register.console import review
 from register.errors import FourEyesViolation, PermissionDenied
 from register.ingest import importer
 from register.scoring import profiles, scorer
-from tests.helpers.actors import enrol
 from tests.helpers.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "tests" / "data" / "import"
 
 
 @pytest.fixture
-def loaded(store):
-    """Three responses, one open quarantine row (bad-label), a draft profile by 'drafter', a user; accounts
-    for 'drafter', 'ann' (annotator) and one person of each role."""
-    enrol(store, Actor("drafter", "admin"), Actor("ann", "annotator"), *(Actor(f"{r}-person", r) for r in ROLES))
-    importer.import_path(store, SYSTEM, DATA / "responses.jsonl")
-    importer.import_path(store, SYSTEM, DATA / "unknown_label.jsonl")
-    profiles.create_draft(store, Actor("drafter", "admin"), {"weights": {"F": 0.35, "C": 0.10}})
-    identity.create_user(store, SYSTEM, "uma", "viewer")
-    identity.create_user(store, SYSTEM, "second-admin", "admin")
+def authorization_register(store):
+    """Three responses, one open quarantine row (bad-label), a draft profile by 'drafter', two users; accounts
+    for 'drafter', 'ann' (annotator) and one person of each role (``store`` is a copy of the template
+    ``tests.helpers.templates._authorization`` built once per worker: ``tests/conftest.py``)."""
     return store
+
+
+@pytest.fixture
+def loaded(authorization_register):
+    return authorization_register
 
 
 def _quarantine_fix(store) -> tuple[int, str]:
