@@ -190,16 +190,20 @@ def main() -> None:
                                 "floor": st.column_config.NumberColumn("Floor", format="%.2f"),
                                 "authority": st.column_config.TextColumn("Authority", width="medium")})
     authority_checks(claims)
-    left, right = st.columns(2)
-    with left:
-        floor = result.decisive_floor
-        st.plotly_chart(figures.contribution_figure(
-            {d.value: v for d, v in result.dimensions.items()}, {d.value: w for d, w in profile.weights.items()},
-            result.hri_add, result.hri,
-            {"claim_id": floor.claim_id, "rule_id": floor.rule_id, "value": floor.value} if floor else None,
-            result.band, result.action), config=PLOT_CONFIG)
-    with right:
-        st.plotly_chart(figures.score_history_figure(detail["history"], profile.bands), config=PLOT_CONFIG)
+    # drawn only when opened (a lazy expander reruns the page): the two charts were most of what a browser spends
+    # on this page; what they show is in the explanation and the claims table above
+    charts = st.expander("Charts: the score's make-up and its history", key="detail_charts", on_change="rerun")
+    if charts.open:
+        left, right = charts.columns(2)
+        with left:
+            floor = result.decisive_floor
+            st.plotly_chart(figures.contribution_figure(
+                {d.value: v for d, v in result.dimensions.items()}, {d.value: w for d, w in profile.weights.items()},
+                result.hri_add, result.hri,
+                {"claim_id": floor.claim_id, "rule_id": floor.rule_id, "value": floor.value} if floor else None,
+                result.band, result.action), config=PLOT_CONFIG)
+        with right:
+            st.plotly_chart(figures.score_history_figure(detail["history"], profile.bands), config=PLOT_CONFIG)
     if not detail["floors"].empty:
         st.caption("Safety floors that fired")
         st.dataframe(detail["floors"], hide_index=True)

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.browser import browser_login, cut_metric_values, metrics, screenshot, wait_metric
+from tests.helpers.browser import ARTIFACTS, browser_login, cut_metric_values, metrics, screenshot, wait_metric
 
 pytestmark = pytest.mark.browser
 
@@ -62,6 +62,13 @@ def test_overview_filter_open_response_and_decide(app_server, page):
     assert metrics(page)["Mitigation"] == "escalate"
     assert cut_metric_values(page) == []  # every value whole (fixed columns cut "escalate" to "escal…")
     screenshot(page, "console-detail")
+    # the two charts are drawn only when their expander is opened (a lazy expander: the page reruns)
+    assert page.locator(".js-plotly-plot").count() == 0
+    page.get_by_text("Charts: the score's make-up and its history").click()
+    expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=30_000)
+    page.wait_for_timeout(1000)  # Plotly draws after the element appears
+    page.get_by_text("Charts: the score's make-up and its history").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "console-detail-charts.png"))  # the viewport: the charts, not the top
 
     # the review queue: decide on the first response, see the queue shrink
     page.get_by_role("link", name="Review queue").click()

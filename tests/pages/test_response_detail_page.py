@@ -70,3 +70,14 @@ def test_the_detail_says_a_claims_authority_reason_once(seeded_db, tmp_path):
     lines = [line for line in shown if missing in line]
     assert lines, shown
     assert all(line.count(missing) == 1 for line in lines), lines
+
+
+def test_the_charts_are_drawn_only_when_their_expander_is_opened(seeded_db):
+    at = _detail("paper-table-v")
+    assert not at.exception, at.exception
+    (charts,) = [e for e in at.expander if e.label.startswith("Charts")]
+    assert not at.get("plotly_chart")  # closed: nothing computed or sent
+    at.session_state["detail_charts"] = True  # the person opens it
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 2  # the score's make-up and its history
