@@ -222,6 +222,7 @@ def test_the_judge_proposes_people_decide_and_a_block_answer_needs_two_reviewers
     shown = metrics(page)
     assert (shown["HRI score"], shown["Band"]) == (f"{before['scores'][answer]['score']:.1f}", "High")
     page.get_by_text("revision 1 · profile").wait_for()
+    page.get_by_text("Charts: the score's make-up and its history").click()  # drawn only when opened
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=30_000)  # the page drawn to its end
     screenshot(page, "journey-1-verified-detail")
     server["stop"]()

@@ -167,6 +167,10 @@ def test_payloads_in_every_field_load_nothing_and_link_nowhere(start_app, page, 
     page.get_by_text("Recomputed from the stored labels").wait_for(timeout=30_000)
     page.get_by_text("use_case-![i](http").first.wait_for(timeout=10_000)  # shown as typed
     _settle_and_check(page, logger, dialogs, "detail")
+    # the charts (claim and rule ids in their labels and hovers) are drawn only when opened: open them, check again
+    page.get_by_text("Charts: the score's make-up and its history").click()
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=30_000)
+    _settle_and_check(page, logger, dialogs, "detail-charts")
     box.fill(hostile_id(port, "unknown_id"))
     box.press("Enter")
     page.get_by_text("does not exist").wait_for(timeout=30_000)
