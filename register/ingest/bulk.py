@@ -62,6 +62,9 @@ _POOL = pa.system_memory_pool()  # (``_array``)
 # An escaped colon (or another character of U+0030..U+003F): the count of a line's colons that finds a key named
 # twice (``_Pass.take``) reads its colons as written, so such a line is left to the per-record path.
 _ESCAPED_COLON = "\\u003"
+# ... as an escape: a backslash not itself escaped (after an even run of backslashes, none included) before u003; a
+# text holding the characters "\u003" (written "\\u003") is plain
+_COLON_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u003")
 # What msgspec writes as UTF-8 and ``json.dumps`` (the canonical JSON: ASCII) as a \\u escape: DEL and non-ASCII
 _NOT_ASCII = re.compile(r"[^\x00-\x7e]")
 # a set of tokens as (how many, the sum of their bits): distinct tokens and only they make popcount(sum) == how many
@@ -137,7 +140,8 @@ class _Pass:
     def take(self, position: int, line: str) -> None:
         """Keep the line's record (its values, its claims' values and its hash) when it decodes into the compiled
         types and names each key once; leave it to the per-record path otherwise."""
-        if "\\" in line and _ESCAPED_COLON in line:  # (a backslash is found at memchr's speed; most lines have none)
+        # (a backslash is found at memchr's speed; most lines have none, and nearly all others no "\u003")
+        if "\\" in line and _ESCAPED_COLON in line and _COLON_ESCAPE.search(line):
             return
         try:
             record = self.decode(line)
