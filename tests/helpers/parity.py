@@ -144,14 +144,12 @@ def pure_decision(store: Store, record: dict, profile: ScoringProfile, as_of: da
     """``hri_core``'s decision on ``record``: score_response, the Authority checks against the store's register,
     the mitigation reading them, decide_answer. ``inputs``: ``decision_inputs(store)`` read once by a caller that
     decides many records on an unchanged store (else read here)."""
-    from hri_core.authority import check_response
     from hri_core.decision import authority_findings, decide_scored, scope_finding
     from hri_core.mitigation import decide
 
     inputs = inputs or decision_inputs(store)
     response = parse_response(record)
-    results = check_response(response, inputs.sources, as_of=as_of,
-                             requester_roles=inputs.requester_roles.get(response.use_case or ""), rules=inputs.rules)
+    results = pure_authority(store, response, as_of, inputs)
     mitigation = decide(response, inputs.policy, authority={r.claim_id: r.failures for r in results})
     return decide_scored(score_response(response, profile, as_of), mitigation=mitigation, authority=authority_findings(
         response, results, unmarked_claims_core=inputs.policy.unmarked_claims_core),
@@ -216,14 +214,16 @@ def register_sources(store: Store) -> dict:
     return out
 
 
-def pure_authority(store: Store, response, as_of: datetime) -> tuple:
-    """``hri_core.authority.check_response`` of ``response`` against the store's register, rules and requesters."""
+def pure_authority(store: Store, response, as_of: datetime, inputs: DecisionInputs | None = None) -> tuple:
+    """``hri_core.authority.check_response`` of ``response`` against the store's register, rules and requesters
+    (from ``inputs`` when a caller read them once, else read here)."""
     from hri_core.authority import check_response
     from register.scoring.authority_rules import authority_rules, requester_roles
 
-    return check_response(response, register_sources(store), as_of=as_of,
-                          requester_roles=requester_roles(store).get(response.use_case or ""),
-                          rules=authority_rules(store))
+    sources, roles, rules = ((inputs.sources, inputs.requester_roles, inputs.rules) if inputs is not None else
+                             (register_sources(store), requester_roles(store), authority_rules(store)))
+    return check_response(response, sources, as_of=as_of, requester_roles=roles.get(response.use_case or ""),
+                          rules=rules)
 
 
 def pd_isna(value) -> bool:
