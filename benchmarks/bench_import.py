@@ -33,7 +33,6 @@ wall and CPU seconds, the ratio of CPU to the floor's, and the load average. Pri
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import resource
@@ -41,7 +40,6 @@ import shutil
 import sys
 import tempfile
 import time
-import types
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -119,12 +117,12 @@ def cpu_of(module, name: str) -> Iterator[list[float]]:
 @contextmanager
 def collector_running() -> Iterator[None]:
     """Within the block the compiled check leaves the garbage collector running (it pauses it otherwise)."""
-    real = bulk.gc
-    bulk.gc = types.SimpleNamespace(isenabled=gc.isenabled, disable=lambda: None, enable=gc.enable)  # type: ignore
+    real = bulk.collector_paused
+    bulk.collector_paused = nullcontext  # type: ignore[assignment]
     try:
         yield
     finally:
-        bulk.gc = real
+        bulk.collector_paused = real  # type: ignore[assignment]
 
 
 def breakdown(source: Path, db: Path, chunk_size: int, score: bool, floor_cpu: float) -> None:

@@ -27,7 +27,6 @@ column, and ``test_compiled_check.py`` holds the two paths equal on generated re
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import operator
 import re
@@ -43,6 +42,7 @@ import pyarrow.compute as pc
 
 from hri_core.models import CLAIM_EXTENSIONS, RESPONSE_EXTENSIONS, TextLimits
 from hri_core.vocabulary import ALLOWED_LABEL_MASKS, DIMENSION_BIT, LABEL_BIT
+from register.collector import collector_paused
 from register.ingest.plain_types import ABSENT, plain_types
 from register.ingest.records import CLAIM_SCHEMA, RESPONSE_SCHEMA
 
@@ -344,9 +344,7 @@ def stage_plain(texts: list[str], limits: TextLimits, *, latest_feedback: dateti
     # records made so far -- doubling the pass (docs/performance.md, issue 36) -- though the pass makes no reference
     # cycle for it to collect: what it allocates is freed by reference counting once staged in Arrow. (The compiled
     # types themselves are untracked: ``gc=False``.)
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         parts = []
         for start in range(0, len(texts), _SLICE):
             check = _Pass(limits, latest_feedback)
@@ -359,6 +357,3 @@ def stage_plain(texts: list[str], limits: TextLimits, *, latest_feedback: dateti
                          [rid for part in parts for rid in part.response_ids],
                          pa.concat_tables([part.responses for part in parts]),
                          pa.concat_tables([part.claims for part in parts]))
-    finally:
-        if paused:
-            gc.enable()

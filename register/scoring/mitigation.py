@@ -41,6 +41,7 @@ from hri_core.mitigation import (
 from hri_core.vocabulary import LABEL_BIT, STAKES
 from register.access import version_approvals
 from register.access.permissions import Permission, authorize
+from register.collector import collector_paused
 from register.db.sql import Params
 from register.db.store import Actor, Change, Store, Transaction, utc_now
 from register.errors import NotFound, RegisterError
@@ -386,13 +387,17 @@ def _decide_slice(tx: Transaction, policy: MitigationPolicy, responses: str, par
     inputs = mitigation_inputs(policy, p, responses, keys, authority)
     tx.execute(f"CREATE OR REPLACE TEMP TABLE _mitigation_in AS {inputs}", {**params, **p.values})
     try:
-        fresh = [(sig, stakes, ambiguous, _tokens(claims, n)) for sig, stakes, ambiguous, claims, n in tx.query(
-            "SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(claims), any_value(n) "
-            "FROM _mitigation_in ANTI JOIN _mitigation_decided USING (sig) GROUP BY sig")]
-        if fresh:
+        # the tuples read into Python and decided with the collector paused: a pass over tens of thousands of them
+        # made it run over and over (register.collector)
+        with collector_paused():
+            fresh = [(sig, stakes, ambiguous, _tokens(claims, n)) for sig, stakes, ambiguous, claims, n in tx.query(
+                "SELECT sig, any_value(stakes), any_value(query_ambiguous), any_value(claims), any_value(n) "
+                "FROM _mitigation_in ANTI JOIN _mitigation_decided USING (sig) GROUP BY sig")]
+            table = decide_tuples(policy, fresh) if fresh else None
+            del fresh
+        if table is not None:
             # fetched whole (not scalar): register() refuses a connection with a pending result
             first = tx.query("SELECT count(*) FROM _mitigation_decided")[0][0]
-            table = decide_tuples(policy, fresh)
             numbered = table.add_column(0, "decision", pa.array(range(first, first + len(table)), pa.int32()))
             with tx.relation("_mitigation_fresh", numbered.select(_DECIDED_SCHEMA.names).cast(_DECIDED_SCHEMA)):
                 tx.execute("INSERT INTO _mitigation_decided SELECT * FROM _mitigation_fresh")

@@ -381,3 +381,25 @@ def test_decide_tuples_reads_each_claim_once_and_decides_as_decide_does(batch):
             continue
         assert (row["action"], row["rule"], row["reason"]) == (expected.action, expected.rule, expected.reason)
         assert row["position"] == (int(expected.claim_id[1:]) if expected.claim_id else None)
+
+
+def test_the_tuples_are_read_and_decided_with_the_collector_paused_and_it_is_back_on_after(store, monkeypatch):
+    """The decision's Python pass over its distinct tuples pauses the cyclic collector (``register.collector``):
+    it ran over and over during the pass, half again its CPU at 100,000 answers (docs/performance.md)."""
+    import gc
+
+    seen = []
+    real = mitigation.decide_tuples
+
+    def watched(policy, tuples):
+        seen.append((gc.isenabled(), len(tuples)))
+        return real(policy, tuples)
+
+    monkeypatch.setattr(mitigation, "decide_tuples", watched)
+    load(store, [{"response_id": f"r-{i}", "stakes": "low",
+                  "claims": [claim(f"r-{i}-1", "UNSUPPORTED", is_core=True)]} for i in range(3)])
+    assert gc.isenabled()
+    rescore(store, SYSTEM, get_profile(store, 1), as_of=AS_OF)
+    assert seen and all(not enabled for enabled, _ in seen), seen
+    assert gc.isenabled()
+    assert stored_mitigation(store)["r-0"]["mitigation_action"] == "abstain"
