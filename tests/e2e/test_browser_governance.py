@@ -11,6 +11,7 @@ file: DuckDB allows one writer process, so the test process cannot write to it d
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from register.governance.checks import CHECKS
 from tests.helpers.browser import screenshot
@@ -70,7 +71,12 @@ def _edit_first_row_notes(page, text: str, old: str = "Verified in source [2]") 
 
 
 def _save(page) -> None:
-    page.get_by_role("button", name="Save changes").click()
+    """Click the page's one "Save changes": while a rerun draws the tabs again, the previous run's are still in the
+    DOM beside them (a clean-clone run found two buttons), so only the current run's is counted and clicked."""
+    button = page.locator('[data-testid="stElementContainer"][data-stale="false"]').get_by_role(
+        "button", name="Save changes")
+    expect(button).to_have_count(1, timeout=30_000)
+    button.click()
 
 
 def _stored(app_server) -> tuple[str, list[tuple]]:
